@@ -1,0 +1,169 @@
+"""The claims ledger as code: every paper item is one object with a stable id.
+
+Kinds (``Claim.kind``):
+
+``privacy``
+    :class:`PrivacyClaim` -- "mechanism M(params) is (eps, delta)-DP under relation R"
+    for one or several claimed points; a claimed *curve* (e.g. DR19 Theorem 1:
+    (eps'(delta'), delta + delta') for every delta' >= 0) is given as a grid of points.
+    The checker (``dpverify.checker``) quantifies over neighbouring pairs of a domain
+    and computes the exact privacy profile.
+``obligation``
+    :class:`Obligation` -- a lemma as a predicate over instances (usually a
+    neighbouring pair and parameters): ``evaluate(instance, prec=, interval=)``
+    returns :class:`Comparison` values (lhs, op, rhs).  The checker supplies the
+    quantification and keeps the tightest margin.
+``symbolic``
+    :class:`Obligation` whose single instance is ``None`` and whose ``evaluate``
+    runs a sympy proof, returning comparisons that are exact (``exact=True``).
+``definition`` / ``not-checkable`` / ``experiment``
+    :class:`Statement` -- an item that is implemented (definitions) or that cannot
+    be decided by computation here, with the reason.  Never reported as "holds".
+
+``expected`` pins the verdict the project currently believes (e.g. ``"violated"``
+for a printed statement the checker refutes -- an erratum).  ``dpverify verify``
+exits non-zero when a verdict differs from ``expected``; the test suite pins every
+verdict, so a regression in either direction fails a test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+__all__ = [
+    "Comparison",
+    "Domain",
+    "Instance",
+    "Claim",
+    "PrivacyClaim",
+    "Obligation",
+    "Statement",
+    "VERDICTS",
+    "RELATIONS_DOC",
+]
+
+#: Verdict vocabulary, shared by checker, CLI and reports.
+VERDICTS = (
+    "holds",          # every instance satisfies the statement
+    "violated",       # a witness instance falsifies it
+    "inconclusive",   # an interval straddles the bound, or a statistical test cannot decide
+    "not-checkable",  # cannot be decided by computation (reason given)
+    "implemented",    # a definition: the code implements it, exercised by tests
+    "skipped",        # not run this time (reason given); never counted as passed
+)
+
+RELATIONS_DOC = {
+    "add-remove": "h' = h + e or h - e with e in {0,1}^d, e != 0 (one user added or removed; unrestricted sensitivity)",
+    "delta:N": "add-remove with at most N coordinates changed (Delta-restricted sensitivity, DR19 §2)",
+    "linf": "||h - h'||_inf <= 1 with mixed signs allowed (the looser relation some proofs assume)",
+    "none": "no neighbour relation: the statement quantifies over single histograms or parameters",
+}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One inequality or equality of an obligation, evaluated on one instance.
+
+    ``op`` is ``"<="``, ``">="`` or ``"=="``.  ``lhs``/``rhs`` are numbers (int,
+    Fraction, mpmath ``mpf`` or ``iv.mpf``, or sympy-exact when ``exact``).
+    The *margin* is ``rhs - lhs`` for ``<=``, ``lhs - rhs`` for ``>=`` and
+    ``-|lhs - rhs|`` for ``==``: non-negative means the statement holds here.
+    """
+
+    lhs: Any
+    op: str
+    rhs: Any
+    label: str = ""
+    exact: bool = False
+
+    def __post_init__(self) -> None:
+        if self.op not in ("<=", ">=", "=="):
+            raise ValueError(f"op={self.op!r} must be one of '<=', '>=', '=='")
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A bounded domain to quantify over.
+
+    ``d`` items with counts ``0..max_count``; neighbouring pairs under
+    ``relation``; every pair is checked under every parameter dict of ``params``.
+    ``extra`` carries claim-specific settings (e.g. a grid of delta').
+    """
+
+    d: int = 3
+    max_count: int = 3
+    relation: str = "add-remove"
+    params: tuple[Mapping[str, Any], ...] = ({},)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        ps = "; ".join(", ".join(f"{k}={v}" for k, v in p.items()) for p in self.params) or "-"
+        return f"d={self.d}, counts 0..{self.max_count}, relation {self.relation}, params [{ps}]"
+
+
+@dataclass(frozen=True)
+class Instance:
+    """What one evaluation of a claim sees: a pair (or single histogram) and parameters."""
+
+    h: tuple[int, ...] | None
+    h_prime: tuple[int, ...] | None
+    params: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Common fields of every ledger entry (see the module docstring)."""
+
+    id: str
+    title: str
+    source: str                      # seed file and place, e.g. "001 §4.1, Lemma 4.2"
+    statement: str                   # the printed statement, transcribed (or paraphrased, marked so)
+    code: str                        # dotted names of the implementing code
+    kind: str = "obligation"
+    relation: str = "add-remove"
+    expected: str = "holds"
+    domain: Domain = field(default_factory=Domain)
+    notes: str = ""                  # ambiguity in the text, relation used by the proof, etc.
+
+
+@dataclass(frozen=True)
+class PrivacyClaim(Claim):
+    """A claimed (eps, delta)-DP guarantee (or a sampled curve of them).
+
+    ``mechanism(params)`` builds the mechanism; ``points(params)`` returns the
+    claimed ``[(eps, delta), ...]`` -- the claim is that for every point,
+    ``delta_exact(eps) <= delta`` for every neighbouring pair in both directions.
+    ``d_of(params)`` may restrict the histogram length (default: the domain's ``d``).
+    """
+
+    mechanism: Callable[[Mapping[str, Any]], Any] = None  # type: ignore[assignment]
+    points: Callable[[Mapping[str, Any]], Sequence[tuple[Any, Any]]] = None  # type: ignore[assignment]
+    kind: str = "privacy"
+
+
+@dataclass(frozen=True)
+class Obligation(Claim):
+    """A lemma or structural statement: ``evaluate(instance, prec=, interval=)`` -> comparisons.
+
+    ``instances(domain)`` enumerates what to quantify over; ``None`` means "every
+    neighbouring pair of the domain under ``relation``, for every parameter dict"
+    (the checker builds them).  For ``relation="none"`` the default is every
+    histogram of the domain with ``h_prime=None``.
+    """
+
+    evaluate: Callable[..., Sequence[Comparison]] = None  # type: ignore[assignment]
+    instances: Callable[[Domain], Iterable[Instance]] | None = None
+
+
+@dataclass(frozen=True)
+class Statement(Claim):
+    """A definition, an experiment, or an item not decidable by computation.
+
+    ``kind`` is ``"definition"`` (verdict ``implemented``), ``"experiment"`` or
+    ``"not-checkable"`` (verdict ``not-checkable``); ``reason`` says why.
+    """
+
+    reason: str = ""
+    kind: str = "definition"
+    expected: str = "implemented"
