@@ -125,6 +125,12 @@ class Claim:
     expected: str = "holds"
     domain: Domain = field(default_factory=Domain)
     notes: str = ""                  # ambiguity in the text, relation used by the proof, etc.
+    probe: bool = False              # not a printed statement: a boundary probe (e.g. a hypothesis dropped)
+
+    @property
+    def paper_id(self) -> str:
+        """The CLAIMS_INDEX id this entry belongs to (sub-entries are ``ID#suffix``)."""
+        return self.id.split("#", 1)[0]
 
 
 @dataclass(frozen=True)

@@ -59,5 +59,5 @@ def required_ids() -> list[str]:
 
 def uncovered_ids() -> list[str]:
     """Required ids with no registered claim yet (reported as 'not yet covered')."""
-    have = all_claims()
+    have = {c.paper_id for c in all_claims().values()}
     return [i for i in required_ids() if i not in have]

@@ -1,0 +1,134 @@
+"""Neighbour relations on histograms and enumeration of bounded domains.
+
+Relations (names accepted everywhere a ``relation`` is asked for):
+
+``add-remove``
+    DR19 §2 / CWGM20 Def. 2.1 / GJMR21 Def. 2: one user's data added or removed.
+    A user holds a *set* of items, so every count moves by 0 or +1 together
+    (addition) or by 0 or -1 together (removal): ``h' = h + e`` or ``h' = h - e``
+    with ``e in {0,1}^d``, ``e != 0``.  (``e = 0`` -- a user with no items --
+    gives ``h' = h`` and is excluded because it is trivially private.)
+``delta:N``
+    Delta-restricted sensitivity (DR19 §2): as ``add-remove`` with at most ``N``
+    coordinates changed, ``||e||_0 <= N``.
+``linf``
+    ``||h - h'||_inf <= 1`` with mixed signs allowed, ``h != h'``.  DR19 §2
+    writes neighbouring histograms this way ("can differ in all d positions by
+    at most 1"); it is strictly looser than ``add-remove`` and some proofs'
+    statements hold only under the latter.
+
+Pairs are enumerated *unordered* (each pair once, as ``(h, h')`` with ``h'``
+obtained from ``h`` by an upward move for the one-signed relations, and ``h < h'``
+lexicographically for ``linf``); privacy profiles are always computed in both
+directions, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Iterator, Sequence
+
+from mechanisms.errors import InvalidParameter
+from mechanisms.validation import histogram, nonneg_int, pos_int
+
+__all__ = [
+    "parse_relation",
+    "is_neighbour",
+    "neighbours",
+    "histograms",
+    "pairs",
+    "count_pairs",
+]
+
+
+def parse_relation(relation: str) -> tuple[str, int | None]:
+    """``"add-remove"`` -> ("add-remove", None); ``"delta:2"`` -> ("delta", 2); ``"linf"``."""
+    if not isinstance(relation, str):
+        raise InvalidParameter(f"relation={relation!r} must be 'add-remove', 'delta:N' or 'linf'")
+    r = relation.strip().lower()
+    if r in ("add-remove", "addremove", "add_remove"):
+        return "add-remove", None
+    if r == "linf":
+        return "linf", None
+    if r.startswith("delta:"):
+        try:
+            n = int(r.split(":", 1)[1])
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise InvalidParameter(f"relation={relation!r}: Delta must be an integer >= 1")
+        return "delta", n
+    raise InvalidParameter(f"relation={relation!r} must be 'add-remove', 'delta:N' or 'linf'")
+
+
+def is_neighbour(h: Sequence[int], h2: Sequence[int], relation: str = "add-remove") -> bool:
+    """Whether ``h`` and ``h2`` are neighbours under ``relation`` (see module docstring)."""
+    kind, n = parse_relation(relation)
+    h, h2 = histogram(h), histogram(h2, "h_prime")
+    if len(h) != len(h2) or h == h2:
+        return False
+    diff = [b - a for a, b in zip(h, h2)]
+    if any(abs(x) > 1 for x in diff):
+        return False
+    if kind == "linf":
+        return True
+    one_signed = all(x >= 0 for x in diff) or all(x <= 0 for x in diff)
+    if not one_signed:
+        return False
+    return kind == "add-remove" or sum(1 for x in diff if x) <= n
+
+
+def _moves(d: int, kind: str, n: int | None) -> Iterator[tuple[int, ...]]:
+    """Upward 0/1 moves ``e != 0`` allowed by the relation (support size <= n for delta)."""
+    for e in itertools.product((0, 1), repeat=d):
+        s = sum(e)
+        if s and (kind != "delta" or s <= n):
+            yield e
+
+
+def neighbours(h: Sequence[int], relation: str = "add-remove", max_count: int | None = None) -> Iterator[tuple[int, ...]]:
+    """Every neighbour of ``h`` under ``relation`` (counts stay within ``0..max_count`` if given)."""
+    kind, n = parse_relation(relation)
+    h = histogram(h)
+    d = len(h)
+    cap = None if max_count is None else nonneg_int("max_count", max_count)
+    ok = lambda g: all(c >= 0 for c in g) and (cap is None or all(c <= cap for c in g))  # noqa: E731
+    if kind == "linf":
+        for e in itertools.product((-1, 0, 1), repeat=d):
+            if any(e):
+                g = tuple(a + b for a, b in zip(h, e))
+                if ok(g):
+                    yield g
+        return
+    for e in _moves(d, kind, n):
+        for sign in (1, -1):
+            g = tuple(a + sign * b for a, b in zip(h, e))
+            if ok(g):
+                yield g
+
+
+def histograms(d: int, max_count: int) -> Iterator[tuple[int, ...]]:
+    """All histograms of length ``d`` with counts in ``0..max_count``, lexicographic order."""
+    d = pos_int("d", d)
+    m = nonneg_int("max_count", max_count)
+    return itertools.product(range(m + 1), repeat=d)
+
+
+def pairs(d: int, max_count: int, relation: str = "add-remove") -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Every unordered neighbouring pair ``(h, h')`` of the domain, each exactly once, deterministic order."""
+    kind, n = parse_relation(relation)
+    for h in histograms(d, max_count):
+        if kind == "linf":
+            for g in neighbours(h, relation, max_count):
+                if g > h:
+                    yield h, g
+        else:
+            for e in _moves(len(h), kind, n):
+                g = tuple(a + b for a, b in zip(h, e))
+                if max(g) <= max_count:
+                    yield h, g
+
+
+def count_pairs(d: int, max_count: int, relation: str = "add-remove") -> int:
+    """Number of pairs :func:`pairs` yields (computed by counting, cheap for small d)."""
+    return sum(1 for _ in pairs(d, max_count, relation))
