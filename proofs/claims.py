@@ -124,8 +124,14 @@ class Claim:
     relation: str = "add-remove"
     expected: str = "holds"
     domain: Domain = field(default_factory=Domain)
+    quick: Domain | None = None      # a smaller domain for `verify --quick` and the test suite (None: same)
     notes: str = ""                  # ambiguity in the text, relation used by the proof, etc.
     probe: bool = False              # not a printed statement: a boundary probe (e.g. a hypothesis dropped)
+
+    @property
+    def quick_domain(self) -> Domain:
+        """The domain used by ``verify --quick`` and by the pinned-verdict tests."""
+        return self.quick or self.domain
 
     @property
     def paper_id(self) -> str:
