@@ -1,0 +1,26 @@
+"""The exception tree of dpverify (defined in ``mechanisms.errors``, re-exported here).
+
+Every class subclasses the matching built-in as well as :class:`DPVerifyError`.
+"""
+
+from mechanisms.errors import (  # noqa: F401
+    AdapterError,
+    BudgetExceeded,
+    DomainTooLarge,
+    DPVerifyError,
+    InvalidHistogram,
+    InvalidParameter,
+    InvalidParameterType,
+    UnknownName,
+)
+
+__all__ = [
+    "DPVerifyError",
+    "InvalidParameter",
+    "InvalidParameterType",
+    "InvalidHistogram",
+    "UnknownName",
+    "DomainTooLarge",
+    "BudgetExceeded",
+    "AdapterError",
+]
