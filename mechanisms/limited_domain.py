@@ -1,0 +1,377 @@
+"""The Gumbel limited-domain family of Durfee & Rogers (seed 001 §3, §5, §6.2; seed 000 §3).
+
+Every mechanism here runs Gumbel noise (equivalently: the exponential mechanism,
+DR19 §4.1) over a *limited* domain of items plus one extra item ⊥ whose count is
+the data-dependent threshold of eq. (6)::
+
+    h_⊥ = h_(kbar+1) + 1 + ln(m / delta) / eps,     m = min{Delta, kbar}
+
+(``Delta=None`` = unrestricted sensitivity, so ``m = kbar``; seed 000 prints
+``m = min{Delta, kbar, d - kbar}``, available as ``variant="neurips"``).
+``h_(j)`` is the j-th largest count (``mechanisms.core.order_stat``) and, DR19
+footnote 1, ``h_(d+1) = 0`` so ``kbar = d`` is allowed.
+
+Output distribution (the same for every class, only the domain D differs): draw
+``v_i = h_i + Gumbel(1/eps)`` for ``i in D`` and ``v_⊥ = h_⊥ + Gumbel(1/eps)``;
+list the items with ``v_i > v_⊥`` in decreasing order of ``v``; if there are at
+least ``k`` of them output the first ``k`` as the tuple ``(i_1, ..., i_k)``, else
+output ``(i_1, ..., i_j, BOT)``.  Equivalently (DR19 Lemma 4.2 with ⊥ as an extra
+item), ``Pr[(o_1..o_j, BOT)] = Pr[X_{o_1} > ... > X_{o_j} > X_⊥ > X_i for i in D \\ o]``
+and ``Pr[(o_1..o_k)] = Pr[X_{o_1} > ... > X_{o_k} > every other X in D ∪ {⊥}]``.
+``distribution`` integrates these Gumbel densities with
+:func:`mechanisms.exponential._one_shot_integral` (rates ``exp(eps h_i)`` and
+``exp(eps h_⊥) = exp(eps (h_(kbar+1)+1)) * m / delta``, an exact rational factor),
+never the peeling product: so DR19 Lemma 5.4 (LimitDom ≡ pLEM on d^kbar(h)) is a
+genuine check against :class:`PLEM`, which multiplies LEM softmax ratios.
+
+Domains:
+* :func:`limited_domain` -- eq. (5), ``d^kbar(h)``: the first kbar items of
+  :func:`mechanisms.core.sorted_items` (larger count first, ties -> smaller index).
+* :func:`strict_domain` -- eq. (9), ``d^k_>(h) = {i : h_i > h_(k+1)}``.
+
+Unknown domain (DR19 §1, §6.2).  A histogram passed here is the *whole* domain,
+zero counts included, and the index order is the fixed data-independent list the
+paper pads with: "maintain a fixed list of kbar indices, and anytime the true
+top-kbar has fewer than kbar non-zeros we auto-populate the histogram with
+indices from our fixed list" (001 §6.2).  ``sample`` reads only the true
+top-(kbar+1) (``np.argpartition``, O(d)); :meth:`LimitDom.release` takes exactly
+what an unknown-domain system provides -- the true top items as (label, count)
+pairs -- and pads from a caller-supplied fixed list.  ``kbar > d`` is refused
+(``kbar=5 must be <= d=3``); ``kbar = d`` uses ``h_(d+1) = 0`` (footnote 1).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any, Hashable, Sequence
+
+import numpy as np
+
+from . import validation as V
+from .core import BOT, DEFAULT_PREC, exact_context, order_stat, sorted_items, to_ctx
+from .errors import InvalidParameter, InvalidParameterType
+from .exponential import _one_shot_integral
+
+__all__ = [
+    "limited_domain",
+    "strict_domain",
+    "bot_multiplier",
+    "top_sorted",
+    "race_distribution",
+    "race_sample",
+    "LimitDom",
+    "StrictLimitDom",
+]
+
+VARIANTS = ("long", "neurips")
+
+
+def _check_kbar_le_d(kbar: int, d: int, *, allow_d: bool = True) -> None:
+    if kbar > d or (not allow_d and kbar >= d):
+        bound = f"<= d={d}" if allow_d else f"< d={d}"
+        raise InvalidParameter(f"kbar={kbar} must be {bound} (the number of items)")
+
+
+def limited_domain(h: Sequence[int], kbar: int) -> tuple[int, ...]:
+    """DR19 eq. (5): ``d^kbar(h)``, the indices of the kbar largest counts, in sorted order."""
+    h = V.histogram(h)
+    kbar = V.pos_int("kbar", kbar)
+    _check_kbar_le_d(kbar, len(h))
+    return tuple(sorted_items(h)[:kbar])
+
+
+def strict_domain(h: Sequence[int], k: int) -> tuple[int, ...]:
+    """DR19 eq. (9): ``d^k_>(h) = {i : h_i > h_(k+1)}`` in sorted order (``h_(d+1) = 0``)."""
+    h = V.histogram(h)
+    k = V.pos_int("k", k)
+    _check_kbar_le_d(k, len(h))
+    t = order_stat(h, k + 1)
+    return tuple(i for i in sorted_items(h) if h[i] > t)
+
+
+def bot_multiplier(kbar: int, Delta: int | None, d: int, variant: str = "long") -> int:
+    """The ``m`` of ``ln(m/delta)/eps`` in h_⊥: ``min{Delta, kbar}`` (001), ``min{Delta, kbar, d-kbar}`` (000)."""
+    m = kbar if Delta is None else min(Delta, kbar)
+    if variant == "neurips":
+        m = min(m, d - kbar)
+    return m
+
+
+def top_sorted(a: np.ndarray, n: int) -> np.ndarray:
+    """Indices of the ``n`` largest entries of int array ``a`` in sorted_items order, reading O(d).
+
+    ``np.argpartition`` finds the n-th largest value t; the items above t and the
+    first (by index) items equal to t make the top-n under the tie-break rule.
+    """
+    d = a.shape[0]
+    if n >= d:
+        return np.lexsort((np.arange(d), -a))
+    part = np.argpartition(-a, n - 1)[:n]
+    t = a[part].min()
+    gt = np.flatnonzero(a > t)
+    eq = np.flatnonzero(a == t)[: n - gt.size]
+    sel = np.concatenate([gt, eq])
+    return sel[np.lexsort((sel, -a[sel]))]
+
+
+def race_distribution(ctx: Any, h: Sequence[int], domain: Sequence[int], k: int, eps: Any, bot_count: int, m: int, delta: Any) -> dict:
+    """Exact law of the Gumbel race over ``domain ∪ {⊥}`` (module docstring), evaluated in ``ctx``.
+
+    ``exp(eps h_⊥) = exp(eps (bot_count)) * m / delta`` with ``bot_count = h_(kbar+1) + 1``.
+    Rates are shifted by the top count (ratios unchanged).  ``m = 0`` (000's
+    ``d - kbar = 0``) means ⊥ has weight 0 and BOT outcomes are absent.
+    """
+    e = to_ctx(ctx, eps)
+    top = max([bot_count] + [h[i] for i in domain])
+    rates = [ctx.exp(e * (h[i] - top)) for i in domain]
+    rates.append(ctx.exp(e * (bot_count - top)) * to_ctx(ctx, m) / to_ctx(ctx, delta))
+    bot = len(domain)
+    out: dict = {}
+    for j in range(min(k, len(domain)) + 1):
+        for o in itertools.permutations(range(len(domain)), j):
+            labels = tuple(domain[p] for p in o)
+            if j < k:
+                if m == 0:
+                    continue
+                out[labels + (BOT,)] = _one_shot_integral(ctx, rates, o + (bot,))
+            else:
+                out[labels] = _one_shot_integral(ctx, rates, o)
+    return out
+
+
+def race_sample(h: np.ndarray, domain: np.ndarray, k: int, eps: float, bot_count: int, m: int, delta: Any, *, rng: np.random.Generator, size: int) -> list:
+    """``size`` draws of the Gumbel race over ``domain ∪ {⊥}`` (floats; counts relative to the max).
+
+    Working in units of ``1/eps``: ``eps v_i = eps (h_i - top) + Gumbel(1)``, with
+    the differences ``h_i - top`` formed as int64 (exact for counts below 2**62).
+    """
+    n = domain.size
+    top = int(max(bot_count, int(h[domain].max()) if n else bot_count))
+    scores = eps * (h[domain] - top).astype(np.float64)
+    bot = eps * float(bot_count - top) + (np.log(m / float(delta)) if m > 0 else -np.inf)
+    vb = bot + rng.gumbel(size=size)
+    kk = min(k, n)
+    if kk == 0:
+        return [(BOT,)] * size
+    noisy = scores[None, :] + rng.gumbel(size=(size, n))
+    if kk < n:
+        part = np.argpartition(-noisy, kk - 1, axis=1)[:, :kk]
+    else:
+        part = np.broadcast_to(np.arange(n), (size, n))
+    vals = np.take_along_axis(noisy, part, axis=1)
+    order = np.argsort(-vals, axis=1, kind="stable")
+    idx = np.take_along_axis(part, order, axis=1)
+    above = (np.take_along_axis(vals, order, axis=1) > vb[:, None]).sum(axis=1)
+    labels = domain[idx]
+    out = []
+    for row, j in zip(labels.tolist(), above.tolist()):
+        out.append(tuple(row) if j >= k else tuple(row[:j]) + (BOT,))
+    return out
+
+
+def _validate_common(self: Any) -> None:
+    object.__setattr__(self, "k", V.pos_int("k", self.k))
+    object.__setattr__(self, "kbar", V.pos_int("kbar", self.kbar))
+    if self.k > self.kbar:
+        raise InvalidParameter(f"k={self.k} must be <= kbar={self.kbar}")
+    object.__setattr__(self, "eps", V.positive("eps", self.eps))
+    object.__setattr__(self, "delta", V.probability("delta", self.delta))
+
+
+def _validate_delta_cap(self: Any) -> None:
+    if self.Delta is not None:
+        object.__setattr__(self, "Delta", V.pos_int("Delta", self.Delta))
+    if self.variant not in VARIANTS:
+        raise InvalidParameter(f"variant={self.variant!r} must be one of {VARIANTS}")
+
+
+@dataclass(frozen=True)
+class LimitDom:
+    """LimitDom^{k,kbar} -- DR19 Algorithm 1 (001 §3), transcribed literally.
+
+    Domain ``D = d^kbar(h)`` (eq. (5)); threshold ``h_⊥ = h_(kbar+1) + 1 +
+    ln(min{Delta, kbar}/delta)/eps`` (``Delta=None``: unrestricted, min = kbar);
+    outputs as in the module docstring: at most ``k`` indices in noisy order,
+    ending with BOT when fewer than k beat the noisy threshold.
+    ``variant="neurips"`` uses seed 000's ``min{Delta, kbar, d - kbar}``.
+    Privacy: DR19 Theorem 1 (curve eq. (2)); Delta-restricted threshold under
+    Delta-restricted neighbours.
+    """
+
+    k: int
+    kbar: int
+    eps: Any
+    delta: Any
+    Delta: int | None = None
+    variant: str = "long"
+
+    def __post_init__(self) -> None:
+        _validate_common(self)
+        _validate_delta_cap(self)
+
+    def _prepare(self, h: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...], int, int]:
+        h = V.histogram(h)
+        _check_kbar_le_d(self.kbar, len(h))
+        return h, limited_domain(h, self.kbar), order_stat(h, self.kbar + 1) + 1, bot_multiplier(self.kbar, self.Delta, len(h), self.variant)
+
+    def threshold_parts(self, h: Sequence[int]) -> tuple[int, int]:
+        """``(h_(kbar+1) + 1, m)``: ``h_⊥ = h_(kbar+1) + 1 + ln(m/delta)/eps`` (exact parts)."""
+        _, _, c, m = self._prepare(h)
+        return c, m
+
+    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+        h, dom, c, m = self._prepare(h)
+        with exact_context(prec, interval) as ctx:
+            return race_distribution(ctx, h, dom, self.k, self.eps, c, m, self.delta)
+
+    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
+        h = V.histogram(h)
+        _check_kbar_le_d(self.kbar, len(h))
+        size = V.pos_int("size", size)
+        a = np.asarray(h, dtype=np.int64)
+        top = top_sorted(a, self.kbar + 1)  # the only data the mechanism reads
+        dom = top[: self.kbar]
+        c = (int(a[top[self.kbar]]) if top.size > self.kbar else 0) + 1
+        m = bot_multiplier(self.kbar, self.Delta, len(h), self.variant)
+        return race_sample(a, dom, self.k, float(self.eps), c, m, self.delta, rng=rng, size=size)
+
+    def release(self, top: Sequence[tuple[Hashable, int]], *, rng: np.random.Generator, size: int = 1, pad: Sequence[Hashable] = ()) -> list:
+        """Unknown-domain use: run on the true top items only, given as ``(label, count)`` pairs.
+
+        ``top`` must be the true top-(kbar+1) in sorted order (the caller's data system
+        answers this query, ties broken by its fixed data-independent order), or all
+        items with non-zero count if there are fewer.  Missing places are filled, in
+        order, with labels from ``pad`` -- a fixed, data-independent list -- at count 0
+        (DR19 §6.2); ``pad`` labels that already occur in ``top`` are skipped.  Too
+        short a ``pad`` raises ``InvalidParameter``.  Outputs use the labels.
+        """
+        size = V.pos_int("size", size)
+        top = list(top)
+        labels = [lab for lab, _ in top]
+        counts = [V.nonneg_int(f"top[{i}] count", c) for i, (_, c) in enumerate(top)]
+        if any(counts[i] < counts[i + 1] for i in range(len(counts) - 1)):
+            raise InvalidParameter("top must be sorted by count, largest first")
+        if len(set(labels)) != len(labels):
+            raise InvalidParameter("top has repeated labels")
+        filler = [p for p in pad if p not in set(labels)]
+        need = self.kbar + 1 - len(labels)
+        if need > 0:
+            if len(filler) < need:
+                raise InvalidParameter(
+                    f"pad has {len(filler)} usable labels but {need} are needed to fill the top-(kbar+1) (kbar={self.kbar})"
+                )
+            labels += filler[:need]
+            counts += [0] * need
+        labels, counts = labels[: self.kbar + 1], counts[: self.kbar + 1]
+        a = np.asarray(counts, dtype=np.int64)
+        # d is unknown here, so seed 000's d - kbar term cannot be used: the 001 threshold always.
+        m = bot_multiplier(self.kbar, self.Delta, self.kbar + 1, "long")
+        out = race_sample(a, np.arange(self.kbar), self.k, float(self.eps), counts[self.kbar] + 1, m, self.delta, rng=rng, size=size)
+        return [tuple(x if x is BOT else labels[x] for x in o) for o in out]
+
+
+@dataclass(frozen=True)
+class StrictLimitDom:
+    """DR19 Algorithm 5 (001 §6.2): top-k from the strictly limited domain, literal.
+
+    Domain ``D = d^kbar_>(h) = {i : h_i > h_(kbar+1)}`` (eq. (9)), which may have
+    fewer than kbar items (even none); threshold ``h_⊥ = h_(kbar+1) + 1 +
+    ln(kbar/delta)/eps`` -- the printed algorithm has no Delta.  ``Delta`` (not
+    printed; a probe of "does not see the same improvement in the restricted
+    setting") replaces kbar by ``min{Delta, kbar}``.  Algorithm 5 declares
+    ``kbar in {k, ..., d-1}``: ``kbar >= d`` is refused.  Output law: module docstring.
+    """
+
+    k: int
+    kbar: int
+    eps: Any
+    delta: Any
+    Delta: int | None = None
+    variant: str = "long"
+
+    def __post_init__(self) -> None:
+        _validate_common(self)
+        _validate_delta_cap(self)
+        if self.variant != "long":
+            raise InvalidParameter(f"variant={self.variant!r}: Algorithm 5 has only the printed ('long') form")
+
+    def _prepare(self, h: Sequence[int]):
+        h = V.histogram(h)
+        _check_kbar_le_d(self.kbar, len(h), allow_d=False)
+        c = order_stat(h, self.kbar + 1)
+        return h, strict_domain(h, self.kbar), c + 1, bot_multiplier(self.kbar, self.Delta, len(h))
+
+    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+        h, dom, c, m = self._prepare(h)
+        with exact_context(prec, interval) as ctx:
+            return race_distribution(ctx, h, dom, self.k, self.eps, c, m, self.delta)
+
+    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
+        h = V.histogram(h)
+        _check_kbar_le_d(self.kbar, len(h), allow_d=False)
+        size = V.pos_int("size", size)
+        a = np.asarray(h, dtype=np.int64)
+        top = top_sorted(a, self.kbar + 1)
+        t = int(a[top[self.kbar]])
+        dom = top[: self.kbar][a[top[: self.kbar]] > t]
+        m = bot_multiplier(self.kbar, self.Delta, len(h))
+        return race_sample(a, dom, self.k, float(self.eps), t + 1, m, self.delta, rng=rng, size=size)
+
+
+def _invalid(extra: dict) -> list:
+    base = {"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", **extra}
+    cases = [
+        ({**base, "k": 4}, InvalidParameter, "k=4 must be <= kbar=3"),
+        ({**base, "eps": 0}, InvalidParameter, "eps=0 must be > 0"),
+        ({**base, "eps": -1}, InvalidParameter, "eps=-1 must be > 0"),
+        ({**base, "delta": 0}, InvalidParameter, "delta=0 must be in (0, 1)"),
+        ({**base, "delta": 1}, InvalidParameter, "delta=1 must be in (0, 1)"),
+        ({**base, "kbar": 0}, InvalidParameter, "kbar=0 must be >= 1"),
+        ({**base, "eps": True}, InvalidParameterType, "eps=True must be a number"),
+    ]
+    return cases
+
+
+def __getattr__(name: str) -> Any:
+    """``LEM`` and ``PLEM`` live in :mod:`mechanisms.limited_peeling`; importable from here too."""
+    if name in ("LEM", "PLEM"):
+        from . import limited_peeling
+
+        return getattr(limited_peeling, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+from .registry import MechanismSpec  # noqa: E402  (registry imports nothing from here)
+
+REGISTRY = [
+    MechanismSpec(
+        name="limit-dom",
+        factory=LimitDom,
+        valid=({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1"}, {"k": 1, "kbar": 2, "eps": "0.5", "delta": "0.05"},
+               {"k": 2, "kbar": 4, "eps": 1, "delta": "0.1", "variant": "neurips"}),
+        invalid=_invalid({}) + [({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "variant": "x"}, InvalidParameter, "variant='x'")],
+        examples=((3, 1, 1, 0), (5, 5, 2, 2), (4, 4, 4, 4)),
+        paper="DR19 Algorithm 1 (seed 001 §3), Theorem 1; seed 000 Algorithm 1 with variant='neurips'",
+        claim=lambda p: (p["k"] * V.real("eps", p["eps"]), V.real("delta", p["delta"])),
+    ),
+    MechanismSpec(
+        name="limit-dom-delta",
+        factory=LimitDom,
+        valid=({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "Delta": 1}, {"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "Delta": 2}),
+        invalid=[({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "Delta": 0}, InvalidParameter, "Delta=0 must be >= 1")],
+        examples=((3, 1, 1, 0), (5, 5, 2, 2)),
+        paper="DR19 Algorithm 1 with the Delta-restricted threshold ln(min{Delta, kbar}/delta)/eps (seed 001 §3)",
+        relation="delta:1",
+        claim=lambda p: (p["k"] * V.real("eps", p["eps"]), V.real("delta", p["delta"])),
+    ),
+    MechanismSpec(
+        name="strict-limit-dom",
+        factory=StrictLimitDom,
+        valid=({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1"}, {"k": 1, "kbar": 1, "eps": "0.5", "delta": "0.05"}),
+        invalid=_invalid({}),
+        examples=((3, 1, 1, 0), (5, 5, 2, 2, 1), (4, 4, 4, 4, 0)),
+        paper="DR19 Algorithm 5 (seed 001 §6.2), Lemma 6.6",
+        claim=lambda p: (p["k"] * V.real("eps", p["eps"]), V.real("delta", p["delta"])),
+    ),
+]
