@@ -248,8 +248,8 @@ REGISTRY = [
     MechanismSpec(
         name="top-stable-mutant-gap-to-bottom",
         factory=lambda **p: TopStable(**p, distance="gap-to-bottom"),
-        valid=({"k": 1, "kbar": 2, "eps": 1, "delta": Fraction(1, 10)},),
-        examples=((3, 1, 1, 0), (3, 3, 0)),
+        valid=({"k": 2, "kbar": 2, "eps": 2, "delta": Fraction(1, 5)},),
+        examples=((3, 1, 1, 0), (0, 1, 3)),
         paper="mutant of CWGM20 Alg. 3",
         mutant="q_i = h_(1) - h_(i+1) - 1 (gap from the top, not at position i): not a distance to instability of f_i, breaks the stability argument",
         claim=lambda p: (p["eps"], p["delta"]),
