@@ -1,0 +1,67 @@
+"""The command line: exit statuses, one-line errors naming the parameter, JSON shape."""
+
+import json
+
+import pytest
+
+from dpverify.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["profile", "em", "--h", "3,-1", "--param", "eps=1"], "--h"),
+        (["profile", "em", "--h", "3,x,1", "--param", "eps=1"], "--h='3,x,1'"),
+        (["profile", "em", "--h", "3,1", "--param", "eps=-1"], "eps=-1 must be > 0"),
+        (["profile", "em", "--h", "3,1", "--param", "eps=0"], "eps=0 must be > 0"),
+        (["profile", "gumbel-topk", "--h", "3,1", "--param", "k=3", "--param", "eps=1"], "k=3 must be <= d=2"),
+        (["profile", "em", "--h", "3,1", "--param", "eps=1", "--delta", "1.5"], "--delta='1.5' must be in [0, 1)"),
+        (["profile", "em", "--h", "3,1", "--param", "eps"], "must look like name=value"),
+        (["profile", "nosuch", "--h", "3,1"], "mechanism='nosuch' is not registered"),
+        (["check", "DR19.Nope"], "claim='DR19.Nope' is not registered"),
+        (["check", "DR19.Lem4.3", "--relation", "l2"], "relation='l2'"),
+        (["check", "DR19.Lem4.3", "--d", "0"], "--d=0 must be >= 1"),
+        (["check", "DR19.Lem4.3", "--d", "12", "--max-count", "9", "--budget", "5"], "budget"),
+    ],
+)
+def test_user_errors_exit_2_with_one_line(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert needle in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_check_json_and_exit_status(capsys):
+    code, out, _ = run(capsys, "check", "DR19.Lem4.1", "--quick", "--json")
+    assert code == 0
+    j = json.loads(out)
+    assert j["verdict"] == "holds" and j["pairs_checked"] > 0
+    code, out, _ = run(capsys, "check", "DR19.Lem4.3", "--d", "3", "--max-count", "2", "--relation", "linf")
+    assert code == 1 and "violated" in out and "tightest instance" in out
+
+
+def test_profile_reports_a_broken_em(capsys):
+    code, out, _ = run(capsys, "profile", "em", "--h", "1,0", "--param", "eps=1", "--param", "sensitivity=0.5", "--eps", "1", "--delta", "0")
+    assert code == 1 and "VIOLATION" in out
+
+
+def test_equal_shows_lemma_4_2(capsys):
+    code, out, _ = run(capsys, "equal", "gumbel-topk", "peeling-em", "--d", "3", "--max-count", "2", "--param", "k=2", "--param", "eps=1")
+    assert code == 0 and "True" in out
+
+
+def test_internal_errors_exit_70(capsys, monkeypatch):
+    import dpverify.cli as cli
+
+    def boom(args):
+        raise ZeroDivisionError("bug")
+
+    monkeypatch.setattr(cli, "cmd_claims", boom)
+    code, _, err = run(capsys, "claims")
+    assert code == 70 and "internal error" in err and "Traceback" in err
