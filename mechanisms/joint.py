@@ -141,12 +141,16 @@ class SetTables:
             self._flag[g] = FlagDP(hi, lo, self.k)
         return self._flag[g]
 
-    def literal_multiplicity(self) -> list[int]:
-        """``r_h(m)``: number of Line-1 entries of M with value m, for each gap m."""
+    def literal_multiplicity(self, reading: str = "line1") -> list[int]:
+        """``r_h(m)``: number of entries of M with value m, for each gap m.
+
+        ``"line1"``: Line 1's entries as printed; ``"positions"``: ``i <= j <= d-k+i``.
+        """
         mult: dict[int, int] = {}
-        for row in matrix_M(self.v, self.k):
-            for x in row:
-                if x is not None:
+        d = len(self.v)
+        for i, row in enumerate(matrix_M(self.v, self.k)):
+            for j, x in enumerate(row):
+                if x is not None and (reading == "line1" or i <= j <= d - self.k + i):
                     mult[x] = mult.get(x, 0) + 1
         return [mult.get(m, 0) for m in self.gaps]
 
@@ -242,11 +246,21 @@ class JointLiteral(Joint):
     """Algorithm 1 exactly as printed (seed 004 §3.1): entries of M sampled with multiplicity.
 
     ``P(S) = r_h(m) exp(-eps m/2) / Z_lit`` with ``m = -u(h, S)`` and ``r_h(m)`` the
-    number of entries of M (Line 1, read literally) equal to m.  See module docstring.
+    number of entries of M equal to m.  ``reading="line1"`` counts Line 1's entries
+    as printed (with ties, ``c_i - c_j >= 0`` also admits ``j < i``);
+    ``reading="positions"`` counts only ``i <= j <= d-k+i`` (the entries M-hat and
+    the printed example keep; identical under Assumption 1).  See module docstring.
     """
 
+    reading: str = "line1"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.reading not in ("line1", "positions"):
+            raise InvalidParameter(f"reading={self.reading!r} must be 'line1' or 'positions'")
+
     def _weights(self, tab: SetTables) -> list[int]:
-        return [c * r for c, r in zip(tab.counts, tab.literal_multiplicity())]
+        return [c * r for c, r in zip(tab.counts, tab.literal_multiplicity(self.reading))]
 
 
 _INVALID = (
