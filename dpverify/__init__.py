@@ -1,0 +1,43 @@
+"""dpverify: exact verification and black-box auditing of DP top-k selection.
+
+The flat public API (``import dpverify`` is enough):
+
+- mechanisms: ``dpverify.mechanisms_registry()`` / ``build(name, **params)``, and the
+  classes in the ``mechanisms`` package;
+- claims: ``claims()``, ``get_claim(id)``, ``check(claim, domain=None, certify=False)``;
+- profiles: ``pair_profile(P, Q, eps)``, ``eps_for_delta``, ``pure_eps``, ``hockey_stick``;
+- neighbours: ``neighbours(h, relation)``, ``pairs(d, max_count, relation)``, ``is_neighbour``;
+- errors: the exception tree (``DPVerifyError`` and subclasses).
+"""
+
+from mechanisms.core import BOT, DEFAULT_PREC, exact_context, sorted_items
+from mechanisms.registry import MechanismSpec, all_mechanisms as mechanisms_registry, build, get_mechanism
+from proofs.claims import Comparison, Domain, Instance, Obligation, PrivacyClaim, Statement
+from proofs.registry import all_claims as claims, get_claim
+
+from .checker import CheckResult, check
+from .errors import (
+    AdapterError,
+    BudgetExceeded,
+    DomainTooLarge,
+    DPVerifyError,
+    InvalidHistogram,
+    InvalidParameter,
+    InvalidParameterType,
+    UnknownName,
+)
+from .neighbours import is_neighbour, neighbours, pairs
+from .profile import eps_for_delta, hockey_stick, pair_profile, pure_eps
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BOT", "DEFAULT_PREC", "exact_context", "sorted_items",
+    "MechanismSpec", "mechanisms_registry", "build", "get_mechanism",
+    "Comparison", "Domain", "Instance", "Obligation", "PrivacyClaim", "Statement", "claims", "get_claim",
+    "CheckResult", "check",
+    "DPVerifyError", "InvalidParameter", "InvalidParameterType", "InvalidHistogram", "UnknownName",
+    "DomainTooLarge", "BudgetExceeded", "AdapterError",
+    "is_neighbour", "neighbours", "pairs",
+    "eps_for_delta", "hockey_stick", "pair_profile", "pure_eps",
+]
