@@ -196,13 +196,15 @@ class TopStable:
             T = self.threshold_value(ctx)
             first = first_pass_distribution(ctx, T, 1 / Fraction(self.eps1), self.queries(h), 2 / Fraction(self.eps2))
             out: dict = {}
-            for pos, pr in first.items():
+            for pos, pr in first.items():  # accumulate: without the transcript, outcomes of different i can coincide
                 if pos is None:
-                    out[self._wrap(None, None)] = pr
+                    key = self._wrap(None, None)
+                    out[key] = out.get(key, 0) + pr
                     continue
                 i = self.kbar - pos
                 if i <= self.k:
-                    out[self._wrap(i, frozenset(order[:i]))] = pr
+                    key = self._wrap(i, frozenset(order[:i]))
+                    out[key] = out.get(key, 0) + pr
                 else:
                     for S, q in self._em_stage(ctx, h, order[:i]).items():
                         key = self._wrap(i, S)
