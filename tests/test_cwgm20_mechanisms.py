@@ -1,0 +1,219 @@
+"""CWGM20 mechanisms (seed 002): exact laws vs quadrature twins, sums, sampler fit and power, errors, mutants.
+
+Quadrature (mpmath.quad with the breakpoints) is used here only, as the twin of
+the closed-form exp-poly integration in ``mechanisms.threshold_runs``.
+"""
+
+from fractions import Fraction as F
+
+import mpmath
+import numpy as np
+import pytest
+
+from dpverify.audit_stats import goodness_of_fit
+from dpverify.checker import check
+from mechanisms.core import BOT, order_stat, sorted_items
+from mechanisms.errors import InvalidHistogram, InvalidParameter, InvalidParameterType
+from mechanisms.first_stable import AOQRv2, FirstStable, StabQuery
+from mechanisms.registry import all_mechanisms
+from mechanisms.stability import AStab, StableTopSet, gap_query, top_set
+from mechanisms.svt import SVT
+from mechanisms.top_stable import TopStable
+from proofs.claims import Domain, PrivacyClaim
+
+#: Fixed seed of every draw in this module.
+SEED = 20200812
+#: Draws per fit test.
+N_FIT = 4000
+#: Level of each fit test (few tests here; the contract battery covers the registry examples).
+ALPHA = 1e-3
+
+
+def _mp(x):
+    return mpmath.mpf(x.numerator) / x.denominator if isinstance(x, F) else mpmath.mpf(x)
+
+
+def _lap_pdf(x, mu, b):
+    return mpmath.exp(-abs(x - mu) / b) / (2 * b)
+
+
+def _lap_sf(x, mu, b):  # Pr[mu + Lap(b) > x]
+    return mpmath.exp(-(x - mu) / b) / 2 if x >= mu else 1 - mpmath.exp((x - mu) / b) / 2
+
+
+def _quad_pattern(T, bT, qs, bq, pattern):
+    """Quadrature twin of one threshold-run pattern: int pdf_T(x) prod (S_i or 1 - S_i)(x) dx."""
+    def f(x):
+        v = _lap_pdf(x, T, bT)
+        for q, passed in zip(qs, pattern):
+            s = _lap_sf(x, q, bq)
+            v *= s if passed else 1 - s
+        return v
+    pts = sorted({_mp(T)} | {_mp(q) for q in qs})
+    return _lap_pdf(0, 0, 1) * 0 + mpmath.quad(f, [-mpmath.inf] + pts + [mpmath.inf])
+
+
+def _mass(dist):
+    with mpmath.workprec(256):
+        return sum(dist.values())
+
+
+def _fit(mech, h, n=N_FIT, seed=SEED):
+    dist = mech.distribution(h)
+    draws = mech.sample(h, rng=np.random.default_rng(seed), size=n)
+    counts = {}
+    for o in draws:
+        counts[o] = counts.get(o, 0) + 1
+    return goodness_of_fit(counts, {o: float(p) for o, p in dist.items()})
+
+
+# ---- exact vs quadrature -------------------------------------------------------------------
+def test_svt_exact_matches_quadrature():
+    m = SVT(T=1, eps1=F(1, 2), eps2=F(1, 2), c=2)
+    h = (2, 0, 3)
+    dist = m.distribution(h)
+    bT, bq = (_mp(b) for b in m.scales)
+    with mpmath.workprec(60):
+        for S, p in dist.items():
+            end = S[-1] + 1 if len(S) == 2 else len(h)
+            pat = tuple(i in S for i in range(end))
+            assert abs(_quad_pattern(1, bT, h[:end], bq, pat) - p) < mpmath.mpf(10) ** -15, S
+
+
+def test_ts_exact_matches_quadrature():
+    m = TopStable(1, 3, 1, F(1, 5), p1=F(2, 5))
+    h = (6, 3, 1, 0)
+    dist = m.distribution(h)
+    with mpmath.workprec(80):
+        T = mpmath.log(1 / _mp(m.delta_q)) / (_mp(m.eps2) / 2)
+        qs = m.queries(h)
+        for pos in range(3):
+            i = 3 - pos
+            pat = (False,) * pos + (True,)
+            quad = _quad_pattern(T, 1 / _mp(m.eps1), qs[: pos + 1], 2 / _mp(m.eps2), pat)
+            got = sum(p for o, p in dist.items() if len(o) == pos + 1 and o[-1] is not BOT)
+            assert abs(quad - got) < mpmath.mpf(10) ** -15, i
+
+
+def test_astab_closed_form_matches_quadrature():
+    m = StableTopSet(1, F(1, 2), F(1, 10))
+    for h in [(5, 1, 0), (2, 1, 0), (0, 0, 0)]:
+        p = m.distribution(h)[top_set(h, 1)]
+        with mpmath.workprec(80):
+            T = mpmath.log(10) / mpmath.mpf(0.5)
+            quad = mpmath.quad(lambda x: _lap_pdf(x, gap_query(h, 1), 2), [-mpmath.inf, T, mpmath.inf][1:])
+            assert abs(quad - p) < mpmath.mpf(10) ** -15
+
+
+def test_aoqr_exact_matches_quadrature_after_rescaling():
+    """The x/s substitution (irrational s) against direct quadrature in the original variable."""
+    m = AOQRv2((1, 2), k=1, eps=2, delta=F(1, 5))
+    h = (9, 1, 0)
+    dist = m.distribution(h)
+    with mpmath.workprec(80):
+        s = mpmath.sqrt(32 * mpmath.log(10))
+        T = 2 * mpmath.log(1 / _mp(m.delta_q)) / ((1 - mpmath.mpf(0.37)) * 2) * s
+        bT, bq = s / (mpmath.mpf(0.37) * 2), 2 * s / ((1 - mpmath.mpf(0.37)) * 2)
+        qs = [gap_query(h, 1), gap_query(h, 2)]
+        quad = _quad_pattern(T, bT, qs, bq, (True, False))
+        assert abs(quad - dist[(top_set(h, 1), BOT)]) < mpmath.mpf(10) ** -12
+
+
+# ---- laws sum to 1, interval enclosures ------------------------------------------------------------
+@pytest.mark.parametrize("mech,h", [
+    (TopStable(2, 3, 1, F(1, 5), eps_em=F(1, 2), transcript=False), (5, 5, 2, 0)),
+    (TopStable(2, 3, 1, F(1, 5), transcript=False), (102, 102, 102, 0)),
+    (TopStable(1, 1, 1, F(1, 10)), (0, 0)),
+    (SVT(T=0, eps1=1, eps2=1, c=3), (1, 1, 1, 1)),
+    (FirstStable((3, 1, 2), eps=1, delta=F(1, 10)), (4, 3, 3, 0)),
+    (AOQRv2((1, 2, 1, 2), k=2, eps=2, delta=F(1, 5), fresh_noise=True), (4, 2, 0)),
+])
+def test_laws_sum_to_one(mech, h):
+    dist = mech.distribution(h)
+    assert abs(_mass(dist) - 1) < mpmath.mpf(10) ** -60
+    idist = mech.distribution(h, interval=True)
+    for o, p in dist.items():
+        assert idist[o].a <= p <= idist[o].b
+
+
+def test_generic_queries_and_astab():
+    argmax = StabQuery(f=lambda h: sorted_items(h)[0], dist=lambda h: order_stat(h, 1) - order_stat(h, 2) - 1, name="argmax")
+    fs = FirstStable((argmax, 2), eps=1, delta=F(1, 10))
+    d = fs.distribution((5, 1, 0))
+    assert (0,) in d and abs(_mass(d) - 1) < mpmath.mpf(10) ** -60
+    a = AStab(f=lambda h: "x", dist=lambda h: 3, eps=1, threshold=F(5, 2))
+    p = a.distribution((0,))["x"]
+    assert abs(p - (1 - mpmath.exp(-0.5) / 2)) < 1e-15  # Pr[3 + Lap(1) > 5/2]
+
+
+# ---- sampler fit (seeded) and power against broken variants -----------------------------------------
+def test_ts_sampler_fits_and_power():
+    good = TopStable(1, 3, 2, F(1, 5), eps_em=F(1, 2))
+    h = (6, 4, 1, 0)
+    assert _fit(good, h).p_value >= ALPHA
+    # power: draws of a sampler run at half the budget (noise scales doubled) against good's law
+    broken = TopStable(1, 3, 1, F(1, 5), eps_em=F(1, 2))
+    dist = good.distribution(h)
+    draws = broken.sample(h, rng=np.random.default_rng(SEED), size=N_FIT)
+    counts = {o: draws.count(o) for o in set(draws)}
+    assert goodness_of_fit(counts, {o: float(p) for o, p in dist.items()}).p_value < ALPHA
+
+
+def test_svt_and_aoqr_samplers_fit_and_power():
+    h = (2, 3, 1, 0)
+    assert _fit(SVT(T=2, eps1=F(1, 2), eps2=1, c=2), h).p_value >= ALPHA
+    a = AOQRv2((1, 2, 3), k=2, eps=4, delta=F(1, 5), fresh_noise=True)
+    assert _fit(a, (20, 8, 1, 0), n=2000).p_value >= ALPHA
+    # power: the printed SVT law against draws of the 'no-threshold-noise' mutant
+    good = SVT(T=2, eps1=F(1, 2), eps2=1, c=2)
+    bad = SVT(T=2, eps1=F(1, 2), eps2=1, c=2, calibration="no-threshold-noise")
+    draws = bad.sample(h, rng=np.random.default_rng(SEED), size=N_FIT)
+    counts = {o: draws.count(o) for o in set(draws)}
+    assert goodness_of_fit(counts, {o: float(p) for o, p in good.distribution(h).items()}).p_value < ALPHA
+
+
+# ---- bad parameters raise named errors ---------------------------------------------------------------
+@pytest.mark.parametrize("build,exc,needle", [
+    (lambda: TopStable(1, 2, 1, F(1, 10), p1=F(1, 3)), InvalidParameter, "p1=1/3 gives c=1"),
+    (lambda: TopStable(1, 1, 1, F(4, 5)), InvalidParameter, "must be in (0, 3/4)"),
+    (lambda: TopStable(1, 2, 1, F(1, 10), distance="x"), InvalidParameter, "distance='x' must be one of"),
+    (lambda: TopStable(1, 5, 1, F(1, 10)).distribution((1, 2)), InvalidParameter, "kbar=5 must be <= d=2"),
+    (lambda: TopStable(1, 2, 1, F(1, 10)).distribution((1, -2)), InvalidHistogram, "h[1]=-2 must be >= 0"),
+    (lambda: SVT(T=1, eps1=1, eps2=1, c=True), InvalidParameterType, "c=True must be an integer"),
+    (lambda: AStab(f=len, dist=len, eps=1), InvalidParameter, "give exactly one of delta"),
+    (lambda: AStab(f=1, dist=len, eps=1, delta=F(1, 2)), InvalidParameterType, "f and dist must be callables"),
+    (lambda: FirstStable((4,), eps=1, delta=F(1, 10)).distribution((1, 2)), InvalidParameter, "query j=4 must be <= d=2"),
+    (lambda: AOQRv2((1,), k=1, eps=1, delta=F(1, 10), fresh_noise="no"), InvalidParameterType, "fresh_noise='no' must be a bool"),
+    (lambda: StableTopSet(3, 1, F(1, 10)).distribution((1, 2)), InvalidParameter, "j=3 must be <= d=2"),
+])
+def test_bad_parameters_raise_named_errors(build, exc, needle):
+    with pytest.raises(exc) as info:
+        build()
+    assert needle in str(info.value)
+
+
+# ---- mutants are caught by the checker with a witness -----------------------------------------------
+MUTANTS = [s for s in all_mechanisms().values() if s.mutant and (s.name.startswith(("svt-", "top-stable-", "astab-")))]
+MUTANT_DOMAINS = {"svt-mutant-no-threshold-noise": Domain(d=4, max_count=2, relation="add-remove")}
+
+
+@pytest.mark.parametrize("spec", MUTANTS, ids=lambda s: s.name)
+def test_mutant_caught_with_witness(spec):
+    assert len(MUTANTS) >= 6
+    base = MUTANT_DOMAINS.get(spec.name, Domain(d=3, max_count=3 if "gap-to-bottom" in spec.name else 2, relation=spec.relation))
+    params = dict(spec.valid[0])
+    claim = PrivacyClaim(id=f"mutant:{spec.name}", title=spec.mutant, source="", statement="", code="",
+                         relation=base.relation, mechanism=lambda p: spec.factory(**p), points=lambda p: [spec.claim(p)])
+    r = check(claim, Domain(d=base.d, max_count=base.max_count, relation=base.relation, params=(params,)))
+    assert r.verdict == "violated", (spec.name, r.as_json())
+    w = r.worst
+    assert w.h is not None and w.h_prime is not None and w.event, spec.name
+    assert w.margin < 0
+
+
+def test_correct_ts_passes_where_mutants_fail():
+    """The same check on the unmutated TS holds: the mutant tests can fail only for the mutation."""
+    claim = PrivacyClaim(id="ts", title="", source="", statement="", code="", mechanism=lambda p: TopStable(**p),
+                         points=lambda p: [(p["eps"], p["delta"])])
+    for params in ({"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10)}, {"k": 2, "kbar": 2, "eps": 2, "delta": F(1, 5)}):
+        assert check(claim, Domain(d=3, max_count=3, params=(params,))).verdict == "holds"
