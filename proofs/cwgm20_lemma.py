@@ -18,6 +18,7 @@ a grid of ``c`` and ``delta`` including ``c = 1``; the report writer renders it.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Iterator, Sequence
 
 from mechanisms.core import exact_context, to_ctx
@@ -35,8 +36,11 @@ DELTA_GRID = (F(1, 10), F(1, 1000), F(1, 10**6), F(1, 10**12))
 __all__ = ["symbolic_lemma31", "lemma31_rows", "oqr_rows", "min_distance", "CLAIMS"]
 
 
-def symbolic_lemma31() -> list[tuple[str, Any]]:
-    """Sympy derivation; returns ``[(label, residual)]`` where every residual must simplify to 0."""
+@lru_cache(maxsize=1)
+def symbolic_lemma31() -> tuple[tuple[str, Any], ...]:
+    """Sympy derivation; returns ``((label, residual), ...)`` where every residual must simplify to 0.
+
+    Memoised (pure, ~10 s): the ledger check and the tests share one run."""
     import sympy as sp
 
     a, c, x = sp.symbols("a c x", positive=True)
@@ -75,7 +79,7 @@ def symbolic_lemma31() -> list[tuple[str, Any]]:
     out.append(("c = 1: exact tail = delta (2 + ln(1/delta))/4", simp(e1 - dl * (2 - sp.log(dl)) / 4)))
     limit = sp.limit(bound, c, 1)
     out.append(("c -> 1: bound -> delta (3 + ln(1/delta))/4", simp(limit - dl * (3 - sp.log(dl)) / 4)))
-    return out
+    return tuple(out)
 
 
 def _symbolic_eval(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:

@@ -1,0 +1,64 @@
+"""TS / FS / A_OQR-v2 threshold calibration (CWGM20 Alg. 3 line 2): the delta_q root is right and largest."""
+
+from fractions import Fraction as F
+
+import mpmath
+import numpy as np
+import pytest
+
+from mechanisms.core import exact_context, to_ctx
+from mechanisms.errors import InvalidParameter
+from mechanisms.stab_calibration import delta_max, lemma31_slack, lemma31_tail, solve_delta_q, split_c
+from mechanisms.top_stable import TopStable
+
+CASES = [(c, t) for c in (F(74, 63), F(1, 2), F(18, 11), F(3), F(2, 9)) for t in (F(1, 10), F(1, 10**6), F(1, 10**12))]
+
+
+def _dmax(x, c):
+    with exact_context(256) as ctx:
+        return delta_max(ctx, to_ctx(ctx, F(x)), c)
+
+
+@pytest.mark.parametrize("c,target", CASES)
+def test_root_satisfies_constraint_and_is_largest(c, target):
+    dq = solve_delta_q(c, target)
+    x = float(dq)
+    assert F(x) == dq  # the returned value is exactly a double
+    with exact_context(256) as ctx:
+        tgt = to_ctx(ctx, target)
+        assert _dmax(dq, c) <= tgt  # satisfies delta_max <= delta/kbar
+        assert _dmax(np.nextafter(x, 1.0), c) > tgt  # the next larger double does not
+        # largest: delta_max exceeds the target on the whole of (dq, 1) (sampled; monotone by the module proof)
+        for y in np.geomspace(np.nextafter(x, 1.0), 1.0, 200):
+            assert _dmax(min(float(y), 1 - 2**-53), c) > tgt
+
+
+def test_bad_targets_and_c1_raise():
+    with pytest.raises(InvalidParameter, match="must be in \\(0, 3/4\\)"):
+        solve_delta_q(F(74, 63), F(4, 5))
+    with pytest.raises(InvalidParameter, match="p1=1/3 gives c=1"):
+        solve_delta_q(1, F(1, 10))
+    assert split_c(F(1, 3)) == 1
+    assert solve_delta_q(1, F(1, 10), c1_limit=True) > 0
+
+
+def test_power_a_wrong_root_is_detected():
+    """The exact checks above can fail: a root 1% too large violates the constraint."""
+    dq = solve_delta_q(F(74, 63), F(1, 1000))
+    with exact_context(256) as ctx:
+        assert _dmax(dq * F(101, 100), F(74, 63)) > to_ctx(ctx, F(1, 1000))
+
+
+def test_ts_uses_delta_over_kbar():
+    m = TopStable(2, 5, 1, F(1, 100))
+    assert m.delta_q == solve_delta_q(F(74, 63), F(1, 500))
+    with exact_context(128) as ctx:
+        T = m.threshold_value(ctx)
+        assert abs(T - ctx.log(1 / to_ctx(ctx, m.delta_q)) / (to_ctx(ctx, F(63, 100)) / 2)) < ctx.mpf(10) ** -30
+
+
+@pytest.mark.parametrize("c", [F(1, 10), F(74, 63), F(3)])
+def test_closed_form_slack_identity(c):
+    with exact_context(256) as ctx:
+        for d in (F(1, 10), F(1, 10**8)):
+            assert abs(delta_max(ctx, d, c) - lemma31_tail(ctx, d, c) - lemma31_slack(ctx, d, c)) < ctx.mpf(10) ** -60
