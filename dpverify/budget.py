@@ -6,10 +6,12 @@
 >>> s = b.add(PeelingEM(k=50, eps=Fraction(1, 10)))   # 50 eps-range-bounded steps
 >>> s.method, round(s.eps, 3)
 ('lemma4.4', 2.108)
->>> b.add(PeelingEM(k=50, eps=Fraction(1, 10)))       # would spend ~3.2 > 3
+>>> b.add(PeelingEM(k=50, eps=Fraction(1, 10)))       # 100 steps in all: ~3.13 > 3
 Traceback (most recent call last):
 ...
-mechanisms.errors.BudgetExceeded: composing PeelingEM(k=50, ...) would spend eps=3.16... > eps_cap=3 at delta=1/1000000 (tightest bound: lemma4.4); nothing was added
+mechanisms.errors.BudgetExceeded: composing PeelingEM(k=50, eps=1/10, ...) would spend eps=3.12826 > eps_cap=3 at delta=1e-06 (tightest bound: lemma4.4); nothing was added
+>>> len(b.items), round(b.spent().eps, 3)
+(1, 2.108)
 
 What is composed, and how each item is accounted (DR19 = seed 001):
 

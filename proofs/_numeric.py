@@ -33,6 +33,8 @@ __all__ = [
     "surely_ge",
     "clip0",
     "lift",
+    "with_atoms",
+    "allowed_core",
 ]
 
 
@@ -155,3 +157,27 @@ def clip0(ctx: Any, x: Any) -> Any:
             return x
         return ctx.mpf([0, x.b])
     return x if x > 0 else ctx.mpf(0)
+
+
+def with_atoms(ctx: Any, deltas: Sequence[Any], core: Any) -> Any:
+    """``1 - prod(1 - delta_i) (1 - core)`` (KOV: per-step atoms at +inf), without cancellation.
+
+    Written as ``(1 - keep) + keep * core``; when every ``delta_i`` is 0 this is ``core``
+    exactly (``1 - (1 - core)`` would lose a tiny ``core`` such as ``1e-276`` entirely).
+    """
+    if all(d == 0 for d in deltas):
+        return core
+    keep = ctx.mpf(1)
+    for d in deltas:
+        keep = keep * (1 - lift(ctx, d))
+    return (1 - keep) + keep * core
+
+
+def allowed_core(ctx: Any, deltas: Sequence[Any], delta: Any) -> Any:
+    """The largest ``core`` with ``with_atoms(deltas, core) <= delta``: ``1 - (1-delta)/keep`` (``delta`` if no atoms)."""
+    if all(d == 0 for d in deltas):
+        return lift(ctx, delta)
+    keep = ctx.mpf(1)
+    for d in deltas:
+        keep = keep * (1 - lift(ctx, d))
+    return 1 - (1 - lift(ctx, delta)) / keep

@@ -30,14 +30,13 @@ enumeration checks the transcription).
 
 from __future__ import annotations
 
-from math import comb
 from typing import Any
 
 from mechanisms import validation as V
 from mechanisms.core import DEFAULT_PREC, exact_context
 from mechanisms.errors import InvalidParameter
 
-from ._numeric import clip0, lift, nonneg_real, pos_real, prob
+from ._numeric import allowed_core, clip0, lift, nonneg_real, pos_real, prob, with_atoms
 
 __all__ = ["kov_delta_i", "kov_eps_discrete", "kov_delta", "kov_eps"]
 
@@ -49,8 +48,14 @@ def _inputs(k: Any, eps: Any, delta0: Any) -> tuple[int, Any, Any]:
 def _delta_i(ctx: Any, k: int, E: Any, i: int) -> Any:
     """The printed sum, with ``E = e^eps``: sum_{l<i} C(k,l)(E^{k-l} - E^{k-2i+l}) / (1+E)^k."""
     num = ctx.mpf(0)
+    if i == 0:
+        return num
+    hi, lo = E ** k, E ** (k - 2 * i)  # E^{k-l} and E^{k-2i+l} at l = 0, then stepped by E
+    c = 1  # C(k, l) as an exact Python int, updated in place
     for l in range(i):
-        num = num + ctx.mpf(comb(k, l)) * (E ** (k - l) - E ** (k - 2 * i + l))
+        num = num + ctx.mpf(c) * (hi - lo)
+        hi, lo = hi / E, lo * E
+        c = c * (k - l) // (l + 1)
     return num / (1 + E) ** k
 
 
@@ -67,7 +72,7 @@ def kov_delta_i(k: Any, eps: Any, i: Any, *, delta0: Any = 0, prec: int = DEFAUL
         raise InvalidParameter(f"i={i} must be <= floor(k/2)={k // 2}")
     with exact_context(prec, interval) as ctx:
         di = _delta_i(ctx, k, ctx.exp(lift(ctx, e)), i)
-        return 1 - (1 - lift(ctx, d0)) ** k * (1 - di)
+        return with_atoms(ctx, [d0] * k, di)
 
 
 def kov_eps_discrete(k: Any, eps: Any, delta: Any, *, delta0: Any = 0, prec: int = DEFAULT_PREC) -> tuple[Any, Any, int]:
@@ -83,11 +88,10 @@ def kov_eps_discrete(k: Any, eps: Any, delta: Any, *, delta0: Any = 0, prec: int
     d = prob("delta", delta)
     with exact_context(prec, False) as ctx:
         E = ctx.exp(lift(ctx, e))
-        keep = (1 - lift(ctx, d0)) ** k
         dd = lift(ctx, d)
 
         def total(i: int) -> Any:
-            return 1 - keep * (1 - _delta_i(ctx, k, E, i))
+            return with_atoms(ctx, [d0] * k, _delta_i(ctx, k, E, i))
 
         if total(0) > dd:
             return ctx.inf, ctx.mpf(1), -1
@@ -108,11 +112,13 @@ def _profile_core(ctx: Any, k: int, e: Any, x: Any) -> Any:
     ec, xc = lift(ctx, e), lift(ctx, x)
     E, X = ctx.exp(ec), ctx.exp(xc)
     num = ctx.mpf(0)
+    c = 1  # C(k, l), exact
     for l in range(k // 2 + 1):
         gap = (k - 2 * l) * ec - xc
         if not (gap.b > 0 if hasattr(gap, "b") else gap > 0):
             break
-        num = num + ctx.mpf(comb(k, l)) * clip0(ctx, E ** (k - l) - X * E ** l)
+        num = num + ctx.mpf(c) * clip0(ctx, E ** (k - l) - X * E ** l)
+        c = c * (k - l) // (l + 1)
     return num / (1 + E) ** k
 
 
@@ -125,7 +131,7 @@ def kov_delta(k: Any, eps: Any, eps_target: Any, *, delta0: Any = 0, prec: int =
     k, e, d0 = _inputs(k, eps, delta0)
     x = nonneg_real("eps_target", eps_target)
     with exact_context(prec, interval) as ctx:
-        return 1 - (1 - lift(ctx, d0)) ** k * (1 - _profile_core(ctx, k, e, x))
+        return with_atoms(ctx, [d0] * k, _profile_core(ctx, k, e, x))
 
 
 def kov_eps(k: Any, eps: Any, delta: Any, *, delta0: Any = 0, prec: int = DEFAULT_PREC) -> Any:
@@ -145,10 +151,15 @@ def kov_eps(k: Any, eps: Any, delta: Any, *, delta0: Any = 0, prec: int = DEFAUL
         ec = lift(ctx, e)
         E = ctx.exp(ec)
         N = (1 + E) ** k
-        eff = 1 - (1 - lift(ctx, d)) / (1 - lift(ctx, d0)) ** k  # allowed RR delta
+        eff = allowed_core(ctx, [d0] * k, d)  # allowed RR delta
         top = min(i, (k - 1) // 2)  # atoms with (k-2l) eps > 0 only
-        A = sum(ctx.mpf(comb(k, l)) * E ** (k - l) for l in range(top + 1))
-        B = sum(ctx.mpf(comb(k, l)) * E ** l for l in range(top + 1))
+        A = B = ctx.mpf(0)
+        hi, lo = E ** k, ctx.mpf(1)  # E^{k-l}, E^l
+        c = 1  # C(k, l), exact
+        for l in range(top + 1):
+            A, B = A + ctx.mpf(c) * hi, B + ctx.mpf(c) * lo
+            hi, lo = hi / E, lo * E
+            c = c * (k - l) // (l + 1)
         lo = max((k - 2 * i - 2) * ec, ctx.mpf(0))
         hi = lift(ctx, eps_i)
         if (A - eff * N) <= 0:

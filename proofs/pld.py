@@ -52,7 +52,7 @@ from mechanisms import validation as V
 from mechanisms.core import DEFAULT_PREC, exact_context
 from mechanisms.errors import InvalidParameter
 
-from ._numeric import clip0, ctx_max, delta_list, eps_list, is_iv, lift, nonneg_real, pos_real, prob, surely_pos
+from ._numeric import allowed_core, clip0, ctx_max, delta_list, eps_list, is_iv, lift, nonneg_real, pos_real, prob, surely_pos, with_atoms
 
 __all__ = [
     "pld_delta",
@@ -226,8 +226,7 @@ def rr_delta(k: Any, eps: Any, eps_target: Any, *, delta0: Any = 0, prec: int = 
         ec = lift(ctx, e)
         p = ctx.exp(ec) / (1 + ctx.exp(ec))
         core = _binary_delta(ctx, k, p, e, -e, x)
-        keep = (1 - lift(ctx, d0)) ** k
-        return 1 - keep * (1 - core)
+        return with_atoms(ctx, [d0] * k, core)
 
 
 def rr_eps(k: Any, eps: Any, delta: Any, *, delta0: Any = 0, prec: int = DEFAULT_PREC) -> Any:
@@ -238,8 +237,7 @@ def rr_eps(k: Any, eps: Any, delta: Any, *, delta0: Any = 0, prec: int = DEFAULT
     k, e, d0 = _rr_inputs(k, eps, delta0)
     d = prob("delta", delta)
     with exact_context(prec, False) as ctx:
-        keep = (1 - lift(ctx, d0)) ** k
-        eff = 1 - (1 - lift(ctx, d)) / keep  # delta allowed for the RR part
+        eff = allowed_core(ctx, [d0] * k, d)  # delta allowed for the RR part
         if eff < 0:
             return ctx.inf
         ec = lift(ctx, e)
@@ -269,10 +267,7 @@ def rr_hetero_delta(eps: Sequence[Any], eps_target: Any, deltas: Sequence[Any] |
     ds = delta_list(deltas, len(es))
     x = nonneg_real("eps_target", eps_target)
     with exact_context(prec, interval) as ctx:
-        keep = ctx.mpf(1)
-        for d in ds:
-            keep = keep * (1 - lift(ctx, d))
-        return 1 - keep * (1 - pld_delta(ctx, _rr_hetero_pld(ctx, es), x))
+        return with_atoms(ctx, ds, pld_delta(ctx, _rr_hetero_pld(ctx, es), x))
 
 
 def rr_hetero_eps(eps: Sequence[Any], delta: Any, deltas: Sequence[Any] | None = None, *, prec: int = DEFAULT_PREC) -> Any:
@@ -281,10 +276,7 @@ def rr_hetero_eps(eps: Sequence[Any], delta: Any, deltas: Sequence[Any] | None =
     ds = delta_list(deltas, len(es))
     d = prob("delta", delta)
     with exact_context(prec, False) as ctx:
-        keep = ctx.mpf(1)
-        for di in ds:
-            keep = keep * (1 - lift(ctx, di))
-        eff = 1 - (1 - lift(ctx, d)) / keep
+        eff = allowed_core(ctx, ds, d)
         if eff < 0:
             return ctx.inf
         return pld_eps(ctx, _rr_hetero_pld(ctx, es), eff)
@@ -369,6 +361,19 @@ def _search_t(f: Any, k: int, e: Any, extra: Sequence[Any] = ()) -> Any:
         return best_t
 
 
+def _clamp_t(t: Any, e: Any) -> Any:
+    """The searched t as an exact dyadic Fraction, clamped into [0, eps] when eps is rational.
+
+    A 96-bit search value may exceed a rational eps by rounding, and RR_{eps,t} is
+    eps-range-bounded only for t in [0, eps].
+    """
+    man, exp = t.man_exp
+    tf = Fraction(man) * Fraction(2) ** exp
+    if isinstance(e, (int, Fraction)):
+        return min(max(tf, Fraction(0)), Fraction(e))
+    return tf
+
+
 def br_delta(k: Any, eps: Any, eps_target: Any, *, prec: int = DEFAULT_PREC, interval: bool = False) -> tuple[Any, Any]:
     """``(delta, t*)``: max over searched t of delta(eps_target) of k-fold RR_{eps,t}.
 
@@ -393,9 +398,9 @@ def br_delta(k: Any, eps: Any, eps_target: Any, *, prec: int = DEFAULT_PREC, int
         near = extra if k <= 32 else sorted(extra, key=lambda t: abs(t - ec / 2))[:16]
         # t close to eps matters when x is close to k eps (only the top atom can exceed x)
         near += [ec * (1 - ctx.mpf(2) ** -j) for j in range(1, 12)]
-    t_star = _search_t(f, k, e, near)
+    t_star = _clamp_t(_search_t(f, k, e, near), e)
     with exact_context(prec, interval) as ctx:
-        tt = ctx.mpf(t_star)
+        tt = lift(ctx, t_star)
         p, _ = br_probabilities(ctx, e, tt)
         return _binary_delta(ctx, k, p, tt, tt - lift(ctx, e), x), t_star
 
@@ -415,9 +420,9 @@ def br_eps(k: Any, eps: Any, delta: Any, *, prec: int = DEFAULT_PREC) -> tuple[A
         p, _ = br_probabilities(mp, e, t)
         return _binary_eps(mp, k, p, t, t - lift(mp, e), d)
 
-    t_star = _search_t(f, k, e)
+    t_star = _clamp_t(_search_t(f, k, e), e)
     with exact_context(prec, False) as ctx:
-        tt = ctx.mpf(t_star)
+        tt = lift(ctx, t_star)
         p, _ = br_probabilities(ctx, e, tt)
         return _binary_eps(ctx, k, p, tt, tt - lift(ctx, e), d), t_star
 
