@@ -222,13 +222,19 @@ class GreedyK:
 
 
 def _catalogue() -> dict[str, Any]:
-    """Named strategies for histograms of length 3 (the ledger's domains)."""
+    """Named strategies for histograms of length 3 (the ledger's domains; identity views fit any d)."""
     far = View(shift=(3, 0, 0))  # lift item 0 towards the ⊥ threshold
     return {
         "fixed-k1": Fixed(1, 1, name="fixed-k1"),
         "fixed-k2": Fixed(2, 2, name="fixed-k2"),
+        "fixed-k2-kbar3": Fixed(2, 3, name="fixed-k2-kbar3"),  # any d >= 3
+        "alg6-fixed": Fixed(2, 3, name="alg6-fixed"),  # Algorithm 6 rounds: k=2, dbar=3
+        "alg6-greedy": GreedyK(3, 4, min_k=2, name="alg6-greedy"),
         "reask-on-bot": ReaskOnBot(1, 2, name="reask-on-bot"),
         "reask-shifted": ReaskOnBot(2, 2, view=far, name="reask-shifted"),
+        # item 0 lifted to the ⊥ threshold of (kbar=1, eps=1, delta=1/1000): ⊥ answers carry information
+        "reask-far": ReaskOnBot(1, 1, view=View(shift=(8, 0, 0)), name="reask-far"),
+        "far-k1": Fixed(1, 1, view=View(shift=(7, 0, 0)), name="far-k1"),
         "peel-off": PeelOff(1, 2, name="peel-off"),
         "adaptive-kbar": AdaptiveKbar(1, (1, 2), name="adaptive-kbar"),
         "switch": Switch(1, 1, views=(View(select=(1, 2, 0)), View(select=(2, 0, 1), shift=(2, 0, 0))),
