@@ -178,4 +178,10 @@ class Statement(Claim):
 
     reason: str = ""
     kind: str = "definition"
-    expected: str = "implemented"
+    expected: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("definition", "not-checkable", "experiment"):
+            raise ValueError(f"kind={self.kind!r} must be 'definition', 'not-checkable' or 'experiment'")
+        if not self.expected:  # the only verdict a statement can have follows from its kind
+            object.__setattr__(self, "expected", "implemented" if self.kind == "definition" else "not-checkable")
