@@ -199,6 +199,19 @@ class MultiLimitDomSession:
             raise InvalidParameter("query_optimal has only the unrestricted threshold (DR19 §6.3 assumes Delta = d)")
         return self._run(OptimalThreshold(k, dbar, self.eps, self.delta, literal=literal), h, rng)
 
+    def run(self, strategy: Any, h: Sequence[int], *, rng: np.random.Generator) -> tuple:
+        """Let ``strategy`` (transcript -> ``Step`` or None) drive the session on data ``h``
+        until it stops, the session closes, or a request cannot be paid for; return the
+        transcript.  Round i queries ``step.view(h)`` (Algorithm 1 rounds)."""
+        if isinstance(strategy, str):
+            strategy = get_strategy(strategy)
+        while not self.closed:
+            step = strategy(self.transcript)
+            if step is None or not self.can_pay(step.k):
+                break  # a request k_i > k* is not run and ends the session (module docstring)
+            self.query(step.view(h), step.k, step.kbar, rng=rng)
+        return self.transcript
+
     def _check_budget(self, k: int) -> None:
         if self.closed:
             raise BudgetExceeded(f"session closed: k* left={self._k_left}, l* left={self._l_left}")
