@@ -50,6 +50,8 @@ LEM73_AR = (_p(2, 1, 1, F(1, 10), "fixed-k2-kbar3"), _p(4, 2, 1, F(1, 10), "fixe
 LEM73_D1 = (_p(2, 1, 2, F(1, 4), "fixed-k2", Delta=1), _p(4, 2, 2, F(1, 4), "fixed-k2", Delta=1))
 BOT_FREE = (_p(1, 5, 1, F(1, 1000), "reask-far", charge="indices-only", grid=(0,)),)
 ALG6 = (_p(2, 2, 1, F(1, 10), "alg6-fixed", algorithm="alg6"), _p(4, 2, 1, F(1, 10), "alg6-greedy", algorithm="alg6"))
+ALG6_LITERAL = tuple({**p, "algorithm": "alg6-literal"} for p in ALG6)
+NO_FN6 = tuple(_p(2, l, e, F(1, 1000), "alg6-fixed", algorithm="alg6", charge="no-footnote6", grid=(0,)) for l in (2, 4) for e in (1, 2))
 
 D3 = dict(d=3, max_count=2)
 Q3 = dict(d=3, max_count=1)
@@ -183,6 +185,20 @@ CLAIMS = [
         code=CODE + " (algorithm='alg6')", relation="add-remove",
         domain=_dom(ALG6, d=3, max_count=2), quick=_dom(ALG6[:1], **Q3), mechanism=E.session, points=E.theorem2_points,
         notes="Read as: with Algorithm 6 + LimitDom^{k_i-1, kbar} rounds (EM reading of the selection, mechanisms.optimal_threshold) charged |o_i|+1, Theorem 2's (eps*, 2 l* delta + delta') still holds. " + _WHERE.format(rel="add-remove"),
+    ),
+    PrivacyClaim(
+        id="DR19.Claim7.1#alg6-literal", title="Footnote 6 with Algorithm 6's printed selection", source=SRC + "; footnote 6, Algorithm 6 as printed",
+        statement="as DR19.Claim7.1, with Algorithm 6's selection argmin_i (h_(i) + ln(i/delta)/eps + Gumbel(1/eps)) as printed",
+        code=CODE + " (algorithm='alg6-literal')", relation="add-remove",
+        domain=_dom(ALG6_LITERAL, d=3, max_count=2), quick=_dom(ALG6_LITERAL[:1], **Q3), mechanism=E.session, points=E.theorem2_points,
+        notes="The printed selection is not the exponential mechanism (see mechanisms.optimal_threshold); checked on the same domain as DR19.Claim7.1.",
+    ),
+    PrivacyClaim(
+        id="DR19.Claim7.1#no-footnote6", title="Probe: Algorithm 6 rounds charged only |o_i|", source=SRC + "; footnote 6",
+        statement="(probe) Theorem 2's (eps*, 2 l* delta) when Algorithm 6 rounds pay |o_i| instead of |o_i| + 1",
+        code=CODE + " (algorithm='alg6', charge='no-footnote6')", relation="add-remove", probe=True,
+        domain=_dom(NO_FN6, d=3, max_count=2), quick=_dom(NO_FN6[:1], **Q3), mechanism=E.session, points=E.theorem2_points,
+        notes="Each round runs one more EM step (the selection) than it pays for, so up to 2k* steps run under a k* budget; yet on this domain (delta=1/1000, eps in {1,2}, l* in {2,4}, plus shifted views in an off-ledger search) the exact delta at eps* = k* eps stays below 2 l* delta (worst 7.5% of it): the +1 of footnote 6 is sufficient but was not shown necessary here.",
     ),
     Obligation(
         id="DR19.Thm2#eq3-twin", title="The session reports eq. (3) as transcribed", source=SRC + "; eq. (3)",
