@@ -84,6 +84,14 @@ def _lem44(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     return [Comparison(truth, "<=", F(d), label=f"delta_BR(eps''={_fmt(bound)}) <= delta")]
 
 
+def _lem44_adaptive(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
+    """delta of the best *adaptive* grid policy over RR_{eps,t} (a lower bound, mp only) at eq. (4) <= delta."""
+    p = inst.params
+    bound = C.range_bounded_eps(C.homogeneous(p["k"], p["eps"]), p["delta"], prec=prec, interval=interval)
+    truth = pld.br_adaptive_delta(p["k"], p["eps"], bound, m=p.get("m", 6), prec=prec)
+    return [Comparison(truth, "<=", F(p["delta"]), label=f"delta_BR-adaptive(eps''={_fmt(bound)}) <= delta")]
+
+
 def _lem44_on_dp(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """Probe: eq. (4) applied to eps-DP (randomized response), not eps-BR mechanisms."""
     p = inst.params
@@ -316,6 +324,16 @@ CLAIMS = [
         notes="Truth = max over t of the exact profile of RR_{eps,t}^k (DDR20): a LOWER bound on the adaptive worst case, so 'holds' means "
         "'not refuted' (a necessary check); the Azuma-Hoeffding proof of App. B.2 is what makes it a theorem. "
         "App. B.2 says 'bounded with probability at least delta' (should read 1 - delta). Same formula in seed 000.",
+    ),
+    Obligation(
+        id="DR19.Lem4.4#adaptive", title="Lemma 4.4 vs adaptively chosen range-bounded steps", source="001 §4.2, Lemma 4.4",
+        statement="(as DR19.Lem4.4, against an adaptive adversary) the choice of M_i may depend on the previous outcomes",
+        code="proofs.composition.range_bounded_eps; truth proofs.pld.br_adaptive_delta", relation="none",
+        domain=Domain(**_NONE, extra={"k": (2, 5, 10), "eps": (F(1, 10), F(1)), "delta": (F(1, 10**6), F(1, 10**2))}),
+        quick=Domain(**_NONE, extra={"k": (5,), "eps": (F(1, 2),), "delta": (F(1, 100),)}),
+        evaluate=_lem44_adaptive, instances=_grid,
+        notes="Truth: optimal adaptive policy choosing t_i in {eps j/6} from the past (dynamic programme, exact for that policy): a lower "
+        "bound on the adaptive worst case, and >= the non-adaptive value on the same grid (the DDR20 adaptivity gap shows up).",
     ),
     Obligation(
         id="DR19.Lem4.4#rb-dropped", title="Probe: eq. (4) for eps-DP (not range-bounded) mechanisms", source="001 §4.2, Lemma 4.4",

@@ -69,6 +69,7 @@ __all__ = [
     "br_delta",
     "br_eps",
     "br_hetero_delta",
+    "br_adaptive_delta",
     "product_delta_bruteforce",
 ]
 
@@ -454,6 +455,45 @@ def br_hetero_delta(groups: Sequence[tuple[Any, Any]], eps_target: Any, *, grid:
             p, _ = br_probabilities(ctx, e, t)
             pld = convolve(ctx, pld, binary_pld(ctx, k, p, t, t - e))
         return pld_delta(ctx, pld, x), ts
+
+
+def br_adaptive_delta(k: Any, eps: Any, eps_target: Any, *, m: int = 8, prec: int = DEFAULT_PREC) -> Any:
+    """Adaptive composition of k eps-BR steps where step i may pick ``t_i`` from the past.
+
+    The analyst picks ``t_i in {eps j/m : 0 < j < m}`` after seeing earlier outputs; the
+    optimal policy is a dynamic programme over the remaining budget ``y = x - (loss so far)``,
+    which lives on the lattice ``x + (eps/m) Z``:
+
+        W_0(y) = max(0, 1 - e^y),
+        W_j(y) = max_t [P_t(1) W_{j-1}(y - t) + P_t(0) W_{j-1}(y - t + eps)],
+
+    and ``delta = W_k(x)``.  Exact for the optimal grid policy (mp at ``prec``), so a
+    **lower bound** on the worst case of k adaptively composed eps-BR mechanisms that is
+    >= the non-adaptive value for the same grid (DDR20 §3.3: adaptivity can cost more).
+    Cost ``O(k^2 m^2)``.
+    """
+    k = V.pos_int("k", k)
+    m = V.pos_int("m", m)
+    e = _exact(pos_real("eps", eps))
+    x = nonneg_real("eps_target", eps_target)
+    step = Fraction(e) / m if isinstance(e, (int, Fraction)) else None
+    if step is None:
+        raise InvalidParameter(f"eps={e!r} must be rational for the adaptive lattice")
+    with exact_context(prec, False) as ctx:
+        xc = lift(ctx, _point(x))
+        pairs = []
+        for j in range(1, m):
+            t = step * j
+            p, _ = br_probabilities(ctx, e, t)
+            pairs.append((j, p))
+        # y = x + n * step, n in [-k m, k m]; moving by -t is n -> n - j, by -t + eps is n -> n - j + m
+        span = k * m
+        W = {n: clip0(ctx, 1 - ctx.exp(xc + n * lift(ctx, step))) for n in range(-span - m, span + m + 1)}
+        for level in range(1, k + 1):
+            reach = (k - level) * m  # states still needed at this level
+            W = {n: max(p * W[n - j] + (1 - p) * W[n - j + m] for j, p in pairs)
+                 for n in range(-reach - m, reach + m + 1)}
+        return W[0]
 
 
 # ----------------------------------------------------------------------------- brute force

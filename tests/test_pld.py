@@ -121,6 +121,20 @@ def test_br_search_finds_the_sup_where_it_matters():
         assert got >= dense * mp(F(99, 100)), (k, e, x, got, dense)
 
 
+def test_adaptive_br_dominates_non_adaptive_and_matches_k1():
+    """The adaptive grid policy is at least the best fixed t of the same grid; equal for k = 1; <= RR."""
+    for k, e, x in [(1, F(1, 2), F(1, 4)), (3, F(1, 2), F(1, 2)), (6, F(1, 10), F(1, 5))]:
+        ad = pld.br_adaptive_delta(k, e, x, m=6)
+        fixed = max(pld.br_delta_t(k, e, e * F(j, 6), x) for j in range(1, 6))
+        with exact_context(256):
+            assert ad >= fixed * (1 - mpmath.mpf(10) ** -60)
+            assert ad <= pld.rr_delta(k, e, x)
+        if k == 1:
+            assert close(ad, fixed)
+    # the gap exists (DDR20): k = 5, eps = 1/2, x = 1
+    assert pld.br_adaptive_delta(5, F(1, 2), 1, m=8) > max(pld.br_delta_t(5, F(1, 2), F(j, 16), 1) for j in range(1, 8))
+
+
 def test_br_is_never_worse_than_rr():
     """An eps-BR pair is eps-DP, so the BR lower bound never exceeds the exact eps-DP optimum."""
     for k, e, x in [(10, F(1, 10), F(1, 2)), (100, F(1, 2), F(10)), (3, F(1), F(1))]:
