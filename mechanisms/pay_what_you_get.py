@@ -393,8 +393,10 @@ def _registry() -> list:
         ),
         MechanismSpec(
             name="multi-limit-dom-bot-free", factory=lambda **p: MultiLimitDom(**{**p, "charge": "indices-only"}),
-            valid=({**base, "k_star": 1, "l_star": 3, "strategy": "reask-on-bot"},),
-            examples=examples, paper="mutant of DR19 Algorithm 2",
+            # the ledger probe DR19.Thm2#bot-free's witness: item 0 at the ⊥ threshold, small delta
+            valid=({"k_star": 1, "l_star": 5, "eps": 1, "delta": "0.001", "strategy": "reask-far"},
+                   {**base, "k_star": 1, "l_star": 3, "strategy": "reask-on-bot"}),
+            examples=((0, 0, 0), (0, 0, 1), (1, 0, 0)), paper="mutant of DR19 Algorithm 2",
             mutant="accountant charges only returned indices: ⊥ answers are free (Algorithm 2 charges |o_i|, ⊥ included)",
             claim=lambda p: theorem2_guarantee(p["k_star"], p["l_star"], p["eps"], p["delta"], 0),
             tags=frozenset({"transcript"}),
