@@ -190,6 +190,14 @@ class Joint:
         _check_k(self.k, len(h))
         return set_tables(h, self.k)
 
+    def categorical(self, tab: SetTables) -> ExactCategorical:
+        """The exact gap sampler for this mechanism and eps, cached on the tables."""
+        key = (type(self).__name__, getattr(self, "reading", None), self.eps)
+        cache = tab.__dict__.setdefault("_cats", {})
+        if key not in cache:
+            cache[key] = ExactCategorical(self._weights(tab), tab.gaps, self.eps)
+        return cache[key]
+
     def gap_distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC,
                          interval: bool = False) -> dict[int, Any]:
         """``{m: P(gap = m)}`` exactly; every d (no enumeration of sets)."""
@@ -228,7 +236,7 @@ class Joint:
         tab = self.tables(h)
         wts = self._weights(tab)
         if exact:
-            gs = ExactCategorical(wts, tab.gaps, self.eps).sample(rng, size)
+            gs = self.categorical(tab).sample(rng, size)
         else:
             logw = np.array([math.log(w) if w else -np.inf for w in wts]) \
                 - float(self.eps) / 2 * np.array(tab.gaps, dtype=float)

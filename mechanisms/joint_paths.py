@@ -279,9 +279,32 @@ class FlagDP:
             self.states.append((v0, v1))
             prev = tau
         self.count = self.states[-1][1][k] if valid and self.blocks else 0
+        self._steps: dict = {}
+
+    def _step(self, b: int, s: int, f: int) -> tuple[list[tuple[int, int]], list[int]]:
+        """Predecessor states of (s, f) after block b, with cumulative exact weights (cached)."""
+        key = (b, s, f)
+        if key not in self._steps:
+            start, end = self.blocks[b]
+            L = end - start
+            prev0, prev1 = self.states[b]
+            fpre = [f] if not (f == 1 and s < self.lower_lo[b]) else [0, 1]
+            cands, cum, tot = [], [], 0
+            for fp in fpre:
+                vec = prev1 if fp else prev0
+                for s0 in range(max(0, s - L), s + 1):
+                    w = vec[s0] * comb(L, s - s0)
+                    if w:
+                        tot += w
+                        cands.append((s0, fp))
+                        cum.append(tot)
+            self._steps[key] = (cands, cum)
+        return self._steps[key]
 
     def sample(self, rng) -> list[int]:
         """One accepted set, uniformly, as 1-based sorted positions."""
+        from bisect import bisect_right
+
         from .joint_sampling import randbelow
 
         if self.count == 0:
@@ -289,29 +312,23 @@ class FlagDP:
         s, f = self.k, 1
         chosen: list[int] = []
         for b in range(len(self.blocks) - 1, -1, -1):
-            start, end = self.blocks[b]
-            L = end - start
-            prev0, prev1 = self.states[b]
-            fpre = [f] if not (f == 1 and s < self.lower_lo[b]) else [0, 1]
-            cands = []
-            for fp in fpre:
-                vec = prev1 if fp else prev0
-                for s0 in range(max(0, s - L), s + 1):
-                    w = vec[s0] * comb(L, s - s0)
-                    if w:
-                        cands.append((w, s0, fp))
-            total = sum(w for w, _, _ in cands)
-            x = randbelow(rng, total)
-            for w, s0, fp in cands:
-                if x < w:
-                    break
-                x -= w
+            cands, cum = self._step(b, s, f)
+            s0, fp = cands[bisect_right(cum, randbelow(rng, cum[-1]))]
             a = s - s0
             if a:
-                picks = rng.choice(L, size=a, replace=False)
-                chosen.extend(start + 1 + int(p) for p in picks)
+                start, end = self.blocks[b]
+                chosen.extend(start + 1 + p for p in floyd_subset(rng, end - start, a))
             s, f = s0, fp
         return sorted(chosen)
+
+
+def floyd_subset(rng, n: int, a: int) -> set[int]:
+    """A uniformly random a-subset of range(n) (Floyd's algorithm: a draws, exact)."""
+    out: set[int] = set()
+    for j in range(n - a, n):
+        t = int(rng.integers(0, j + 1))
+        out.add(j if t in out else t)
+    return out
 
 
 def utility_gap(v: Sequence[int], positions: Sequence[int]) -> int:

@@ -71,7 +71,11 @@ class ExactCategorical:
         self._set_prec(prec)
 
     def _set_prec(self, prec: int) -> None:
+        """Enclose every partial sum ``S_j`` as integers ``L_j <= S_j * 2^P <= H_j``."""
         self.prec = prec
+        if all(isinstance(g, int) and g >= 0 for g in self.gaps):
+            self._set_prec_int(prec)
+            return
         lo, hi = [], []
         with exact_context(prec, interval=True) as iv:
             e = to_ctx(iv, self.eps) / 2
@@ -81,12 +85,57 @@ class ExactCategorical:
                     s = s + iv.mpf(c) * iv.exp(-e * to_ctx(iv, g))
                 lo.append(s._mpi_[0])
                 hi.append(s._mpi_[1])
-            # scale so that the total has about ``prec`` significant bits
             man, ex = to_man_exp(s._mpi_[1])
             P = prec - (int(ex) + int(man).bit_length()) if man else prec
-            self.P = P
             self.L = [_floor_scaled(x, P) for x in lo]
             self.H = [_ceil_scaled(x, P) for x in hi]
+        self.Zl, self.Zh = self.L[-1], self.H[-1]
+
+    def _set_prec_int(self, prec: int) -> None:
+        """Integer gaps: ``exp(-eps m/2) = q^m`` with ``q`` enclosed once by mpmath, then
+        fixed-point powers with directed rounding (floor for the lower, ceiling for the
+        upper bound) -- exact integer arithmetic, valid bounds at any precision.  ``P``
+        keeps ``prec`` relative bits down to weights ``2^-4096`` (smaller ones still get
+        valid, if loose, bounds; the lazy refinement takes care of them)."""
+        top = max((g for c, g in zip(self.counts, self.gaps) if c), default=0)
+        extra = min(4096, int(float(self.eps) / 2 * top * 1.4427) + 2)
+        P = prec + 64 + extra
+        with exact_context(P + 64, interval=True) as iv:
+            qi = iv.exp(-to_ctx(iv, self.eps) / 2)
+            ql, qh = _floor_scaled(qi._mpi_[0], P), _ceil_scaled(qi._mpi_[1], P)
+        one = 1 << P
+
+        def mul_lo(a: int, b: int) -> int:
+            return (a * b) >> P
+
+        def mul_hi(a: int, b: int) -> int:
+            return -((-a * b) >> P)
+
+        def power(x: int, t: int, mul) -> int:
+            r = one
+            while t:
+                if t & 1:
+                    r = mul(r, x)
+                x = mul(x, x)
+                t >>= 1
+            return r
+
+        wl = wh = one
+        at = 0
+        sl = sh = 0
+        self.L, self.H = [], []
+        for c, g in zip(self.counts, self.gaps):
+            if g != at:
+                if g < at:                       # gaps not ascending: restart from q^0
+                    wl = wh = one
+                    at = 0
+                wl = mul_lo(wl, power(ql, g - at, mul_lo))
+                wh = mul_hi(wh, power(qh, g - at, mul_hi))
+                at = g
+            sl += c * wl
+            sh += c * wh
+            self.L.append(sl)
+            self.H.append(sh)
         self.Zl, self.Zh = self.L[-1], self.H[-1]
 
     def _draw_one(self, rng: np.random.Generator, u: int, b: int) -> int:

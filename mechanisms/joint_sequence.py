@@ -181,6 +181,13 @@ class JointSequence:
             raise InvalidParameter(f"k={self.k} must be <= d={len(h)} (the number of items)")
         return sequence_tables(h, self.k)
 
+    def categorical(self, tab: SequenceTables) -> ExactCategorical:
+        """The exact gap sampler for this eps, cached on the tables (one per histogram)."""
+        cache = tab.__dict__.setdefault("_cats", {})
+        if self.eps not in cache:
+            cache[self.eps] = ExactCategorical(tab.counts, tab.gaps, self.eps)
+        return cache[self.eps]
+
     def gap_distribution(self, h, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         """``{m: P(gap = m)}`` exactly, any d."""
         tab = self.tables(h)
@@ -207,7 +214,7 @@ class JointSequence:
         size = pos_int("size", size)
         tab = self.tables(h)
         if exact:
-            gs = ExactCategorical(tab.counts, tab.gaps, self.eps).sample(rng, size)
+            gs = self.categorical(tab).sample(rng, size)
         else:
             logw = tab_log_weights(tab, float(self.eps))
             gs = [int(x) for x in np.argmax(rng.gumbel(size=(size, len(logw))) + logw, axis=1)]

@@ -1,0 +1,374 @@
+"""JOINT (seed 004): brute-force twins of every exact formula, exact laws, seeded sampler fits.
+
+Brute-force instance counts are asserted, so a shrinking loop cannot silently pass.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from scipy import stats
+
+from mechanisms.core import exact_context
+from mechanisms.errors import InvalidParameter, InvalidParameterType
+from mechanisms.joint import Joint, JointLiteral, set_tables, u_def5, u_star
+from mechanisms.joint_paths import (
+    FlagDP,
+    count_bounded,
+    count_paths_grid,
+    count_paths_lemma7,
+    matrix_A,
+    matrix_M_hat,
+    thresholds,
+)
+from mechanisms.joint_sampling import ExactCategorical
+from mechanisms.joint_sequence import JointSequence, sequence_tables, u_sequence
+from proofs._gjmr21_brute import def5_utilities, em_over_sets
+
+#: Significance level of the seeded goodness-of-fit tests (fixed seeds: deterministic).
+ALPHA = 1e-4
+#: A broken variant must be rejected at least this strongly.
+POWER_P = 1e-8
+#: Draws per seeded goodness-of-fit test (enough for POWER_P against the eps -> 2 eps mutant).
+N_SAMPLES = 6000
+
+
+def gof_pvalue(samples, probs: dict) -> float:
+    """Chi-square goodness of fit of ``samples`` to the exact ``probs``; bins with expected < 5 pooled."""
+    n = len(samples)
+    obs = Counter(samples)
+    assert set(obs) <= set(probs), "a sample lies outside the support"
+    exp_, ob_ = [], []
+    pool_e = pool_o = 0.0
+    for o, p in probs.items():
+        e = float(p) * n
+        if e < 5:
+            pool_e += e
+            pool_o += obs.get(o, 0)
+        else:
+            exp_.append(e)
+            ob_.append(obs.get(o, 0))
+    if pool_e > 0:
+        exp_.append(pool_e)
+        ob_.append(pool_o)
+    exp_ = np.array(exp_) * (n / sum(exp_))
+    return float(stats.chisquare(ob_, exp_).pvalue)
+
+
+# ----------------------------------------------------------------------------- Lemma 5
+def _hists(d, m):
+    return itertools.product(range(m + 1), repeat=d)
+
+
+def test_def5_closed_form_matches_bfs_ties_included():
+    """u_def5 (derived closed form of Definition 5) = BFS dataset distance, both tie readings."""
+    n = 0
+    for d, m in ((2, 3), (3, 3), (4, 1)):
+        for h in _hists(d, m):
+            for k in range(1, d):
+                for ties in ("index", "any"):
+                    for S, u in def5_utilities(h, k, ties).items():
+                        assert u_def5(h, S, ties=ties) == u, (h, k, ties, S)
+                        n += 1
+    assert n == sum((m + 1) ** d * 2 * (2 ** d - 2) for d, m in ((2, 3), (3, 3), (4, 1)))   # 1280
+
+
+def test_lemma5_closed_form_is_not_def5_but_an_upper_bound():
+    """Finding: Lemma 5's closed form != Definition 5, even with distinct counts."""
+    mismatches = distinct_mismatches = checked = 0
+    for d, m in ((3, 3), (4, 1)):
+        for h in _hists(d, m):
+            for k in range(1, d):
+                for S, u in def5_utilities(h, k, "any").items():
+                    checked += 1
+                    assert u_star(h, S) >= u                      # the closed form is an upper bound
+                    if u_star(h, S) != u:
+                        mismatches += 1
+                        distinct_mismatches += len(set(h)) == d
+    assert checked == 64 * 6 + 16 * 14 and mismatches > 0 and distinct_mismatches > 0
+    # the witnesses quoted in the ledger
+    assert u_star((0, 1, 2), {0, 1}) == -1 and def5_utilities((0, 1, 2), 2, "any")[frozenset({0, 1})] == -2
+    assert u_star((0, 0), {1}) == 0 and def5_utilities((0, 0), 1, "index")[frozenset({1})] == -1
+    assert u_star((10, 5, 0), {1, 2}) == -5 and u_def5((10, 5, 0), {1, 2}, ties="any") == -10
+
+
+def test_lemma5_sensitivity_one_ties_included():
+    """|u(h,S) - u(h',S)| <= 1 on add/remove pairs: closed form (d=4, counts 0..3) and Def 5 (d=3)."""
+    def pairs(d, m):
+        moves = [e for e in itertools.product((0, 1), repeat=d) if any(e)]
+        for h in _hists(d, m):
+            for e in moves:
+                g = tuple(a + b for a, b in zip(h, e))
+                if max(g) <= m:
+                    yield h, g
+
+    n = 0
+    for h, g in pairs(4, 3):
+        for k in (1, 2, 3):
+            for S in itertools.combinations(range(4), k):
+                assert abs(u_star(h, S) - u_star(g, S)) <= 1
+                n += 1
+    assert n == 14 * sum(1 for _ in pairs(4, 3))
+    for h, g in pairs(3, 3):
+        for k in (1, 2):
+            for ties in ("index", "any"):
+                a, b = def5_utilities(h, k, ties), def5_utilities(g, k, ties)
+                assert all(abs(a[S] - b[S]) <= 1 for S in a)
+
+
+# ----------------------------------------------------------------------------- Lemmas 6-7, counts
+def _instances(seed=0):
+    """Exhaustive d <= 4 (counts 0..3), plus 15 seeded random histograms for each d = 5..8."""
+    for d in range(1, 5):
+        for h in _hists(d, 3):
+            for k in range(1, min(d, 4) + 1):
+                yield h, k
+    rnd = random.Random(seed)
+    for d in range(5, 9):
+        for _ in range(15):
+            h = tuple(rnd.randint(0, 6) for _ in range(d))
+            for k in range(1, 5):
+                yield h, k
+
+
+def test_gap_counts_equal_brute_force():
+    n = 0
+    for h, k in _instances():
+        tab = set_tables(h, k)
+        brute = Counter(-u_star(h, S) for S in itertools.combinations(range(len(h)), k))
+        assert {m: c for m, c in zip(tab.gaps, tab.counts) if c} == brute, (h, k)
+        assert sum(tab.counts) == math.comb(len(h), k)
+        n += 1
+    assert n == 4 + 16 * 2 + 64 * 3 + 256 * 4 + 4 * 15 * 4     # 1492 (h, k) instances
+
+
+def test_lemma6_and_lemma7_against_brute_force():
+    """Every entry (i, j) of M-hat: grid paths ('<=') = #sets with utility >= -M_ij = Q-product =
+    staircase count; with the printed '<' the paths count utility > -M_ij."""
+    n = 0
+    for h, k in _instances(seed=1):
+        d = len(h)
+        if d - k + 1 < 1:
+            continue
+        v = sorted(h, reverse=True)
+        Mh = matrix_M_hat(v, k)
+        gaps = [-u_star(h, S) for S in itertools.combinations(range(d), k)]
+        for i in range(1, k + 1):
+            for j in range(1, d - k + 2):
+                m = Mh[i - 1][j - 1]
+                A, As = matrix_A(Mh, i, j, strict=False), matrix_A(Mh, i, j, strict=True)
+                ge = sum(g <= m for g in gaps)
+                assert count_paths_grid(A) == ge == count_paths_lemma7(A) == count_bounded(thresholds(v, k, m), k)
+                assert count_paths_grid(As) == sum(g < m for g in gaps) == count_paths_lemma7(As)
+                n += 1
+    assert n == 8528                                          # (h, k, entry) instances
+
+
+def test_flag_dp_counts_exact_gap_sets():
+    n = 0
+    for h, k in _instances(seed=2):
+        tab = set_tables(h, k)
+        for g in range(len(tab.gaps)):
+            assert tab.flag_dp(g).count == tab.counts[g]
+            n += 1
+    assert n > 2000
+
+
+def test_worked_example_section_3_1():
+    c = (10, 7, 4, 3, 0)                       # c3-c4 = 1 < c2-c3 = 3 and c1-c2 = 3
+    Mh = matrix_M_hat(c, 3)
+    assert Mh == [[0, 3, 6], [0, 3, 4], [0, 1, 4], [1, 1, 1]]
+    printed = [[1, 0, 0], [1, 0, 0], [1, 1, 0], [1, 1, 1]]
+    assert matrix_A(Mh, 3, 2, strict=False) == printed
+    assert matrix_A(Mh, 3, 2, strict=True) != printed     # Definition 6's '<' contradicts the example
+    assert matrix_A(Mh, 3, 2, strict=True)[2][1] == 0
+    # Lemma 7's picture: prefixes 3,5,6,8,8 -> boundary columns e_1..e_4 of lengths 4,3,2,1
+    A = [[1] * p + [0] * (8 - p) for p in (3, 5, 6, 8)] + [[1] * 8]
+    assert count_paths_lemma7(A) == count_paths_grid(A) == count_bounded([3, 6, 8, 11], 4)
+
+
+# ----------------------------------------------------------------------------- exact laws
+@pytest.mark.parametrize("h,k,eps", [((3, 1, 1, 0), 2, 1), ((5, 5, 2, 0, 1), 3, Fraction(1, 2)),
+                                     ((0, 0, 0), 2, 2), ((4, 2, 2, 2, 0, 1), 3, 1.5)])
+def test_joint_distribution_is_brute_force_em(h, k, eps):
+    P = Joint(k, eps).distribution(h, prec=120)
+    E = em_over_sets(h, k, eps, u_star, prec=300, interval=False)
+    assert set(P) == set(E)
+    assert max(abs(P[S] - E[S]) for S in E) < mpmath.mpf(2) ** -100
+    with exact_context(120, interval=True):
+        Pi = Joint(k, eps).distribution(h, prec=120, interval=True)
+        assert all(Pi[S].a <= E[S] <= Pi[S].b for S in E)
+        assert sum(Pi.values()).a <= 1 <= sum(Pi.values()).b
+
+
+def test_literal_is_not_the_em_and_weights_top_set_k_fold():
+    h, k = (3, 1, 1, 0), 2
+    L = JointLiteral(k, 1).distribution(h)
+    E = em_over_sets(h, k, 1, u_star, prec=100, interval=False)
+    assert max(abs(L[S] - E[S]) for S in E) > 0.05
+    top, other = frozenset({0, 1}), frozenset({1, 3})     # gaps 0 and 2
+    ratio = (L[top] / L[other]) / (E[top] / E[other])
+    r = dict(zip(set_tables(h, k).gaps, set_tables(h, k).literal_multiplicity()))
+    assert abs(ratio - mpmath.mpf(r[0]) / r[2]) < 1e-60
+
+
+def test_sequence_counts_and_law_brute_force():
+    n = 0
+    rnd = random.Random(3)
+    for _ in range(150):
+        d = rnd.randint(1, 6)
+        k = rnd.randint(1, min(d, 4))
+        h = tuple(rnd.randint(0, 5) for _ in range(d))
+        tab = sequence_tables(h, k)
+        brute = Counter(-u_sequence(h, s) for s in itertools.permutations(range(d), k))
+        assert dict(zip(tab.gaps, tab.counts)) == brute
+        n += 1
+    assert n == 150
+    h, k, eps = (4, 2, 2, 0, 1), 3, 1
+    P = JointSequence(k, eps).distribution(h, prec=100)
+    with mpmath.workprec(200):
+        w = {s: mpmath.exp(eps * u_sequence(h, s) / mpmath.mpf(2)) for s in itertools.permutations(range(5), k)}
+        z = sum(w.values())
+        assert max(abs(P[s] - w[s] / z) for s in w) < mpmath.mpf(2) ** -90
+    # the |.| variant is a different utility (module docstring witness)
+    assert -u_sequence((10, 9, 0), (1, 2, 0)) == 9
+    assert max(abs(a - b) for a, b in zip(sorted((10, 9, 0), reverse=True), (9, 0, 10))) == 10
+
+
+# ----------------------------------------------------------------------------- samplers
+def test_flagdp_sampler_is_uniform_with_power():
+    h, k = (6, 5, 5, 3, 2, 2, 0), 3
+    tab = set_tables(h, k)
+    g = max(range(len(tab.gaps)), key=lambda i: tab.counts[i])
+    fd = tab.flag_dp(g)
+    rng = np.random.default_rng(11)
+    draws = [tuple(fd.sample(rng)) for _ in range(3000)]
+    support = {tuple(q) for q in itertools.combinations(range(1, 8), k)
+               if max(tab.v[i] - tab.v[q[i] - 1] for i in range(k)) == tab.gaps[g]}
+    assert set(draws) <= support and len(support) == fd.count
+    unif = {s: Fraction(1, len(support)) for s in support}
+    assert gof_pvalue(draws, unif) > ALPHA
+    # power: a sampler that prefers lexicographically small sets must be caught
+    skew = [min(tuple(fd.sample(rng)) for _ in range(2)) for _ in range(3000)]
+    assert gof_pvalue(skew, unif) < POWER_P
+
+
+@pytest.mark.parametrize("mech", [Joint(2, 1), JointLiteral(2, 1), JointSequence(2, 1)])
+def test_sampler_fits_exact_distribution_with_power(mech):
+    h = (5, 4, 4, 1, 0)
+    P = mech.distribution(h)
+    rng = np.random.default_rng(5)
+    xs = mech.sample(h, rng=rng, size=N_SAMPLES)
+    assert gof_pvalue(xs, P) > ALPHA
+    # power: the same sampler with the factor 2 of Definition 3 dropped (eps -> 2 eps)
+    broken = type(mech)(mech.k, 2 * mech.eps).sample(h, rng=rng, size=N_SAMPLES)
+    assert gof_pvalue(broken, P) < POWER_P
+
+
+@pytest.mark.parametrize("mech", [Joint(3, 1), JointSequence(2, Fraction(1, 2))])
+def test_fast_path_agrees_with_exact(mech):
+    h = (7, 5, 5, 2, 1)
+    P = mech.distribution(h)
+    rng = np.random.default_rng(8)
+    fast = mech.sample(h, rng=rng, size=N_SAMPLES, exact=False)
+    exact = mech.sample(h, rng=rng, size=N_SAMPLES, exact=True)
+    assert gof_pvalue(fast, P) > ALPHA and gof_pvalue(exact, P) > ALPHA
+    keys = sorted(set(fast) | set(exact), key=repr)
+    table = np.array([[Counter(fast)[o] for o in keys], [Counter(exact)[o] for o in keys]])
+    table = table[:, table.sum(axis=0) >= 10]
+    assert stats.chi2_contingency(table).pvalue > ALPHA
+
+
+def test_exact_categorical_refines_when_64_bits_cannot_decide():
+    """A uniform whose first 64 bits straddle the boundary must be resolved by further bits."""
+    cat = ExactCategorical([1, 1], [0, 1], 1, prec=64)        # boundary p0 = 1/(1+e^-1/2), irrational
+    with mpmath.workprec(300):
+        p0 = 1 / (1 + mpmath.exp(-mpmath.mpf(1) / 2))
+        u = int(mpmath.floor(p0 * 2 ** 64))
+
+    class Stub:
+        def __init__(self, nxt):
+            self.nxt = nxt
+
+        def integers(self, lo, hi, size=None, dtype=None):
+            return np.array([u], dtype=np.uint64) if size is not None else np.uint64(self.nxt)
+
+    assert cat.sample(Stub(0), 1) == [0]                 # U = u/2^64 exactly < p0
+    assert cat.sample(Stub(2 ** 64 - 1), 1) == [1]        # U just below (u+1)/2^64 > p0
+    assert cat.prec > 64                                  # precision was raised on the way
+
+
+def test_exact_categorical_huge_counts():
+    cat = ExactCategorical([3, 10 ** 400, 0], [0, 2000, 1], 1)
+    with exact_context(200) as ctx:
+        p = cat.probabilities(ctx)
+    assert p[2] == 0 and abs(p[0] + p[1] - 1) < 1e-50
+    xs = cat.sample(np.random.default_rng(0), 2000)
+    assert set(xs) <= {0, 1}
+
+
+# ----------------------------------------------------------------------------- parameters
+def test_invalid_parameters_name_the_value():
+    with pytest.raises(InvalidParameter, match="eps=-1 must be > 0"):
+        Joint(2, -1)
+    with pytest.raises(InvalidParameter, match="k=0 must be >= 1"):
+        JointSequence(0, 1)
+    with pytest.raises(InvalidParameterType, match="k=1.5 must be an integer"):
+        Joint(1.5, 1)
+    with pytest.raises(InvalidParameter, match="k=5 must be <= d=3"):
+        Joint(5, 1).distribution((1, 2, 3))
+    with pytest.raises(InvalidParameter, match="k=4 must be <= d=2"):
+        JointSequence(4, 1).sample((1, 2), rng=np.random.default_rng(0))
+    with pytest.raises(InvalidParameter, match="reading='x'"):
+        JointLiteral(2, 1, reading="x")
+
+
+def test_flagdp_rejects_empty():
+    fd = FlagDP([1, 2], [1, 2], 2)        # no set exceeds lo
+    assert fd.count == 0
+    with pytest.raises(ValueError):
+        fd.sample(np.random.default_rng(0))
+
+
+# ----------------------------------------------------------------------------- benchmark reference, registry
+def test_float64_reference_sampler_fits_with_power():
+    from mechanisms.joint_bench import Float64JointSequence
+
+    h = (6, 4, 4, 3, 1)
+    P = JointSequence(3, 1).distribution(h)
+    rng = np.random.default_rng(21)
+    assert gof_pvalue(Float64JointSequence(h, 3, 1.0).sample(rng, N_SAMPLES), P) > ALPHA
+    assert gof_pvalue(Float64JointSequence(h, 3, 2.0).sample(rng, N_SAMPLES), P) < POWER_P
+
+
+def test_bench_smoke():
+    from mechanisms.joint_bench import bench_joint, bench_joint_sets
+
+    h = tuple(range(40, 0, -1))
+    rows = bench_joint(d_values=(20,), k_values=(3,), n_samples=5, h=h)
+    assert rows[0]["gaps"] > 0 and rows[0]["exact_per_sample_s"] > 0
+    rows = bench_joint_sets(d_values=(12,), k_values=(3,), n_samples=5, h=h)
+    assert rows[0]["count_bits"] == math.comb(12, 3).bit_length()
+
+
+def test_registry_entries():
+    from mechanisms.registry import all_mechanisms
+
+    regs = all_mechanisms()
+    for name in ("joint", "joint-literal", "joint-sequence"):
+        spec = regs[name]
+        for params in spec.valid:
+            mech = spec.factory(**params)
+            for h in spec.examples:
+                if mech.k <= len(h):
+                    assert abs(sum(mech.distribution(h).values()) - 1) < 1e-60
+        for params, exc, msg in spec.invalid:
+            with pytest.raises(exc, match=msg):
+                spec.factory(**params)
