@@ -36,7 +36,7 @@ from .neighbours import histograms, pairs, parse_relation
 from .numbers import fmt, is_interval, lift, margin_of, tolerance
 from .profile import eps_for_delta, pair_profile, pure_eps
 
-__all__ = ["Witness", "CheckResult", "check", "instances_of", "evaluate_instance"]
+__all__ = ["Witness", "CheckResult", "Partial", "check", "scan", "finish", "base_result", "instances_of", "evaluate_instance"]
 
 
 @dataclass
@@ -209,6 +209,128 @@ def _upper(m: Any) -> Any:
     return m.b if is_interval(m) else m
 
 
+@dataclass
+class Partial:
+    """What scanning a run of instances found; partials of consecutive chunks merge associatively.
+
+    Merging keeps the *first* instance with the smallest margin key, so the merged
+    result equals a sequential scan whatever the chunking or worker count.
+    """
+
+    n: int = 0
+    worst_key: Any = None
+    worst: Witness | None = None
+    violated: bool = False
+    tight: bool = False
+    straddle: bool = False
+    all_exact_or_interval: bool = True
+    seconds: float = 0.0  # time spent scanning (summed over chunks)
+    error: str = ""       # an exception raised while scanning (a bug: verdict "error")
+
+    def merge(self, other: "Partial") -> "Partial":
+        take = other.worst_key is not None and (self.worst_key is None or other.worst_key < self.worst_key)
+        return Partial(
+            self.n + other.n,
+            other.worst_key if take else self.worst_key,
+            other.worst if take else self.worst,
+            self.violated or other.violated,
+            self.tight or other.tight,
+            self.straddle or other.straddle,
+            self.all_exact_or_interval and other.all_exact_or_interval,
+            self.seconds + other.seconds,
+            self.error or other.error,
+        )
+
+
+def scan(claim: Claim, instances: Iterable[Instance], *, prec: int = DEFAULT_PREC, certify: bool = False,
+         progress: Callable[[int], None] | None = None) -> Partial:
+    """Evaluate ``instances`` of ``claim`` and keep the tightest comparison (see the module docstring)."""
+    acc = Partial()
+    start = time.perf_counter()
+    for inst in instances:
+        acc.n += 1
+        for comp, extra in evaluate_instance(claim, inst, prec=prec, interval=certify):
+            with both_precisions(prec):
+                m = margin_of(comp.lhs, comp.op, comp.rhs)
+            exact = isinstance(m, int) or type(m).__name__ == "Fraction"
+            if not exact and (comp.op == "==" or not is_interval(m)):
+                # equality of non-exact numbers can be consistent with, never certified by, intervals
+                acc.all_exact_or_interval = False
+            lo, hi = _lower(m), _upper(m)
+            if exact:
+                bad, near = m < 0, m == 0 and comp.op != "=="
+            elif is_interval(m):
+                bad = hi < 0
+                near = (lo < 0 <= hi) and not bad and comp.op != "=="
+                acc.straddle |= near
+            else:
+                tol = tolerance(prec, comp.lhs, comp.rhs)
+                bad, near = m < -tol, abs(m) <= tol and comp.op != "=="
+            acc.violated |= bool(bad)
+            acc.tight |= bool(near)
+            key = lo if not exact else m
+            if acc.worst_key is None or key < acc.worst_key:
+                acc.worst_key = key
+                acc.worst = _witness(inst, comp, m, extra, prec)
+        if progress:
+            progress(acc.n)
+    acc.seconds = time.perf_counter() - start
+    return acc
+
+
+def _witness(inst: Instance, comp: Comparison, m: Any, extra: dict, prec: int) -> Witness:
+    w = Witness(
+        inst.h, inst.h_prime, dict(inst.params), comp.label, comp.lhs, comp.op, comp.rhs, m,
+        eps=extra.get("eps"), delta_exact=extra.get("delta_exact"), delta_claimed=extra.get("delta_claimed"),
+        direction=extra.get("direction"), event=extra.get("event", []),
+        p_event=extra.get("p_event"), q_event=extra.get("q_event"),
+    )
+    if "eps_exact" in extra:
+        w.eps_exact = extra["eps_exact"]
+    elif "P" in extra and not is_interval(extra["delta_exact"]):
+        with mpmath.mp.workprec(prec):
+            w.eps_exact = eps_for_delta(extra["P"], extra["Q"], extra["delta_claimed"])
+    return w
+
+
+def base_result(claim: Claim, domain: Domain) -> CheckResult:
+    """The result skeleton of ``claim`` on ``domain`` (Statements are complete at this point)."""
+    base = CheckResult(
+        claim=claim.id, title=claim.title, kind=claim.kind, verdict="holds", expected=claim.expected,
+        domain=domain.describe(), relation=domain.relation, pairs_checked=0, certified=False,
+    )
+    if isinstance(claim, Statement):
+        verdict = "implemented" if claim.kind == "definition" else "not-checkable"
+        return replace(base, verdict=verdict, reason=claim.reason, domain="-", relation=claim.relation)
+    return base
+
+
+def finish(base: CheckResult, acc: Partial, *, certify: bool, seconds: float) -> CheckResult:
+    """Turn a (merged) scan into the verdict, ratio and certification of the result."""
+    if acc.error:
+        return replace(base, verdict="error", pairs_checked=acc.n, seconds=seconds, reason=acc.error)
+    if acc.violated:
+        verdict = "violated"
+    elif certify and acc.straddle:
+        verdict = "inconclusive"
+    else:
+        verdict = "holds"
+    worst = acc.worst
+    ratio = None
+    if worst is not None and worst.delta_claimed is not None:
+        if worst.delta_exact is None:  # pure DP: claimed eps / exact eps
+            num, den = worst.rhs, worst.lhs
+        else:
+            num, den = worst.delta_claimed, worst.delta_exact
+        den = mpmath.mpf(den.mid) if is_interval(den) else lift(mpmath.mp, den)
+        ratio = mpmath.inf if den == 0 else lift(mpmath.mp, num) / den
+    certified = bool(acc.n) and acc.all_exact_or_interval and verdict != "inconclusive"
+    return replace(
+        base, verdict=verdict, pairs_checked=acc.n, certified=certified, tight=acc.tight and not acc.violated,
+        worst=worst, ratio=ratio, seconds=seconds, reason="" if acc.n else "no instance in the domain",
+    )
+
+
 def check(
     claim: Claim,
     domain: Domain | None = None,
@@ -218,76 +340,14 @@ def check(
     progress: Callable[[int], None] | None = None,
     instances: Iterable[Instance] | None = None,
 ) -> CheckResult:
-    """Check ``claim`` on ``domain`` (its default if None); see the module docstring."""
+    """Check ``claim`` on ``domain`` (its default if None) in this process; see the module docstring.
+
+    ``dpverify.parallel.check_parallel`` gives the identical result on a process pool.
+    """
     domain = domain or claim.domain
     start = time.perf_counter()
-    base = CheckResult(
-        claim=claim.id, title=claim.title, kind=claim.kind, verdict="holds", expected=claim.expected,
-        domain=domain.describe(), relation=domain.relation, pairs_checked=0, certified=False,
-    )
+    base = base_result(claim, domain)
     if isinstance(claim, Statement):
-        verdict = "implemented" if claim.kind == "definition" else "not-checkable"
-        return replace(base, verdict=verdict, reason=claim.reason, domain="-", relation=claim.relation)
-
-    worst: Witness | None = None
-    worst_key = None
-    violated = tight = straddle = False
-    all_exact_or_interval = True
-    n = 0
-    for inst in (instances if instances is not None else instances_of(claim, domain)):
-        n += 1
-        for comp, extra in evaluate_instance(claim, inst, prec=prec, interval=certify):
-            with both_precisions(prec):
-                m = margin_of(comp.lhs, comp.op, comp.rhs)
-            exact = isinstance(m, int) or type(m).__name__ == "Fraction"
-            if not exact and (comp.op == "==" or not is_interval(m)):
-                # equality of non-exact numbers can be consistent with, never certified by, intervals
-                all_exact_or_interval = False
-            lo, hi = _lower(m), _upper(m)
-            if exact:
-                bad, near = m < 0, m == 0 and comp.op != "=="
-            elif is_interval(m):
-                bad = hi < 0
-                near = (lo < 0 <= hi) and not bad and comp.op != "=="
-                straddle |= near
-            else:
-                tol = tolerance(prec, comp.lhs, comp.rhs)
-                bad, near = m < -tol, abs(m) <= tol and comp.op != "=="
-            violated |= bool(bad)
-            tight |= bool(near)
-            key = lo if not exact else m
-            if worst_key is None or key < worst_key:
-                worst_key = key
-                worst = Witness(
-                    inst.h, inst.h_prime, dict(inst.params), comp.label, comp.lhs, comp.op, comp.rhs, m,
-                    eps=extra.get("eps"), delta_exact=extra.get("delta_exact"), delta_claimed=extra.get("delta_claimed"),
-                    direction=extra.get("direction"), event=extra.get("event", []),
-                    p_event=extra.get("p_event"), q_event=extra.get("q_event"),
-                )
-                if "eps_exact" in extra:
-                    worst.eps_exact = extra["eps_exact"]
-                elif "P" in extra and not is_interval(extra["delta_exact"]):
-                    with mpmath.mp.workprec(prec):
-                        worst.eps_exact = eps_for_delta(extra["P"], extra["Q"], extra["delta_claimed"])
-        if progress:
-            progress(n)
-    if violated:
-        verdict = "violated"
-    elif certify and straddle:
-        verdict = "inconclusive"
-    else:
-        verdict = "holds"
-    ratio = None
-    if worst is not None and worst.delta_claimed is not None:
-        if worst.delta_exact is None:  # pure DP: claimed eps / exact eps
-            num, den = worst.rhs, worst.lhs
-        else:
-            num, den = worst.delta_claimed, worst.delta_exact
-        den = mpmath.mpf(den.mid) if is_interval(den) else lift(mpmath.mp, den)
-        ratio = mpmath.inf if den == 0 else lift(mpmath.mp, num) / den
-    certified = bool(n) and all_exact_or_interval and verdict != "inconclusive"
-    return replace(
-        base, verdict=verdict, pairs_checked=n, certified=certified, tight=tight and not violated,
-        worst=worst, ratio=ratio, seconds=time.perf_counter() - start,
-        reason="" if n else "no instance in the domain",
-    )
+        return base
+    acc = scan(claim, instances if instances is not None else instances_of(claim, domain), prec=prec, certify=certify, progress=progress)
+    return finish(base, acc, certify=certify, seconds=time.perf_counter() - start)

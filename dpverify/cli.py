@@ -95,10 +95,21 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     claim = get_claim(args.claim)
     dom = _domain_from_args(claim, args)
-    prog = _progress(not args.json)
-    res = check(claim, dom, certify=args.certify, progress=(lambda n: prog(n, None, claim.id)) if prog else None)
-    if prog:
-        sys.stderr.write("\n")
+    if args.workers == 1 and args.executor == "local" and not args.resume:
+        prog = _progress(not args.json)
+        res = check(claim, dom, certify=args.certify, progress=(lambda n: prog(n, None, claim.id)) if prog else None)
+        if prog:
+            sys.stderr.write("\n")
+    else:
+        from .parallel import check_parallel, make_executor
+        from .store import ResultStore
+
+        store = ResultStore(args.resume) if args.resume else None
+        executor = make_executor(args.executor, args.workers, args.scheduler)
+        try:
+            res = check_parallel(claim, dom, certify=args.certify, executor=executor, store=store)
+        finally:
+            executor.close()
     if args.json:
         _print_json(res.as_json())
     else:
@@ -144,7 +155,9 @@ def cmd_profile(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from proofs.registry import all_claims
 
+    from .parallel import make_executor
     from .report import write_index, write_reports
+    from .store import ResultStore
     from .verify import run_all
 
     ids = list(all_claims())
@@ -161,7 +174,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
         elif tty:
             sys.stderr.write("\r" + line[:100])
 
-    results = run_all(ids, quick=args.quick, certify=args.certify, workers=args.workers, on_result=on_result)
+    store = ResultStore(args.resume) if args.resume else None
+    executor = make_executor(args.executor, args.workers, args.scheduler)
+    try:
+        results = run_all(ids, quick=args.quick, certify=args.certify, executor=executor, store=store, on_result=on_result)
+    finally:
+        executor.close()
+    if store and not args.json:
+        print(f"result store {args.resume}: {store.hits} chunks reused, {store.misses} computed", file=sys.stderr)
     wall = time.perf_counter() - start
     if not args.no_write:
         mode = ("quick" if args.quick else "default") + (" domains, certified" if args.certify else " domains")
@@ -208,6 +228,14 @@ def cmd_equal(args: argparse.Namespace) -> int:
     return EXIT_OK if rep["identical"] else EXIT_FAIL
 
 
+def _add_exec_options(s: argparse.ArgumentParser, default_workers: int | None) -> None:
+    s.add_argument("--workers", type=int, default=default_workers, help="processes (default: all cores for verify, 1 for check)")
+    s.add_argument("--executor", default="local", choices=("local", "serial", "dask"))
+    s.add_argument("--scheduler", help="dask scheduler address (with --executor dask)")
+    s.add_argument("--resume", nargs="?", const=".dpverify-cache/checks.sqlite", metavar="STORE",
+                   help="keep checked chunks in a SQLite store and reuse them (default path .dpverify-cache/checks.sqlite)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dpverify", description="Exact verification and auditing of DP top-k selection mechanisms.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -226,6 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--certify", action="store_true", help="evaluate every instance in interval arithmetic")
     s.add_argument("--budget", type=float, default=600.0, help="refuse domains estimated to take longer (seconds)")
     s.add_argument("--force", action="store_true", help="run even if over --budget")
+    _add_exec_options(s, default_workers=1)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_check)
 
@@ -244,7 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("verify", help="the main job: check every claim, write reports/ and proofs/INDEX.md")
     s.add_argument("--quick", action="store_true", help="quick domains (minutes -> seconds)")
     s.add_argument("--certify", action="store_true")
-    s.add_argument("--workers", type=int, default=None)
+    _add_exec_options(s, default_workers=None)
     s.add_argument("--only", action="append", help="only claims whose id starts with this prefix (repeatable); INDEX.md is then not rewritten")
     s.add_argument("--out", default="reports")
     s.add_argument("--no-write", action="store_true")
