@@ -46,7 +46,7 @@ def eps_star(k_star: int, eps: Any, delta_prime: Any) -> Any:
 def session(p: Mapping[str, Any]) -> MultiLimitDom:
     """The multiLimitDom^{k*, l*} of a parameter dict."""
     return MultiLimitDom(p["k_star"], p["l_star"], p["eps"], p["delta"], p["strategy"], p.get("Delta"),
-                         charge=p.get("charge", "alg2"), algorithm=p.get("algorithm", "alg1"))
+                         variant=p.get("variant", "long"), charge=p.get("charge", "alg2"), algorithm=p.get("algorithm", "alg1"))
 
 
 def theorem2_points(p: Mapping[str, Any]) -> list[tuple[Any, Any]]:
@@ -56,7 +56,7 @@ def theorem2_points(p: Mapping[str, Any]) -> list[tuple[Any, Any]]:
 
 
 def device(p: Mapping[str, Any], b: int) -> PMultiLEM:
-    return PMultiLEM(p["k_star"], p["l_star"], p["eps"], p["delta"], p["strategy"], p.get("Delta"), b=b)
+    return PMultiLEM(p["k_star"], p["l_star"], p["eps"], p["delta"], p["strategy"], p.get("Delta"), p.get("variant", "long"), b=b)
 
 
 @lru_cache(maxsize=4096)

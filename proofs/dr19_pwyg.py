@@ -53,6 +53,8 @@ ALG6 = (_p(2, 2, 1, F(1, 10), "alg6-fixed", algorithm="alg6"), _p(4, 2, 1, F(1, 
 ALG6_LITERAL = tuple({**p, "algorithm": "alg6-literal"} for p in ALG6)
 NO_FN6 = tuple(_p(2, l, e, F(1, 1000), "alg6-fixed", algorithm="alg6", charge="no-footnote6", grid=(0,)) for l in (2, 4) for e in (1, 2))
 
+NEURIPS = tuple({**p, "variant": "neurips"} for p in THM2[:4] + THM2[9:])
+
 D3 = dict(d=3, max_count=2)
 Q3 = dict(d=3, max_count=1)
 
@@ -83,6 +85,12 @@ CLAIMS = [
         statement="multiLimitDom^{k*,l*} whose LimitDom calls use ln(min{Delta,kbar}/delta)/eps is (eps*, 2 l* delta + delta')-DP under Delta-restricted neighbours",
         code=CODE, relation="delta:1", domain=_dom(DELTA1, "delta:1"), quick=_dom(DELTA1[-2:], "delta:1", **Q3),
         mechanism=E.session, points=E.theorem2_points, notes=_WHERE.format(rel="delta:1 (Delta = 1)"),
+    ),
+    PrivacyClaim(
+        id="DR19.Thm2#neurips", title="Theorem 2 over seed 000's LimitDom threshold", source="000 §3, Algorithm 2 / Theorem 2 (LimitDom with min{Delta, kbar, d - kbar})",
+        statement="multiLimitDom^{k*,l*} (seed 000 prints Algorithm 2 and Theorem 2 as 001 does) is (eps*, 2 l* delta + delta')-DP when its LimitDom uses 000's h_⊥ = h_(kbar+1) + 1 + ln(min{Delta, kbar, d-kbar}/delta)/eps",
+        code=CODE + " (variant='neurips')", relation="add-remove", domain=_dom(NEURIPS), quick=_dom(NEURIPS[-2:], **Q3),
+        mechanism=E.session, points=E.theorem2_points, notes=_WHERE.format(rel="add-remove"),
     ),
     PrivacyClaim(
         id="DR19.Thm2#linf", title="Theorem 2 under ||h-h'||_inf <= 1", source=SRC + "; §2 neighbour text",
