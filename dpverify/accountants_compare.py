@@ -64,12 +64,13 @@ def _dpacc(k: int, eps: Any, delta: Any, t: Fraction) -> tuple[float | None, flo
 
 
 def _prv(k: int, eps: Any, delta: Any, t: Fraction) -> float | None:
-    try:  # prv_accountant's API differs across versions; any failure leaves the column empty
-        from prv_accountant import Accountant  # type: ignore
-        from prv_accountant.privacy_random_variables import PrivacyRandomVariable  # type: ignore  # noqa: F401
+    try:
+        import prv_accountant  # type: ignore  # noqa: F401
     except Exception:  # noqa: BLE001
         return None
-    return None  # no generic two-point PRV in the installed API: reported as not available
+    # prv_accountant has no generic two-point privacy random variable we could rely on across
+    # versions; the column stays empty rather than guessing its API.
+    return None
 
 
 def compare(ks: Iterable[int] = (10, 100, 1000), eps_values: Iterable[Any] = (Fraction(1, 10), Fraction(1, 2)),

@@ -21,7 +21,7 @@ from proofs import composition as C
 from proofs import optimal_composition as O
 from proofs import pld
 from proofs._numeric import lift
-from proofs.dr19_composition import _iid_tail
+from proofs._composition_checks import _iid_tail
 from proofs.figure1 import figure1_table
 
 EPS = (F(1, 100), F(1, 10), F(1, 2), F(1))
