@@ -73,12 +73,12 @@ def bound_truth_rows(ks: Iterable[int] = GRID["ks"], eps_values: Iterable[Any] =
 
 
 def summarise(rows: list[dict]) -> dict[str, tuple]:
-    """For every ratio column: (min, max, the (k, eps, delta) of the max)."""
+    """For every ratio column: (min, max, where the max is, where the min is)."""
     out = {}
     for key in rows[0]:
         if "/truth" not in key:
             continue
-        vals = [(r[key], (r["k"], r["eps"], r["delta"])) for r in rows if r[key] is not None]
+        vals = [(r[key], f"k={r['k']}, eps={r['eps']}, delta={r['delta']}") for r in rows if r[key] is not None]
         if vals:
             lo = min(vals, key=lambda v: v[0])
             hi = max(vals, key=lambda v: v[0])
