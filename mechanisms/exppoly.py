@@ -45,14 +45,20 @@ Example::
 
 from __future__ import annotations
 
-import math
-from functools import lru_cache
+from math import gcd
 from fractions import Fraction
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
-import mpmath
-from mpmath.libmp import finf, fnan, fninf, fzero, to_rational
-
+from ._exact_points import (
+    antiderivative_coefs,
+    compare_points,
+    exact_point,
+    exact_rational,
+    exp_at,
+    is_zero,
+    point_in_ctx,
+    rational,
+)
 from .core import to_ctx
 from .errors import InvalidParameter
 
@@ -66,199 +72,128 @@ __all__ = [
     "laplace_sf",
 ]
 
-Key = tuple[Fraction, int]  # (a, n) of the term x**n * exp(a*x)
-_ZERO_KEY: Key = (Fraction(0), 0)  # the constant term
-
-
-def _is_iv(ctx: Any) -> bool:
-    return ctx is mpmath.iv
-
-
-def _raw_fraction(raw: tuple) -> Fraction:
-    """The exact rational value of a raw mpmath float tuple (mpf values are dyadic rationals)."""
-    p, q = to_rational(raw)
-    return Fraction(p, q)
-
-
-def _is_interval(x: Any) -> bool:
-    return hasattr(x, "_mpi_")
-
-
-def _is_zero(c: Any) -> bool:
-    """``c`` is exactly 0 (an ``iv`` interval only if it is ``[0, 0]``)."""
-    if _is_interval(c):
-        lo, hi = c._mpi_
-        return lo == fzero and hi == fzero
-    return c == 0
-
-
-def _fraction(x: Any) -> Fraction:
-    """An exact rational (exponents must be exact so that like terms and ``a = 0`` are decided exactly)."""
-    if type(x) is Fraction:
-        return x
-    if isinstance(x, bool):
-        raise InvalidParameter(f"exponent={x!r} must be a number, not a bool")
-    if isinstance(x, (int, Fraction, float)):
-        if isinstance(x, float) and not math.isfinite(x):
-            raise InvalidParameter(f"exponent={x!r} must be finite")
-        return Fraction(x)
-    if isinstance(x, mpmath.mpf) and mpmath.isfinite(x):
-        return _raw_fraction(x._mpf_)
-    if _is_interval(x) and x._mpi_[0] == x._mpi_[1]:
-        return _raw_fraction(x._mpi_[0])
-    raise InvalidParameter(f"exponent={x!r} must be an exact finite rational (int, Fraction, float, mpf)")
-
-
-def exact_point(x: Any) -> Any:
-    """A breakpoint as exact as possible: ``Fraction`` for int/Fraction/float/``mp`` numbers and
-    degenerate ``iv`` intervals; a non-degenerate finite ``iv`` interval is returned unchanged."""
-    if _is_interval(x) and x._mpi_[0] != x._mpi_[1]:
-        lo, hi = _bounds(x)  # raises for infinite endpoints
-        return x
-    try:
-        return _fraction(x)
-    except InvalidParameter:
-        raise InvalidParameter(f"point={x!r} must be a finite int, Fraction, float or mpmath number") from None
-
-
-def _bounds(p: Any) -> tuple[Fraction, Fraction]:
-    if isinstance(p, Fraction):
-        return p, p
-    lo, hi = p._mpi_
-    if lo in (finf, fninf, fnan) or hi in (finf, fninf, fnan):
-        raise InvalidParameter(f"point={p!r} must be finite")
-    return _raw_fraction(lo), _raw_fraction(hi)
-
-
-def _cmp(p: Any, q: Any) -> int:
-    """-1, 0, 1 for p < q, p == q, p > q; interval points must be provably ordered or identical."""
-    if isinstance(p, Fraction) and isinstance(q, Fraction):
-        return (p > q) - (p < q)
-    lo_p, hi_p = _bounds(p)
-    lo_q, hi_q = _bounds(q)
-    if hi_p < lo_q:
-        return -1
-    if hi_q < lo_p:
-        return 1
-    if (lo_p, hi_p) == (lo_q, hi_q) and not isinstance(p, Fraction) and not isinstance(q, Fraction):
-        return 0  # the same irrational point, computed twice by the same expression
-    raise InvalidParameter(
-        f"breakpoints {p} and {q} cannot be ordered at this precision; raise prec or pass exact values"
-    )
+Key = tuple[int, int, int]  # (p, q, n): the term x**n * exp(p/q * x), p/q in lowest terms, q > 0
+_ZERO_KEY: Key = (0, 1, 0)  # the constant term
 
 
 def _accumulate(acc: dict, key: Any, c: Any) -> None:
-    acc[key] = acc[key] + c if key in acc else c
+    old = acc.get(key)
+    acc[key] = c if old is None else old + c
 
 
 def _nonzero(acc: dict) -> dict:
-    return {k: c for k, c in acc.items() if not _is_zero(c)}
-
-
-@lru_cache(maxsize=1 << 14)
-def _exp_rational(ctx: Any, prec: int, q: Fraction) -> Any:
-    """``exp(q)`` in ``ctx`` at ``prec`` bits (cached: the same breakpoints recur in every integral)."""
-    return ctx.exp(to_ctx(ctx, q))
-
-
-@lru_cache(maxsize=1 << 14)
-def _rational(ctx: Any, prec: int, q: Fraction) -> Any:
-    """``q`` as a ctx number at ``prec`` bits (cached)."""
-    return to_ctx(ctx, q)
-
-
-def _pt(ctx: Any, p: Any) -> Any:
-    return to_ctx(ctx, p) if isinstance(p, Fraction) else p
+    """Drop exactly-zero coefficients, in place (rebuilding the dict would re-hash every key: a hot spot)."""
+    for k in [k for k, c in acc.items() if is_zero(c)]:
+        del acc[k]
+    return acc
 
 
 class ExpPoly:
-    """A finite sum ``sum c * x**n * exp(a*x)`` over ``ctx``; ``terms`` maps ``(a, n)`` to ``c``.
+    """A finite sum ``sum c * x**n * exp(a*x)`` over ``ctx``.
 
-    ``a`` is a ``Fraction``, ``n`` an int >= 0, ``c`` a ctx number; terms with an
-    exactly-zero coefficient are dropped.
+    Build it from ``{(a, n): c}`` (``a`` exact rational, ``n`` int >= 0, ``c`` a ctx
+    number); :meth:`items` yields ``(a, n, c)`` with ``a`` a ``Fraction``.  Terms
+    with an exactly-zero coefficient are dropped.  Internally a term is keyed by
+    ``(p, q, n)`` with ``a = p/q`` in lowest terms: int tuples hash fast, and
+    hashing ``Fraction`` keys was the hot spot of nested integration.
     """
 
-    __slots__ = ("ctx", "terms")
+    __slots__ = ("ctx", "_t")
 
-    def __init__(self, ctx: Any, terms: Mapping[Key, Any] | Iterable[tuple[Key, Any]] = ()):
+    def __init__(self, ctx: Any, terms: Mapping[tuple[Any, int], Any] | Iterable[tuple[tuple[Any, int], Any]] = ()):
         items = terms.items() if isinstance(terms, Mapping) else terms
         acc: dict[Key, Any] = {}
         for (a, n), c in items:
-            _accumulate(acc, (_fraction(a), int(n)), c)
+            if not (isinstance(n, int) and n >= 0):
+                raise InvalidParameter(f"degree n={n!r} must be an int >= 0")
+            a = exact_rational(a)
+            _accumulate(acc, (a.numerator, a.denominator, n), c)
         self.ctx = ctx
-        self.terms = _nonzero(acc)
+        self._t = _nonzero(acc)
 
     @classmethod
     def _trusted(cls, ctx: Any, acc: dict[Key, Any]) -> "ExpPoly":
-        """Internal constructor: keys already ``(Fraction, int)``; skips validation (hot path)."""
+        """Internal constructor: keys already normalised ``(p, q, n)``; skips validation (hot path)."""
         out = cls.__new__(cls)
         out.ctx = ctx
-        out.terms = _nonzero(acc)
+        out._t = _nonzero(acc)
         return out
 
+    def items(self) -> Iterator[tuple[Fraction, int, Any]]:
+        """The terms as ``(a, n, c)``: ``c * x**n * exp(a*x)``."""
+        for (p, q, n), c in self._t.items():
+            yield Fraction(p, q), n, c
+
+    def __len__(self) -> int:
+        return len(self._t)
+
     def __add__(self, other: "ExpPoly") -> "ExpPoly":
-        acc = dict(self.terms)
-        for key, c in other.terms.items():
+        acc = dict(self._t)
+        for key, c in other._t.items():
             _accumulate(acc, key, c)
         return ExpPoly._trusted(self.ctx, acc)
 
     def __neg__(self) -> "ExpPoly":
-        return ExpPoly._trusted(self.ctx, {k: -c for k, c in self.terms.items()})
+        return ExpPoly._trusted(self.ctx, {k: -c for k, c in self._t.items()})
 
     def __mul__(self, other: "ExpPoly") -> "ExpPoly":
         acc: dict[Key, Any] = {}
-        for (a1, n1), c1 in self.terms.items():
-            for (a2, n2), c2 in other.terms.items():
-                _accumulate(acc, (a1 + a2 if a2 else a1, n1 + n2), c1 * c2)
+        for (p1, q1, n1), c1 in self._t.items():
+            for (p2, q2, n2), c2 in other._t.items():
+                if p2 == 0:
+                    p, q = p1, q1
+                elif p1 == 0:
+                    p, q = p2, q2
+                else:
+                    p, q = p1 * q2 + p2 * q1, q1 * q2
+                    g = gcd(p, q)
+                    p, q = p // g, q // g
+                _accumulate(acc, (p, q, n1 + n2), c1 * c2)
         return ExpPoly._trusted(self.ctx, acc)
 
     def scale(self, s: Any) -> "ExpPoly":
         """``s * self`` for a number ``s`` (int/Fraction/ctx number)."""
         s = to_ctx(self.ctx, s) if isinstance(s, (int, Fraction)) else s
-        return ExpPoly._trusted(self.ctx, {k: s * c for k, c in self.terms.items()})
+        return ExpPoly._trusted(self.ctx, {k: s * c for k, c in self._t.items()})
 
     def __call__(self, x: Any) -> Any:
         """Value at a finite point ``x`` (Fraction or ctx number)."""
         ctx = self.ctx
-        xc = _pt(ctx, x)
-        by_a: dict[Fraction, Any] = {}
-        for (a, n), c in self.terms.items():
-            _accumulate(by_a, a, c * xc**n if n else c)
+        xc = point_in_ctx(ctx, x)
+        by_a: dict[tuple[int, int], Any] = {}
+        for (p, q, n), c in self._t.items():
+            _accumulate(by_a, (p, q), c * xc**n if n else c)
         total = ctx.mpf(0)
-        for a, poly in by_a.items():
-            if a == 0:
+        for (p, q), poly in by_a.items():
+            if p == 0:
                 total += poly
             elif isinstance(x, Fraction):
-                total += poly * _exp_rational(ctx, ctx.prec, a * x)
+                total += poly * exp_at(ctx, ctx.prec, p, q, x)
             else:
-                total += poly * ctx.exp(to_ctx(ctx, a) * xc)
+                total += poly * ctx.exp(rational(ctx, ctx.prec, Fraction(p, q)) * xc)
         return total
 
     def antiderivative(self) -> "ExpPoly":
         """An antiderivative ``A`` with no constant term; ``A`` -> 0 at -inf (+inf) for terms with a > 0 (a < 0)."""
         ctx, acc = self.ctx, {}
-        for (a, n), c in self.terms.items():
-            if a == 0:
-                _accumulate(acc, (a, n + 1), c * _rational(ctx, ctx.prec, Fraction(1, n + 1)))
+        for (p, q, n), c in self._t.items():
+            if p == 0:
+                _accumulate(acc, (0, 1, n + 1), c * rational(ctx, ctx.prec, Fraction(1, n + 1)))
                 continue
-            # int x^n e^{ax} = e^{ax} sum_j (-1)^j n!/(n-j)! x^{n-j} / a^{j+1}
-            falling = 1
-            for j in range(n + 1):
-                coef = Fraction((-1) ** j * falling) / a ** (j + 1)
-                _accumulate(acc, (a, n - j), c * _rational(ctx, ctx.prec, coef))
-                falling *= n - j
-        return ExpPoly._trusted(self.ctx, acc)
+            for j, coef in enumerate(antiderivative_coefs(ctx, ctx.prec, p, q, n)):
+                _accumulate(acc, (p, q, n - j), c * coef)
+        return ExpPoly._trusted(ctx, acc)
 
     def check_decay(self, side: int, where: str) -> None:
-        """Raise unless every term decays at ``side * inf`` (side=-1: a > 0 needed; +1: a < 0)."""
-        for (a, n), c in self.terms.items():
-            if not (a * side < 0):
+        """Raise unless every term decays at ``side * inf`` (side=-1: needs a > 0; side=+1: needs a < 0)."""
+        for (p, q, n), c in self._t.items():
+            if not (p * side < 0):
                 raise InvalidParameter(
-                    f"not integrable on {where}: term x^{n}*exp({a}*x) with coefficient {c} does not decay"
+                    f"not integrable on {where}: term x^{n}*exp({Fraction(p, q)}*x) with coefficient {c} does not decay"
                 )
 
     def __repr__(self) -> str:
-        return " + ".join(f"{c}*x^{n}*e^({a}x)" for (a, n), c in sorted(self.terms.items())) or "0"
+        return " + ".join(f"{c}*x^{n}*e^({a}x)" for a, n, c in sorted(self.items(), key=lambda t: t[:2])) or "0"
 
 
 class PiecewiseExpPoly:
@@ -286,7 +221,7 @@ class PiecewiseExpPoly:
         if len(self.pieces) != len(self.breaks) + 1:
             raise InvalidParameter(f"len(pieces)={len(self.pieces)} must be len(breaks)+1={len(self.breaks) + 1}")
         for p, q in zip(self.breaks, self.breaks[1:]):
-            if _cmp(p, q) >= 0:
+            if compare_points(p, q) >= 0:
                 raise InvalidParameter(f"breaks must be strictly increasing, got {p} then {q}")
 
     # -- refinement -------------------------------------------------------
@@ -295,12 +230,10 @@ class PiecewiseExpPoly:
         i = j = 0
         A, B = self.breaks, other.breaks
         while i < len(A) or j < len(B):
-            if j == len(B) or (i < len(A) and _cmp(A[i], B[j]) < 0):
-                out.append(A[i]); i += 1
-            elif i == len(A) or _cmp(A[i], B[j]) > 0:
-                out.append(B[j]); j += 1
-            else:
-                out.append(A[i]); i += 1; j += 1
+            c = -1 if j == len(B) else 1 if i == len(A) else compare_points(A[i], B[j])
+            out.append(A[i] if c <= 0 else B[j])
+            i += c <= 0
+            j += c >= 0
         return out
 
     def refine(self, breaks: list[Any]) -> list[ExpPoly]:
@@ -309,7 +242,7 @@ class PiecewiseExpPoly:
         for k in range(len(breaks) + 1):
             # piece k is (breaks[k-1], breaks[k]); it lies in our piece i where breaks[k-1] >= self.breaks[i-1]
             if k > 0:
-                while i < len(self.breaks) and _cmp(self.breaks[i], breaks[k - 1]) <= 0:
+                while i < len(self.breaks) and compare_points(self.breaks[i], breaks[k - 1]) <= 0:
                     i += 1
             out.append(self.pieces[i])
         return out
@@ -331,7 +264,9 @@ class PiecewiseExpPoly:
         return PiecewiseExpPoly._trusted(self.ctx, self.breaks, [-p for p in self.pieces])
 
     def __sub__(self, other: Any) -> "PiecewiseExpPoly":
-        return self + (-other if isinstance(other, PiecewiseExpPoly) else -to_ctx(self.ctx, other) if isinstance(other, (int, Fraction)) else -other)
+        if not isinstance(other, PiecewiseExpPoly):
+            other = constant(self.ctx, other)
+        return self + (-other)
 
     def __rsub__(self, other: Any) -> "PiecewiseExpPoly":
         return (-self) + other
@@ -352,7 +287,7 @@ class PiecewiseExpPoly:
         """Index of the piece used at ``x`` (the right-hand piece at a breakpoint)."""
         x = exact_point(x)
         i = 0
-        while i < len(self.breaks) and _cmp(self.breaks[i], x) <= 0:
+        while i < len(self.breaks) and compare_points(self.breaks[i], x) <= 0:
             i += 1
         return i
 
@@ -366,9 +301,10 @@ class PiecewiseExpPoly:
         ctx, br, out = self.ctx, self.breaks, []
         for i, p in enumerate(self.pieces):
             A = p.antiderivative()
-            if not br:
-                p.check_decay(-1, "(-inf, +inf)"); p.check_decay(1, "(-inf, +inf)")
-                out.append(ctx.mpf(0) if not p.terms else _raise_nonzero_entire(p))
+            if not br:  # one piece on the whole line: only the zero function is integrable
+                if len(p):
+                    raise InvalidParameter(f"{p!r} is not integrable on (-inf, +inf)")
+                out.append(ctx.mpf(0))
             elif i == 0:
                 p.check_decay(-1, f"(-inf, {br[0]})")
                 out.append(A(br[0]))
@@ -385,13 +321,13 @@ class PiecewiseExpPoly:
             return _sum(self.ctx, self._piece_integrals())
         if lo is not None and hi is not None:
             lo, hi = exact_point(lo), exact_point(hi)
-            if _cmp(lo, hi) > 0:
+            if compare_points(lo, hi) > 0:
                 raise InvalidParameter(f"lo={lo} must be <= hi={hi}")
         if hi is None:
             return self.tail()(lo)
         if lo is None:
             return self.cumulative()(hi)
-        inner = [b for b in self.breaks if _cmp(lo, b) < 0 and _cmp(b, hi) < 0]
+        inner = [b for b in self.breaks if compare_points(lo, b) < 0 and compare_points(b, hi) < 0]
         pts = [lo] + inner + [hi]
         total = self.ctx.mpf(0)
         for u, v in zip(pts, pts[1:]):
@@ -440,10 +376,6 @@ class PiecewiseExpPoly:
         return f"PiecewiseExpPoly(breaks={list(map(str, self.breaks))}, pieces={list(self.pieces)})"
 
 
-def _raise_nonzero_entire(p: ExpPoly) -> Any:
-    raise InvalidParameter(f"{p!r} is not integrable on (-inf, +inf)")
-
-
 def _sum(ctx: Any, xs: list[Any]) -> Any:
     total = ctx.mpf(0)
     for x in xs:
@@ -455,12 +387,12 @@ def _sum(ctx: Any, xs: list[Any]) -> Any:
 def constant(ctx: Any, c: Any) -> PiecewiseExpPoly:
     """The constant function ``c`` (no breakpoints)."""
     c = to_ctx(ctx, c) if isinstance(c, (int, Fraction)) else c
-    return PiecewiseExpPoly(ctx, (), [ExpPoly(ctx, {_ZERO_KEY: c})])
+    return PiecewiseExpPoly(ctx, (), [ExpPoly._trusted(ctx, {_ZERO_KEY: c})])
 
 
 def _scale_args(mu: Any, b: Any) -> tuple[Any, Fraction]:
     """``(exact centre, 1/b)``; the scale must be an exact positive rational."""
-    b = _fraction(b)
+    b = exact_rational(b, "scale")
     if not b > 0:
         raise InvalidParameter(f"scale={b} must be > 0")
     return exact_point(mu), 1 / b
@@ -487,7 +419,7 @@ def laplace_cdf(ctx: Any, mu: Any, b: Any) -> PiecewiseExpPoly:
     mu, r = _scale_args(mu, b)
     half = to_ctx(ctx, Fraction(1, 2))
     left = ExpPoly(ctx, {(r, 0): half * _shift(ctx, r, mu)})
-    right = ExpPoly(ctx, {_ZERO_KEY: ctx.mpf(1), (-r, 0): -half * _shift(ctx, -r, mu)})
+    right = ExpPoly(ctx, {(0, 0): ctx.mpf(1), (-r, 0): -half * _shift(ctx, -r, mu)})
     return PiecewiseExpPoly(ctx, (mu,), (left, right))
 
 
@@ -495,6 +427,6 @@ def laplace_sf(ctx: Any, mu: Any, b: Any) -> PiecewiseExpPoly:
     """``Pr[mu + Lap(b) > x]``: ``1 - exp((x-mu)/b)/2`` left of ``mu``, ``exp(-(x-mu)/b)/2`` right."""
     mu, r = _scale_args(mu, b)
     half = to_ctx(ctx, Fraction(1, 2))
-    left = ExpPoly(ctx, {_ZERO_KEY: ctx.mpf(1), (r, 0): -half * _shift(ctx, r, mu)})
+    left = ExpPoly(ctx, {(0, 0): ctx.mpf(1), (r, 0): -half * _shift(ctx, r, mu)})
     right = ExpPoly(ctx, {(-r, 0): half * _shift(ctx, -r, mu)})
     return PiecewiseExpPoly(ctx, (mu,), (left, right))

@@ -30,11 +30,11 @@ ints/Fractions (kept exact) or ctx numbers; scales are exact positive rationals.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any, NamedTuple, Sequence
 
 from .errors import InvalidParameter
-from .exppoly import PiecewiseExpPoly, _fraction, constant, exact_point, laplace_cdf, laplace_pdf
+from ._exact_points import exact_point, exact_rational
+from .exppoly import PiecewiseExpPoly, constant, laplace_cdf, laplace_pdf
 
 __all__ = [
     "LapVar",
@@ -62,7 +62,7 @@ def lap_vars(centers: Sequence[Any], scales: Any) -> list[LapVar]:
         scales = [scales] * len(centers)
     out = []
     for i, (c, b) in enumerate(zip(centers, scales)):
-        b = _fraction(b)
+        b = exact_rational(b, f"scales[{i}]")
         if not b > 0:
             raise InvalidParameter(f"scales[{i}]={b} must be > 0")
         out.append(LapVar(exact_point(c), b))
