@@ -33,7 +33,7 @@ import numpy as np
 from .joint import Joint, set_tables
 from .joint_sequence import JointSequence, sequence_tables
 
-__all__ = ["movielens_histogram", "Float64JointSequence", "bench_joint", "bench_joint_sets", "write_report"]
+__all__ = ["movielens_histogram", "Float64JointSequence", "bench_joint", "bench_joint_sets", "bench_flint", "write_report"]
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "movielens_ratings.csv.gz"
 
@@ -169,7 +169,34 @@ def bench_joint_sets(d_values=(100, 1000, 9066), k_values=(5, 10, 50, 100), eps=
     return rows
 
 
-def write_report(seq_rows: list[dict], set_rows: list[dict], path: Path | None = None) -> Path:
+def bench_flint(d_values=(1000, 9066), k_values=(50, 100), h: Sequence[int] | None = None) -> list[dict]:
+    """Line 2 of Algorithm 1 (all gap counts) with plain Python ints vs python-flint products."""
+    from . import joint_paths
+    from .joint import SetTables
+
+    full = tuple(h) if h is not None else movielens_histogram()
+    rows = []
+    saved = joint_paths.USE_FLINT
+    try:
+        for d in d_values:
+            for k in k_values:
+                hd = top_d(full, d)
+                row = {"d": d, "k": k}
+                for flag in (False, True):
+                    if flag and joint_paths._flint is None:
+                        row["flint_s"] = None
+                        continue
+                    joint_paths.USE_FLINT = flag
+                    t, _ = _time(lambda: SetTables(hd, k))
+                    row["flint_s" if flag else "python_s"] = t
+                rows.append(row)
+    finally:
+        joint_paths.USE_FLINT = saved
+    return rows
+
+
+def write_report(seq_rows: list[dict], set_rows: list[dict], path: Path | None = None,
+                 flint_rows: list[dict] = ()) -> Path:
     """Markdown tables into reports/joint_bench.md (machine, versions, command recorded)."""
     path = path or Path(__file__).resolve().parents[1] / "reports" / "joint_bench.md"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -190,6 +217,12 @@ def write_report(seq_rows: list[dict], set_rows: list[dict], path: Path | None =
     for r in set_rows:
         lines.append(f"| {r['d']} | {r['k']} | {r['gaps']} | {r['count_bits']} | {1e3 * r['setup_s']:.1f} | "
                      f"{1e3 * r['per_sample_s']:.2f} |")
+    if flint_rows:
+        lines += ["", "## Lemma 7 products: plain Python ints vs python-flint (SetTables, all gaps)", "",
+                  "| d | k | Python ints (s) | python-flint (s) |", "|---|---|---|---|"]
+        for r in flint_rows:
+            fl = "n/a" if r.get("flint_s") is None else f"{r['flint_s']:.2f}"
+            lines.append(f"| {r['d']} | {r['k']} | {r['python_s']:.2f} | {fl} |")
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -197,4 +230,5 @@ def write_report(seq_rows: list[dict], set_rows: list[dict], path: Path | None =
 if __name__ == "__main__":  # pragma: no cover
     seq = bench_joint()
     sets = bench_joint_sets()
-    print(write_report(seq, sets).read_text())
+    fl = bench_flint()
+    print(write_report(seq, sets, flint_rows=fl).read_text())

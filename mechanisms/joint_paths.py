@@ -38,6 +38,14 @@ __all__ = [
 
 BOT_ENTRY = None  #: the ⊥ entries of M (Algorithm 1, Line 1)
 
+try:  # optional exact accelerator for Lemma 7's Toeplitz products (identical integers)
+    import flint as _flint
+except ImportError:  # pragma: no cover - plain Python ints are the reference path
+    _flint = None
+
+#: Use python-flint for long convolutions when it is importable (tests flip it to compare).
+USE_FLINT = True
+
 
 # --------------------------------------------------------------------------- #
 # Algorithm 1 Line 1, Definition 6 (M, M-hat, A^{ij}) -- literal transcriptions
@@ -164,6 +172,10 @@ def binom_row(L: int, k: int) -> list[int]:
 def conv_trunc(a: Sequence[int], b: Sequence[int], k: int) -> list[int]:
     """``c_s = sum_t a_t b_{s-t}`` for s = 0..k, exactly, for non-negative integers.
 
+    If python-flint is installed (and :data:`USE_FLINT`), long vectors are multiplied
+    as FLINT ``fmpz_poly`` (exact integer polynomials; measured ~6x faster than the
+    pure-Python path at k = 100, see reports/joint_bench.md) -- same integers either way.
+
     Short vectors: schoolbook.  Long ones: Kronecker substitution -- pack each
     vector into one integer with slots of ``B`` bits, where ``B`` bounds every
     coefficient of the full product (``bitlen(max a) + bitlen(max b) +
@@ -172,6 +184,9 @@ def conv_trunc(a: Sequence[int], b: Sequence[int], k: int) -> list[int]:
     """
     a = list(a[: k + 1])
     b = list(b[: k + 1])
+    if _flint is not None and len(a) > 16 and USE_FLINT:
+        c = (_flint.fmpz_poly(a) * _flint.fmpz_poly(b)).coeffs()[: k + 1]
+        return [int(x) for x in c] + [0] * (k + 1 - len(c))
     if len(a) <= 16:
         out = [0] * (k + 1)
         for t, x in enumerate(a):

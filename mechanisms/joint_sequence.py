@@ -20,11 +20,11 @@ decreasing in i, nested prefixes of the sorted order), the number of sequences
 with gap <= m is ``N(m) = prod_i max(0, t_i(m) - (i-1))`` (choose s_1, s_2, ...
 in turn).  Gaps are integers, so ``N_m = N(m) - N(m_prev)`` over the sorted
 distinct attainable gaps.  Given m, a uniform sequence with gap exactly m is
-drawn by the row ``i*`` = first row whose difference equals m, chosen with
-probability ``(t_{i*}(m) - t_{i*}(m_prev)) prod_{i<i*}(t_i(m_prev)-i+1)
+drawn by the row ``i*`` = first row whose difference exceeds ``m_prev``, chosen
+with probability ``(t_{i*}(m) - t_{i*}(m_prev)) prod_{i<i*}(t_i(m_prev)-i+1)
 prod_{i>i*}(t_i(m)-i+1) / N_m`` (these partition the sequences with gap m), then
-``s_{i*}`` uniform in its tie block, the other rows uniform among the unused
-items of their prefix (rejection sampling: exact).
+``s_{i*}`` uniform in its block of positions, the other rows uniform among the
+unused items of their prefix (rejection sampling: exact).
 
 ``sample(..., exact=True)``: gap drawn by :class:`ExactCategorical` (exact).
 ``exact=False``: float64 fast path (``log N_m - eps m/2`` rounded to float64 from

@@ -88,7 +88,7 @@ CLAIMS = [
         id="GJMR21.Lem5#sensitivity", title="Closed form has add/remove sensitivity 1 (ties included)",
         source="004 §3, Lemma 5", statement="|u(h,S) - u(h',S)| <= 1 for neighbours h, h' and every k-set S (closed form)",
         code="mechanisms.joint.u_star", relation="add-remove",
-        domain=Domain(d=5, max_count=3, params=({"k": 1}, {"k": 2}, {"k": 3}, {"k": 4})),
+        domain=Domain(d=4, max_count=4, params=K123),
         quick=Domain(d=4, max_count=2, params=({"k": 2},)), evaluate=C.lem5_sensitivity("closed"),
     ),
     Obligation(

@@ -373,3 +373,19 @@ def test_registry_entries():
         for params, exc, msg in spec.invalid:
             with pytest.raises(exc, match=msg):
                 spec.factory(**params)
+
+
+def test_flint_and_python_convolutions_agree(monkeypatch):
+    from mechanisms import joint_paths
+
+    rnd = random.Random(4)
+    a = [rnd.getrandbits(300) for _ in range(40)]
+    b = joint_paths.binom_row(500, 39)
+    monkeypatch.setattr(joint_paths, "USE_FLINT", False)
+    plain = joint_paths.conv_trunc(a, b, 39)
+    school = [sum(a[t] * b[s - t] for t in range(s + 1)) for s in range(40)]
+    assert plain == school
+    if joint_paths._flint is None:
+        pytest.skip("python-flint not installed")
+    monkeypatch.setattr(joint_paths, "USE_FLINT", True)
+    assert joint_paths.conv_trunc(a, b, 39) == school
