@@ -414,9 +414,9 @@ def audit(
             pair_rows = [{"h": list(sorted(p)[0]), "h_prime": list(sorted(p)[-1])} for p in keep_pairs]
         for _, ev in scored:
             if ref.mechanism is not None:
-                A, B = ref.distribution(ev.a), ref.distribution(ev.b)
-                ev.exact_p = float(sum(A.get(o, 0) for o in ev.outcomes))
-                ev.exact_q = float(sum(B.get(o, 0) for o in ev.outcomes))
+                A, B = ref.float_distribution(ev.a), ref.float_distribution(ev.b)
+                ev.exact_p = sum(A.get(o, 0.0) for o in ev.outcomes)
+                ev.exact_q = sum(B.get(o, 0.0) for o in ev.outcomes)
             if all(e.key != ev.key for e in events):
                 events.append(ev)
 
@@ -457,7 +457,7 @@ def audit(
         lvl = (alpha / 2) / max(1, len(fit_hs))
         for h in fit_hs:
             obs = sampler.counts.get((0, h), Counter()) + sampler.counts.get((1, h), Counter())
-            probs = {o: float(p) for o, p in ref.distribution(h).items()}
+            probs = ref.float_distribution(h)
             fr: FitResult = goodness_of_fit(obs, probs, method=method)
             fits.append({"h": list(h), "level": lvl, "verdict": "FAIL" if fr.p_value < lvl else "PASS", **fr.as_json()})
         fit_verdict = "FAIL" if any(f["verdict"] == "FAIL" for f in fits) else "PASS"

@@ -28,6 +28,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import mpmath
 
 from mechanisms import validation as V
+from mechanisms.core import to_ctx
 from mechanisms.errors import DomainTooLarge, InvalidParameter
 from mechanisms.registry import MechanismSpec, get_mechanism
 from proofs._cache import cached_distribution
@@ -89,13 +90,23 @@ class Reference:
     def distribution(self, h: tuple) -> dict:
         """Exact law of the reference on ``h`` at :data:`AUDIT_PREC` (memoised)."""
         h = tuple(h)
-        if _protocol_distribution(self.mechanism):
-            return cached_distribution(self.mechanism, h, AUDIT_PREC, False)
-        # a user's mechanism that is unhashable or whose distribution(h) takes no prec: memoise here
         memo = self.__dict__.setdefault("_memo", {})
         if h not in memo:
-            memo[h] = call_distribution(self.mechanism, h, AUDIT_PREC)
+            if self.__dict__.get("_protocol") is None:
+                self.__dict__["_protocol"] = _protocol_distribution(self.mechanism)
+            if self.__dict__["_protocol"]:
+                memo[h] = cached_distribution(self.mechanism, h, AUDIT_PREC, False)
+            else:  # a user's mechanism that is unhashable or whose distribution(h) takes no prec
+                memo[h] = call_distribution(self.mechanism, h, AUDIT_PREC)
         return memo[h]
+
+    def float_distribution(self, h: tuple) -> dict:
+        """The exact law rounded to floats (for ranking pairs and expected counts only)."""
+        fm = self.__dict__.setdefault("_fmemo", {})
+        h = tuple(h)
+        if h not in fm:
+            fm[h] = {o: float(p) for o, p in self.distribution(h).items()}
+        return fm[h]
 
     def claim_str(self) -> str:
         return f"({_s(self.eps)}, {_s(self.delta)})-DP under {self.relation}"
@@ -123,7 +134,9 @@ def call_distribution(mech: Any, h: tuple, prec: int = AUDIT_PREC) -> dict:
     if _accepts_prec(mech.distribution):
         return mech.distribution(h, prec=prec, interval=False)
     with mpmath.mp.workprec(prec):
-        return mech.distribution(h)
+        # ints / Fractions / floats of a user's law become mp numbers (exactly where representable)
+        return {o: p if isinstance(p, (mpmath.mpf, mpmath.iv.mpf)) else to_ctx(mpmath.mp, p)
+                for o, p in mech.distribution(h).items()}
 
 
 def _s(x: Any) -> str:
@@ -265,19 +278,36 @@ def _f(x: Any) -> float:
     return float(mpmath.mpf(x)) if not isinstance(x, float) else x
 
 
+def _float_profile(P: Mapping, Q: Mapping, factor: float) -> tuple[float, float]:
+    """(hockey-stick delta at e^eps = factor, max |ln P/Q|) of two float laws, worse direction."""
+    d1 = sum(max(0.0, p - factor * Q.get(o, 0.0)) for o, p in P.items())
+    d2 = sum(max(0.0, q - factor * P.get(o, 0.0)) for o, q in Q.items())
+    pe = 0.0
+    for o in set(P) | set(Q):
+        p, q = P.get(o, 0.0), Q.get(o, 0.0)
+        if p > 0 and q > 0:
+            pe = max(pe, abs(math.log(p) - math.log(q)))
+        elif p > 0 or q > 0:
+            return max(d1, d2), math.inf
+    return max(d1, d2), pe
+
+
 def rank_pairs_exact(ref: Reference, cands: Iterable[tuple[tuple, tuple]]) -> list[tuple[float, float, tuple, tuple]]:
-    """``(delta_exact(eps) - delta, pure eps, h, h')`` for every pair, most critical first."""
+    """``(delta_exact(eps) - delta, pure eps, h, h')`` for every pair, most critical first.
+
+    The exact laws are rounded to floats here: the ranking only chooses where
+    to look (the witness events of the chosen pairs are then computed in mp).
+    """
     seen_h: set = set()
     rows = []
+    factor = math.exp(float(ref.eps)) if ref.eps is not None else math.inf
     for h, g in cands:
         seen_h.update((h, g))
         if len(seen_h) > MAX_EXACT_HISTOGRAMS:
             raise DomainTooLarge(f"more than {MAX_EXACT_HISTOGRAMS} histograms to evaluate exactly; give inputs= or a smaller domain")
-        P, Q = ref.distribution(h), ref.distribution(g)
-        with mpmath.mp.workprec(AUDIT_PREC):
-            excess = _f(pair_profile(P, Q, ref.eps).delta) - float(ref.delta) if ref.eps is not None else 0.0
-            pe = pure_eps(P, Q)[0]
-        rows.append((excess, math.inf if pe == mpmath.inf else _f(pe), h, g))
+        d, pe = _float_profile(ref.float_distribution(h), ref.float_distribution(g), factor)
+        excess = d - float(ref.delta) if ref.eps is not None else 0.0
+        rows.append((excess, pe, h, g))
     rows.sort(key=lambda r: (-r[0], -r[1]))
     return rows
 

@@ -35,11 +35,45 @@ from mechanisms.registry import MechanismSpec, all_mechanisms, get_mechanism
 from proofs.claims import Domain, PrivacyClaim
 from proofs.registry import all_claims
 
-__all__ = ["DEFAULT_BYO_DOMAIN", "Registered", "register", "spec_claim", "load", "load_from_env"]
+__all__ = ["DEFAULT_BYO_DOMAIN", "Registered", "register", "unregister", "spec_claim", "load", "load_from_env"]
 
 #: Domain ``(d, max_count)`` on which a registered claim is checked by default
 #: (every neighbouring pair of histograms of length d with counts 0..max_count).
 DEFAULT_BYO_DOMAIN = (3, 3)
+
+
+class _Protocol:
+    """A user's mechanism seen through the dpverify protocol (hashable by identity; prec/interval keywords).
+
+    Used only when the user's object is unhashable or its ``distribution(h)``
+    takes no ``prec``; its distribution is then evaluated under
+    ``mpmath.mp.workprec(prec)`` and is not certifiable (no interval mode).
+    """
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+
+    def __repr__(self) -> str:
+        return repr(self.inner)
+
+    def distribution(self, h: Sequence[int], *, prec: int = 256, interval: bool = False) -> dict:
+        from .audit_events import call_distribution
+
+        return call_distribution(self.inner, tuple(h), prec)
+
+    def sample(self, h: Sequence[int], *, rng: Any, size: int = 1) -> list:
+        return self.inner.sample(h, rng=rng, size=size)
+
+
+def _protocol_factory(factory: Callable[..., Any]) -> Callable[..., Any]:
+    from .audit_events import _protocol_distribution
+
+    def build(**params: Any) -> Any:
+        obj = factory(**params)
+        return obj if _protocol_distribution(obj) else _Protocol(obj)
+
+    build.__qualname__ = getattr(factory, "__qualname__", "factory")
+    return build
 
 
 def _as_claim_fn(claim: Any) -> Callable[[Mapping[str, Any]], tuple[Any, Any]]:
@@ -141,7 +175,9 @@ def register(
     """Register ``mechanism`` (a class or factory called with the parameters) as ``name``.
 
     ``claim`` is ``(eps, delta)`` or a function of the parameter dict returning
-    it; ``params`` the default parameters (or ``valid``, a list of parameter
+    it.  A mechanism that is not hashable or whose ``distribution(h)`` takes no
+    ``prec``/``interval`` keywords is wrapped so the checker can use it (its
+    checks then cannot be certified in interval arithmetic); ``params`` the default parameters (or ``valid``, a list of parameter
     dicts, the first being the default).  The mechanism is added to the
     mechanism registry and its claim, as ``BYO.<name>`` checked on ``domain``,
     to the claim registry.  Re-registering a name needs ``replace=True``.
@@ -157,7 +193,7 @@ def register(
     if name in regs and not replace:
         raise InvalidParameter(f"name={name!r} is already registered (pass replace=True to replace it)")
     spec = MechanismSpec(
-        name=name, factory=mechanism, valid=tuple(dict(v) for v in valid), examples=tuple(tuple(e) for e in examples),
+        name=name, factory=_protocol_factory(mechanism), valid=tuple(dict(v) for v in valid), examples=tuple(tuple(e) for e in examples),
         paper=paper or "user-registered", mutant=mutant, relation=relation, claim=_as_claim_fn(claim),
         tags=frozenset({"byo"}),
     )
@@ -168,6 +204,15 @@ def register(
     regs[name] = spec
     all_claims()[claim_obj.id] = claim_obj
     return Registered(spec, claim_obj)
+
+
+def unregister(name: str) -> None:
+    """Remove a mechanism registered with :func:`register` (and its ``BYO.<name>`` claim)."""
+    spec = all_mechanisms().get(name)
+    if spec is None or "byo" not in spec.tags:
+        raise InvalidParameter(f"name={name!r} is not a mechanism registered with dpverify.byo.register")
+    del all_mechanisms()[name]
+    all_claims().pop(f"BYO.{name}", None)
 
 
 def load(what: str) -> None:

@@ -9,6 +9,7 @@ Examples::
     dpverify audit mypkg:mech --eps 1 --relation add-remove --domain 3,1
     dpverify audit --registry                                          # every mechanism and mutant
     dpverify audit --power                                             # the power benchmark
+    dpverify audit --thirdparty                                        # OpenDP / diffprivlib examples
 
 Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE; 2 on a usage error or an output
 that cannot be mapped (AdapterError).  With ``--registry``: 0 iff every audit
@@ -59,7 +60,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--load", action="append", metavar="FILE_OR_MODULE", help="import first (e.g. a file registering a mechanism)")
     s.add_argument("--registry", nargs="*", metavar="NAME", help="audit every registered mechanism and mutant (or these)")
     s.add_argument("--power", action="store_true", help="run the power benchmark (delta-violation 0.05 at 95%%)")
-    s.add_argument("--write-report", metavar="PATH", help="with --registry/--power: write Markdown (e.g. reports/audits.md)")
+    s.add_argument("--thirdparty", action="store_true", help="audit OpenDP / diffprivlib worked examples (if installed)")
+    s.add_argument("--write-report", metavar="PATH", help="with --registry/--power/--thirdparty: write Markdown (e.g. reports/audits.md)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=run)
     return s
@@ -90,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
     for item in args.load or []:
         load(item)
-    if args.registry is not None or args.power:
+    if args.registry is not None or args.power or args.thirdparty:
         return _run_tables(args)
     from .audit import audit
 
@@ -137,11 +139,19 @@ def _run_tables(args: argparse.Namespace) -> int:
         if not args.json:
             for p in power:
                 print(f"power {p['mechanism']:<14} detected {p['detected']}/{p['runs']}  samples/input median {p['samples_median']} max {p['samples_max']}")
+    third: list = []
+    if args.thirdparty:
+        from .thirdparty import thirdparty_audits
+
+        third = thirdparty_audits(samples=min(args.samples, 20_000), seed=args.seed)
+        if not args.json:
+            for t in third:
+                print(f"{t['target']:<72} {t['verdict']:<13} {t.get('note', '')}")
     if args.write_report:
         from pathlib import Path
 
-        Path(args.write_report).write_text(render_audits_md(rows, power=power))
+        Path(args.write_report).write_text(render_audits_md(rows, power=power, thirdparty=third))
         print(f"written {args.write_report}", file=sys.stderr)
     if args.json:
-        _print({"audits": rows, "power": power, "all_as_expected": ok})
+        _print({"audits": rows, "power": power, "thirdparty": third, "all_as_expected": ok})
     return 0 if ok else 1
