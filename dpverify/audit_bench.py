@@ -97,7 +97,6 @@ def audit_power_benchmark(
                          "alpha": alpha, "runs": 0, "detected": 0, "samples_median": "-", "samples_max": "-",
                          "samples_budget": samples, "seconds": 0.0, "note": "no example pair with total variation above the target delta"})
             continue
-        spec = get_mechanism(name)
         used, detected = [], 0
         t = time.perf_counter()
         for s in range(first_seed, first_seed + runs):
