@@ -108,10 +108,13 @@ def considered_items(h: Sequence[int], k: int, eps: Any, delta: Any, literal: bo
 
     Default: ``h_(i) > h_(k+1)`` (``= d^k_>(h)``); ``literal``: ``h_(i) > h_⊥`` as printed.
     """
-    t = order_stat(h, k + 1)
-    ranked = sorted_items(h)[:k]
+    return _considered(sorted_items(h)[:k], h, order_stat(h, k + 1), eps, delta, literal)
+
+
+def _considered(ranked: Sequence[int], h: Sequence[int], t: int, eps: Any, delta: Any, literal: bool) -> tuple[int, ...]:
+    """The items of ``ranked`` (ranks 1..k) passing Algorithm 8's pre-check, given ``t = h_(k+1)``."""
     if literal:
-        return tuple(i for i in ranked if exceeds_offset(h[i] - t - 1, eps, delta))
+        return tuple(i for i in ranked if exceeds_offset(int(h[i]) - t - 1, eps, delta))
     return tuple(i for i in ranked if h[i] > t)
 
 
@@ -212,7 +215,7 @@ class FixedThreshold:
         a = np.asarray(h, dtype=np.int64)
         top = top_sorted(a, self.k + 1)  # reads only the top-(k+1)
         t = int(a[top[self.k]])
-        C = np.asarray(considered_items(h, self.k, self.eps, self.delta, self.literal), dtype=np.int64)
+        C = np.asarray(_considered([int(i) for i in top[: self.k]], a, t, self.eps, self.delta, self.literal), dtype=np.int64)
         if C.size == 0:
             return [frozenset()] * size
         centers = (a[C] - t - 1).astype(np.float64)

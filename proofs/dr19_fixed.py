@@ -53,7 +53,9 @@ CLAIMS = [
         code="proofs._fixed_checks.lemma_f_2", relation="add-remove",
         domain=_dom(3, 3, "add-remove", PF), quick=_dom(3, 2, "add-remove", PF[:1]),
         evaluate=X.lemma_f_2, instances=X.trr_instances(both=True),
-        notes="Ordered add/remove pairs x every item. Item 2 is an equality (the index sits exactly at h_(k+1) + 1).",
+        notes="Ordered add/remove pairs x every item. Item 2 is an equality (the index sits exactly at h_(k+1) + 1). The proof's "
+              "'h_(k+1) = h_(k+1) + 1' should read h_(k+1) = h'_(k+1) + 1 (typo). Tight: item 3's ratio e^eps is attained, so a "
+              "certified run reports 'inconclusive' (equality cannot be certified by intervals).",
     ),
     Obligation(
         id="DR19.LemF.2#linf", title="Lemma F.2 under l_inf neighbours", source=f"{SF}, Lemma F.2; §2",

@@ -24,6 +24,7 @@ E1 = {"eps": 1, "delta": F(1, 100), "Delta": 1}
 P1 = ({"k": 1, "kbar": 2, **E1}, {"k": 2, "kbar": 2, "eps": F(1, 2), "delta": F(1, 1000), "Delta": 1}, {"k": 2, "kbar": 3, **E1})
 P2 = ({"k": 2, "kbar": 2, "eps": F(1, 2), "delta": F(1, 100), "Delta": 2}, {"k": 1, "kbar": 3, "eps": 1, "delta": F(1, 1000), "Delta": 2})
 PDROP = {"k": 2, "kbar": 2, "eps": 1, "delta": F(1, 10), "Delta": 1}  # Lemma 6.2 probe witness params
+PE2 = {"k": 2, "kbar": 3, "eps": 2, "delta": F(1, 100), "Delta": 1}  # a large eps: threshold offset ln(100)/2 within the counts' range
 PLINF = {"k": 1, "kbar": 2, "eps": 2, "delta": F(1, 1000), "Delta": 2}  # Lemma 6.3 under linf:2
 
 
@@ -39,8 +40,9 @@ LEM61 = "Algorithm 4 is (Delta eps, (e^{Delta eps} + 1) delta_bar)-DP where delt
 ALG4 = ("v_⊥ = h_(kbar+1) + 1 + ln(Delta/eps) + Lap(1/eps); for i <= kbar: v_i = h_(i) + Lap(1/eps); sort {v_i} ∪ v_⊥; "
         "return {i_(1)..i_(j), ⊥} if j < k, otherwise {i_(1)..i_(k)} (j = number before v_⊥)")
 WIT_LIT = ("ERRATUM (Algorithm 4 / eq. (7)): with the printed threshold ln(Delta/eps) (= 0 at eps = Delta = 1) an index that enters "
-           "the top-kbar passes the threshold with probability ~1/2, not ~delta; e.g. h=(0,0,0,0) vs h'=(0,0,0,1), k=kbar=2, eps=1, "
-           "delta=1/100, Delta=1: exact delta(1) is in the hundreds of thousandths of the claimed. Corrected statement: #corrected.")
+           "the top-kbar passes the threshold with probability ~1/2, not ~delta: h=(0,0,0) vs h'=(0,0,1), k=1, kbar=2, eps=1, "
+           "delta=1/100, Delta=1: event {(2)}, Pr[h' -> (2)] = 0.429, Pr[h -> (2)] = 0, exact delta(1) = 0.429 > claimed "
+           "(e+1) delta_bar = 0.0707. Corrected statement: DR19.Lem6.1#corrected.")
 
 CLAIMS = [
     Statement(
@@ -78,9 +80,9 @@ CLAIMS = [
     L.PairsPrivacyClaim(
         id="DR19.Lem6.1#corrected", title="Privacy of Algorithm 4, threshold ln(Delta/delta)/eps, Delta = 1", source=f"{S61}, Lemma 6.1",
         statement=LEM61 + " -- with h_⊥ = h_(kbar+1) + 1 + ln(Delta/delta)/eps", code="mechanisms.limited_laplace.LimitDomLap",
-        relation="delta:N", domain=_dom(4, 2, "delta:N", P1), quick=_dom(3, 2, "delta:N", P1[:1]),
+        relation="delta:N", domain=_dom(4, 2, "delta:N", P1 + (PE2,)), quick=_dom(3, 2, "delta:N", P1[:1]),
         mechanism=L.lap, points=L.lemma_6_1_points, instances=L.pairs_for_delta(),
-        notes="Holds on d=4, counts 0..2, Delta=1 pairs; loose: claimed/exact delta about 3 at the worst pair "
+        notes="Holds on d=4, counts 0..2, Delta=1 pairs (eps in {1/2, 1, 2}); loose: claimed/exact delta about 3 at the worst pair "
               "(0,0,0,1)->(0,0,1,1), k=kbar=2, eps=1/2, delta=1/1000. A random search with counts up to 7 found no violation either.",
     ),
     L.PairsPrivacyClaim(
@@ -107,7 +109,8 @@ CLAIMS = [
         quick=_dom(4, 7, "add-remove", [{"k": 2, "kbar": 3, "eps": 2, "delta": F(1, 1000), "Delta": 1}], box=((5, 5), (5, 5), (6, 6), (0, 0))),
         mechanism=L.lap, points=L.lemma_6_1_points, instances=L.pairs_for_delta(),
         notes="Pairs h in the box x every add/remove move. The Delta hypothesis is needed: h=(5,5,6,0) -> h'=(6,5,6,1) moves item 0 "
-              "and h_(4) together (2 counts): exact delta(2) = 0.054 > claimed 0.0208. On d <= 4 with counts <= 2 the probe holds "
+              "and h_(4) together (2 counts): exact delta(2) = 0.054 > claimed 0.0208 (quick domain); the default box's worst pair is "
+              "h=(4,4,5,0) -> h'=(5,5,5,0): event {(0,1),(1,0)}, Pr 0.262 vs 0.0178, delta(2) = 0.130. On d <= 4 with counts <= 2 the probe holds "
               "(the threshold ln(1/delta)/eps sits above every count there); a shift needs two moved and two unmoved race variables.",
     ),
     Statement(
@@ -131,9 +134,10 @@ CLAIMS = [
         statement="For any fixed d ⊆ [d] and neighbouring h, h' with i_(kbar+1), i'_(kbar+1) ∉ d, for any S: "
                   "Pr[LapMax(h,d) in S] <= e^{Delta eps} Pr[LapMax(h',d) in S]",
         code="proofs._laplace_checks.lemma_6_2", relation="delta:N",
-        domain=_dom(4, 2, "delta:N", P1[1:2]), quick=_dom(3, 2, "delta:N", P1[:1]),
+        domain=_dom(4, 2, "delta:N", P1[1:2] + _p(P1[:1], literal=True)), quick=_dom(3, 2, "delta:N", P1[:1] + _p(P1[:1], literal=True)),
         evaluate=L.lemma_6_2, instances=L.lemma_6_2_instances(),
-        notes="Every pair x every non-empty domain D avoiding i_(kbar+1) and i'_(kbar+1); pure DP (max |ln P/Q|) per pair. Delta = 2 "
+        notes="Every pair x every non-empty domain D avoiding i_(kbar+1) and i'_(kbar+1); pure DP (max |ln P/Q|) per pair; both thresholds "
+              "(the offset is the same constant for h and h'). Delta = 2 "
               "one-signed pairs are a subset of DR19.Lem6.2#linf-delta's pairs.",
     ),
     Obligation(
@@ -150,8 +154,8 @@ CLAIMS = [
         domain=_dom(4, 1, "delta:N", [PDROP]), quick=_dom(4, 2, "delta:N", [PDROP], box=((0, 0), (1, 1), (2, 2), (2, 2))),
         evaluate=L.lemma_6_2, instances=L.lemma_6_2_instances(hypothesis=False),
         notes="The text's reason for the hypothesis ('changing one index would change the count of both h_(kbar+1) and h_⊥') is confirmed: "
-              "h=(0,0,1,1) -> h'=(0,1,1,1), D={0,1,2} ∋ i'_(3)... k=kbar=2, eps=1, delta=1/10: max ln P/Q = 1.50 > eps = 1 "
-              "(item 1 and the threshold move together against items 0, 2).",
+              "h=(0,0,1,1) -> h'=(0,1,1,1), D={0,1,2} ∋ i_(3) = 0, k=kbar=2, eps=1, delta=1/10: max ln P/Q = 1.50 > eps = 1 "
+              "(item 1 and h_(3), hence the threshold, move up together against items 0 and 2).",
     ),
     Statement(
         id="DR19.Def6.2", title="Good/bad outcome sets (Laplace)", source=f"{S61}, Definition 6.2",
@@ -159,9 +163,13 @@ CLAIMS = [
         code="proofs._laplace_checks.support, proofs._laplace_checks.bad_outcomes (used by lemma_6_3, lemma_6_4)",
         reason="Implemented as supports of the exact distributions (Laplace noise: every sequence over d^kbar(h) of length k, "
                "or shorter ending in ⊥, has positive probability).",
+        notes="The print writes 'LimitDom_Lap(h, d^kbar(h))' (a two-argument form of the one-argument Algorithm 4); read as "
+              "LapMax(h, d^kbar(h)), equal in law by Corollary 6.1.",
     ),
 ]
 
+_LEM63_NOTE = ("The proof's union bound is printed over i in d^kbar(h') \\ d^kbar(h); the bad outcomes contain indices of "
+               "d^kbar(h) \\ d^kbar(h') (typo, no effect on the bound). ")
 _LEM63 = "For any Delta-restricted neighbouring h, h': Pr[LapMax(h, d^kbar(h)) in S^delta_Lap] <= (delta/4)(3 + ln(Delta/delta)) =: delta_bar (8)"
 _LEM64 = ("For any neighbouring h, h' and any S ⊆ S_Lap ∩ S'_Lap, with d^eps = d^kbar(h) ∩ d^kbar(h'): Pr[LapMax(h,d^kbar(h)) in S] "
           "<= Pr[LapMax(h,d^eps) in S] <= Pr[LapMax(h,d^kbar(h)) in S] + delta_bar")
@@ -190,7 +198,9 @@ def _lemmas(eid, title, src, stmt, ev, lit_note, rel_extra=()):
 
 
 CLAIMS += _lemmas("DR19.Lem6.3", "Bad-event bound (Laplace)", f"{S61}, Lemma 6.3 (proof App. D.1)", _LEM63, L.lemma_6_3,
-                  "ERRATUM via eq. (7): with ln(Delta/eps) a new top-kbar index beats the threshold with probability far above delta_bar.",
+                  _LEM63_NOTE + "ERRATUM via eq. (7): with ln(Delta/eps) a new top-kbar index beats the threshold with probability far "
+                  "above delta_bar: h=(0,1,1) vs h'=(0,0,1), k=kbar=2, eps=1/2, delta=1/1000: Pr[S^delta = {(1,2),(1,⊥),(2,1)}] = 0.415 "
+                  "> delta_bar = 0.00248.",
                   rel_extra=[("linf-delta", "linf:N", "violated",
                               "Under mixed signs an index can leave the top-kbar from h_(kbar+1)+2 (Lemma 5.2 needs one-signed moves), "
                               "so Lemma D.1's hypothesis fails: h=(0,2,2,0) -> h'=(1,2,1,0) (item 2 leaves from h_(3)+2), k=1, kbar=2, "
