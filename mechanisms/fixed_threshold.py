@@ -298,11 +298,19 @@ REGISTRY = [
     MechanismSpec(
         name="fixed-threshold",
         factory=FixedThreshold,
-        valid=({"k": 2, "eps": 1, "delta": "0.1"}, {"k": 1, "eps": "0.5", "delta": "0.05"},
-               {"k": 2, "eps": 1, "delta": "0.1", "literal": True}),
+        valid=({"k": 2, "eps": 1, "delta": "0.1"}, {"k": 1, "eps": "0.5", "delta": "0.05"}),
         invalid=_invalid_common({}) + [({"k": 2, "eps": 1, "delta": "0.1", "literal": 1}, InvalidParameterType, "literal=1 must be a bool")],
         examples=((3, 1, 1, 0), (6, 5, 2, 2), (4, 4, 4, 1)),
-        paper="DR19 Algorithm 8 (seed 001 App. F), Claim F.1, Theorem 5; literal=True: pre-check h_(i) > h_⊥ as printed",
+        paper="DR19 Algorithm 8 (seed 001 App. F) with the pre-check h_(i) > h_(k+1) of Claim F.1; Theorem 5",
+        claim=_thm5_claim,
+    ),
+    MechanismSpec(
+        name="fixed-threshold-printed",
+        factory=FixedThreshold,
+        valid=({"k": 1, "eps": 1, "delta": "0.1", "literal": True}, {"k": 2, "eps": "0.5", "delta": "0.05", "literal": True}),
+        invalid=_invalid_common({"literal": True}),
+        examples=((3, 0, 0), (6, 5, 2, 2), (9, 4, 1, 1)),
+        paper="DR19 Algorithm 8 as printed: noise only 'if h_(i) > h_⊥' (an erratum: fails Theorem 5, ledger DR19.Thm5)",
         claim=_thm5_claim,
     ),
     MechanismSpec(
