@@ -148,9 +148,20 @@ def _run_tables(args: argparse.Namespace) -> int:
             for t in third:
                 print(f"{t['target']:<72} {t['verdict']:<13} {t.get('note', '')}")
     if args.write_report:
+        from importlib import metadata
         from pathlib import Path
 
-        Path(args.write_report).write_text(render_audits_md(rows, power=power, thirdparty=third))
+        from .provenance import provenance_lines
+
+        extra = {"command": "dpverify audit " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["audit"] else "dpverify audit",
+                 "audit settings": f"seed {args.seed}, alpha {args.alpha} (confidence {1 - args.alpha:g}), "
+                                   f"<= {args.samples} samples per input"}
+        for pkg in ("opendp", "diffprivlib", "scikit-learn"):
+            try:
+                extra[pkg] = metadata.version(pkg)
+            except metadata.PackageNotFoundError:
+                extra[pkg] = "not installed"
+        Path(args.write_report).write_text(render_audits_md(rows, power=power, thirdparty=third, header="\n".join(provenance_lines(extra))))
         print(f"written {args.write_report}", file=sys.stderr)
     if args.json:
         _print({"audits": rows, "power": power, "thirdparty": third, "all_as_expected": ok})

@@ -16,10 +16,7 @@ MINE = [s.name for s in mutants.REGISTRY]
 
 #: Registry mutants the battery knows it does not catch with their *registered* parameters, and why
 #: (strict xfail: if one becomes caught the test fails and the entry must be removed from here).
-KNOWN_UNCAUGHT = {
-    "multi-limit-dom-bot-free": "its registered parameters (delta=0.1, l*=3, reask-on-bot) show no violation; "
-    "the ledger probe DR19.Thm2#bot-free uses delta=1/1000, l*=5 and a shifted strategy",
-}
+KNOWN_UNCAUGHT: dict[str, str] = {}
 
 QUICK_CORRECT = ["em", "laplace-rnm", "limit-dom", "gumbel-topk"]
 
