@@ -80,6 +80,7 @@ CLAIMS = [
         code="mechanisms.fixed_threshold.TruncatedRR", relation="add-remove",
         domain=_dom(3, 3, "add-remove", _with_items(PF, 3)), quick=_dom(3, 2, "add-remove", _with_items(PF[:1], 3)),
         mechanism=X.trr, points=lambda p: [(p["eps"], p["delta"])],
+        notes="Tight (exact delta(eps) = delta at an index entering d_>(h) at h_(k+1)+1, Lemma F.2 item 2).",
     ),
     PairsPrivacyClaim(
         id="DR19.CorF.1#linf", title="Corollary F.1 under l_inf neighbours", source=f"{SF}, Corollary F.1; §2",
@@ -177,6 +178,8 @@ CLAIMS = [
         statement="Algorithm 8 (pre-check h_(i) > h_(k+1)) is (k eps, k delta)-DP", code="mechanisms.fixed_threshold.FixedThreshold",
         relation="add-remove", domain=_dom(4, 3, "add-remove", PF), quick=_dom(3, 2, "add-remove", PF[:1]),
         mechanism=X.ft, points=X.thm5_points,
+        notes="Tight: h=(0,0,0,0) -> h'=(0,0,0,1), k=1, eps=1, delta=1/10: item 3 enters d_>(h') at h_(2)+1 and is reported with "
+              "probability exactly delta, never under h: exact delta(k eps) = k delta. (Certified runs report 'inconclusive' on equality.)",
     ),
     PrivacyClaim(
         id="DR19.Thm5#corrected-advanced", title="Algorithm 8 corrected, advanced-composition form", source=f"{SF}, Theorem 5",

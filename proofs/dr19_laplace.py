@@ -244,7 +244,8 @@ CLAIMS += [
         domain=_dom(3, 2, "add-remove", [{"k": 1, "eps": 1}, {"k": 2, "eps": F(1, 2)}], T=(F(-3, 2), F(1, 2), 2)),
         quick=_dom(3, 2, "add-remove", [{"k": 1, "eps": 1}], T=(0, F(1, 2))),
         evaluate=L.lemma_f_1, instances=L.lemma_f_1_instances,
-        notes="Ordered add/remove pairs x i x T in {-3/2, 1/2, 2}; exact Laplace survival functions.",
+        notes="Ordered add/remove pairs x i x T in {-3/2, 1/2, 2}; exact Laplace survival functions. Tight (ratio e^eps attained "
+              "when both thresholds lie above the centres), so certified runs report 'inconclusive'.",
     ),
     Obligation(
         id="DR19.LemF.1#linf", title="Lemma F.1 under l_inf neighbours (mixed signs)", source="001 App. F, Lemma F.1; §2",
