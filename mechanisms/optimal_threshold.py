@@ -47,7 +47,7 @@ import numpy as np
 from . import validation as V
 from .core import DEFAULT_PREC, exact_context, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
-from .limited_domain import LimitDom, _check_kbar_le_d, race_sample, top_sorted
+from .limited_domain import LimitDom, _check_kbar_le_d, as_counts, race_sample, top_sorted
 from .registry import MechanismSpec
 
 __all__ = ["OptimalThreshold", "selection_distribution"]
@@ -149,10 +149,9 @@ class OptimalThreshold:
         return out
 
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = V.histogram(h)
-        _check_kbar_le_d(self.dbar, len(h))
+        a = as_counts(h)
+        _check_kbar_le_d(self.dbar, len(a))
         size = V.pos_int("size", size)
-        a = np.asarray(h, dtype=np.int64)
         top = top_sorted(a, self.dbar + 1)
         counts = [int(a[i]) for i in top] + [0]  # h_(1..dbar+1) (h_(d+1) = 0)
         idx = np.arange(self.lo, self.dbar + 1)
