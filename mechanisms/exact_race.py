@@ -1,0 +1,176 @@
+"""Floating-point-safe samplers of the Gumbel / exponential-mechanism top-k family (``exact=True``).
+
+They draw from the *same* output laws as the fast float samplers, using only
+the integer/rational primitives of :mod:`mechanisms.exact_sampling` (so the
+float attacks of Mironov 2012 do not apply), and they need the parameters as
+exact rationals (``eps``, ``sensitivity``, ``delta``: int, Fraction or decimal
+string; floats are refused by ``check_exact_flag``).
+
+* :func:`em_topk_exact` -- peeling EM (DR19 §4.1 ``pEM^k_q``): ``k`` rounds, each
+  selecting item ``i`` among those not yet chosen with probability
+  ``w_i / sum_{remaining} w_j``, ``w_i = exp(eps_q (h_i - max h))``.  This is the
+  law of :class:`~mechanisms.exponential.PeelingEM` (``k=1``:
+  :class:`~mechanisms.exponential.ExponentialMechanism`) and, by DR19 Lemma 4.2
+  (one-shot Gumbel top-k = peeling EM in distribution; checked exactly as the
+  ledger entry ``DR19.Lem4.2``), of :class:`~mechanisms.exponential.OneShotGumbel`.
+* :func:`race_exact` -- the Gumbel race over ``D ∪ {⊥}`` of
+  :mod:`mechanisms.limited_domain` (module docstring there): by Lemma 4.2 with ⊥
+  as one more item, it is peeling over ``D ∪ {⊥}`` that stops at the first ⊥,
+  with weights ``exp(eps h_i)`` and ``exp(eps h_⊥) = exp(eps * bot_count) * m / delta``
+  (``h_⊥ = bot_count + ln(m/delta)/eps``; ``m = 0``: no ⊥).  Outcome ``(i_1..i_k)``
+  or ``(i_1..i_j, BOT)``.  Used by LimitDom, StrictLimitDom and pLEM (whose
+  Algorithm 3 *is* this peeling over a fixed domain).
+
+All weights are shifted by a common rational ``eps * T`` (``T`` = the largest of
+the counts and ``bot_count``), which changes no ratio and keeps every exponent
+``x_i = eps (T - h_i) >= 0``.  Cost: ``O(d)`` rational enclosures per histogram
+(shared by equal counts), then ``O(k log d)`` integer operations per draw.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+
+from .core import BOT
+from .exact_sampling import ExactWeights, RandomWords, rational
+
+__all__ = ["em_topk_exact", "race_exact", "peel"]
+
+
+def peel(table: ExactWeights, k: int, rng: "np.random.Generator | RandomWords", stop: int | None = None) -> tuple[list[int], bool]:
+    """Up to ``k`` draws without replacement from ``table``; stops early at index ``stop``.
+
+    Returns ``(chosen indices, stopped)``; the table is restored afterwards.
+    """
+    chosen: list[int] = []
+    stopped = False
+    try:
+        for _ in range(k):
+            if table.total <= 0:
+                break
+            i = table.draw(rng)
+            if i == stop:
+                stopped = True
+                break
+            chosen.append(i)
+            table.remove(i)
+    finally:
+        for i in chosen:
+            table.restore(i)
+    return chosen, stopped
+
+
+def em_topk_exact(h: Sequence[int], k: int, eps_q: Any, *, rng: np.random.Generator, size: int) -> list[tuple[int, ...]]:
+    """``size`` exact draws of peeling EM (module docstring) on a validated histogram ``h``."""
+    e = rational("eps", eps_q)
+    top = max(h)
+    table = ExactWeights([(1, e * (top - c)) for c in h])
+    words = RandomWords(rng)
+    return [tuple(peel(table, k, words)[0]) for _ in range(size)]
+
+
+def race_exact(
+    h: Sequence[int], domain: Sequence[int], k: int, eps: Any, bot_count: int, m: int, delta: Any,
+    *, rng: np.random.Generator, size: int,
+) -> list[tuple]:
+    """``size`` exact draws of the Gumbel race over ``domain ∪ {⊥}`` (module docstring)."""
+    e, dl = rational("eps", eps), rational("delta", delta)
+    domain = [int(i) for i in domain]
+    T = max([bot_count] + [int(h[i]) for i in domain])
+    weights = [(1, e * (T - int(h[i]))) for i in domain]
+    stop = None
+    if m > 0:
+        stop = len(weights)
+        weights.append((Fraction(m) / dl, e * (T - bot_count)))
+    if not weights:
+        return [(BOT,)] * size
+    table = ExactWeights(weights)
+    words = RandomWords(rng)
+    out = []
+    for _ in range(size):
+        chosen, stopped = peel(table, k, words, stop)
+        labels = tuple(domain[i] for i in chosen)
+        out.append(labels if len(labels) == k else labels + (BOT,))
+    return out
+
+
+# ----------------------------------------------------------------- registry: the exact samplers as mechanisms
+def _exact(cls: Any) -> Any:
+    """Factory building ``cls(**params, exact=True)`` (same law, integer/rational sampler)."""
+
+    def make(**params: Any) -> Any:
+        return cls(**params, exact=True)
+
+    make.__name__ = make.__qualname__ = f"{cls.__name__}[exact]"
+    make.__doc__ = f"{cls.__name__}(..., exact=True)"
+    return make
+
+
+def _registry() -> list:
+    from .errors import InvalidParameterType
+    from .exponential import ExponentialMechanism, OneShotGumbel, PeelingEM
+    from .limited_domain import LimitDom, StrictLimitDom
+    from .limited_peeling import PLEM
+    from .registry import MechanismSpec
+
+    float_eps = "is a float; exact=True needs an exact rational eps"
+    float_delta = "is a float; exact=True needs an exact rational delta"
+    ld = {"k": 2, "kbar": 3, "eps": 1, "delta": "0.1"}
+    tag = frozenset({"exact-sampler"})
+    return [
+        MechanismSpec(
+            name="em-exact", factory=_exact(ExponentialMechanism),
+            valid=({"eps": 1}, {"eps": "0.5"}, {"eps": 2, "factor2": True}),
+            invalid=[({"eps": 0.5}, InvalidParameterType, "eps=0.5 " + float_eps), ({"eps": 1, "sensitivity": 1.0}, InvalidParameterType, "sensitivity=1.0 is a float")],
+            examples=((3, 1, 1, 0), (0, 0, 0), (2, 2)),
+            paper="DR19 Def. 4.1, sampled exactly (rejection with exact Bernoulli; mechanisms.exact_sampling)",
+            claim=lambda p: (p["eps"], 0), tags=tag,
+        ),
+        MechanismSpec(
+            name="peeling-em-exact", factory=_exact(PeelingEM),
+            valid=({"k": 2, "eps": 1}, {"k": 1, "eps": "0.3"}),
+            invalid=[({"k": 2, "eps": 1.0}, InvalidParameterType, "eps=1.0 " + float_eps)],
+            examples=((3, 1, 1, 0), (2, 2, 2)),
+            paper="DR19 §4.1 pEM^k_q, sampled exactly",
+            claim=lambda p: (p["k"] * p["eps"], 0), tags=tag,
+        ),
+        MechanismSpec(
+            name="gumbel-topk-exact", factory=_exact(OneShotGumbel),
+            valid=({"k": 2, "eps": 1}, {"k": 3, "eps": "0.7"}),
+            invalid=[({"k": 2, "eps": 0.7}, InvalidParameterType, "eps=0.7 " + float_eps)],
+            examples=((3, 1, 1, 0), (2, 2, 2)),
+            paper="DR19 §4.1 M^k_Gumbel, sampled exactly in its peeling form (Lemma 4.2)",
+            claim=lambda p: (p["k"] * p["eps"], 0), tags=tag,
+        ),
+        MechanismSpec(
+            name="limit-dom-exact", factory=_exact(LimitDom),
+            valid=(ld, {"k": 1, "kbar": 2, "eps": "0.5", "delta": "0.05"}, {**ld, "Delta": 1}),
+            invalid=[({**ld, "delta": 0.1}, InvalidParameterType, "delta=0.1 " + float_delta),
+                     ({**ld, "eps": 1.5}, InvalidParameterType, "eps=1.5 " + float_eps)],
+            examples=((3, 1, 1, 0), (5, 5, 2, 2), (4, 4, 4, 4)),
+            paper="DR19 Algorithm 1 (seed 001 §3), sampled exactly",
+            claim=lambda p: (p["k"] * Fraction(p["eps"]), Fraction(p["delta"])), tags=tag,
+        ),
+        MechanismSpec(
+            name="strict-limit-dom-exact", factory=_exact(StrictLimitDom),
+            valid=(ld, {"k": 1, "kbar": 1, "eps": "0.5", "delta": "0.05"}),
+            invalid=[({**ld, "delta": 0.1}, InvalidParameterType, "delta=0.1 " + float_delta)],
+            examples=((3, 1, 1, 0), (5, 5, 2, 2, 1), (4, 4, 4, 4, 0)),
+            paper="DR19 Algorithm 5 (seed 001 §6.2), sampled exactly",
+            claim=lambda p: (p["k"] * Fraction(p["eps"]), Fraction(p["delta"])), tags=tag,
+        ),
+        MechanismSpec(
+            name="plem-exact", factory=_exact(PLEM),
+            valid=({**ld, "domain": (0, 2, 3)}, ld),
+            invalid=[({**ld, "eps": 0.25}, InvalidParameterType, "eps=0.25 " + float_eps)],
+            examples=((3, 1, 1, 0), (5, 5, 2, 2), (0, 0, 0, 0)),
+            paper="DR19 Algorithm 3 / Definition 5.1 (seed 001 §5.2), sampled exactly",
+            claim=lambda p: (p["k"] * Fraction(p["eps"]), Fraction(p["delta"])), tags=tag,
+        ),
+    ]
+
+
+REGISTRY = _registry()
