@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Sequence
 
 import numpy as np
@@ -36,6 +37,7 @@ from . import validation as V
 from ._common import check_k_le_d, gumbel_top, relative_counts
 from .core import DEFAULT_PREC, exact_context, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
+from .exact_sampling import check_exact_flag
 from .registry import MechanismSpec
 
 __all__ = ["ExponentialMechanism", "PeelingEM", "OneShotGumbel", "em_weights", "peeling_probability"]
@@ -67,6 +69,13 @@ def _common_checks(self: Any) -> None:
     object.__setattr__(self, "sensitivity", V.positive("sensitivity", self.sensitivity))
     if not isinstance(self.factor2, bool):
         raise InvalidParameterType(f"factor2={self.factor2!r} must be a bool")
+    check_exact_flag(self, ("eps", "sensitivity"))
+
+
+def _exact_eps_q(self: Any) -> Fraction:
+    """``eps / sensitivity`` (halved with ``factor2``) as an exact Fraction (``exact=True`` samplers)."""
+    e = Fraction(self.eps) / Fraction(self.sensitivity)
+    return e / 2 if self.factor2 else e
 
 
 def _float_scale(self: Any) -> float:
@@ -84,17 +93,24 @@ class ExponentialMechanism:
     "the exponential mechanism can be simulated by adding Gumbel noise
     Gumbel(Delta(q)/eps) to each quality score value and then reporting the
     outcome with the largest noisy count").  Outcome: the 1-tuple ``(i,)``.
+    ``exact=True``: sampled with integer/rational arithmetic only (same law;
+    :mod:`mechanisms.exact_race`), which needs rational ``eps`` and ``sensitivity``.
     """
 
     eps: Any
     sensitivity: Any = 1
     factor2: bool = False
+    exact: bool = False
 
     def __post_init__(self) -> None:
         _common_checks(self)
 
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         h = check_k_le_d(1, h)
+        if self.exact:
+            from .exact_race import em_topk_exact
+
+            return em_topk_exact(h, 1, _exact_eps_q(self), rng=rng, size=V.pos_int("size", size))
         idx = gumbel_top(relative_counts(h), _float_scale(self), 1, rng=rng, size=V.pos_int("size", size))
         return [(int(r[0]),) for r in idx]
 
@@ -114,12 +130,14 @@ class PeelingEM:
     with ``w_i = exp(eps h_i / sensitivity)``.  Sampled literally, one EM draw per
     round (not by the one-shot shortcut, so the sampler tests DR19 Lemma 4.2 too).
     Privacy: k-fold composition of eps-DP (monotone q) EMs (CWGM20 Claim 2.1).
+    ``exact=True``: integer/rational-only sampler of the same law (:mod:`mechanisms.exact_race`).
     """
 
     k: int
     eps: Any
     sensitivity: Any = 1
     factor2: bool = False
+    exact: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "k", V.pos_int("k", self.k))
@@ -128,6 +146,10 @@ class PeelingEM:
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         h = check_k_le_d(self.k, h)
         size = V.pos_int("size", size)
+        if self.exact:
+            from .exact_race import em_topk_exact
+
+            return em_topk_exact(h, self.k, _exact_eps_q(self), rng=rng, size=size)
         scores = np.broadcast_to(relative_counts(h), (size, len(h))).copy()
         out = np.empty((size, self.k), dtype=np.int64)
         rows = np.arange(size)
@@ -174,12 +196,15 @@ class OneShotGumbel:
     for ``X_i = h_i + Gumbel(sensitivity/eps)``, computed by integration
     (:func:`_one_shot_integral`), not by the peeling product.  DR19 Lemma 4.2 says
     the two coincide; Corollary 4.1 states its privacy.
+    ``exact=True``: integer/rational-only sampler; it draws the peeling form, which
+    is the same law by Lemma 4.2 (checked exactly: ledger entry DR19.Lem4.2).
     """
 
     k: int
     eps: Any
     sensitivity: Any = 1
     factor2: bool = False
+    exact: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "k", V.pos_int("k", self.k))
@@ -197,6 +222,10 @@ class OneShotGumbel:
 
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         h = check_k_le_d(self.k, h)
+        if self.exact:
+            from .exact_race import em_topk_exact
+
+            return em_topk_exact(h, self.k, _exact_eps_q(self), rng=rng, size=V.pos_int("size", size))
         idx = gumbel_top(relative_counts(h), _float_scale(self), self.k, rng=rng, size=V.pos_int("size", size))
         return [tuple(int(x) for x in r) for r in idx]
 
