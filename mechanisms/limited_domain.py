@@ -51,6 +51,7 @@ import numpy as np
 from . import validation as V
 from .core import BOT, DEFAULT_PREC, exact_context, order_stat, sorted_items, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
+from .exact_sampling import check_exact_flag
 from .exponential import _one_shot_integral
 
 __all__ = [
@@ -217,6 +218,8 @@ class LimitDom:
     ``variant="neurips"`` uses seed 000's ``min{Delta, kbar, d - kbar}``.
     Privacy: DR19 Theorem 1 (curve eq. (2)); Delta-restricted threshold under
     Delta-restricted neighbours.
+    ``exact=True``: :meth:`sample` uses integer/rational arithmetic only (same law;
+    :func:`mechanisms.exact_race.race_exact`); needs rational ``eps`` and ``delta``.
     """
 
     k: int
@@ -225,10 +228,12 @@ class LimitDom:
     delta: Any
     Delta: int | None = None
     variant: str = "long"
+    exact: bool = False
 
     def __post_init__(self) -> None:
         _validate_common(self)
         _validate_delta_cap(self)
+        check_exact_flag(self, ("eps", "delta"))
 
     def _prepare(self, h: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...], int, int]:
         h = V.histogram(h)
@@ -253,6 +258,10 @@ class LimitDom:
         dom = top[: self.kbar]
         c = (int(a[top[self.kbar]]) if top.size > self.kbar else 0) + 1
         m = bot_multiplier(self.kbar, self.Delta, len(a), self.variant)
+        if self.exact:
+            from .exact_race import race_exact
+
+            return race_exact(a, dom, self.k, self.eps, c, m, self.delta, rng=rng, size=size)
         return race_sample(a, dom, self.k, float(self.eps), c, m, self.delta, rng=rng, size=size)
 
     def release(self, top: Sequence[tuple[Hashable, int]], *, rng: np.random.Generator, size: int = 1, pad: Sequence[Hashable] = ()) -> list:
@@ -300,6 +309,7 @@ class StrictLimitDom:
     printed; a probe of "does not see the same improvement in the restricted
     setting") replaces kbar by ``min{Delta, kbar}``.  Algorithm 5 declares
     ``kbar in {k, ..., d-1}``: ``kbar >= d`` is refused.  Output law: module docstring.
+    ``exact=True``: integer/rational-only sampler of the same law (as for :class:`LimitDom`).
     """
 
     k: int
@@ -308,10 +318,12 @@ class StrictLimitDom:
     delta: Any
     Delta: int | None = None
     variant: str = "long"
+    exact: bool = False
 
     def __post_init__(self) -> None:
         _validate_common(self)
         _validate_delta_cap(self)
+        check_exact_flag(self, ("eps", "delta"))
         if self.variant != "long":
             raise InvalidParameter(f"variant={self.variant!r}: Algorithm 5 has only the printed ('long') form")
 
@@ -334,6 +346,10 @@ class StrictLimitDom:
         t = int(a[top[self.kbar]])
         dom = top[: self.kbar][a[top[: self.kbar]] > t]
         m = bot_multiplier(self.kbar, self.Delta, len(a))
+        if self.exact:
+            from .exact_race import race_exact
+
+            return race_exact(a, dom, self.k, self.eps, t + 1, m, self.delta, rng=rng, size=size)
         return race_sample(a, dom, self.k, float(self.eps), t + 1, m, self.delta, rng=rng, size=size)
 
 

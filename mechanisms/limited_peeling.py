@@ -33,6 +33,7 @@ import numpy as np
 from . import validation as V
 from .core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
+from .exact_sampling import check_exact_flag
 from .limited_domain import VARIANTS, _check_kbar_le_d, bot_multiplier, limited_domain
 from .registry import MechanismSpec
 
@@ -125,6 +126,8 @@ class PLEM:
     ``domain=None`` means ``D = d^kbar(h)`` (so ``PLEM(domain=None)`` is the right-hand
     side of Lemma 5.4).  ``literal=True``: the printed ``LEM^k`` inside the loop.
     ``sample`` runs the rounds literally (one Gumbel-max over ``D ∪ {⊥}`` per round).
+    ``exact=True``: the same rounds with integer/rational arithmetic only
+    (:func:`mechanisms.exact_race.race_exact`); needs rational ``eps`` and ``delta``.
     """
 
     k: int
@@ -135,11 +138,13 @@ class PLEM:
     domain: tuple[int, ...] | None = None
     literal: bool = False
     variant: str = "long"
+    exact: bool = False
 
     def __post_init__(self) -> None:
         _validate(self, with_k=True)
         if not isinstance(self.literal, bool):
             raise InvalidParameterType(f"literal={self.literal!r} must be a bool")
+        check_exact_flag(self, ("eps", "delta"))
 
     def _inner_kbar(self) -> int:
         return self.k if self.literal else self.kbar
@@ -176,6 +181,10 @@ class PLEM:
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         h, dom, t, m = self._prepare(h)
         size = V.pos_int("size", size)
+        if self.exact:
+            from .exact_race import race_exact
+
+            return race_exact(h, dom, self.k, self.eps, order_stat(h, t + 1) + 1, m, self.delta, rng=rng, size=size)
         eps = float(self.eps)
         c = order_stat(h, t + 1) + 1
         top = max([c] + [h[i] for i in dom])
