@@ -84,7 +84,8 @@ CLAIMS = [
         statement="(probe) LimitDom with ln(min{1, kbar}/delta) under unrestricted add/remove neighbours", probe=True, expected="violated",
         code="mechanisms.limited_domain.LimitDom(Delta=1)", relation="add-remove",
         domain=_dom(4, 2, "add-remove", [{**P2[0], "Delta": 1}]), mechanism=_ld(), points=lambda p: _curve(p, QGRID),
-        notes="Shows the checker sees the Delta hypothesis: with d - kbar >= 2, two indices can leave the top-kbar at once.",
+        notes="Shows the checker sees the Delta hypothesis: with d - kbar >= 2, two indices can leave the top-kbar at once. Witness: h'=(0,0,1,1) -> h=(0,0,0,0), "
+              "k=1, kbar=2, eps=1, delta=1/10, Delta=1: the event {(2,), (3,)} has probability 1/6 under h' and 0 under h, so delta(1) = 1/6 > 0.1.",
     ),
     PrivacyClaim(
         id="DR19.Thm1#linf", title="Theorem 1 under §2's l_inf neighbours", source=f"{S3}, Theorem 1; §2",
@@ -92,7 +93,8 @@ CLAIMS = [
         code="mechanisms.limited_domain.LimitDom", relation="linf",
         domain=_dom(3, 2, "linf", P2[:1]), mechanism=_ld(), points=lambda p: _curve(p, QGRID),
         notes="ERRATUM (relation): with mixed-sign moves an index can leave from h_(kbar+1)+2 and the good-event ratio is 2eps per step; "
-              "the proofs' 'w.l.o.g. h >= h'' is the add/remove relation.",
+              "the proofs' 'w.l.o.g. h >= h'' is the add/remove relation. Witness: h=(0,2,2), h'=(1,1,1), k=1, kbar=2, eps=1, delta=1/10: "
+              "exact delta(1) = 0.16550 > claimed 0.1 (delta' = 0).",
     ),
     PrivacyClaim(
         id="DR19.Thm1#neurips", title="Theorem 1 for seed 000's threshold min{Delta, kbar, d - kbar}", source="000 §3, Algorithm 1 / Theorem 1",
@@ -140,7 +142,7 @@ CLAIMS = [
         domain=_dom(3, 2, "none", [{"k": 1, "eps": 1, "delta": F(1, 10)}, {"k": 2, "eps": 1, "delta": F(1, 10)}]),
         evaluate=E.fn1,
         notes="ERRATUM (001 text): with h_(d+1) = 0, ⊥ keeps weight exp(eps (1 + ln(d/delta)/eps)) = e^eps d/delta > 0, so LimitDom^(k,d) can stop early and "
-              "is not pEM^k. E.g. h=(0,0,0), k=1, eps=1, delta=1/10: Pr[(⊥)] = 30e/(30e+3) = 0.965. Seed 000's min{.., d - kbar} gives ⊥ weight 0 and "
+              "is not pEM^k. Witness: h=(0,0,0), k=1, eps=1, delta=1/10: Pr[(⊥)] = 30e/(30e+3) = 0.965. Seed 000's min{.., d - kbar} gives ⊥ weight 0 and "
               "the equivalence holds (DR19.Fn1#neurips). Kbar = d is accepted by the code (h_(d+1) = 0).",
     ),
     Obligation(
@@ -183,7 +185,8 @@ CLAIMS = [
         domain=_dom(4, 2, "none", [{"k": 1, "eps": 1, "delta": F(1, 10)}]),
         evaluate=E.claim_3_2_monotone,
         notes="ERRATUM (prose): false in general -- on a flat stretch h_(kbar+1) does not drop while ln(kbar/delta)/eps grows, so a larger kbar lowers "
-              "Pr[k indices]; §3 itself describes this trade-off. Witness h=(0,0,0,0), k=1: Pr decreases from kbar=1 to kbar=2.",
+              "Pr[k indices]; §3 itself describes this trade-off. Witness h=(0,0,0,2), k=1, eps=1, delta=1/10: Pr[1 index] = 0.21373 at kbar=1 "
+              "but 0.13368 at kbar=2.",
     ),
     Statement(
         id="DR19.Def8.1", title="(alpha, k)-accuracy", source="001 §8, Definition 8.1",
@@ -248,6 +251,6 @@ CLAIMS = [
         statement="(probe, d = 1) Pr[LEM not in {i_(1), ⊥}] < Pr[EM != i_(1)]", probe=True, expected="violated",
         code="proofs._limited_sec3.lemma_e_2", relation="none",
         domain=_dom(1, 2, "none", [{"kbar": 1, "eps": 1, "delta": F(1, 10)}]), evaluate=E.lemma_e_2,
-        notes="Degenerate edge: with one item both probabilities are 0, so the strict inequality fails (0 < 0).",
+        notes="Degenerate edge. Witness: h=(0,), kbar=1: with one item both probabilities are 0, so the strict inequality fails (0 < 0).",
     ),
 ]

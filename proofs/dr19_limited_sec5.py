@@ -66,8 +66,8 @@ CLAIMS = [
         domain=_dom(3, 3, "linf:2", KBARS[:1]), quick=_dom(3, 3, "linf:2", KBARS[:1]),
         evaluate=E._lemma_5_2, instances=pair_instances(both=False),
         notes="ERRATUM (relation): §2 defines Delta-restricted neighbours by ||h-h'||_inf <= 1 and ||h-h'||_0 <= Delta, mixed signs allowed; "
-              "then an index can leave the top-kbar from h_(kbar+1) + 2. Witness: h=(1,1,3), h'=(2,2,2) (Delta=2... d=3), kbar=1: "
-              "d(h)={2}, d(h')={0}, h_2 = 3 > h_(2)+1 = 2. The proof's 'w.l.o.g. h >= h'' is the add/remove relation, under which the lemma holds (DR19.Lem5.2).",
+              "then an index can leave the top-kbar from h_(kbar+1) + 2. Witness (checker): h=(0,0,2), h'=(0,1,1) (Delta=2), kbar=1: "
+              "d(h)={2}, d(h')={1}, h_2 = 2 > h_(2) + 1 = 1. The proof's 'w.l.o.g. h >= h'' is the add/remove relation, under which the lemma holds (DR19.Lem5.2).",
     ),
     Obligation(
         id="DR19.Lem5.3", title="Size of the set difference", source=f"{S}, Lemma 5.3",
@@ -119,7 +119,8 @@ CLAIMS = [
         code="mechanisms.limited_peeling.LEM", relation="linf", expected="violated",
         domain=_dom(3, 2, "linf", E._domain_params(3, LEM_BASE[:1])), quick=_dom(3, 2, "linf", E._domain_params(3, LEM_BASE[:1])),
         mechanism=lambda p: LEM(p["kbar"], p["eps"], p["delta"], domain=p["domain"]), points=lambda p: [(p["eps"], 0)],
-        notes="ERRATUM (relation): the corollary rests on Lemma 4.3's monotone case; under mixed-sign moves h_⊥ and h_i move apart and LEM is only 2eps-DP.",
+        notes="ERRATUM (relation): the corollary rests on Lemma 4.3's monotone case; under mixed-sign moves h_⊥ and h_i move apart and LEM is only 2eps-DP. "
+              "Witness: h=(0,1,2), h'=(1,2,1), d={0,1,2}, kbar=2, eps=1: max |ln P/Q| = 1.8973 > 1.",
     ),
     Obligation(
         id="DR19.Lem5.4", title="LimitDom ≡ pLEM on d^kbar(h)", source=f"{C5}, Lemma 5.4",
@@ -177,7 +178,8 @@ CLAIMS = [
         statement="(under ||h-h'||_inf <= 1) Pr[pLEM(h, d^kbar(h)) in S^delta] <= delta",
         code="proofs._limited_sec5._lemma_5_5", relation="linf", expected="violated",
         domain=_dom(3, 2, "linf", P2), evaluate=E._lemma_5_5, instances=pair_instances(both=True),
-        notes="ERRATUM (relation): with mixed signs a leaving index can sit at h_(kbar+1)+2 (see DR19.Lem5.2#linf), so its mass exceeds delta.",
+        notes="ERRATUM (relation): with mixed signs a leaving index can sit at h_(kbar+1)+2 (see DR19.Lem5.2#linf), so its mass exceeds delta. "
+              "Witness: h=(0,0,2), h'=(1,1,1), k=1, kbar=2, eps=1, delta=1/10: Pr[S^delta] = 0.11775 > 0.1.",
     ),
     Obligation(
         id="DR19.Lem5.6", title="Good events factorise", source=f"{C5}, Lemma 5.6 (proof App. C.2)",
@@ -186,7 +188,8 @@ CLAIMS = [
         domain=_dom(3, 2, "add-remove", P2), evaluate=E._lemma_5_6(False), instances=pair_instances(both=True),
         notes="ERRATUM: false for k >= 2 (true for k = 1). Conditioning the peeling mechanism on avoiding T = d(h) \\ d(h') is not pLEM on d \\ T: "
               "later rounds' denominators depend on the earlier picks. Proof of Lemma C.3 wrongly treats A_1 and B_2 as independent. "
-              "Corrected (sandwich) statement: DR19.Lem5.6#corrected.",
+              "Witness: h=(0,1,2), h'=(0,0,1), k=kbar=2, eps=1, delta=1/20, o=(2, ⊥): Pr[pLEM(h,d(h))=o] = 0.060661 vs "
+              "Pr[pLEM(h,d^eps)=o] Pr[not S^delta] = 0.062081. Corrected (sandwich) statement: DR19.Lem5.6#corrected.",
     ),
     Obligation(
         id="DR19.Lem5.6#corrected", title="Good events: sandwich instead of equality", source=f"{C5}, Lemma 5.6 (corrected)",
@@ -237,7 +240,7 @@ CLAIMS = [
         statement="(under ||h-h'||_inf <= 1) Pr[LEM^kbar(h, d_delta) != ⊥] <= delta",
         code="proofs._limited_sec5._lemma_c_1", relation="linf", expected="violated",
         domain=_dom(3, 2, "linf", P2), evaluate=E._lemma_c_1, instances=pair_instances(both=True),
-        notes="ERRATUM (relation): uses Lemma 5.2, false under mixed signs.",
+        notes="ERRATUM (relation): uses Lemma 5.2, false under mixed signs. Witness: h=(0,0,2), h'=(1,1,1), kbar=2, eps=1, delta=1/10: 0.11965 > 0.1.",
     ),
     Obligation(
         id="DR19.LemC.2", title="Peeling never does worse than one shot at T", source="001 App. C.1, Lemma C.2",
@@ -252,7 +255,8 @@ CLAIMS = [
         statement="For o = (i_1..i_l) not in 𝒯: Pr[pLEM(h,d) = o | pLEM(h,d) not in 𝒯] = prod_j Pr[LEM(h, d \\ {i_1..i_j}) = i_{j+1} | LEM(h, d \\ {i_1..i_j}) not in T]",
         code="proofs._limited_sec5._lemma_c_3", relation="none", expected="violated",
         domain=_dom(3, 1, "none", DT_PARAMS[:1]), evaluate=E._lemma_c_3, instances=E._dT_instances,
-        notes="ERRATUM: the events A_1 = {first pick i_1} and B_2 = {later rounds avoid T} are not independent given B_1, so the conditional law does not factorise for k >= 2.",
+        notes="ERRATUM: the events A_1 = {first pick i_1} and B_2 = {later rounds avoid T} are not independent given B_1, so the conditional law does not factorise for k >= 2. "
+              "Witness: h=(0,1,1), d={0,1,2}, T={0,1}, k=kbar=2, eps=1, delta=1/10, o=(2, ⊥): 0.044707 vs product 0.047619.",
     ),
     Obligation(
         id="DR19.LemC.4", title="Single-step conditioning", source="001 App. C.2, Lemma C.4",
@@ -267,7 +271,8 @@ CLAIMS = [
         code="proofs._limited_sec5._cor_c_1", relation="none", expected="violated",
         domain=_dom(3, 1, "none", DT_PARAMS[:1]), evaluate=E._cor_c_1(False), instances=E._dT_instances,
         notes="ERRATUM (k >= 2). Hand witness with all weights 1 (w_⊥ = w_a = w_b = w_t = 1, T = {t}, k = 2): "
-              "Pr[pLEM(h,d) = (a,b)] = 1/4 * 1/3 = 1/12, but Pr[pLEM(h,d\\T) = (a,b)] Pr[not 𝒯] = 1/6 * 7/12 = 7/72. Corrected: DR19.CorC.1#corrected.",
+              "Pr[pLEM(h,d) = (a,b)] = 1/4 * 1/3 = 1/12, but Pr[pLEM(h,d\\T) = (a,b)] Pr[not 𝒯] = 1/6 * 7/12 = 7/72. Checker witness: h=(0,1,1), d={0,1,2}, "
+              "T={0,1}, k=kbar=2, eps=1, delta=1/10, o=(2, ⊥): 0.041845 vs 0.044571. Corrected: DR19.CorC.1#corrected.",
     ),
     Obligation(
         id="DR19.CorC.1#corrected", title="Corollary C.1 as a sandwich", source="001 App. C.2, Corollary C.1 (corrected)",

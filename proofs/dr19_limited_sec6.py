@@ -80,13 +80,14 @@ CLAIMS = [
         domain=_dom(4, 1, "delta:1", [{"k": 2, "kbar": 3, "eps": F(1, 2), "delta": F(1, 10), "Delta": 1}]),
         mechanism=_strict, points=lambda p: curve_points(p["k"], p["eps"], p["delta"], QGRID),
         notes="Confirms the paper's remark that the strict variant 'does not see the same improvement in the restricted-sensitivity setting': "
-              "one changed count can move h_(kbar+1) and so remove several tied indices from d_>(h) at once.",
+              "one changed count can move h_(kbar+1) and so remove several tied indices from d_>(h) at once. Witness: h=(0,1,1,1) -> (1,1,1,1), "
+              "k=2, kbar=3, eps=1/2, delta=1/10, Delta=1: exact delta(1) = 0.23077 > 0.1.",
     ),
     PrivacyClaim(
         id="DR19.Lem6.6#linf", title="Lemma 6.6 under l_inf", source="001 §6.2, Lemma 6.6",
         statement=LEM66 + " -- neighbours ||h-h'||_inf <= 1", code="mechanisms.limited_domain.StrictLimitDom", relation="linf", expected="violated",
         domain=_dom(3, 2, "linf", P2[:1]), mechanism=_strict, points=lambda p: curve_points(p["k"], p["eps"], p["delta"], QGRID),
-        notes="ERRATUM (relation), as DR19.Thm1#linf.",
+        notes="ERRATUM (relation), as DR19.Thm1#linf. Witness: h=(0,2,2), h'=(1,1,1), k=1, kbar=2, eps=1, delta=1/10: exact delta(1) = 0.21373 > 0.1.",
     ),
     Obligation(
         id="DR19.Def6.eq9", title="Strict domain d^k_>(h) ⊆ d^k(h)", source="001 §6.2, eq. (9)",
@@ -106,7 +107,8 @@ CLAIMS = [
         statement="(neighbours ||h-h'||_inf <= 1) one of the two cases of Lemma 6.7 holds",
         code="proofs.dr19_limited_sec6._lemma_6_7", relation="linf", expected="violated",
         domain=_dom(3, 2, "linf", KS[:2]), evaluate=_lemma_6_7,
-        notes="ERRATUM (relation): the proof uses h >= h' (Lemma 5.1); with mixed signs both strict domains can gain an index.",
+        notes="ERRATUM (relation): the proof uses h >= h' (Lemma 5.1); with mixed signs both strict domains can gain an index. "
+              "Witness: h=(0,0,1), h'=(0,1,0), k=1: d_>(h)={2}, d_>(h')={1}, neither contains the other.",
     ),
     Statement(
         id="DR19.Alg6", title="Optimal threshold", source="001 §6.3, Algorithm 6",
@@ -144,6 +146,7 @@ CLAIMS = [
         id="DR19.Lem6.8#linf", title="Lemma 6.8 under l_inf", source="001 §6.3, Lemma 6.8",
         statement=LEM68 + " -- neighbours ||h-h'||_inf <= 1", code="mechanisms.optimal_threshold.OptimalThreshold", relation="linf", expected="violated",
         domain=_dom(4, 2, "linf", [{**OTQ[0], "dbar": 2}]), mechanism=_ot(), points=lambda p: curve_points(p["k"], p["eps"], p["delta"], QGRID),
-        notes="ERRATUM (relation): the selection's monotonicity (Lemma 5.1) and the LimitDom part both need one-signed moves.",
+        notes="ERRATUM (relation): the selection's monotonicity (Lemma 5.1) and the LimitDom part both need one-signed moves. "
+              "Witness: h=(0,0,2,2), h'=(1,1,1,1), k=2, dbar=2, eps=1, delta=1/10: exact delta(2) = 0.21373 > 0.1.",
     ),
 ]
