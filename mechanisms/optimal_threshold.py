@@ -142,10 +142,12 @@ class OptimalThreshold:
         h = V.histogram(h)
         _check_kbar_le_d(self.dbar, len(h))
         sel = self.selection(h, prec=prec, interval=interval)
+        inner = {kbar: self.inner(kbar).distribution(h, prec=prec, interval=interval) for kbar in sel}
         out = {}
-        for kbar, p in sel.items():
-            for o, q in self.inner(kbar).distribution(h, prec=prec, interval=interval).items():
-                out[(kbar, o)] = p * q
+        with exact_context(prec, interval):  # the products at the same precision as the factors
+            for kbar, p in sel.items():
+                for o, q in inner[kbar].items():
+                    out[(kbar, o)] = p * q
         return out
 
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
