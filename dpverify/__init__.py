@@ -15,6 +15,7 @@ from mechanisms.registry import MechanismSpec, all_mechanisms as mechanisms_regi
 from proofs.claims import Comparison, Domain, Instance, Obligation, PrivacyClaim, Statement
 from proofs.registry import all_claims as claims, get_claim
 
+from .budget import PrivacyBudget
 from .checker import CheckResult, check
 from .errors import (
     AdapterError,
@@ -35,7 +36,7 @@ __all__ = [
     "BOT", "DEFAULT_PREC", "exact_context", "sorted_items",
     "MechanismSpec", "mechanisms_registry", "build", "get_mechanism",
     "Comparison", "Domain", "Instance", "Obligation", "PrivacyClaim", "Statement", "claims", "get_claim",
-    "CheckResult", "check",
+    "CheckResult", "check", "PrivacyBudget",
     "DPVerifyError", "InvalidParameter", "InvalidParameterType", "InvalidHistogram", "UnknownName",
     "DomainTooLarge", "BudgetExceeded", "AdapterError",
     "is_neighbour", "neighbours", "pairs",

@@ -201,6 +201,16 @@ def both_precisions(prec: int) -> Iterator[None]:
         yield
 
 
+def _sort_key(x: Any) -> Any:
+    """A margin as an mp number so exact (int/Fraction) and mpmath margins compare with each other.
+
+    The key only ranks instances; verdicts use the margins themselves.
+    """
+    if isinstance(x, mpmath.mpf):
+        return x
+    return lift(mpmath.mp, x)
+
+
 def _lower(m: Any) -> Any:
     return m.a if is_interval(m) else m
 
@@ -268,7 +278,7 @@ def scan(claim: Claim, instances: Iterable[Instance], *, prec: int = DEFAULT_PRE
                 bad, near = m < -tol, abs(m) <= tol and comp.op != "=="
             acc.violated |= bool(bad)
             acc.tight |= bool(near)
-            key = lo if not exact else m
+            key = _sort_key(lo if not exact else m)
             if acc.worst_key is None or key < acc.worst_key:
                 acc.worst_key = key
                 acc.worst = _witness(inst, comp, m, extra, prec)

@@ -99,7 +99,8 @@ class Domain:
 
     def describe(self) -> str:
         ps = "; ".join(", ".join(f"{k}={v}" for k, v in p.items()) for p in self.params) or "-"
-        return f"d={self.d}, counts 0..{self.max_count}, relation {self.relation}, params [{ps}]"
+        ex = "; ".join(f"{k}={v}" for k, v in self.extra.items())
+        return f"d={self.d}, counts 0..{self.max_count}, relation {self.relation}, params [{ps}]" + (f", {ex}" if ex else "")
 
 
 @dataclass(frozen=True)
