@@ -134,11 +134,12 @@ def _run_tables(args: argparse.Namespace) -> int:
     if args.power:
         from .audit_bench import audit_power_benchmark
 
-        power = audit_power_benchmark(samples=args.samples)
+        power = audit_power_benchmark(samples=args.samples) + audit_power_benchmark(samples=args.samples, selection=0.1)
         ok = ok and all(p["detected"] == p["runs"] for p in power if p["runs"])
         if not args.json:
             for p in power:
-                print(f"power {p['mechanism']:<14} detected {p['detected']}/{p['runs']}  samples/input median {p['samples_median']} max {p['samples_max']}")
+                print(f"power {p['mechanism']:<14} selection {p.get('selection', '-')}: detected {p['detected']}/{p['runs']}  "
+                      f"samples/input median {p['samples_median']} max {p['samples_max']}")
     third: list = []
     if args.thirdparty:
         from .thirdparty import thirdparty_audits
