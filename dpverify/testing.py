@@ -231,12 +231,17 @@ def neighbouring_pairs(relation: str = "add-remove", d: int | None = None, *, mi
     return build()
 
 
-def mechanism_params(spec: MechanismSpec | str):
-    """The registered valid parameter dicts of a mechanism (shrinks to the first)."""
+def mechanism_params(spec: MechanismSpec | str, **overrides: Any):
+    """Parameter dicts of a registered mechanism: its ``valid`` dicts (shrinking to the first), with
+    any key replaced by a draw from the strategy given for it, e.g.
+    ``mechanism_params("peeling-em", eps=eps_values(), k=st.integers(1, 3))``."""
     st = _st()
     if isinstance(spec, str):
         spec = get_mechanism(spec)
-    return st.sampled_from([dict(p) for p in spec.valid])
+    base = st.sampled_from([dict(p) for p in spec.valid])
+    if not overrides:
+        return base
+    return st.tuples(base, st.fixed_dictionaries(overrides)).map(lambda t: {**t[0], **t[1]})
 
 
 def eps_values(min_value: Any = Fraction(1, 10), max_value: Any = 3, max_denominator: int = 20):

@@ -108,6 +108,17 @@ def test_neighbouring_pairs_are_neighbours(relation):
     check()
 
 
+def test_mechanism_params_with_overrides_stay_private():
+    from hypothesis import strategies as st
+
+    @settings(max_examples=15, deadline=None)
+    @given(mechanism_params("peeling-em", eps=eps_values(max_value=2), k=st.integers(1, 2)), neighbouring_pairs(d=3, max_count=2))
+    def check(params, pair):
+        assert_pair_dp(PeelingEM(**params), *pair, eps=params["k"] * params["eps"])
+
+    check()
+
+
 def test_other_strategies():
     @settings(max_examples=20, deadline=None)
     @given(histograms(3, max_count=2), eps_values(), mechanism_params("peeling-em"), registered_mechanisms())
