@@ -16,7 +16,7 @@ from .claims import Domain, Obligation, PrivacyClaim, Statement
 
 K123 = ({"k": 1}, {"k": 2}, {"k": 3})
 TIES = "ties: u* closed form depends on count values only; Def 5 depends on how TOP-K breaks ties"
-LEM6_DOMAIN = Domain(d=5, max_count=3, relation="none", params=({"k": 1}, {"k": 2}, {"k": 3}, {"k": 4}),
+LEM6_DOMAIN = Domain(d=5, max_count=2, relation="none", params=({"k": 1}, {"k": 2}, {"k": 3}, {"k": 4}),
                      extra={"random_d": (6, 7, 8), "random": 12, "seed": 0})
 LEM6_QUICK = Domain(d=4, max_count=2, relation="none", params=({"k": 1}, {"k": 2}, {"k": 3}),
                     extra={"random_d": (6, 8), "random": 3, "seed": 0})
@@ -88,7 +88,7 @@ CLAIMS = [
         id="GJMR21.Lem5#sensitivity", title="Closed form has add/remove sensitivity 1 (ties included)",
         source="004 §3, Lemma 5", statement="|u(h,S) - u(h',S)| <= 1 for neighbours h, h' and every k-set S (closed form)",
         code="mechanisms.joint.u_star", relation="add-remove",
-        domain=Domain(d=4, max_count=4, params=K123),
+        domain=Domain(d=4, max_count=3, params=K123),
         quick=Domain(d=4, max_count=2, params=({"k": 2},)), evaluate=C.lem5_sensitivity("closed"),
     ),
     Obligation(
@@ -112,7 +112,7 @@ CLAIMS = [
         id="GJMR21.Lem5#upper-bound", title="Closed form is an upper bound on Definition 5's utility",
         source="004 §3, Lemma 5 (corrected)", statement="(corrected) -max_i [c_i - c_{j_i}] >= u*(D, S) for every S, ties included",
         code="mechanisms.joint.u_star, proofs._gjmr21_brute.def5_utilities", relation="none", probe=True,
-        domain=Domain(d=4, max_count=3, relation="none", params=K123),
+        domain=Domain(d=4, max_count=2, relation="none", params=K123),
         quick=Domain(d=3, max_count=3, relation="none", params=({"k": 1}, {"k": 2})),
         evaluate=C.lem5_upper, instances=C.hist_instances,
     ),
