@@ -10,13 +10,11 @@ error naming the parameter.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Mapping, Sequence
 
-from .errors import UnknownName
+from ._discovery import discover, lookup
 
 __all__ = ["MechanismSpec", "all_mechanisms", "get_mechanism", "build"]
 
@@ -48,30 +46,12 @@ class MechanismSpec:
 @lru_cache(maxsize=1)
 def all_mechanisms() -> dict[str, MechanismSpec]:
     """Every registered mechanism (correct ones and mutants) by name."""
-    import mechanisms
-
-    out: dict[str, MechanismSpec] = {}
-    for info in sorted(pkgutil.iter_modules(mechanisms.__path__), key=lambda m: m.name):
-        if info.name.startswith("_") or info.name in ("registry",):
-            continue
-        mod = importlib.import_module(f"mechanisms.{info.name}")
-        for spec in getattr(mod, "REGISTRY", ()):
-            if spec.name in out:
-                raise RuntimeError(f"mechanism name {spec.name!r} registered twice")
-            out[spec.name] = spec
-    return out
+    return discover("mechanisms", "REGISTRY", key=lambda spec: spec.name, skip=("registry",))
 
 
 def get_mechanism(name: str) -> MechanismSpec:
     """The registry entry of ``name``; ``UnknownName`` listing close matches otherwise."""
-    regs = all_mechanisms()
-    if name in regs:
-        return regs[name]
-    import difflib
-
-    close = difflib.get_close_matches(name, list(regs), n=3)
-    hint = f"; did you mean {', '.join(close)}?" if close else "; `dpverify mechanisms` lists them"
-    raise UnknownName(f"mechanism={name!r} is not registered{hint}")
+    return lookup(all_mechanisms(), name, "mechanism", "dpverify mechanisms")
 
 
 def build(name: str, **params: Any) -> Any:

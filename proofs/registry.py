@@ -9,12 +9,10 @@ paper item means adding an object to one such list -- nothing else to edit.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from functools import lru_cache
 from pathlib import Path
 
-from mechanisms.errors import UnknownName
+from mechanisms._discovery import discover, lookup
 
 from .claims import Claim
 
@@ -26,30 +24,12 @@ _HERE = Path(__file__).parent
 @lru_cache(maxsize=1)
 def all_claims() -> dict[str, Claim]:
     """Every registered claim by id, in ledger-module then list order."""
-    import proofs
-
-    out: dict[str, Claim] = {}
-    for info in sorted(pkgutil.iter_modules(proofs.__path__), key=lambda m: m.name):
-        if info.name.startswith("_") or info.name in ("claims", "registry"):
-            continue
-        mod = importlib.import_module(f"proofs.{info.name}")
-        for claim in getattr(mod, "CLAIMS", ()):
-            if claim.id in out:
-                raise RuntimeError(f"claim id {claim.id!r} registered twice (second in proofs.{info.name})")
-            out[claim.id] = claim
-    return out
+    return discover("proofs", "CLAIMS", key=lambda claim: claim.id, skip=("claims", "registry"))
 
 
 def get_claim(claim_id: str) -> Claim:
     """The claim with this id; ``UnknownName`` (a KeyError) naming close matches otherwise."""
-    claims = all_claims()
-    if claim_id in claims:
-        return claims[claim_id]
-    import difflib
-
-    close = difflib.get_close_matches(claim_id, list(claims), n=3)
-    hint = f"; did you mean {', '.join(close)}?" if close else "; `dpverify claims` lists them"
-    raise UnknownName(f"claim={claim_id!r} is not registered{hint}")
+    return lookup(all_claims(), claim_id, "claim", "dpverify claims")
 
 
 def required_ids() -> list[str]:
