@@ -293,7 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_equal)
 
-    for modname in ("cli_audit", "cli_bench", "cli_topk"):
+    for modname in ("cli_audit", "cli_bench", "cli_topk", "cli_experiments"):
         try:
             mod = __import__(f"dpverify.{modname}", fromlist=["add_parser"])
         except ImportError:
