@@ -11,6 +11,7 @@ so that the same inputs give byte-identical output; they go to
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Iterable
 
@@ -130,8 +131,23 @@ def _details(results: list[CheckResult], claims: dict[str, Claim]) -> str:
     return "".join(out)
 
 
-def write_reports(results: list[CheckResult], outdir: Path | str = "reports", *, mode: str = "default", timings: dict | None = None) -> list[Path]:
-    """Write the verification pages into ``outdir``; return the paths written."""
+def _figures_section(figures: list[tuple[str, str]]) -> str:
+    """``## Figures``: images as ``![caption](file)``, other files (tables) as links; file names must be plain."""
+    out = ["## Figures\n\n"]
+    for name, caption in figures:
+        if not re.fullmatch(r"[A-Za-z0-9_.\-]+", name):
+            raise ValueError(f"figure file name {name!r} must be a plain file name")
+        bang = "!" if name.endswith((".png", ".svg")) else ""
+        out.append(f"- {bang}[{esc(caption)}]({name})\n" if not bang else f"{bang}[{esc(caption)}]({name})\n\n{esc(caption)}\n\n")
+    return "".join(out) + "\n"
+
+
+def write_reports(results: list[CheckResult], outdir: Path | str = "reports", *, mode: str = "default", timings: dict | None = None,
+                  figures: list[tuple[str, str]] | None = None) -> list[Path]:
+    """Write the verification pages into ``outdir``; return the paths written.
+
+    ``figures``: ``[(file relative to outdir, caption), ...]`` as returned by
+    ``dpverify.figures.write_figures``; listed in a "Figures" section of README.md when given."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     claims = all_claims()
@@ -151,6 +167,7 @@ def write_reports(results: list[CheckResult], outdir: Path | str = "reports", *,
         "*certified* = every instance evaluated in interval (or exact rational) arithmetic. *claimed/exact* = claimed delta (or eps) over\n",
         "the exact worst value: how loose the claim is.\n\n",
         _ledger(results),
+        _figures_section(figures) if figures else "",
         "## Other pages\n\n",
     ]
     for page, what in (("errata.md", "errata and boundary probes"), ("details.md", "every entry in detail"), ("performance.md", "benchmarks (`dpverify bench`)"), ("audits.md", "black-box audits"), ("experiments.md", "utility experiments on real data")):
