@@ -185,7 +185,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     wall = time.perf_counter() - start
     if not args.no_write:
         mode = ("quick" if args.quick else "default") + (" domains, certified" if args.certify else " domains")
-        write_reports(results, args.out, mode=mode, timings={"wall_seconds": round(wall, 1), "per_claim_seconds": {r.claim: round(r.seconds, 2) for r in results}})
+        figs = None
+        if not args.only and not args.no_figures:
+            from .figures import write_figures
+
+            figs = write_figures(args.out, results=results)
+        write_reports(results, args.out, mode=mode, figures=figs,
+                      timings={"wall_seconds": round(wall, 1), "per_claim_seconds": {r.claim: round(r.seconds, 2) for r in results}})
         if not args.only:
             write_index(results)
     bad = [r for r in results if not r.as_expected]
@@ -277,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--only", action="append", help="only claims whose id starts with this prefix (repeatable); INDEX.md is then not rewritten")
     s.add_argument("--out", default="reports")
     s.add_argument("--no-write", action="store_true")
+    s.add_argument("--no-figures", action="store_true", help="skip the figures (about a minute)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_verify)
 
