@@ -73,7 +73,8 @@ def cmd_topk(args: argparse.Namespace) -> int:
           + (f" max-items-per-user={p['Delta']}" if p["Delta"] else "") + f"; rows read from the data system: {res.rows_read}")
     print(f"selected ({kind}): " + ", ".join(str(x) for x in out["selected"]))
     pr = res.privacy
-    print(f"privacy: ({pr['eps']}, {pr['delta']})-DP by {pr['theorem']}; neighbours: {pr['neighbours']}")
+    print(f"privacy: ({pr['eps']}, {pr['delta']})-DP by {pr['theorem']}; neighbours: {pr['neighbours']}"
+          + (f" -- {pr['note']}" if pr.get("note") else ""))
     if budget_state is not None:
         g = budget_state["session_guarantee"]
         print(f"budget {args.budget}: charged {res.charge}; k* used {budget_state['k_used']}/{budget_state['k_star']}, "

@@ -30,8 +30,9 @@ on eps at the stated delta, as printed -- the checker tests the prints elsewhere
 
 * ``limit-dom`` -- DR19 Algorithm 1 via :meth:`mechanisms.limited_domain.LimitDom.release`;
   Theorem 1: ``(eq. (2) eps', delta + delta')`` (``proofs.composition.eq2_eps``).
-* ``strict-limit-dom`` -- DR19 Algorithm 5 (:class:`~mechanisms.limited_domain.StrictLimitDom`)
-  on the kbar+1 returned counts; Lemma 6.6: Theorem 1's guarantee.
+* ``strict-limit-dom`` -- DR19 Algorithm 5 (:class:`~mechanisms.limited_domain.StrictLimitDom`,
+  printed threshold ``ln(kbar/delta)/eps``, never a Delta one) on the kbar+1 returned counts;
+  Lemma 6.6: Theorem 1's guarantee.
 * ``limit-dom-lap`` -- DR19 Algorithm 4 (:class:`~mechanisms.limited_laplace.LimitDomLap`,
   corrected threshold ``ln(Delta/delta)/eps``), needs ``max_items_per_user``; Lemma 6.1:
   ``(Delta eps, (e^{Delta eps} + 1) delta_bar)``, ``delta_bar = (delta/4)(3 + ln(Delta/delta))``.
@@ -191,8 +192,11 @@ def privacy_of(mechanism: str, k: int, eps: Any, delta: Any, *, Delta: int | Non
         De = Delta * Fraction(eps)
         with exact_context(prec, False) as ctx:
             d = (ctx.exp(to_ctx(ctx, De)) + 1) * delta_bar(ctx, delta, Delta)
-        return {"eps": str(De), "delta": _num(d, None), "theorem": "DR19 Lemma 6.1 (corrected threshold ln(Delta/delta)/eps)",
-                "neighbours": nb}
+        out = {"eps": str(De), "delta": _num(d, None), "theorem": "DR19 Lemma 6.1 (corrected threshold ln(Delta/delta)/eps)",
+               "neighbours": nb}
+        if d >= 1:  # (e^{Delta eps} + 1) delta_bar grows like e^{Delta eps}: say so rather than print a meaningless pair
+            out["note"] = "vacuous: the claimed delta is >= 1 (reduce Delta*eps)"
+        return out
     if mechanism == "top-stable":
         return {"eps": str(Fraction(eps)), "delta": str(Fraction(delta)), "theorem": "CWGM20 Theorem 3.2 (eps_EM = 0)", "neighbours": nb}
     raise UnknownName(f"mechanism={mechanism!r} must be one of {', '.join(MECHANISMS)}")
@@ -256,7 +260,9 @@ def _build(mechanism: str, p: dict) -> Any:
     if mechanism == "limit-dom":
         return LimitDom(k, kbar, eps, delta, Delta)
     if mechanism == "strict-limit-dom":
-        return StrictLimitDom(k, kbar, eps, delta, Delta)
+        # Algorithm 5 as printed has no Delta threshold (its Delta field is an unprinted probe):
+        # SQL bounding, if asked for, only shrinks the neighbour relation; the threshold stays ln(kbar/delta)/eps.
+        return StrictLimitDom(k, kbar, eps, delta)
     if mechanism == "limit-dom-lap":
         return LimitDomLap(k, kbar, eps, delta, Delta)
     return TopStable(k, kbar, eps, delta, transcript=False)

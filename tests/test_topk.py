@@ -17,7 +17,6 @@ pytest.importorskip("duckdb")
 
 from dpverify import topk as T  # noqa: E402
 from dpverify.cli import main  # noqa: E402
-from mechanisms.core import BOT  # noqa: E402
 from mechanisms.errors import BudgetExceeded, InvalidHistogram, InvalidParameter, UnknownName  # noqa: E402
 from mechanisms.limited_domain import LimitDom, StrictLimitDom  # noqa: E402
 from mechanisms.limited_laplace import LimitDomLap  # noqa: E402
@@ -150,7 +149,8 @@ def test_privacy_statements() -> None:
     p = T.privacy_of("limit-dom", 50, "0.1", "1e-6", delta_prime="1e-6")  # advanced composition wins: < k eps = 5
     assert 2.10 < float(p["eps"]) < 2.12 and p["delta"] == "1/500000"
     q = T.privacy_of("limit-dom-lap", 3, "1/2", "1e-6", Delta=2)
-    assert q["eps"] == "1" and 0 < float(q["delta"]) < 1e-4
+    assert q["eps"] == "1" and 0 < float(q["delta"]) < 1e-4 and "note" not in q
+    assert "vacuous" in T.privacy_of("limit-dom-lap", 3, 1, "1e-6", Delta=20)["note"]
     with pytest.raises(UnknownName):
         T.privacy_of("nope", 1, 1, "0.1")
 
