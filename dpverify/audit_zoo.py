@@ -126,7 +126,7 @@ def _row(case: ZooCase, r: AuditResult) -> dict:
         "claim": f"({r.eps}, {r.delta})", "relation": r.relation,
         "samples_per_input": r.max_samples_per_input, "samples_total": r.total_samples,
         "eps_lower_bound": round(max(r.eps_lower_bound, 0.0), 4) if r.eps_lower_bound != float("inf") else "inf",
-        "witness": (f"h={list(w.event.a)} h'={list(w.event.b)} |S|={len(w.event.outcomes)} "
+        "witness": (f"h={list(w.event.a)} h'={list(w.event.b)} size(S)={len(w.event.outcomes)} "
                     f"P={w.p_hat:.4f} Q={w.q_hat:.4f}") if (w is not None and r.privacy_verdict == "FAIL") else
                    ("fit rejected" if r.fit_verdict == "FAIL" else ""),
         "seconds": round(r.seconds, 2),
