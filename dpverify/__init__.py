@@ -15,7 +15,9 @@ from mechanisms.registry import MechanismSpec, all_mechanisms as mechanisms_regi
 from proofs.claims import Comparison, Domain, Instance, Obligation, PrivacyClaim, Statement
 from proofs.registry import all_claims as claims, get_claim
 
+from .audit import AuditResult, audit  # noqa: E402  (the function shadows the submodule name on purpose)
 from .budget import PrivacyBudget
+from .byo import register
 from .checker import CheckResult, check
 from .errors import (
     AdapterError,
@@ -30,13 +32,15 @@ from .errors import (
 from .neighbours import is_neighbour, neighbours, pairs
 from .profile import eps_for_delta, hockey_stick, pair_profile, pure_eps
 
+from .testing import assert_dp  # noqa: E402
+
 __version__ = "0.1.0"
 
 __all__ = [
     "BOT", "DEFAULT_PREC", "exact_context", "sorted_items",
     "MechanismSpec", "mechanisms_registry", "build", "get_mechanism",
     "Comparison", "Domain", "Instance", "Obligation", "PrivacyClaim", "Statement", "claims", "get_claim",
-    "CheckResult", "check", "PrivacyBudget",
+    "CheckResult", "check", "PrivacyBudget", "audit", "AuditResult", "register", "assert_dp",
     "DPVerifyError", "InvalidParameter", "InvalidParameterType", "InvalidHistogram", "UnknownName",
     "DomainTooLarge", "BudgetExceeded", "AdapterError",
     "is_neighbour", "neighbours", "pairs",
