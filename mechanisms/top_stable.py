@@ -154,10 +154,15 @@ class TopStable:
         size = V.pos_int("size", size)
         with exact_context(64) as ctx:
             T = float(self.threshold_value(ctx))
-        qs = np.asarray(self.queries(h), dtype=np.float64)
+        # TS reads only the true top-(kbar+1): every query q_i (i <= kbar) is a
+        # difference of order statistics h_(i), h_(i+1), so compute them there (O(d) once).
+        from .limited_domain import top_sorted
+
+        order = [int(i) for i in top_sorted(np.asarray(h, dtype=np.int64), min(self.kbar + 1, len(h)))]
+        top_counts = [h[i] for i in order]
+        qs = np.asarray(self.queries(top_counts), dtype=np.float64)
         passed = run_sample(T, 1 / float(self.eps1), qs, np.full(qs.shape, 2 / float(self.eps2)), rng=rng, size=size)
         first = np.where(passed.any(axis=1), np.argmax(passed, axis=1), -1)
-        order = sorted_items(h)
         out = []
         for pos in first:
             if pos < 0:

@@ -115,7 +115,12 @@ def histogram(h: Any, name: str = "h") -> tuple[int, ...]:
             raise InvalidHistogram(f"{name} must be 1-D, got shape {h.shape}")
         if h.dtype.kind not in "iu":
             raise InvalidHistogram(f"{name} has dtype {h.dtype}; counts must be integers")
-        h = h.tolist()
+        if h.size == 0:
+            raise InvalidHistogram(f"{name}=[] must have at least one item")
+        if h.dtype.kind == "i" and (h < 0).any():  # vectorised: O(d) in C, not a Python loop
+            i = int(np.flatnonzero(h < 0)[0])
+            raise InvalidHistogram(f"{name}[{i}]={int(h[i])} must be >= 0")
+        return tuple(h.tolist())
     if len(h) == 0:
         raise InvalidHistogram(f"{name}=[] must have at least one item")
     out = []
