@@ -50,12 +50,18 @@ def em_weights(ctx: Any, h: Sequence[int], eps_q: Any) -> list:
 
 
 def peeling_probability(weights: Sequence[Any], outcome: Sequence[int]) -> Any:
-    """``prod_j w_{o_j} / (sum of the weights of items not chosen before step j)`` (pEM^k)."""
-    remaining = sum(weights)
+    """``prod_j w_{o_j} / (sum of the weights of items not chosen before step j)`` (pEM^k).
+
+    Each denominator is summed afresh over the remaining items: subtracting the
+    chosen weights from the total cancels catastrophically when they dominate
+    (e.g. h=(40,0,0), eps=50: the remainder would round to 0).
+    """
+    chosen: set = set()
     p = 1
     for i in outcome:
+        remaining = sum(w for j, w in enumerate(weights) if j not in chosen)
         p = p * weights[i] / remaining
-        remaining = remaining - weights[i]
+        chosen.add(i)
     return p
 
 

@@ -165,17 +165,18 @@ class PLEM:
             w, wb = lem_weights(ctx, h, dom, self.eps, t, m, self.delta)
             out: dict = {}
 
-            def rec(prefix: tuple, p: Any, rem: tuple, rem_w: Any) -> None:
+            def rec(prefix: tuple, p: Any, rem: tuple) -> None:
                 if len(prefix) == self.k:
                     out[prefix] = p
                     return
-                den = wb + rem_w
+                # summed afresh (not total minus chosen: that cancels when the chosen weights dominate)
+                den = wb + sum((w[j] for j in rem), 0 * wb)
                 if m > 0:
                     out[prefix + (BOT,)] = p * wb / den
                 for i in rem:
-                    rec(prefix + (i,), p * w[i] / den, tuple(j for j in rem if j != i), rem_w - w[i])
+                    rec(prefix + (i,), p * w[i] / den, tuple(j for j in rem if j != i))
 
-            rec((), ctx.mpf(1), dom, sum(w.values()))
+            rec((), ctx.mpf(1), dom)
             return out
 
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
