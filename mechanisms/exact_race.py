@@ -67,7 +67,8 @@ def em_topk_exact(h: Sequence[int], k: int, eps_q: Any, *, rng: np.random.Genera
     """``size`` exact draws of peeling EM (module docstring) on a validated histogram ``h``."""
     e = rational("eps", eps_q)
     top = max(h)
-    table = ExactWeights([(1, e * (top - c)) for c in h])
+    # x_i = eps_q (top - h_i) = p (top - h_i) / q, kept as integers over q
+    table = ExactWeights([e.numerator * (top - c) for c in h], e.denominator)
     words = RandomWords(rng)
     return [tuple(peel(table, k, words)[0]) for _ in range(size)]
 
@@ -80,14 +81,16 @@ def race_exact(
     e, dl = rational("eps", eps), rational("delta", delta)
     domain = [int(i) for i in domain]
     T = max([bot_count] + [int(h[i]) for i in domain])
-    weights = [(1, e * (T - int(h[i]))) for i in domain]
+    xnum = [e.numerator * (T - int(h[i])) for i in domain]
+    factors = {}
     stop = None
     if m > 0:
-        stop = len(weights)
-        weights.append((Fraction(m) / dl, e * (T - bot_count)))
-    if not weights:
+        stop = len(xnum)
+        xnum.append(e.numerator * (T - bot_count))
+        factors[stop] = Fraction(m) / dl
+    if not xnum:
         return [(BOT,)] * size
-    table = ExactWeights(weights)
+    table = ExactWeights(xnum, e.denominator, factors)
     words = RandomWords(rng)
     out = []
     for _ in range(size):

@@ -29,13 +29,16 @@ Primitives (each returns a Python ``bool``/``int``):
   ``U`` is compared with ever tighter enclosures of ``w_i``, drawing more bits
   of ``U`` only while the comparison is undecided.  The accepted index has law
   ``A_i * (w_i 2^P / A_i) / Z ∝ w_i`` exactly; acceptance probability is
-  ``>= 1 - (n 2^-P) / max_i w_i``, so almost every draw costs one proposal.
+  ``>= 1 - (n 2^-P) / max_i w_i``, so almost every draw costs one proposal
+  (when removals leave only tiny weights, the present items are re-weighted by
+  a common factor first: :meth:`ExactWeights._rescaled_table`).
 
 Precision ``P`` only affects speed, never the law.
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Sequence
@@ -266,30 +269,59 @@ class _Fenwick:
 class ExactWeights:
     """Exact sampling of ``i`` with probability ``w_i / sum_j w_j``, ``w_i = r_i e^{-x_i}`` (module docstring).
 
-    ``weights`` is a sequence of ``(r_i, x_i)`` with rational ``r_i > 0`` and
-    ``x_i >= 0``.  :meth:`remove` / :meth:`restore` take an item out of (back into)
-    the urn, so peeling draws without replacement reuse one table.
+    Exponents are given as integers over one denominator, ``x_i = xnum[i] / den``
+    (``xnum[i] >= 0``), which keeps the per-item work in integers; ``factors``
+    maps the few indices with ``r_i != 1`` to a rational ``r_i > 0``.
+    :meth:`from_pairs` builds a table from ``(r_i, x_i)`` pairs.  :meth:`remove` /
+    :meth:`restore` take an item out of (back into) the urn, so peeling draws
+    without replacement reuse one table.
     """
 
-    def __init__(self, weights: Sequence[tuple[Any, Any]], *, prec: int = PROPOSAL_BITS):
-        self.prec = prec
-        self.weights = [(Fraction(r), Fraction(x)) for r, x in weights]
-        if not self.weights:
-            raise ValueError("no weights")
-        for r, x in self.weights:
-            if r <= 0 or x < 0:
-                raise ValueError(f"weight (r={r}, x={x}) needs r > 0 and x >= 0")
+    def __init__(self, xnum: Sequence[int], den: int = 1, factors: "dict[int, Any] | None" = None, *, prec: int = PROPOSAL_BITS):
+        self.prec, self.den = prec, int(den)
+        self.xnum = [int(v) for v in xnum]
+        self.factors = {int(i): Fraction(r) for i, r in (factors or {}).items()}
+        if not self.xnum or self.den < 1:
+            raise ValueError("no weights (or den < 1)")
+        if min(self.xnum) < 0 or any(r <= 0 for r in self.factors.values()):
+            raise ValueError("weights need x_i >= 0 and r_i > 0")
         cache: dict = {}
-        bounds = []
-        for w in self.weights:  # equal weights (equal counts) share one enclosure
-            if w not in cache:
-                cache[w] = scaled_bounds(w[0], w[1], prec)
-            bounds.append(cache[w])
-        self.lo = [b[0] for b in bounds]
-        self.hi = [b[1] for b in bounds]
+        far = prec * self.den  # x >= prec: e^{-x} 2^prec <= 1, enclosure (0, 1) without work
+        lo, hi = [], []
+        for i, v in enumerate(self.xnum):
+            r = self.factors.get(i)
+            if r is None and v >= far:
+                lo.append(0)
+                hi.append(1)
+                continue
+            key = (v, r)
+            if key not in cache:  # equal counts share one enclosure
+                cache[key] = scaled_bounds(1 if r is None else r, Fraction(v, self.den), prec)
+            lo.append(cache[key][0])
+            hi.append(cache[key][1])
+        self.lo, self.hi = lo, hi
         self.tree = _Fenwick(self.hi)
         self.total = sum(self.hi)
         self.present = [True] * len(self.hi)
+        self.removed: set[int] = set()
+        self.by_size = sorted(range(len(self.hi)), key=lambda i: -self.hi[i])  # largest enclosure first
+        self._rescaled: dict = {}
+
+    @classmethod
+    def from_pairs(cls, weights: Sequence[tuple[Any, Any]], *, prec: int = PROPOSAL_BITS) -> "ExactWeights":
+        """A table of weights ``r_i e^{-x_i}`` given as rational pairs ``(r_i, x_i)``."""
+        pairs = [(Fraction(r), Fraction(x)) for r, x in weights]
+        if any(r <= 0 or x < 0 for r, x in pairs):
+            raise ValueError("weights need r_i > 0 and x_i >= 0")
+        den = 1
+        for _, x in pairs:
+            den = den * x.denominator // math.gcd(den, x.denominator)
+        xnum = [x.numerator * (den // x.denominator) for _, x in pairs]
+        return cls(xnum, den, {i: r for i, (r, _) in enumerate(pairs) if r != 1}, prec=prec)
+
+    def weight(self, i: int) -> tuple[Fraction, Fraction]:
+        """``(r_i, x_i)`` of item ``i``."""
+        return self.factors.get(i, Fraction(1)), Fraction(self.xnum[i], self.den)
 
     def __len__(self) -> int:
         return len(self.hi)
@@ -298,6 +330,7 @@ class ExactWeights:
         """Take item ``i`` out (it can no longer be drawn)."""
         if self.present[i]:
             self.present[i] = False
+            self.removed.add(i)
             self.tree.add(i, -self.hi[i])
             self.total -= self.hi[i]
 
@@ -305,14 +338,45 @@ class ExactWeights:
         """Put item ``i`` back."""
         if not self.present[i]:
             self.present[i] = True
+            self.removed.discard(i)
             self.tree.add(i, self.hi[i])
             self.total += self.hi[i]
+
+    def _rescaled_table(self) -> "tuple[ExactWeights, list[int]] | None":
+        """A table of the present items with exponents shifted down, when the present weights are all tiny.
+
+        After the heaviest items are removed (peeling), every remaining ``w_i 2^P``
+        may be far below 1 while each proposal weight is still >= 1, and rejection
+        would almost never accept.  Then the present items are re-weighted as
+        ``r_i e^{-(x_i - s)}``, ``s = min x_i`` over them -- a common factor ``e^s``,
+        so the same conditional law -- in a table cached per set of removed items.
+        """
+        for i in self.by_size:
+            if self.present[i]:
+                if self.hi[i] >= 1 << (self.prec - 8):
+                    return None
+                break
+        key = frozenset(self.removed)
+        if key not in self._rescaled:
+            if len(self._rescaled) >= 256:
+                self._rescaled.clear()
+            idx = [i for i in range(len(self.hi)) if self.present[i]]
+            s = min(self.xnum[i] for i in idx)
+            pos = {i: j for j, i in enumerate(idx)}
+            sub = ExactWeights([self.xnum[i] - s for i in idx], self.den,
+                               {pos[i]: r for i, r in self.factors.items() if i in pos}, prec=self.prec)
+            self._rescaled[key] = (sub, idx)
+        return self._rescaled[key]
 
     def draw(self, rng: "np.random.Generator | RandomWords") -> int:
         """One exact draw among the items present (raises ``ValueError`` if none is)."""
         if self.total <= 0:
             raise ValueError("no item left to draw")
         rng = _words(rng)
+        if self.removed:
+            sub = self._rescaled_table()
+            if sub is not None:
+                return sub[1][sub[0].draw(rng)]
         while True:
             i = self.tree.find(rng.below(self.total))
             if self._accept(i, rng):
@@ -327,7 +391,7 @@ class ExactWeights:
         # U (real) lies in [u / 2^b, (u + 1) / 2^b); accept iff U < p = w_i 2^P / A.
         if (u + 1) * A <= lo << b:
             return True
-        r, x = self.weights[i]
+        r, x = self.weight(i)
         level = 0
         while True:
             level += 1
