@@ -19,7 +19,7 @@ def git_commit() -> str:
     try:
         sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "mechanisms", "proofs", "dpverify"],
+            ["git", "status", "--porcelain", "--", "mechanisms", "proofs", "dpverify", ":(exclude)proofs/INDEX.md"],
             cwd=REPO_ROOT, capture_output=True, text=True, timeout=10,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
