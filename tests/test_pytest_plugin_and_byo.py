@@ -10,12 +10,22 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _entry_point_installed() -> bool:
+    """Whether the installed distribution registers the plugin through its pytest11 entry point."""
+    from importlib.metadata import entry_points
+
+    return any(ep.value == "dpverify.pytest_plugin" for ep in entry_points(group="pytest11"))
+
+
 def _pytest(tmp_path, *args, env_extra=None):
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop("DPVERIFY_SLOW_AUDITS", None)
     env.update(env_extra or {})
+    # Installed (pip install -e .): pytest loads the plugin by its entry point, as a user's suite would;
+    # a plain checkout: load it explicitly.  Loading it both ways is a pytest error.
+    plugin = [] if _entry_point_installed() else ["-p", "dpverify.pytest_plugin"]
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "dpverify.pytest_plugin", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+        [sys.executable, "-m", "pytest", *plugin, "-q", "-p", "no:cacheprovider", "-o", "addopts=",
          str(tmp_path), *args],
         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
     )
