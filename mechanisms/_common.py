@@ -2,14 +2,69 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+import math
+from fractions import Fraction
+from typing import Any, Sequence
 
 import numpy as np
 
-from .errors import InvalidParameter
+from .errors import InvalidHistogram, InvalidParameter
 from .validation import histogram
 
-__all__ = ["check_k_le_d", "gumbel_top", "relative_counts"]
+__all__ = ["check_k_le_d", "gumbel_top", "relative_counts", "MAX_SAMPLER_COUNT", "sampler_counts",
+           "sampler_float", "log_ratio"]
+
+#: Largest count the float samplers take: they hold counts and ``h_i - max(h)`` in int64.
+#: ``distribution()`` (and the ``exact=True`` EM samplers) take counts of any size.
+MAX_SAMPLER_COUNT = 2**63 - 1
+
+#: The float samplers take positive parameters (eps, scales, delta) only within
+#: ``[2**-996, 2**996]`` (about 1.5e-300 .. 6.7e299): outside it ``1/eps``, ``eps *
+#: count`` or ``ln(1/delta)`` overflow, underflow to 0 or lose every digit.
+SAMPLER_FLOAT_RANGE = (2.0**-996, 2.0**996)
+
+
+def sampler_counts(h: Any, name: str = "h") -> np.ndarray:
+    """A validated histogram (tuple of ints, or integer array) as int64, refusing counts above 2**63-1."""
+    if isinstance(h, np.ndarray) and h.dtype.kind in "iu" and h.ndim == 1 and h.size:
+        if int(h.max()) > MAX_SAMPLER_COUNT:
+            i = int(np.argmax(h))
+            raise InvalidHistogram(f"{name}[{i}]={int(h[i])} exceeds 2**63-1, the largest count the float samplers take (int64) "
+                                   "(distribution() takes any size)")
+        return h.astype(np.int64, copy=False)
+    top = max(h)
+    if top > MAX_SAMPLER_COUNT:
+        i = list(h).index(top)
+        raise InvalidHistogram(f"{name}[{i}]={top} exceeds 2**63-1, the largest count the float samplers take (int64) "
+                               "(distribution() takes any size)")
+    return np.asarray(h, dtype=np.int64)
+
+
+def sampler_float(name: str, value: Any) -> float:
+    """A positive parameter as a float for a sampler; ``InvalidParameter`` outside :data:`SAMPLER_FLOAT_RANGE`."""
+    try:
+        f = float(value)
+    except OverflowError:
+        f = math.inf
+    lo, hi = SAMPLER_FLOAT_RANGE
+    if not lo <= f <= hi:
+        raise InvalidParameter(f"{name}={value} is outside the float samplers' range [2**-996, 2**996] "
+                               "(distribution() takes it exactly)")
+    return f
+
+
+def log_ratio(a: Any, b: Any) -> float:
+    """``ln(a / b)`` as a float for positive ints / Fractions / floats, without under- or overflow.
+
+    ``math.log`` of a Python int is exact-range (no conversion to float first), so
+    ``ln(m / delta)`` stays finite for any rational ``delta > 0`` (e.g. 10**-400).
+    """
+    def ln(x: Any) -> float:
+        if isinstance(x, Fraction):
+            return math.log(x.numerator) - math.log(x.denominator)
+        return math.log(x)
+
+    return ln(a) - ln(b)
 
 
 def check_k_le_d(k: int, h: Sequence[int], *, name: str = "k") -> tuple[int, ...]:
@@ -27,7 +82,7 @@ def relative_counts(h: Sequence[int]) -> np.ndarray:
     conversion keeps counts up to 2**62 ordered correctly near the top (the
     only region that matters for selection) and keeps every exponent <= 0.
     """
-    a = np.asarray(h, dtype=np.int64)
+    a = sampler_counts(h)
     return (a - a.max()).astype(np.float64)
 
 

@@ -34,7 +34,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import validation as V
-from ._common import check_k_le_d, gumbel_top, relative_counts
+from ._common import check_k_le_d, gumbel_top, relative_counts, sampler_float
 from .core import DEFAULT_PREC, exact_context, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .exact_sampling import check_exact_flag
@@ -86,8 +86,8 @@ def _exact_eps_q(self: Any) -> Fraction:
 
 def _float_scale(self: Any) -> float:
     """Gumbel scale ``Delta(q)/eps`` (``2 Delta(q)/eps`` with ``factor2``) as a float (samplers only)."""
-    s = float(self.sensitivity) / float(self.eps)
-    return 2 * s if self.factor2 else s
+    s = Fraction(self.sensitivity) / Fraction(self.eps)  # exact first: float(eps) may underflow to 0
+    return sampler_float("sensitivity/eps (the Gumbel scale)", 2 * s if self.factor2 else s)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from typing import Any, Callable, Hashable, Sequence
 import numpy as np
 
 from . import validation as V
+from ._common import sampler_float
 from .core import BOT, DEFAULT_PREC, exact_context, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .registry import MechanismSpec
@@ -117,7 +118,7 @@ class FirstStable:
         with exact_context(64) as ctx:
             T = float(self._T(ctx))
         qs = np.asarray([float(d) for _, d in vals])
-        passed = run_sample(T, 1 / float(self.p1 * self.eps), qs, np.full(qs.shape, 2 / float((1 - self.p1) * self.eps)), rng=rng, size=size)
+        passed = run_sample(T, 1 / sampler_float("p1*eps", self.p1 * self.eps), qs, np.full(qs.shape, 2 / sampler_float("(1-p1)*eps", (1 - self.p1) * self.eps)), rng=rng, size=size)
         m = len(vals)
         out = []
         for row in passed:
@@ -180,7 +181,7 @@ class AOQRv2:
         vals = [_eval(q, h) for q in self.queries]
         with exact_context(64) as ctx:
             s, Ts = float(self._s(ctx)), float(self._T_over_s(ctx))
-        bT, bq = 1 / float(self.p1 * self.eps), 2 / float((1 - self.p1) * self.eps)
+        bT, bq = 1 / sampler_float("p1*eps", self.p1 * self.eps), 2 / sampler_float("(1-p1)*eps", (1 - self.p1) * self.eps)
         qs = np.asarray([float(d) for _, d in vals]) / s
         m = len(vals)
         out = []

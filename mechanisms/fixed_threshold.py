@@ -46,6 +46,7 @@ import mpmath
 import numpy as np
 
 from . import validation as V
+from ._common import log_ratio, sampler_counts, sampler_float
 from .core import BOT, DEFAULT_PREC, exact_context, order_stat, sorted_items, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .exppoly import laplace_sf
@@ -100,7 +101,7 @@ def _offset(ctx: Any, eps: Any, delta: Any) -> Any:
 
 
 def _offset_float(eps: Any, delta: Any) -> float:
-    return math.log(1 / (2 * float(delta))) / float(eps)
+    return log_ratio(1, 2 * delta) / sampler_float("eps", eps)
 
 
 def considered_items(h: Sequence[int], k: int, eps: Any, delta: Any, literal: bool = False) -> tuple[int, ...]:
@@ -166,7 +167,7 @@ class TruncatedRR:
         t = order_stat(h, self.k + 1)
         if not h[self.i] > t:
             return [(BOT,)] * size
-        hit = float(h[self.i] - t - 1) + rng.laplace(0.0, 1.0 / float(self.eps), size=size) > _offset_float(self.eps, self.delta)
+        hit = float(h[self.i] - t - 1) + rng.laplace(0.0, 1.0 / sampler_float("eps", self.eps), size=size) > _offset_float(self.eps, self.delta)
         return [(self.i,) if x else (BOT,) for x in hit.tolist()]
 
 
@@ -212,14 +213,14 @@ class FixedThreshold:
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         h = _check_h(h, self.k)
         size = V.pos_int("size", size)
-        a = np.asarray(h, dtype=np.int64)
+        a = sampler_counts(h)
         top = top_sorted(a, self.k + 1)  # reads only the top-(k+1)
         t = int(a[top[self.k]])
         C = np.asarray(_considered([int(i) for i in top[: self.k]], a, t, self.eps, self.delta, self.literal), dtype=np.int64)
         if C.size == 0:
             return [frozenset()] * size
         centers = (a[C] - t - 1).astype(np.float64)
-        hit = centers[None, :] + rng.laplace(0.0, 1.0 / float(self.eps), size=(size, C.size)) > _offset_float(self.eps, self.delta)
+        hit = centers[None, :] + rng.laplace(0.0, 1.0 / sampler_float("eps", self.eps), size=(size, C.size)) > _offset_float(self.eps, self.delta)
         codes = hit.astype(np.int64) @ (1 << np.arange(C.size, dtype=np.int64))
         sets = {c: frozenset(int(C[j]) for j in range(C.size) if c >> j & 1) for c in range(1 << C.size)}
         return [sets[c] for c in codes.tolist()]

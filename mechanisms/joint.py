@@ -53,6 +53,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .core import DEFAULT_PREC, exact_context, sorted_items, to_ctx
+from ._common import sampler_float
 from .errors import DomainTooLarge, InvalidParameter
 from .joint_paths import FlagDP, count_bounded, matrix_M, thresholds
 from .joint_sampling import ExactCategorical
@@ -239,7 +240,7 @@ class Joint:
             gs = self.categorical(tab).sample(rng, size)
         else:
             logw = np.array([math.log(w) if w else -np.inf for w in wts]) \
-                - float(self.eps) / 2 * np.array(tab.gaps, dtype=float)
+                - sampler_float("eps", self.eps) / 2 * np.array(tab.gaps, dtype=float)
             gs = rng.gumbel(size=(size, len(logw))) + logw[None, :]
             gs = [int(x) for x in np.argmax(gs, axis=1)]
         out = []

@@ -42,6 +42,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import validation as V
+from ._common import sampler_float
 from .core import DEFAULT_PREC, exact_context
 from .errors import InvalidHistogram, InvalidParameter, InvalidParameterType
 from .laplace_order import ordered_top_distribution
@@ -135,7 +136,7 @@ class ReportNoisyMaxLaplace:
 
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         h = _check_hk(h, 1)
-        return _as_tuples(laplace_top_indices(h, float(self.scale), 1, rng=rng, size=V.pos_int("size", size)))
+        return _as_tuples(laplace_top_indices(h, sampler_float("scale", self.scale), 1, rng=rng, size=V.pos_int("size", size)))
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         return _exact_top(_check_hk(h, 1), self.scale, 1, prec, interval)
@@ -172,7 +173,7 @@ class LaplaceTopK:
 
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         h = _check_hk(h, self.k)
-        return _as_tuples(laplace_top_indices(h, float(self.scale), self.k, rng=rng, size=V.pos_int("size", size)))
+        return _as_tuples(laplace_top_indices(h, sampler_float("scale", self.scale), self.k, rng=rng, size=V.pos_int("size", size)))
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         return _exact_top(_check_hk(h, self.k), self.scale, self.k, prec, interval)

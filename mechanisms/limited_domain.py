@@ -49,6 +49,7 @@ from typing import Any, Hashable, Sequence
 import numpy as np
 
 from . import validation as V
+from ._common import log_ratio, sampler_counts, sampler_float
 from .core import BOT, DEFAULT_PREC, exact_context, order_stat, sorted_items, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .exact_sampling import check_exact_flag
@@ -153,7 +154,7 @@ def race_sample(h: np.ndarray, domain: np.ndarray, k: int, eps: float, bot_count
     n = domain.size
     top = int(max(bot_count, int(h[domain].max()) if n else bot_count))
     scores = eps * (h[domain] - top).astype(np.float64)
-    bot = eps * float(bot_count - top) + (np.log(m / float(delta)) if m > 0 else -np.inf)
+    bot = eps * float(bot_count - top) + (log_ratio(m, delta) if m > 0 else -np.inf)
     vb = bot + rng.gumbel(size=size)
     kk = min(k, n)
     if kk == 0:
@@ -187,8 +188,8 @@ def as_counts(h: Any) -> np.ndarray:
         if a.min() < 0:
             i = int(np.argmin(a))
             raise InvalidParameter(f"h[{i}]={int(a[i])} must be >= 0")
-        return a
-    return np.asarray(V.histogram(h), dtype=np.int64)
+        return sampler_counts(a)
+    return sampler_counts(V.histogram(h))
 
 
 def _validate_common(self: Any) -> None:
@@ -262,7 +263,7 @@ class LimitDom:
             from .exact_race import race_exact
 
             return race_exact(a, dom, self.k, self.eps, c, m, self.delta, rng=rng, size=size)
-        return race_sample(a, dom, self.k, float(self.eps), c, m, self.delta, rng=rng, size=size)
+        return race_sample(a, dom, self.k, sampler_float("eps", self.eps), c, m, self.delta, rng=rng, size=size)
 
     def release(self, top: Sequence[tuple[Hashable, int]], *, rng: np.random.Generator, size: int = 1, pad: Sequence[Hashable] = ()) -> list:
         """Unknown-domain use: run on the true top items only, given as ``(label, count)`` pairs.
@@ -295,7 +296,7 @@ class LimitDom:
         a = np.asarray(counts, dtype=np.int64)
         # d is unknown here, so seed 000's d - kbar term cannot be used: the 001 threshold always.
         m = bot_multiplier(self.kbar, self.Delta, self.kbar + 1, "long")
-        out = race_sample(a, np.arange(self.kbar), self.k, float(self.eps), counts[self.kbar] + 1, m, self.delta, rng=rng, size=size)
+        out = race_sample(a, np.arange(self.kbar), self.k, sampler_float("eps", self.eps), counts[self.kbar] + 1, m, self.delta, rng=rng, size=size)
         return [tuple(x if x is BOT else labels[x] for x in o) for o in out]
 
 
@@ -350,7 +351,7 @@ class StrictLimitDom:
             from .exact_race import race_exact
 
             return race_exact(a, dom, self.k, self.eps, t + 1, m, self.delta, rng=rng, size=size)
-        return race_sample(a, dom, self.k, float(self.eps), t + 1, m, self.delta, rng=rng, size=size)
+        return race_sample(a, dom, self.k, sampler_float("eps", self.eps), t + 1, m, self.delta, rng=rng, size=size)
 
 
 def _invalid(extra: dict) -> list:

@@ -61,6 +61,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import validation as V
+from ._common import log_ratio, sampler_counts, sampler_float
 from .core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .laplace_order import chain_probability, lap_vars, ordered_top_distribution
@@ -84,8 +85,8 @@ def threshold_offset(ctx: Any, eps: Any, delta: Any, Delta: int, literal: bool) 
 def threshold_offset_float(eps: Any, delta: Any, Delta: int, literal: bool) -> float:
     """:func:`threshold_offset` as a float (samplers only)."""
     if literal:
-        return math.log(Delta / float(eps))
-    return math.log(Delta / float(delta)) / float(eps)
+        return log_ratio(Delta, eps)
+    return log_ratio(Delta, delta) / sampler_float("eps", eps)
 
 
 def _scale(eps: Any) -> Fraction:
@@ -182,13 +183,13 @@ class LimitDomLap:
         h = V.histogram(h)
         _check_kbar_le_d(self.kbar, len(h))
         size = V.pos_int("size", size)
-        a = np.asarray(h, dtype=np.int64)
+        a = sampler_counts(h)
         top = top_sorted(a, self.kbar + 1)  # the only data Algorithm 4 reads
         dom = top[: self.kbar]
         base = int(a[top[self.kbar]]) if top.size > self.kbar else 0
         centers = (a[dom] - base).astype(np.float64)
         thr = 1.0 + threshold_offset_float(self.eps, self.delta, self.Delta, self.literal)
-        idx, above = laplace_race_sample(centers, thr, self.k, 1.0 / float(self.eps), rng=rng, size=size)
+        idx, above = laplace_race_sample(centers, thr, self.k, 1.0 / sampler_float("eps", self.eps), rng=rng, size=size)
         return _outcomes(dom, idx, above, self.k)
 
 
@@ -253,7 +254,7 @@ class LapMax:
         dom = np.asarray(self.domain, dtype=np.int64)
         centers = np.asarray([h[i] - base for i in self.domain], dtype=np.float64)
         thr = 1.0 + threshold_offset_float(self.eps, self.delta, self.Delta, self.literal)
-        idx, above = laplace_race_sample(centers, thr, self.k, 1.0 / float(self.eps), rng=rng, size=size)
+        idx, above = laplace_race_sample(centers, thr, self.k, 1.0 / sampler_float("eps", self.eps), rng=rng, size=size)
         return _outcomes(dom, idx, above, self.k)
 
 

@@ -31,6 +31,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import validation as V
+from ._common import log_ratio, sampler_counts, sampler_float
 from .core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .exact_sampling import check_exact_flag
@@ -186,12 +187,13 @@ class PLEM:
             from .exact_race import race_exact
 
             return race_exact(h, dom, self.k, self.eps, order_stat(h, t + 1) + 1, m, self.delta, rng=rng, size=size)
-        eps = float(self.eps)
+        eps = sampler_float("eps", self.eps)
+        sampler_counts(h)
         c = order_stat(h, t + 1) + 1
         top = max([c] + [h[i] for i in dom])
         d_arr = np.asarray(dom, dtype=np.int64)
         scores = eps * (np.asarray([h[i] for i in dom], dtype=np.int64) - top).astype(np.float64)
-        bot = eps * float(c - top) + (np.log(m / float(self.delta)) if m > 0 else -np.inf)
+        bot = eps * float(c - top) + (log_ratio(m, self.delta) if m > 0 else -np.inf)
         scores = np.broadcast_to(scores, (size, len(dom))).copy()
         alive = np.ones(size, dtype=bool)
         picks = np.full((size, self.k), -1, dtype=np.int64)

@@ -39,7 +39,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import validation as V
-from ._common import check_k_le_d, gumbel_top, relative_counts
+from ._common import check_k_le_d, gumbel_top, relative_counts, sampler_counts, sampler_float
 from .core import DEFAULT_PREC, exact_context, order_stat, to_ctx
 from .exponential import ExponentialMechanism, OneShotGumbel, em_weights
 from .laplace import ReportNoisyMaxLaplace
@@ -170,17 +170,27 @@ class NoisyMaxWithValue:
             from .errors import InvalidParameter
 
             raise InvalidParameter(f"hi={self.hi} must be > lo={self.lo}")
+        if self.hi - self.lo > 4096:  # the exact law lists every released value
+            from .errors import InvalidParameter
+
+            raise InvalidParameter(f"hi={self.hi} must be <= lo + 4096 (lo={self.lo}): the exact law enumerates every value")
 
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         h = V.histogram(h)
         size = V.pos_int("size", size)
-        noisy = np.asarray(h, dtype=np.float64)[None, :] + rng.gumbel(0.0, 1.0 / float(self.eps), size=(size, len(h)))
+        noisy = np.asarray(h, dtype=np.float64)[None, :] + rng.gumbel(0.0, 1.0 / sampler_float("eps", self.eps), size=(size, len(h)))
         idx = noisy.argmax(axis=1)
         val = np.clip(np.floor(noisy.max(axis=1)), self.lo, self.hi).astype(np.int64)
         return [(int(i), NoisyValue(int(v))) for i, v in zip(idx.tolist(), val.tolist())]
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = V.histogram(h)
+        if Fraction(self.eps) * (max(h) - self.lo) > 2**16:
+            # F(lo + 1) = exp(-sum exp(eps (h_j - lo - 1))) would be exp(-e^(>65536)): beyond what mpmath evaluates
+            from .errors import InvalidHistogram
+
+            raise InvalidHistogram(f"max(h)={max(h)} is too far above lo={self.lo} for this mutant's exact law "
+                                   f"(needs eps*(max(h)-lo) <= 2**16)")
         with exact_context(prec, interval) as ctx:
             e = to_ctx(ctx, self.eps)
             w = em_weights(ctx, h, e)
@@ -236,10 +246,10 @@ class LimitDomThresholdMutant:
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         h = V.histogram(h)
         limited_domain(h, self.kbar)  # validates kbar <= d
-        a = np.asarray(h, dtype=np.int64)
+        a = sampler_counts(h)
         dom = top_sorted(a, self.kbar)
         c, m, dl = self._parts(h)
-        return race_sample(a, dom, self.k, float(self.eps), c, m, dl, rng=rng, size=V.pos_int("size", size))
+        return race_sample(a, dom, self.k, sampler_float("eps", self.eps), c, m, dl, rng=rng, size=V.pos_int("size", size))
 
 
 @dataclass(frozen=True)
@@ -262,7 +272,7 @@ class PeelingWithReplacement:
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         h = check_k_le_d(self.k, h)
         size = V.pos_int("size", size)
-        cols = [gumbel_top(relative_counts(h), 1.0 / float(self.eps), 1, rng=rng, size=size)[:, 0] for _ in range(self.k)]
+        cols = [gumbel_top(relative_counts(h), 1.0 / sampler_float("eps", self.eps), 1, rng=rng, size=size)[:, 0] for _ in range(self.k)]
         return [tuple(r) for r in np.stack(cols, axis=1).tolist()]
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:

@@ -45,6 +45,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import validation as V
+from ._common import log_ratio, sampler_float
 from .core import DEFAULT_PREC, exact_context, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .limited_domain import LimitDom, _check_kbar_le_d, as_counts, race_sample, top_sorted
@@ -157,9 +158,9 @@ class OptimalThreshold:
         top = top_sorted(a, self.dbar + 1)
         counts = [int(a[i]) for i in top] + [0]  # h_(1..dbar+1) (h_(d+1) = 0)
         idx = np.arange(self.lo, self.dbar + 1)
-        eps = float(self.eps)
+        eps = sampler_float("eps", self.eps)
         ref = counts[0]
-        x = eps * np.asarray([counts[i - 1] - ref for i in idx], dtype=np.float64) + np.log(idx / float(self.delta))
+        x = eps * np.asarray([counts[i - 1] - ref for i in idx], dtype=np.float64) + np.log(idx) + log_ratio(1, self.delta)
         g = rng.gumbel(size=(size, idx.size))
         choice = idx[np.argmin(x + g, axis=1)] if self.literal else idx[np.argmax(-x + g, axis=1)]
         out: list = [None] * size

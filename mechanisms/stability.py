@@ -34,6 +34,7 @@ from typing import Any, Callable, Hashable, Sequence
 import numpy as np
 
 from . import validation as V
+from ._common import log_ratio, sampler_float
 from .core import BOT, DEFAULT_PREC, exact_context, order_stat, sorted_items, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .registry import MechanismSpec
@@ -144,12 +145,12 @@ class AStab:
     def _float_threshold(self) -> float:
         if self.threshold is not None:
             return float(self.threshold)
-        return float(np.log(1 / float(self.delta)) / float(self.eps))
+        return log_ratio(1, self.delta) / sampler_float("eps", self.eps)
 
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         h = V.histogram(h)
         size = V.pos_int("size", size)
-        noisy = float(self.dist(h)) + rng.laplace(0.0, 1.0 / float(self.eps), size=size)
+        noisy = float(self.dist(h)) + rng.laplace(0.0, 1.0 / sampler_float("eps", self.eps), size=size)
         val = self.f(h)
         return [val if x > self._float_threshold() else (BOT,) for x in noisy]
 

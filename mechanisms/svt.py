@@ -33,6 +33,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import validation as V
+from ._common import sampler_float
 from .core import DEFAULT_PREC, exact_context
 from .errors import InvalidParameter, InvalidParameterType
 from .registry import MechanismSpec
@@ -89,7 +90,7 @@ class SVT:
         size = V.pos_int("size", size)
         bt, bq = self.scales
         q = np.asarray(h, dtype=np.float64)
-        passed = run_sample(float(self.T), float(bt), q, np.full(q.shape, float(bq)), rng=rng, size=size)
+        passed = run_sample(float(self.T), _scale_float("threshold noise scale", bt), q, np.full(q.shape, _scale_float("query noise scale", bq)), rng=rng, size=size)
         # abort after the c-th ⊤: keep the first c passing indices of each row
         out = []
         for row in passed:
@@ -144,3 +145,8 @@ REGISTRY = [
     _mutant("no-threshold-noise", "threshold noise never drawn (T_hat = T): every query then costs eps_2/2 separately, so the loss grows with the number of ⊥ answers", ({"T": Fraction(3, 2), "eps1": Fraction(1, 10), "eps2": 1},)),
     _mutant("query-noise-1-over-eps2", "query noise Lap(1/eps_2) instead of Lap(2c/eps_2): too little for non-monotone sensitivity-1 queries", ({"T": 1, "eps1": Fraction(1, 10), "eps2": 1},)),
 ]
+
+
+def _scale_float(name: str, b: Any) -> float:
+    """A noise scale for the sampler: 0 (no noise, the mutants) or within the float samplers' range."""
+    return 0.0 if b == 0 else sampler_float(name, b)

@@ -44,7 +44,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import validation as V
-from ._common import gumbel_top, relative_counts
+from ._common import gumbel_top, relative_counts, sampler_counts, sampler_float
 from .core import BOT, DEFAULT_PREC, exact_context, order_stat, sorted_items, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .exponential import em_weights, peeling_probability
@@ -158,10 +158,10 @@ class TopStable:
         # difference of order statistics h_(i), h_(i+1), so compute them there (O(d) once).
         from .limited_domain import top_sorted
 
-        order = [int(i) for i in top_sorted(np.asarray(h, dtype=np.int64), min(self.kbar + 1, len(h)))]
+        order = [int(i) for i in top_sorted(sampler_counts(h), min(self.kbar + 1, len(h)))]
         top_counts = [h[i] for i in order]
         qs = np.asarray(self.queries(top_counts), dtype=np.float64)
-        passed = run_sample(T, 1 / float(self.eps1), qs, np.full(qs.shape, 2 / float(self.eps2)), rng=rng, size=size)
+        passed = run_sample(T, 1 / sampler_float("eps1", self.eps1), qs, np.full(qs.shape, 2 / sampler_float("eps2", self.eps2)), rng=rng, size=size)
         first = np.where(passed.any(axis=1), np.argmax(passed, axis=1), -1)
         out = []
         for pos in first:
