@@ -26,6 +26,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .exppoly import ExpPoly, PiecewiseExpPoly, laplace_cdf, laplace_pdf, laplace_sf
+from .laplace_order import guard_bits
 
 __all__ = ["run_distribution", "run_sample", "laplace_tail_exact"]
 
@@ -49,6 +50,12 @@ def run_distribution(
     query.  The patterns returned are exactly the leaves; they partition the
     probability space, so the values sum to 1.
     """
+    with guard_bits(ctx, [t_center, *centers]):  # counts near 2**62 would cost ~62 bits to cancellation
+        return _run_distribution(ctx, t_center, t_scale, centers, scales, stop)
+
+
+def _run_distribution(ctx: Any, t_center: Any, t_scale: Any, centers: Sequence[Any], scales: Sequence[Any],
+                      stop: Callable[[Pattern], bool]) -> dict[Pattern, Any]:
     m = len(centers)
     point_mass = t_scale == 0  # mutants only: no threshold noise, integrate against delta_T
     pdf = _one(ctx) if point_mass else laplace_pdf(ctx, t_center, t_scale)
