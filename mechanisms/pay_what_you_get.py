@@ -334,6 +334,8 @@ class MultiLimitDom:
             object.__setattr__(self, "Delta", V.pos_int("Delta", self.Delta))
         if isinstance(self.strategy, str):
             object.__setattr__(self, "strategy", get_strategy(self.strategy))
+        elif not callable(self.strategy):
+            raise InvalidParameterType(f"strategy={self.strategy!r} must be a strategy name or a callable (transcript -> Step or None)")
         charge_of((), self.charge)
         if self.algorithm not in ALGORITHMS:
             raise InvalidParameter(f"algorithm={self.algorithm!r} must be one of {ALGORITHMS}")

@@ -10,11 +10,13 @@ error naming the parameter.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Mapping, Sequence
 
 from ._discovery import discover, lookup
+from .errors import InvalidParameter
 
 __all__ = ["MechanismSpec", "all_mechanisms", "get_mechanism", "build"]
 
@@ -55,5 +57,30 @@ def get_mechanism(name: str) -> MechanismSpec:
 
 
 def build(name: str, **params: Any) -> Any:
-    """Construct the mechanism registered as ``name`` with ``params``."""
-    return get_mechanism(name).factory(**params)
+    """Construct the mechanism registered as ``name`` with ``params``.
+
+    Unknown or missing parameter names raise :class:`InvalidParameter` naming them
+    (not Python's ``TypeError`` from the constructor call).
+    """
+    spec = get_mechanism(name)
+    try:
+        sig = inspect.signature(spec.factory)
+    except (TypeError, ValueError):  # no introspectable signature: let the call decide
+        sig = None
+    if sig is not None and not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        known = [p.name for p in sig.parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        unknown = [k for k in params if k not in known]
+        if unknown:
+            raise InvalidParameter(f"parameter {unknown[0]!r} is not a parameter of mechanism {name!r}; "
+                                   f"its parameters are {', '.join(known)}")
+        missing = [p.name for p in sig.parameters.values()
+                   if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in params]
+        if missing:
+            raise InvalidParameter(f"mechanism {name!r} needs the parameter {missing[0]!r} (--param {missing[0]}=VALUE)")
+    try:
+        return spec.factory(**params)
+    except TypeError as exc:  # a factory taking **params passes them on to a constructor
+        msg = str(exc)
+        if "unexpected keyword argument" in msg or "required positional argument" in msg or "required keyword" in msg:
+            raise InvalidParameter(f"mechanism {name!r}: {msg}") from None
+        raise
