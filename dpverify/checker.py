@@ -323,6 +323,8 @@ def finish(base: CheckResult, acc: Partial, *, certify: bool, seconds: float) ->
         verdict = "violated"
     elif certify and acc.straddle:
         verdict = "inconclusive"
+    elif not acc.n:  # nothing was checked: never report that as "holds" (e.g. d=1 has no add-remove pair within counts 0..0)
+        verdict = "skipped"
     else:
         verdict = "holds"
     worst = acc.worst

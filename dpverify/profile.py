@@ -25,6 +25,8 @@ from typing import Any, Mapping
 import mpmath
 
 from mechanisms.core import to_ctx
+from mechanisms.errors import InvalidParameter
+from mechanisms.validation import real
 
 __all__ = ["hockey_stick", "PairProfile", "pair_profile", "eps_for_delta", "pure_eps", "ctx_of", "clip0"]
 
@@ -45,6 +47,27 @@ def clip0(x: Any) -> Any:
     return x if x > 0 else 0 * x
 
 
+def _check_laws(P: Mapping, Q: Mapping) -> None:
+    for name, law in (("P", P), ("Q", Q)):
+        if not hasattr(law, "items") or not law:
+            raise InvalidParameter(f"{name}={law!r} must be a non-empty mapping outcome -> probability")
+
+
+def _number(name: str, x: Any, *, lo: Any = None, hi: Any = None) -> Any:
+    """``x`` checked at the boundary: mpmath numbers must be finite, anything else goes through ``real``."""
+    if isinstance(x, mpmath.iv.mpf):
+        return x
+    if isinstance(x, mpmath.mpf):
+        if not mpmath.isfinite(x):
+            raise InvalidParameter(f"{name}={x} must be finite")
+        v = x
+    else:
+        v = real(name, x)  # refuses NaN, inf, bool, None; parses decimal strings exactly
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise InvalidParameter(f"{name}={x!r} must be in [{lo}, {hi}]")
+    return v
+
+
 def _possibly_positive(x: Any) -> bool:
     return x.b > 0 if isinstance(x, mpmath.iv.mpf) else x > 0
 
@@ -54,6 +77,8 @@ def hockey_stick(P: Mapping, Q: Mapping, eps: Any) -> tuple[Any, list]:
 
     For intervals, the witness lists every outcome whose term may be positive.
     """
+    _check_laws(P, Q)
+    eps = _number("eps", eps)
     sample = next(iter(P.values()))
     ctx = ctx_of(sample)
     factor = ctx.exp(to_ctx(ctx, eps))
@@ -87,6 +112,8 @@ class PairProfile:
 
 def pair_profile(P: Mapping, Q: Mapping, eps: Any) -> PairProfile:
     """Tight ``delta(eps)`` of the pair in the worse direction, with witness (see module docstring)."""
+    _check_laws(P, Q)
+    eps = _number("eps", eps)
     d1, ev1 = hockey_stick(P, Q, eps)
     d2, ev2 = hockey_stick(Q, P, eps)
     up = lambda x: x.b if isinstance(x, mpmath.iv.mpf) else x  # noqa: E731  (compare upper ends)
@@ -107,6 +134,7 @@ def pure_eps(P: Mapping, Q: Mapping) -> tuple[Any, Any, str]:
     and in ``iv`` (the maximum is then taken on upper ends and returned as an
     enclosure of the true maximum).
     """
+    _check_laws(P, Q)
     ctx = ctx_of(next(iter(P.values())))
     best, arg, direction = ctx.mpf(0), None, "h->h'"
     for o in list(P) + [o for o in Q if o not in P]:
@@ -164,4 +192,6 @@ def _eps_one_direction(P: Mapping, Q: Mapping, delta: Any) -> Any:
 
 def eps_for_delta(P: Mapping, Q: Mapping, delta: Any) -> Any:
     """Smallest ``eps >= 0`` with ``delta_pair(eps) <= delta`` (both directions; ``inf`` if none). mp only."""
+    _check_laws(P, Q)
+    delta = _number("delta", delta, lo=0, hi=1)
     return max(_eps_one_direction(P, Q, delta), _eps_one_direction(Q, P, delta))
