@@ -227,7 +227,9 @@ class LimitDomThresholdMutant:
     Delta: int | None = None
 
     def __post_init__(self) -> None:
-        LimitDom(self.k, self.kbar, self.eps, self.delta, self.Delta)  # validates the shared parameters
+        ref = LimitDom(self.k, self.kbar, self.eps, self.delta, self.Delta)  # validates the shared parameters
+        for name in ("k", "kbar", "Delta"):  # keep the validated values ("2" -> 2), as LimitDom does
+            object.__setattr__(self, name, getattr(ref, name))
         object.__setattr__(self, "eps", V.positive("eps", self.eps))
         object.__setattr__(self, "delta", V.probability("delta", self.delta))
 
