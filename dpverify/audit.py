@@ -78,6 +78,9 @@ __all__ = [
 #: issue's target: detect a delta-violation of 0.05 with at most 1e5 per input.
 DEFAULT_SAMPLES = 100_000
 
+#: Largest claimed eps an audit takes: its statistics use the float e^eps (overflow above ~709).
+MAX_AUDIT_EPS = 700
+
 #: Share of the per-input budget spent on the selection sample (events chosen
 #: there are estimated on the rest, independently).
 DEFAULT_SELECTION_FRACTION = 0.1
@@ -204,6 +207,9 @@ def audit(
     ref = resolve_reference(spec, params, eps=eps, delta=delta, relation=relation)
     if ref.eps is None:
         raise InvalidParameter(f"no claimed eps for {ref.name}: pass eps=")
+    if V.real("eps", ref.eps) > MAX_AUDIT_EPS:  # float(e^eps) overflows beyond ~709 (was an internal OverflowError)
+        raise InvalidParameter(f"eps={ref.eps} is above {MAX_AUDIT_EPS}: e^eps overflows the audit's float statistics "
+                               "(and no sample could refute so loose a claim)")
     if target is None:
         if ref.mechanism is None or not hasattr(ref.mechanism, "sample"):
             raise InvalidParameter("give a target to audit (the reference has no sampler of its own)")

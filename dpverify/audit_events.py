@@ -30,7 +30,7 @@ import mpmath
 from mechanisms import validation as V
 from mechanisms.core import to_ctx
 from mechanisms.errors import DomainTooLarge, InvalidParameter
-from mechanisms.registry import MechanismSpec, get_mechanism
+from mechanisms.registry import MechanismSpec, construct, get_mechanism
 from proofs._cache import cached_distribution
 
 from .audit_stats import SELECTION_LEVEL, cp_lower, cp_upper, delta_lower_bound, eps_lower_bound
@@ -169,7 +169,7 @@ def resolve_reference(
         return Reference(None, "(none)", {}, _claim_value("eps", eps), _claim_value("delta", delta or 0, delta=True), rel)
     if isinstance(spec, MechanismSpec):
         p = dict(params) if params is not None else dict(spec.valid[0])
-        mech = spec.factory(**p)
+        mech = construct(spec, **p)  # unknown / missing parameter names: a named InvalidParameter
         c_eps, c_delta = spec.claim(p) if spec.claim is not None else (None, 0)
         rel = relation or spec.relation
         parse_relation(rel)

@@ -14,6 +14,7 @@ from math import comb
 from typing import Any
 
 from mechanisms.errors import DomainTooLarge
+from mechanisms.validation import positive
 
 from .neighbours import parse_relation
 
@@ -55,10 +56,29 @@ def estimate_seconds(claim: Any, domain: Any) -> float | None:
     return per * n
 
 
+#: A lower bound on the cost of one instance (two exact laws and a profile take far longer):
+#: a domain with more than ``budget / MIN_SECONDS_PER_INSTANCE`` instances is refused
+#: before any instance is probed (probing one instance of d=10**5 would itself never end).
+MIN_SECONDS_PER_INSTANCE = 1e-5
+
+
 def guard_domain(claim: Any, domain: Any, *, budget_seconds: float = 600.0, force: bool = False) -> float | None:
-    """Raise :class:`DomainTooLarge` if the estimated time exceeds ``budget_seconds`` (unless ``force``)."""
+    """Raise :class:`DomainTooLarge` if the estimated time exceeds ``budget_seconds`` (unless ``force``).
+
+    ``budget_seconds`` must be a finite number > 0 (NaN compared false with every
+    estimate and let any domain through).
+    """
     if force:
         return None
+    budget_seconds = positive("--budget", budget_seconds)
+    if getattr(claim, "instances", None) is None and claim.kind in ("privacy", "obligation"):
+        n = count_instances(domain)
+        if n > budget_seconds / MIN_SECONDS_PER_INSTANCE:  # int vs float: exact, no overflow
+            size = str(n) if n < 10**12 else f"about 10^{int(n.bit_length() * 0.30103)}"
+            raise DomainTooLarge(
+                f"domain ({domain.describe()}) has {size} instances, more than the budget of {budget_seconds:.0f} s "
+                f"allows at {MIN_SECONDS_PER_INSTANCE} s each; pass --force to run anyway or --budget to raise the limit"
+            )
     est = estimate_seconds(claim, domain)
     if est is not None and est > budget_seconds:
         raise DomainTooLarge(

@@ -16,7 +16,7 @@ import traceback
 from dataclasses import replace
 from typing import Any
 
-from mechanisms.errors import DPVerifyError
+from mechanisms.errors import DPVerifyError, InvalidParameter
 
 from .cli_parse import parse_h, parse_params
 
@@ -163,6 +163,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     ids = list(all_claims())
     if args.only:
         ids = [i for i in ids if any(i.startswith(p) for p in args.only)]
+        if not ids:  # checking nothing and exiting 0 would be a silent pass
+            raise InvalidParameter(f"--only {', '.join(map(repr, args.only))} matches no registered claim id (`dpverify claims` lists them)")
     start = time.perf_counter()
     tty = sys.stderr.isatty()
 

@@ -68,13 +68,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _inputs(text: str | None) -> list | None:
-    if not text:
+    if text is None:
         return None
-    return [parse_h(part, "--inputs") for part in text.split(";") if part.strip()]
+    out = [parse_h(part, "--inputs") for part in text.split(";") if part.strip()]
+    if not out:  # an empty list would silently fall back to the default inputs
+        raise InvalidParameter(f"--inputs={text!r} holds no histogram; give e.g. '3,1,0;3,1,1'")
+    return out
 
 
 def _domain(text: str | None) -> tuple[int, int] | None:
-    if not text:
+    if text is None:
         return None
     parts = [p.strip() for p in text.split(",")]
     if len(parts) != 2 or not all(p.isdigit() for p in parts):

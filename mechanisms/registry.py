@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ._discovery import discover, lookup
 from .errors import InvalidParameter
 
-__all__ = ["MechanismSpec", "all_mechanisms", "get_mechanism", "build"]
+__all__ = ["MechanismSpec", "all_mechanisms", "get_mechanism", "build", "construct"]
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,12 @@ def build(name: str, **params: Any) -> Any:
     Unknown or missing parameter names raise :class:`InvalidParameter` naming them
     (not Python's ``TypeError`` from the constructor call).
     """
-    spec = get_mechanism(name)
+    return construct(get_mechanism(name), **params)
+
+
+def construct(spec: MechanismSpec, **params: Any) -> Any:
+    """``spec.factory(**params)`` with unknown / missing parameter names as :class:`InvalidParameter`."""
+    name = spec.name
     try:
         sig = inspect.signature(spec.factory)
     except (TypeError, ValueError):  # no introspectable signature: let the call decide
