@@ -95,17 +95,32 @@ def chain_tail(ctx: Any, chain: Sequence[LapVar]) -> PiecewiseExpPoly:
     return K
 
 
-@contextmanager
-def guard_bits(ctx: Any, centers: Sequence[Any]) -> Iterator[None]:
-    """Raise the working precision of ``ctx`` by the bit length of the largest exact (int/Fraction) centre.
+def _magnitude(c: Any) -> Any:
+    """``|c|`` for an exact or ``mp`` centre (the upper end for an ``iv`` one)."""
+    if isinstance(c, mpmath.iv.mpf):
+        return mpmath.mpf(max(abs(c.a), abs(c.b)))
+    return abs(c)
 
-    The exp-poly algebra works in absolute coordinates, so breakpoints near ``c``
-    cost about ``log2(c)`` bits to cancellation (counts near 2**62 left ~2 correct
-    bits at prec=64 -- a 0.5% error -- and ~190 of 256).  Adding that many guard
-    bits keeps the requested precision; in ``iv`` the enclosures only get tighter.
+
+@contextmanager
+def guard_bits(ctx: Any, centers: Sequence[Any], scales: Sequence[Any] = ()) -> Iterator[None]:
+    """Raise the working precision of ``ctx`` by ``log2`` of the largest exponent ``|c| / b``.
+
+    The exp-poly algebra works in absolute coordinates with terms ``e^{±x/b}``, so
+    a breakpoint at ``c`` costs about ``log2(|c|/b)`` bits to cancellation (counts
+    near 2**62 left ~2 correct bits at prec=64 -- a 0.5% error -- and ~190 of 256;
+    SVT with eps_1 = 10**20 gave 0.76 for a probability 0.5 at prec=64).  Adding
+    that many guard bits keeps the requested precision; in ``iv`` the enclosures
+    only get tighter.  ``scales`` pairs with ``centers`` (default scale 1; a zero
+    scale -- a noise-free mutant -- counts as 1).
     """
-    exact = [abs(c) for c in centers if isinstance(c, (int, Fraction))]
-    extra = math.ceil(max(exact)).bit_length() + 8 if exact and max(exact) >= 256 else 0
+    scales = list(scales) + [1] * (len(centers) - len(scales))
+    worst = 0
+    for c, b in zip(centers, scales):
+        b = Fraction(b) if isinstance(b, (int, Fraction)) else b
+        m = _magnitude(c) / (b if b else 1)
+        worst = max(worst, int(math.ceil(m)) if isinstance(m, (int, Fraction)) else int(mpmath.ceil(m)))
+    extra = worst.bit_length() + 8 if worst >= 256 else 0
     if not extra:
         yield
     elif ctx is mpmath.iv:
@@ -127,7 +142,8 @@ def chain_probability(ctx: Any, chain: Sequence[LapVar], below: Sequence[LapVar]
     """
     if not chain:
         return ctx.mpf(1)
-    with guard_bits(ctx, [v.center for v in list(chain) + list(below)]):
+    vs = list(chain) + list(below)
+    with guard_bits(ctx, [v.center for v in vs], [v.scale for v in vs]):
         return _chain_probability(ctx, chain, below)
 
 
@@ -176,7 +192,7 @@ def ordered_top_distribution(
     Chains sharing a prefix share its :func:`chain_tail` (depth-first over prefixes).
     """
     vs = lap_vars(centers, scales)
-    with guard_bits(ctx, [v.center for v in vs]):
+    with guard_bits(ctx, [v.center for v in vs], [v.scale for v in vs]):
         return _ordered_top_distribution(ctx, vs, k, stop)
 
 

@@ -64,7 +64,7 @@ from . import validation as V
 from ._common import log_ratio, sampler_counts, sampler_float
 from .core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
-from .laplace_order import chain_probability, lap_vars, ordered_top_distribution
+from .laplace_order import chain_probability, guard_bits, lap_vars, ordered_top_distribution
 from .limited_domain import _check_kbar_le_d, limited_domain, top_sorted
 from .limited_peeling import _domain_param
 from .registry import MechanismSpec
@@ -173,7 +173,8 @@ class LimitDomLap:
         h = V.histogram(h)
         dom = limited_domain(h, self.kbar)  # checks kbar <= d
         base = order_stat(h, self.kbar + 1)  # centres relative to h_(kbar+1): smaller exponents
-        with exact_context(prec, interval) as ctx:
+        with exact_context(prec, interval) as ctx, guard_bits(ctx, [h[i] - base for i in dom] + [1], [_scale(self.eps)] * (len(dom) + 1)):
+            # the threshold too at the guarded precision: its rounding error is magnified by 1/scale = eps
             thr = 1 + threshold_offset(ctx, self.eps, self.delta, self.Delta, self.literal)
             centers = [h[i] - base for i in dom] + [thr]
             raw = ordered_top_distribution(ctx, centers, _scale(self.eps), self.k, stop=self.kbar)
@@ -230,7 +231,7 @@ class LapMax:
         h = self._check(h)
         dom = self.domain
         base = order_stat(h, self.kbar + 1)
-        with exact_context(prec, interval) as ctx:
+        with exact_context(prec, interval) as ctx, guard_bits(ctx, [h[i] - base for i in dom] + [1], [_scale(self.eps)] * (len(dom) + 1)):
             if not dom:
                 return {(BOT,): ctx.mpf(1)}
             thr = 1 + threshold_offset(ctx, self.eps, self.delta, self.Delta, self.literal)

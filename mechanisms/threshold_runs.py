@@ -50,7 +50,7 @@ def run_distribution(
     query.  The patterns returned are exactly the leaves; they partition the
     probability space, so the values sum to 1.
     """
-    with guard_bits(ctx, [t_center, *centers]):  # counts near 2**62 would cost ~62 bits to cancellation
+    with guard_bits(ctx, [t_center, *centers], [t_scale, *scales]):  # large |c|/b costs log2(|c|/b) bits to cancellation
         return _run_distribution(ctx, t_center, t_scale, centers, scales, stop)
 
 
