@@ -16,13 +16,17 @@ optional extra: ``pip install 'dpverify[dask]'``).
 
 from __future__ import annotations
 
+import copyreg
 import itertools
 import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+import mpmath
+
 from mechanisms.core import DEFAULT_PREC
 from mechanisms.errors import InvalidParameter
+from mechanisms.validation import pos_int
 from proofs.claims import Claim, Domain, Instance, Statement
 from proofs.registry import all_claims, get_claim
 
@@ -30,6 +34,17 @@ from .checker import CheckResult, Partial, base_result, finish, instances_of, sc
 from .store import ResultStore, code_hash
 
 __all__ = ["CHUNK_SIZE", "Job", "run_jobs", "check_parallel", "make_executor"]
+
+
+def _iv_from_mpi(mpi: tuple) -> Any:
+    """Rebuild an mpmath ``iv`` interval from its raw endpoint tuples (exact: no rounding)."""
+    return mpmath.iv.make_mpf(mpi)
+
+
+# Certified (``--certify``) partials carry mpmath ``iv`` numbers, whose class mpmath builds per
+# context, so the default pickling by class reference fails in the worker ("Can't pickle
+# <class 'mpmath.ctx_iv.ivmpf'>"; found by tests/test_fuzz_cli.py).  Pickle them by value.
+copyreg.pickle(type(mpmath.iv.mpf(0)), lambda x: (_iv_from_mpi, (x._mpi_,)))
 
 #: Instances per chunk: large enough to amortise process overhead and the
 #: per-process distribution cache, small enough to balance two cores.
@@ -105,6 +120,8 @@ class _Dask:
 
 def make_executor(kind: str = "local", workers: int | None = None, scheduler: str | None = None) -> Any:
     """``"local"`` (process pool), ``"serial"`` or ``"dask"`` (``scheduler`` address or a local cluster)."""
+    if workers is not None:
+        workers = pos_int("workers", workers)  # 0 / -1 reached ProcessPoolExecutor as a ValueError
     if kind == "serial" or (kind == "local" and (workers or os.cpu_count() or 1) == 1):
         return _Serial()
     if kind == "local":
