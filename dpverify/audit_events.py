@@ -222,9 +222,11 @@ def candidate_pairs(
         return out
     if domain is not None:
         d, m = V.pos_int("d", domain[0]), V.nonneg_int("max_count", domain[1])
-        if (m + 1) ** d > MAX_EXACT_HISTOGRAMS:
+        n = (m + 1) ** d
+        if n > MAX_EXACT_HISTOGRAMS:
+            size = str(n) if n < 10**12 else f"about 10^{int(n.bit_length() * 0.30103)}"  # str() of a huge int raises
             raise DomainTooLarge(
-                f"domain d={d}, max_count={m} has {(m + 1) ** d} histograms (> {MAX_EXACT_HISTOGRAMS}); give inputs= or a smaller domain"
+                f"domain d={d}, max_count={m} has {size} histograms (> {MAX_EXACT_HISTOGRAMS}); give inputs= or a smaller domain"
             )
         return [(tuple(a), tuple(b)) for a, b in pairs(d, m, rel)]
     if ref.mechanism is None:

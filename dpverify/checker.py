@@ -29,6 +29,7 @@ import mpmath
 from contextlib import contextmanager
 
 from mechanisms.core import DEFAULT_PREC, exact_context
+from mechanisms.errors import InvalidParameter
 from proofs._cache import cached_distribution
 from proofs.claims import Claim, Comparison, Domain, Instance, Obligation, PrivacyClaim, Statement
 
@@ -187,11 +188,21 @@ def _privacy_evaluate(claim: PrivacyClaim, inst: Instance, prec: int, interval: 
 
 
 def evaluate_instance(claim: Claim, inst: Instance, *, prec: int = DEFAULT_PREC, interval: bool = False) -> list[tuple[Comparison, dict]]:
-    """Comparisons (with witness details) of one instance of ``claim``."""
-    if isinstance(claim, PrivacyClaim):
-        return _privacy_evaluate(claim, inst, prec, interval)
-    with both_precisions(prec):
-        return [(c, {}) for c in claim.evaluate(inst, prec=prec, interval=interval)]
+    """Comparisons (with witness details) of one instance of ``claim``.
+
+    A parameter name the claim's mechanism does not take (``check --param k=3`` on
+    a claim without k) raises :class:`InvalidParameter` naming it, not ``TypeError``.
+    """
+    try:
+        if isinstance(claim, PrivacyClaim):
+            return _privacy_evaluate(claim, inst, prec, interval)
+        with both_precisions(prec):
+            return [(c, {}) for c in claim.evaluate(inst, prec=prec, interval=interval)]
+    except TypeError as exc:
+        msg = str(exc)
+        if any(t in msg for t in ("unexpected keyword argument", "required positional argument", "multiple values for keyword")):
+            raise InvalidParameter(f"params {dict(inst.params)} do not fit claim {claim.id}: {msg}") from None
+        raise
 
 
 @contextmanager

@@ -105,6 +105,10 @@ def _exact(cls: Any) -> Any:
     """Factory building ``cls(**params, exact=True)`` (same law, integer/rational sampler)."""
 
     def make(**params: Any) -> Any:
+        if "exact" in params:
+            from .errors import InvalidParameter
+
+            raise InvalidParameter(f"exact={params['exact']!r}: this registry entry fixes exact=True (use the non-exact entry for the float sampler)")
         return cls(**params, exact=True)
 
     make.__name__ = make.__qualname__ = f"{cls.__name__}[exact]"

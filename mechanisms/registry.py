@@ -86,6 +86,7 @@ def construct(spec: MechanismSpec, **params: Any) -> Any:
         return spec.factory(**params)
     except TypeError as exc:  # a factory taking **params passes them on to a constructor
         msg = str(exc)
-        if "unexpected keyword argument" in msg or "required positional argument" in msg or "required keyword" in msg:
+        if any(t in msg for t in ("unexpected keyword argument", "required positional argument", "required keyword",
+                                   "multiple values for keyword argument")):
             raise InvalidParameter(f"mechanism {name!r}: {msg}") from None
         raise
