@@ -1,0 +1,250 @@
+"""Floating-point-safe samplers (``exact=True``): primitives, audit against the exact laws, power.
+
+* The integer enclosures of ``r e^{-x}`` contain the value (mpmath at 3000 bits) and are tight.
+* Uniform integers, ``Bern(p)``, ``Bern(exp(-x))`` (CKS20 Alg. 1) and the exact weighted
+  sampler fit their laws (seeded G-tests via ``dpverify.audit_stats.goodness_of_fit``);
+  the lazy-refinement path is forced (low proposal precision) and fits too.
+* AUDIT: every ``exact=True`` mechanism fits the exact ``distribution()`` (computed
+  independently: Gumbel integrals for OneShotGumbel / LimitDom), on the registry
+  examples and at extremes (counts 2**62 and 10**30, eps 10**-6 and 50, delta 10**-300).
+* POWER: the same test, same sample size, rejects deliberately broken exact samplers.
+* The exact path draws only ``rng.integers`` (a Generator whose float methods raise).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction as F
+
+import mpmath
+import numpy as np
+import pytest
+
+from dpverify.audit_stats import goodness_of_fit
+from dpverify.errors import DPVerifyError, InvalidParameterType
+from mechanisms.core import BOT
+from mechanisms.exact_race import em_topk_exact, race_exact
+from mechanisms.exact_sampling import (
+    ExactWeights, RandomWords, bernoulli_exp_neg, bernoulli_rational, exp_neg_bounds, scaled_bounds, uniform_below,
+)
+from mechanisms.exponential import ExponentialMechanism, OneShotGumbel, PeelingEM
+from mechanisms.limited_domain import LimitDom, StrictLimitDom
+from mechanisms.limited_peeling import PLEM
+from mechanisms.registry import all_mechanisms
+
+#: Draws per fit test.
+N = 12_000
+#: Fixed seed of every draw here.
+SEED = 20261122
+#: Family-wise level of the fit tests in this file (Bonferroni over FIT_TESTS).
+ALPHA = 0.01
+FIT_TESTS = 40
+LEVEL = ALPHA / FIT_TESTS
+
+
+def _fit(draws, probs):
+    with mpmath.workprec(120):
+        law = {o: float(p) for o, p in probs.items()}
+    return goodness_of_fit(Counter(draws), law)
+
+
+# ----------------------------------------------------------------- enclosures
+XS = [F(0), F(1, 3), F(1), F(5, 2), F(63), F(64), F(1000), F(123456789, 1000003), F(1, 10**12)]
+
+
+@pytest.mark.parametrize("prec", [8, 64, 200])
+@pytest.mark.parametrize("x", XS, ids=str)
+def test_exp_neg_bounds_enclose_and_are_tight(x, prec):
+    lo, hi = exp_neg_bounds(x, prec)
+    with mpmath.workprec(3000):
+        v = mpmath.exp(-mpmath.mpf(x.numerator) / x.denominator) * mpmath.mpf(2) ** prec
+        assert lo <= v <= hi
+    assert hi - lo <= 2 and hi >= 1
+
+
+@pytest.mark.parametrize("r,x", [(F(10**300), F(700)), (F(3, 7), F(1, 9)), (F(10**12), F(5)), (F(1), F(10**30)), (F(2, 3), F(0))])
+def test_scaled_bounds_enclose(r, x):
+    lo, hi = scaled_bounds(r, x, 64)
+    with mpmath.workprec(3000):
+        v = mpmath.mpf(r.numerator) / r.denominator * mpmath.exp(-mpmath.mpf(x.numerator) / x.denominator) * mpmath.mpf(2) ** 64
+        assert lo <= v <= hi
+    assert hi - lo <= 2 and hi >= 1
+
+
+# ----------------------------------------------------------------- primitives fit their laws
+@pytest.mark.parametrize("n,buckets", [(6, 6), (3 * 2**62 + 1, 6), (10**40 + 7, 5)])
+def test_uniform_below_is_uniform(n, buckets):
+    rng = RandomWords(np.random.default_rng(SEED))
+    draws = [uniform_below(n, rng) * buckets // n for _ in range(N)]
+    assert goodness_of_fit(Counter(draws), {b: 1 / buckets for b in range(buckets)}).p_value > LEVEL
+
+
+def test_uniform_fit_can_fail():
+    """Power: the classic modulo bias ((3-bit word) % 6) is rejected at the same size and level."""
+    rng = np.random.default_rng(SEED)
+    draws = (rng.integers(0, 8, size=N) % 6).tolist()
+    assert goodness_of_fit(Counter(draws), {b: 1 / 6 for b in range(6)}).p_value < LEVEL
+
+
+def _broken_bernoulli_exp_neg(x, rng):
+    """MUTANT: CKS20 Alg. 1 with Bern(x / (K + 1)) inside the loop (an off-by-one)."""
+    x, k = F(x), 1
+    while bernoulli_rational(min(F(1), x / (k + 1)), rng):
+        k += 1
+    return k % 2 == 1
+
+
+@pytest.mark.parametrize("x", [F(0), F(1, 3), F(1), F(5, 2), F(7)], ids=str)
+def test_bernoulli_exp_neg_has_probability_exp_minus_x(x):
+    rng = RandomWords(np.random.default_rng(SEED))
+    p = float(mpmath.exp(-mpmath.mpf(x.numerator) / x.denominator))
+    draws = [bernoulli_exp_neg(x, rng) for _ in range(N)]
+    assert _fit(draws, {True: p, False: 1 - p}).p_value > LEVEL
+
+
+def test_bernoulli_exp_neg_fit_can_fail():
+    rng = RandomWords(np.random.default_rng(SEED))
+    x = F(1, 2)
+    p = float(mpmath.exp(-0.5))
+    draws = [_broken_bernoulli_exp_neg(x, rng) for _ in range(N)]
+    assert _fit(draws, {True: p, False: 1 - p}).p_value < LEVEL
+
+
+@pytest.mark.parametrize("prec", [1, 3, 64])
+def test_exact_weights_fit_including_the_lazy_refinement_path(prec, monkeypatch):
+    """Low proposal precision makes most acceptances undecided at first: the refinement path decides them."""
+    import mechanisms.exact_sampling as ES
+
+    calls = Counter()
+    real = ES.scaled_bounds
+
+    def counting(r, x, p):
+        calls[p > prec] += 1
+        return real(r, x, p)
+
+    monkeypatch.setattr(ES, "scaled_bounds", counting)
+    pairs = [(1, F(0)), (1, F(1, 2)), (3, F(2)), (F(10**300), F(690)), (1, F(10**20)), (F(1, 7), F(0))]
+    table = ExactWeights.from_pairs(pairs, prec=prec)
+    with mpmath.workprec(3000):
+        w = [mpmath.mpf(F(r).numerator) / F(r).denominator * mpmath.exp(-mpmath.mpf(x.numerator) / x.denominator) for r, x in pairs]
+        law = {i: w[i] / sum(w) for i in range(len(w))}
+    rng = RandomWords(np.random.default_rng(SEED))
+    assert _fit([table.draw(rng) for _ in range(N)], law).p_value > LEVEL
+    if prec <= 3:
+        assert calls[True] > 0, "the refinement path was not exercised"
+
+
+# ----------------------------------------------------------------- the exact mechanisms fit their exact laws
+EXACT_SPECS = sorted((s for s in all_mechanisms().values() if "exact-sampler" in s.tags), key=lambda s: s.name)
+CASES = [(s, h) for s in EXACT_SPECS for h in s.examples[:2]]
+
+
+@pytest.mark.parametrize("spec,h", CASES, ids=[f"{s.name}-{list(h)}" for s, h in CASES])
+def test_exact_sampler_audit_against_the_exact_law(spec, h):
+    mech = spec.factory(**spec.valid[0])
+    draws = mech.sample(h, rng=np.random.default_rng(SEED), size=N)
+    assert _fit(draws, mech.distribution(h)).p_value > LEVEL
+
+
+EXTREMES = [
+    (OneShotGumbel(2, 1, exact=True), (2**62, 2**62 - 1, 2**62 - 1, 0)),
+    (PeelingEM(2, 1, exact=True), (10**30 + 2, 10**30, 10**30 + 1, 5)),
+    (ExponentialMechanism(F(1, 10**6), exact=True), (3, 1, 1, 0)),
+    (PeelingEM(2, 50, exact=True), (3, 3, 2, 0)),
+    (LimitDom(2, 2, 1, F(1, 10**300), exact=True), (700, 699, 0, 0)),
+    (LimitDom(1, 3, 50, F(1, 10**300), exact=True), (2**62, 2**62 - 14, 2**62 - 15, 2**62 - 15)),
+    (StrictLimitDom(2, 2, F(1, 10**6), "0.1", exact=True), (3, 1, 1, 0)),
+]
+
+
+@pytest.mark.parametrize("mech,h", EXTREMES, ids=[f"{type(m).__name__}-{i}" for i, (m, _) in enumerate(EXTREMES)])
+def test_exact_sampler_audit_at_extremes(mech, h):
+    draws = mech.sample(h, rng=np.random.default_rng(SEED), size=N // 2)
+    r = _fit(draws, mech.distribution(h))
+    assert r.p_value > LEVEL and not r.impossible
+
+
+# ----------------------------------------------------------------- power: broken exact samplers are rejected
+def test_audit_rejects_an_exact_peeling_sampler_with_the_wrong_eps():
+    h = (3, 1, 1, 0)
+    law = PeelingEM(2, 1).distribution(h)
+    draws = em_topk_exact(h, 2, F(5, 4), rng=np.random.default_rng(SEED), size=N)  # eps 25% too large
+    assert _fit(draws, law).p_value < LEVEL
+
+
+def test_audit_rejects_an_exact_race_with_the_wrong_threshold():
+    h = (5, 5, 2, 2)
+    M = LimitDom(2, 3, 1, "0.1")
+    law = M.distribution(h)
+    c, m = M.threshold_parts(h)
+    dom = (0, 1, 2)
+    draws = race_exact(h, dom, 2, 1, c, m, F(1, 20), rng=np.random.default_rng(SEED), size=N)  # delta halved: h_bot + ln2
+    assert _fit(draws, law).p_value < LEVEL
+
+
+def test_audit_rejects_one_shot_gumbel_sampled_with_replacement():
+    h = (3, 1, 1, 0)
+    law = OneShotGumbel(2, 1).distribution(h)
+    rng = np.random.default_rng(SEED)
+    draws = [em_topk_exact(h, 1, 1, rng=rng, size=1)[0] + em_topk_exact(h, 1, 1, rng=rng, size=1)[0] for _ in range(N // 4)]
+    r = _fit(draws, law)
+    assert r.p_value < LEVEL or r.impossible
+
+
+# ----------------------------------------------------------------- exact mode: inputs and randomness
+class _IntegersOnly(np.random.Generator):
+    """A Generator whose float draws raise: the exact samplers must only call ``integers``."""
+
+    def _no(self, *a, **k):
+        raise AssertionError("an exact sampler drew a float")
+
+    gumbel = laplace = random = uniform = exponential = normal = standard_normal = choice = _no
+
+
+@pytest.mark.parametrize("spec", EXACT_SPECS, ids=lambda s: s.name)
+def test_exact_samplers_use_only_integer_randomness_and_are_deterministic(spec):
+    mech = spec.factory(**spec.valid[0])
+    h = spec.examples[0]
+    a = mech.sample(h, rng=_IntegersOnly(np.random.PCG64(SEED)), size=50)
+    b = mech.sample(h, rng=_IntegersOnly(np.random.PCG64(SEED)), size=50)
+    assert a == b and all(o in mech.distribution(h) for o in a)
+
+
+@pytest.mark.parametrize("make,needle", [
+    (lambda: ExponentialMechanism(0.5, exact=True), "eps=0.5 is a float"),
+    (lambda: PeelingEM(2, 1, sensitivity=1.0, exact=True), "sensitivity=1.0 is a float"),
+    (lambda: LimitDom(2, 3, 1, 0.1, exact=True), "delta=0.1 is a float"),
+    (lambda: PLEM(2, 3, np.float64(1.0), "0.1", exact=True), "eps=1.0 is a float"),
+    (lambda: OneShotGumbel(2, 1, exact=1), "exact=1 must be a bool"),
+])
+def test_exact_mode_refuses_floats_with_the_parameter_named(make, needle):
+    with pytest.raises(InvalidParameterType, match=needle):
+        make()
+
+
+def test_exact_mode_accepts_rationals_in_every_form():
+    for eps in (1, F(1, 2), "0.5", "1/3", np.int64(2)):
+        ExponentialMechanism(eps, exact=True).sample((1, 0), rng=np.random.default_rng(0))
+
+
+def test_the_float_path_is_unchanged_by_the_flag():
+    h = (3, 1, 1, 0)
+    assert LimitDom(2, 3, 1, "0.1").sample(h, rng=np.random.default_rng(1), size=20) == \
+        LimitDom(2, 3, 1, "0.1", exact=False).sample(h, rng=np.random.default_rng(1), size=20)
+
+
+def test_dpverify_audit_passes_an_exact_sampler():
+    from dpverify.audit import audit
+
+    r = audit(spec="limit-dom-exact", params={"k": 2, "kbar": 3, "eps": 1, "delta": "0.1"}, samples=6000)
+    assert r.verdict == "PASS", r.summary()
+
+
+def test_no_item_left_is_an_error_not_a_hang():
+    t = ExactWeights([0])
+    t.remove(0)
+    with pytest.raises(ValueError):
+        t.draw(np.random.default_rng(0))
+    with pytest.raises(DPVerifyError):
+        RandomWords("not a generator")  # type: ignore[arg-type]
+    assert race_exact((1, 0), (), 1, 1, 1, 0, "0.5", rng=np.random.default_rng(0), size=2) == [(BOT,), (BOT,)]
