@@ -11,8 +11,8 @@ import numpy as np
 from .errors import InvalidHistogram, InvalidParameter
 from .validation import histogram
 
-__all__ = ["check_k_le_d", "gumbel_top", "relative_counts", "MAX_SAMPLER_COUNT", "sampler_counts",
-           "sampler_float", "log_ratio"]
+__all__ = ["check_k_le_d", "gumbel_top", "relative_counts", "relative_ints", "MAX_SAMPLER_COUNT", "sampler_counts",
+           "sampler_float", "log_ratio", "WIDE_SPAN_SCALES", "is_wide", "split_noisy", "exact_order"]
 
 #: Largest count the float samplers take: they hold counts and ``h_i - max(h)`` in int64.
 #: ``distribution()`` (and the ``exact=True`` EM samplers) take counts of any size.
@@ -86,12 +86,54 @@ def relative_counts(h: Sequence[int]) -> np.ndarray:
     return (a - a.max()).astype(np.float64)
 
 
-def gumbel_top(scores: np.ndarray, scale: float, k: int, *, rng: np.random.Generator, size: int) -> np.ndarray:
+def relative_ints(h: Sequence[int]) -> np.ndarray:
+    """``h - max(h)`` as int64 (exact; counts up to 2**63-1)."""
+    a = sampler_counts(h)
+    return a - a.max()
+
+
+#: A float sampler adds noise of scale ``s`` (in counts) to a relative count ``r``;
+#: float64 resolves that sum to ``|r| 2**-52``.  Once ``|r|`` exceeds ``s * 2**30``
+#: the rounding is more than ``2**-22`` of the noise scale (and at ``|r| ~ 2**62``,
+#: eps = 50, the noise vanishes entirely: ties broken by index, a wrong law --
+#: found by tests/test_extremes.py).  Such "wide" inputs take the exact-order path.
+WIDE_SPAN_SCALES = 2.0**30
+
+
+def is_wide(span: Any, scale: float) -> bool:
+    """Whether relative counts spanning ``span`` are too wide for ``float(r) + noise`` at noise ``scale``."""
+    return float(span) > scale * WIDE_SPAN_SCALES
+
+
+def split_noisy(rel: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``rel + noise`` as the exact pair ``(rel + floor(noise), noise - floor(noise))`` (int64, float in [0, 1)).
+
+    ``rel`` holds int64 counts, ``noise`` float noise in count units; the pair
+    orders lexicographically exactly as the real sum, whatever the magnitude of ``rel``.
+    """
+    fl = np.floor(noise)
+    return rel + fl.astype(np.int64), noise - fl
+
+
+def exact_order(ipart: np.ndarray, frac: np.ndarray) -> np.ndarray:
+    """Indices sorting each row of the pairs ``(ipart, frac)`` in decreasing order (ties: smaller index)."""
+    return np.lexsort((-frac, ~ipart), axis=-1)  # ~x = -x-1: decreasing, and no overflow at int64 min
+
+
+def gumbel_top(scores: np.ndarray, scale: float, k: int, *, rng: np.random.Generator, size: int,
+               rel: np.ndarray | None = None) -> np.ndarray:
     """``size`` draws of the indices of the k largest ``scores + Gumbel(scale)``, in order.
 
     Returns an int array of shape ``(size, k)``.  Ties among noisy values have
     probability zero; ``argsort`` of the negated values is stable regardless.
+    With ``rel`` (the int64 relative counts of which ``scores`` is the float
+    image) and a span too wide for float64 (:data:`WIDE_SPAN_SCALES`), the order is
+    decided exactly by :func:`split_noisy` (same noise draw).
     """
+    if rel is not None and rel.size and is_wide(-int(rel.min()), scale):
+        noise = rng.gumbel(0.0, scale, size=(size, rel.shape[0]))
+        ip, fr = split_noisy(rel[None, :], noise)
+        return exact_order(ip, fr)[:, :k]
     noisy = scores[None, :] + rng.gumbel(0.0, scale, size=(size, scores.shape[0]))
     if k < scores.shape[0]:
         part = np.argpartition(-noisy, k - 1, axis=1)[:, :k]

@@ -34,7 +34,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import validation as V
-from ._common import check_k_le_d, gumbel_top, relative_counts, sampler_float
+from ._common import check_k_le_d, exact_order, gumbel_top, is_wide, relative_counts, relative_ints, sampler_float, split_noisy
 from .core import DEFAULT_PREC, exact_context, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .exact_sampling import check_exact_flag
@@ -117,7 +117,8 @@ class ExponentialMechanism:
             from .exact_race import em_topk_exact
 
             return em_topk_exact(h, 1, _exact_eps_q(self), rng=rng, size=V.pos_int("size", size))
-        idx = gumbel_top(relative_counts(h), _float_scale(self), 1, rng=rng, size=V.pos_int("size", size))
+        rel = relative_ints(h)
+        idx = gumbel_top(rel.astype(np.float64), _float_scale(self), 1, rng=rng, size=V.pos_int("size", size), rel=rel)
         return [(int(r[0]),) for r in idx]
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
@@ -156,14 +157,24 @@ class PeelingEM:
             from .exact_race import em_topk_exact
 
             return em_topk_exact(h, self.k, _exact_eps_q(self), rng=rng, size=size)
-        scores = np.broadcast_to(relative_counts(h), (size, len(h))).copy()
+        rel = relative_ints(h)
+        scale = _float_scale(self)
+        wide = is_wide(-int(rel.min()), scale)  # float64 cannot resolve the noise: exact order (_common)
+        scores = np.broadcast_to(rel.astype(np.float64), (size, len(h))).copy()
+        removed = np.zeros((size, len(h)), dtype=bool)
         out = np.empty((size, self.k), dtype=np.int64)
         rows = np.arange(size)
         for j in range(self.k):  # one EM selection per round, chosen items removed
-            noisy = scores + rng.gumbel(0.0, _float_scale(self), size=scores.shape)
-            pick = np.argmax(noisy, axis=1)
+            if wide:
+                ip, fr = split_noisy(rel[None, :], rng.gumbel(0.0, scale, size=scores.shape))
+                ip[removed], fr[removed] = np.iinfo(np.int64).min, 0.0
+                pick = exact_order(ip, fr)[:, 0]
+                removed[rows, pick] = True
+            else:
+                noisy = scores + rng.gumbel(0.0, scale, size=scores.shape)
+                pick = np.argmax(noisy, axis=1)
+                scores[rows, pick] = -np.inf
             out[:, j] = pick
-            scores[rows, pick] = -np.inf
         return [tuple(int(x) for x in r) for r in out]
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
@@ -232,7 +243,8 @@ class OneShotGumbel:
             from .exact_race import em_topk_exact
 
             return em_topk_exact(h, self.k, _exact_eps_q(self), rng=rng, size=V.pos_int("size", size))
-        idx = gumbel_top(relative_counts(h), _float_scale(self), self.k, rng=rng, size=V.pos_int("size", size))
+        rel = relative_ints(h)
+        idx = gumbel_top(rel.astype(np.float64), _float_scale(self), self.k, rng=rng, size=V.pos_int("size", size), rel=rel)
         return [tuple(int(x) for x in r) for r in idx]
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:

@@ -49,7 +49,7 @@ from typing import Any, Hashable, Sequence
 import numpy as np
 
 from . import validation as V
-from ._common import log_ratio, sampler_counts, sampler_float
+from ._common import exact_order, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
 from .core import BOT, DEFAULT_PREC, exact_context, order_stat, sorted_items, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .exact_sampling import check_exact_flag
@@ -153,13 +153,30 @@ def race_sample(h: np.ndarray, domain: np.ndarray, k: int, eps: float, bot_count
     """
     n = domain.size
     top = int(max(bot_count, int(h[domain].max()) if n else bot_count))
-    scores = eps * (h[domain] - top).astype(np.float64)
-    bot = eps * float(bot_count - top) + (log_ratio(m, delta) if m > 0 else -np.inf)
-    vb = bot + rng.gumbel(size=size)
+    rel = (h[domain] - top).astype(np.int64)
+    scores = eps * rel.astype(np.float64)
+    L = log_ratio(m, delta) if m > 0 else -np.inf
+    bot = eps * float(bot_count - top) + L
+    gb = rng.gumbel(size=size)
+    vb = bot + gb
     kk = min(k, n)
     if kk == 0:
         return [(BOT,)] * size
-    noisy = scores[None, :] + rng.gumbel(size=(size, n))
+    g = rng.gumbel(size=(size, n))
+    noisy = scores[None, :] + g
+    span = top - min(bot_count, int(rel.min()) + top)
+    if is_wide(span, 1.0 / eps):
+        # float64 cannot resolve the noise on these counts: compare (integer, fraction) pairs in count units
+        ip, fr = split_noisy(rel[None, :], g / eps)
+        idx = exact_order(ip, fr)[:, :kk]
+        ip_k, fr_k = np.take_along_axis(ip, idx, axis=1), np.take_along_axis(fr, idx, axis=1)
+        if m > 0:
+            ipb, frb = split_noisy(np.full(size, bot_count - top, dtype=np.int64), (L + gb) / eps)
+            above = ((ip_k > ipb[:, None]) | ((ip_k == ipb[:, None]) & (fr_k > frb[:, None]))).sum(axis=1)
+        else:
+            above = np.full(size, kk)
+        labels = domain[idx]
+        return [tuple(row) if j >= k else tuple(row[:j]) + (BOT,) for row, j in zip(labels.tolist(), above.tolist())]
     if kk < n:
         part = np.argpartition(-noisy, kk - 1, axis=1)[:, :kk]
     else:

@@ -61,7 +61,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import validation as V
-from ._common import log_ratio, sampler_counts, sampler_float
+from ._common import exact_order, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
 from .core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .laplace_order import chain_probability, guard_bits, lap_vars, ordered_top_distribution
@@ -118,20 +118,33 @@ def laplace_race_sample(
     Returns ``(idx, above)``: ``idx[r]`` = positions (into ``centers``) of the
     ``min(k, n)`` largest noisy values of row ``r`` in decreasing order, and
     ``above[r]`` = how many noisy values exceed the noisy threshold.  Ties have
-    probability 0 (continuous noise).
+    probability 0 (continuous noise).  Integer (int64) ``centers`` spanning more
+    than float64 can resolve at this noise scale are compared exactly
+    (:func:`mechanisms._common.split_noisy`).
     """
     n = centers.shape[0]
     kk = min(k, n)
     rows = max(1, _BATCH_CELLS // max(n, 1))
+    rel = centers if centers.dtype.kind == "i" else None  # int64 centres (counts) allow the exact-order path
+    wide = rel is not None and n > 0 and is_wide(int(np.abs(rel).max()), scale)
+    centers = centers.astype(np.float64)
     idx_parts, above_parts = [], []
     for start in range(0, size, rows):
         m = min(rows, size - start)
-        vb = thr + rng.laplace(0.0, scale, size=m)
+        zb = rng.laplace(0.0, scale, size=m)
+        vb = thr + zb
         if n == 0:
             idx_parts.append(np.zeros((m, 0), dtype=np.int64))
             above_parts.append(np.zeros(m, dtype=np.int64))
             continue
-        noisy = centers[None, :] + rng.laplace(0.0, scale, size=(m, n))
+        z = rng.laplace(0.0, scale, size=(m, n))
+        if wide:  # float64 cannot resolve the noise on these centres: exact (integer, fraction) pairs
+            ip, fr = split_noisy(rel[None, :], z)
+            ipb, frb = split_noisy(np.zeros(m, dtype=np.int64), thr + zb)
+            idx_parts.append(exact_order(ip, fr)[:, :kk])
+            above_parts.append(((ip > ipb[:, None]) | ((ip == ipb[:, None]) & (fr > frb[:, None]))).sum(axis=1))
+            continue
+        noisy = centers[None, :] + z
         part = np.argpartition(-noisy, kk - 1, axis=1)[:, :kk] if kk < n else np.broadcast_to(np.arange(n), (m, n))
         vals = np.take_along_axis(noisy, part, axis=1)
         order = np.argsort(-vals, axis=1, kind="stable")
@@ -188,7 +201,7 @@ class LimitDomLap:
         top = top_sorted(a, self.kbar + 1)  # the only data Algorithm 4 reads
         dom = top[: self.kbar]
         base = int(a[top[self.kbar]]) if top.size > self.kbar else 0
-        centers = (a[dom] - base).astype(np.float64)
+        centers = (a[dom] - base).astype(np.int64)  # ints: the race decides huge spreads exactly
         thr = 1.0 + threshold_offset_float(self.eps, self.delta, self.Delta, self.literal)
         idx, above = laplace_race_sample(centers, thr, self.k, 1.0 / sampler_float("eps", self.eps), rng=rng, size=size)
         return _outcomes(dom, idx, above, self.k)
@@ -253,7 +266,8 @@ class LapMax:
         size = V.pos_int("size", size)
         base = order_stat(h, self.kbar + 1)
         dom = np.asarray(self.domain, dtype=np.int64)
-        centers = np.asarray([h[i] - base for i in self.domain], dtype=np.float64)
+        sampler_counts(h)
+        centers = np.asarray([h[i] - base for i in self.domain], dtype=np.int64)
         thr = 1.0 + threshold_offset_float(self.eps, self.delta, self.Delta, self.literal)
         idx, above = laplace_race_sample(centers, thr, self.k, 1.0 / sampler_float("eps", self.eps), rng=rng, size=size)
         return _outcomes(dom, idx, above, self.k)

@@ -31,7 +31,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import validation as V
-from ._common import log_ratio, sampler_counts, sampler_float
+from ._common import exact_order, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
 from .core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .exact_sampling import check_exact_flag
@@ -192,12 +192,16 @@ class PLEM:
         c = order_stat(h, t + 1) + 1
         top = max([c] + [h[i] for i in dom])
         d_arr = np.asarray(dom, dtype=np.int64)
-        scores = eps * (np.asarray([h[i] for i in dom], dtype=np.int64) - top).astype(np.float64)
-        bot = eps * float(c - top) + (log_ratio(m, self.delta) if m > 0 else -np.inf)
+        rel = np.asarray([h[i] for i in dom], dtype=np.int64) - top
+        scores = eps * rel.astype(np.float64)
+        L = log_ratio(m, self.delta) if m > 0 else -np.inf
+        bot = eps * float(c - top) + L
         scores = np.broadcast_to(scores, (size, len(dom))).copy()
         alive = np.ones(size, dtype=bool)
         picks = np.full((size, self.k), -1, dtype=np.int64)
         rows = np.arange(size)
+        if len(dom) and is_wide(max(-int(rel.min()), top - c), 1.0 / eps):
+            return self._sample_wide(rel, c - top, L, eps, d_arr, rng, size)
         for r in range(self.k):  # one LEM draw per round over the remaining domain and ⊥
             noisy = scores + rng.gumbel(size=scores.shape)
             vb = bot + rng.gumbel(size=size)
@@ -211,6 +215,30 @@ class PLEM:
             picks[win, r] = j[win]
             if noisy.shape[1]:
                 scores[rows[win], j[win]] = -np.inf
+            alive &= win
+        out = []
+        for row in picks.tolist():
+            items = tuple(int(d_arr[x]) for x in row if x >= 0)
+            out.append(items if len(items) == self.k else items + (BOT,))
+        return out
+
+    def _sample_wide(self, rel: np.ndarray, rel_bot: int, L: float, eps: float, d_arr: np.ndarray, rng: np.random.Generator, size: int) -> list:
+        """The rounds of :meth:`sample` with exact (integer, fraction) comparisons in count units, for
+        counts spread wider than float64 resolves at this noise scale (``mechanisms._common.is_wide``)."""
+        n = rel.size
+        removed = np.zeros((size, n), dtype=bool)
+        alive = np.ones(size, dtype=bool)
+        picks = np.full((size, self.k), -1, dtype=np.int64)
+        rows = np.arange(size)
+        for r in range(self.k):
+            ip, fr = split_noisy(rel[None, :], rng.gumbel(size=(size, n)) / eps)
+            ipb, frb = split_noisy(np.full(size, rel_bot, dtype=np.int64), (L + rng.gumbel(size=size)) / eps)
+            ip[removed], fr[removed] = np.iinfo(np.int64).min, 0.0
+            j = exact_order(ip, fr)[:, 0]
+            bi, bf = ip[rows, j], fr[rows, j]
+            win = alive & ~removed[rows, j] & ((bi > ipb) | ((bi == ipb) & (bf > frb)))
+            picks[win, r] = j[win]
+            removed[rows[win], j[win]] = True
             alive &= win
         out = []
         for row in picks.tolist():
