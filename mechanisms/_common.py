@@ -12,7 +12,7 @@ from .errors import InvalidHistogram, InvalidParameter
 from .validation import histogram
 
 __all__ = ["check_k_le_d", "gumbel_top", "relative_counts", "relative_ints", "MAX_SAMPLER_COUNT", "sampler_counts",
-           "sampler_float", "log_ratio", "WIDE_SPAN_SCALES", "is_wide", "split_noisy", "exact_order"]
+           "sampler_float", "log_ratio", "WIDE_SPAN_SCALES", "is_wide", "split_noisy", "exact_order", "exact_top"]
 
 #: Largest count the float samplers take: they hold counts and ``h_i - max(h)`` in int64.
 #: ``distribution()`` (and the ``exact=True`` EM samplers) take counts of any size.
@@ -112,12 +112,33 @@ def split_noisy(rel: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, np.ndar
     orders lexicographically exactly as the real sum, whatever the magnitude of ``rel``.
     """
     fl = np.floor(noise)
-    return rel + fl.astype(np.int64), noise - fl
+    # relative counts below -2**62 (only counts above 2**62 produce them) are clipped there, so that
+    # adding the noise's integer part cannot overflow int64; every count up to 2**62 stays exact
+    return np.maximum(rel, -(2**62)) + fl.astype(np.int64), noise - fl
+
+
+_MASKED = np.iinfo(np.int64).min  # below every split_noisy integer part
 
 
 def exact_order(ipart: np.ndarray, frac: np.ndarray) -> np.ndarray:
     """Indices sorting each row of the pairs ``(ipart, frac)`` in decreasing order (ties: smaller index)."""
     return np.lexsort((-frac, ~ipart), axis=-1)  # ~x = -x-1: decreasing, and no overflow at int64 min
+
+
+def exact_top(ipart: np.ndarray, frac: np.ndarray, k: int) -> np.ndarray:
+    """The first ``k`` columns of :func:`exact_order` for 2-D pairs, in O(k d) per row (no full sort).
+
+    Entries with ``ipart == np.iinfo(np.int64).min`` are treated as removed.
+    """
+    ip = ipart.copy()
+    rows = np.arange(ip.shape[0])
+    out = np.empty((ip.shape[0], k), dtype=np.int64)
+    for j in range(k):
+        best = ip.max(axis=1)
+        pick = np.argmax(np.where(ip == best[:, None], frac, -1.0), axis=1)  # first index among equal maxima
+        out[:, j] = pick
+        ip[rows, pick] = _MASKED
+    return out
 
 
 def gumbel_top(scores: np.ndarray, scale: float, k: int, *, rng: np.random.Generator, size: int,
@@ -133,7 +154,7 @@ def gumbel_top(scores: np.ndarray, scale: float, k: int, *, rng: np.random.Gener
     if rel is not None and rel.size and is_wide(-int(rel.min()), scale):
         noise = rng.gumbel(0.0, scale, size=(size, rel.shape[0]))
         ip, fr = split_noisy(rel[None, :], noise)
-        return exact_order(ip, fr)[:, :k]
+        return exact_top(ip, fr, k)
     noisy = scores[None, :] + rng.gumbel(0.0, scale, size=(size, scores.shape[0]))
     if k < scores.shape[0]:
         part = np.argpartition(-noisy, k - 1, axis=1)[:, :k]

@@ -34,7 +34,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import validation as V
-from ._common import check_k_le_d, exact_order, gumbel_top, is_wide, relative_counts, relative_ints, sampler_float, split_noisy
+from ._common import check_k_le_d, exact_top, gumbel_top, is_wide, relative_counts, relative_ints, sampler_float, split_noisy
 from .core import DEFAULT_PREC, exact_context, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .exact_sampling import check_exact_flag
@@ -168,7 +168,7 @@ class PeelingEM:
             if wide:
                 ip, fr = split_noisy(rel[None, :], rng.gumbel(0.0, scale, size=scores.shape))
                 ip[removed], fr[removed] = np.iinfo(np.int64).min, 0.0
-                pick = exact_order(ip, fr)[:, 0]
+                pick = exact_top(ip, fr, 1)[:, 0]
                 removed[rows, pick] = True
             else:
                 noisy = scores + rng.gumbel(0.0, scale, size=scores.shape)

@@ -49,7 +49,7 @@ from typing import Any, Hashable, Sequence
 import numpy as np
 
 from . import validation as V
-from ._common import exact_order, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
+from ._common import exact_top, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
 from .core import BOT, DEFAULT_PREC, exact_context, order_stat, sorted_items, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .exact_sampling import check_exact_flag
@@ -168,7 +168,7 @@ def race_sample(h: np.ndarray, domain: np.ndarray, k: int, eps: float, bot_count
     if is_wide(span, 1.0 / eps):
         # float64 cannot resolve the noise on these counts: compare (integer, fraction) pairs in count units
         ip, fr = split_noisy(rel[None, :], g / eps)
-        idx = exact_order(ip, fr)[:, :kk]
+        idx = exact_top(ip, fr, kk)
         ip_k, fr_k = np.take_along_axis(ip, idx, axis=1), np.take_along_axis(fr, idx, axis=1)
         if m > 0:
             ipb, frb = split_noisy(np.full(size, bot_count - top, dtype=np.int64), (L + gb) / eps)

@@ -61,7 +61,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import validation as V
-from ._common import exact_order, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
+from ._common import exact_top, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
 from .core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .laplace_order import chain_probability, guard_bits, lap_vars, ordered_top_distribution
@@ -141,7 +141,7 @@ def laplace_race_sample(
         if wide:  # float64 cannot resolve the noise on these centres: exact (integer, fraction) pairs
             ip, fr = split_noisy(rel[None, :], z)
             ipb, frb = split_noisy(np.zeros(m, dtype=np.int64), thr + zb)
-            idx_parts.append(exact_order(ip, fr)[:, :kk])
+            idx_parts.append(exact_top(ip, fr, kk))
             above_parts.append(((ip > ipb[:, None]) | ((ip == ipb[:, None]) & (fr > frb[:, None]))).sum(axis=1))
             continue
         noisy = centers[None, :] + z

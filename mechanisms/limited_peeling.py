@@ -31,7 +31,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import validation as V
-from ._common import exact_order, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
+from ._common import exact_top, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
 from .core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .exact_sampling import check_exact_flag
@@ -234,7 +234,7 @@ class PLEM:
             ip, fr = split_noisy(rel[None, :], rng.gumbel(size=(size, n)) / eps)
             ipb, frb = split_noisy(np.full(size, rel_bot, dtype=np.int64), (L + rng.gumbel(size=size)) / eps)
             ip[removed], fr[removed] = np.iinfo(np.int64).min, 0.0
-            j = exact_order(ip, fr)[:, 0]
+            j = exact_top(ip, fr, 1)[:, 0]
             bi, bf = ip[rows, j], fr[rows, j]
             win = alive & ~removed[rows, j] & ((bi > ipb) | ((bi == ipb) & (bf > frb)))
             picks[win, r] = j[win]

@@ -45,7 +45,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import validation as V
-from ._common import exact_order, is_wide, log_ratio, sampler_float, split_noisy
+from ._common import exact_top, is_wide, log_ratio, sampler_float, split_noisy
 from .core import DEFAULT_PREC, exact_context, to_ctx
 from .errors import InvalidParameter, InvalidParameterType
 from .limited_domain import LimitDom, _check_kbar_le_d, as_counts, race_sample, top_sorted
@@ -167,7 +167,7 @@ class OptimalThreshold:
         if is_wide(-int(rel.min()), 1.0 / eps):  # float64 cannot resolve the noise: exact order in count units
             noise = (-offs[None, :] - g) / eps if self.literal else (g - offs[None, :]) / eps
             ip, fr = split_noisy(-rel[None, :], noise)  # argmin of x + g  /  argmax of -x + g
-            choice = idx[exact_order(ip, fr)[:, 0]]
+            choice = idx[exact_top(ip, fr, 1)[:, 0]]
         else:
             choice = idx[np.argmin(x + g, axis=1)] if self.literal else idx[np.argmax(-x + g, axis=1)]
         out: list = [None] * size

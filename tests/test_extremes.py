@@ -145,32 +145,39 @@ def _planted(d: int, top: int) -> np.ndarray:
     return h
 
 
-def _large_d(d: int) -> None:
+def _large_d(d: int, n: int) -> None:
     from mechanisms.exponential import ExponentialMechanism, OneShotGumbel
     from mechanisms.laplace import ReportNoisyMaxLaplace
     from mechanisms.limited_domain import LimitDom
 
     h = _planted(d, 2**62)
     rng = np.random.default_rng(SEED)
-    n = 400
-    # EM: Pr[d-1] = e/(1+e) (others carry e^{-2^62}); a 4-sigma band around n e/(1+e)
-    em = Counter(o[0] for o in ExponentialMechanism(1).sample(h, rng=rng, size=n))
+    batch = max(1, 5 * 10**6 // d)  # the EM samplers hold a (size, d) noise array: keep it ~40 MB
+
+    def draws(mech, count):
+        out = []
+        while len(out) < count:
+            out += mech.sample(h, rng=rng, size=min(batch, count - len(out)))
+        return out
+
+    # EM: Pr[d-1] = e/(1+e) (the zeros carry e^{-2^62}); a 4-sigma band around n e/(1+e)
+    em = Counter(o[0] for o in draws(ExponentialMechanism(1), n))
     assert set(em) <= {d - 1, 5}
     p = float(mpmath.e / (1 + mpmath.e))
     assert abs(em[d - 1] - n * p) <= 4 * (n * p * (1 - p)) ** 0.5
-    assert set(OneShotGumbel(2, 1).sample(h, rng=rng, size=50)) <= {(d - 1, 5), (5, d - 1)}
-    # LimitDom: threshold h_(3) + 1 + ln(2/delta)/eps ~ 44 is far below 2**62 - 1: never BOT
-    assert set(LimitDom(2, 2, 1, TINY_DELTA).sample(h, rng=rng, size=50)) <= {(d - 1, 5), (5, d - 1)}
-    assert set(o[0] for o in ReportNoisyMaxLaplace(1).sample(h, rng=rng, size=20)) <= {d - 1, 5}
+    assert set(draws(OneShotGumbel(2, 1), 3)) <= {(d - 1, 5), (5, d - 1)}
+    # LimitDom reads only the top kbar+1: threshold h_(3) + 1 + ln(2/delta)/eps ~ 692 is far below 2**62 - 1
+    assert set(LimitDom(2, 2, 1, TINY_DELTA).sample(h, rng=rng, size=n)) <= {(d - 1, 5), (5, d - 1)}
+    assert set(o[0] for o in draws(ReportNoisyMaxLaplace(1), 2)) <= {d - 1, 5}
 
 
 def test_fast_samplers_take_1e5_items_as_numpy_arrays():
-    _large_d(10**5)
+    _large_d(10**5, 200)
 
 
 @pytest.mark.slow
 def test_fast_samplers_take_1e7_items_as_numpy_arrays():
-    _large_d(10**7)
+    _large_d(10**7, 12)
 
 
 BELOW_TOP = ["plem", "limit-dom", "strict-limit-dom", "peeling-em", "gumbel-topk", "limit-dom-lap", "lapmax", "optimal-threshold",
