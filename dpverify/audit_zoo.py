@@ -16,7 +16,7 @@ that establish this (STYLE.md §6):
 :func:`exact_catch` is the exact-checker half: the mutant's claim is checked
 on the audit's candidate pairs (verdict ``violated`` expected), or for a
 ``still-private`` mutant the exact laws are compared with ``<name>``'s.
-:func:`render_audits_md` turns rows into ``reports/audits.md``.
+:func:`dpverify.audit_page.render_audits_page` turns rows into ``reports/audits.md``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from .audit import DEFAULT_SAMPLES, AuditResult, audit
 from .audit_events import candidate_pairs, resolve_reference
 from .audit_stats import DEFAULT_ALPHA, DEFAULT_SEED
 
-__all__ = ["ZooCase", "zoo_plan", "exact_claim_check", "run_case", "audit_registry", "exact_catch", "implements", "render_audits_md", "SLOW_SAMPLERS"]
+__all__ = ["ZooCase", "zoo_plan", "exact_claim_check", "run_case", "audit_registry", "exact_catch", "implements", "SLOW_SAMPLERS"]
 
 #: Registry names whose samplers draw fewer than ~10^4 outputs per second; the
 #: default test subset audits them with a small budget only (full runs: slow tests).
@@ -163,39 +163,3 @@ def exact_claim_check(spec: MechanismSpec, params: dict | None = None) -> Any:
     ref = resolve_reference(spec, params)
     insts = [Instance(h, g, params) for h, g in candidate_pairs(ref)]
     return check(spec_claim(spec, params), instances=insts)
-
-
-def render_audits_md(rows: list[dict], *, header: str = "", power: list[dict] | None = None, thirdparty: list[dict] | None = None) -> str:
-    """Markdown for ``reports/audits.md`` from :func:`audit_registry` rows (and optional benchmark rows)."""
-    lines = ["# Audits", ""]
-    if header:
-        lines += [header, ""]
-    lines += [
-        "Each row is one `dpverify audit` run (seeded, default confidence unless stated). Correct mechanisms must PASS;",
-        "mutants must FAIL (a privacy mutant with a certified witness; a black-box run against the mechanism it claims to implement).",
-        "",
-        "| audit | kind | expected | verdict | privacy | fit | claim | samples/input | eps lower bound | witness | time (s) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        flag = "" if r.get("as_expected") else " **(unexpected)**"
-        lines.append(
-            f"| {r['id']} | {r['kind']} | {r['expected']} | {r['verdict']}{flag} | {r.get('privacy', '')} | {r.get('fit', '') or ''} | "
-            f"{r.get('claim', '')} | {r.get('samples_per_input', '')} | {r.get('eps_lower_bound', '')} | {r.get('witness', r.get('error', ''))} | {r['seconds']} |"
-        )
-    if power:
-        lines += ["", "## Power benchmark (delta-violation 0.05 at the claimed eps)", "",
-                  "Each case: the exact delta(eps) of the pair is 0.1 and the claim is 0.05 at that eps; `selection` is the share of",
-                  "samples spent choosing empirical events (0: events from the exact reference only).", "",
-                  "| mechanism | pair | eps | claimed delta | exact delta | alpha | selection | detected | samples/input (median, max) | time (s) |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
-        for p in power:
-            lines.append(f"| {p['mechanism']} | {p['pair']} | {p['eps']} | {p['claimed_delta']} | {p['exact_delta']} | {p['alpha']} | {p.get('selection', '')} | "
-                         f"{p['detected']}/{p['runs']} | {p['samples_median']}, {p['samples_max']} | {p['seconds']} |")
-    if thirdparty:
-        lines += ["", "## Third-party implementations", "",
-                  "| implementation | reference | verdict | privacy | fit | samples/input | eps lower bound | note |", "|---|---|---|---|---|---|---|---|"]
-        for t in thirdparty:
-            lines.append(f"| {t['target']} | {t['reference']} | {t['verdict']} | {t.get('privacy', '')} | {t.get('fit', '')} | "
-                         f"{t.get('samples_per_input', '')} | {t.get('eps_lower_bound', '')} | {t.get('note', '')} |")
-    return "\n".join(lines) + "\n"

@@ -185,25 +185,60 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if store and not args.json:
         print(f"result store {args.resume}: {store.hits} chunks reused, {store.misses} computed", file=sys.stderr)
     wall = time.perf_counter() - start
+    phases = {"checks": round(wall, 1)}
+    pages_ok = True
     if not args.no_write:
         mode = ("quick" if args.quick else "default") + (" domains, certified" if args.certify else " domains")
         figs = None
         if not args.only and not args.no_figures:
             from .figures import write_figures
 
+            t = time.perf_counter()
             figs = write_figures(args.out, results=results)
-        write_reports(results, args.out, mode=mode, figures=figs,
-                      timings={"wall_seconds": round(wall, 1), "per_claim_seconds": {r.claim: round(r.seconds, 2) for r in results}})
-        if not args.only:
+            phases["figures"] = round(time.perf_counter() - t, 1)
+        timings = {"wall_seconds": round(time.perf_counter() - start, 1), "phases": dict(phases), "complete": False,
+                   "per_claim_seconds": {r.claim: round(r.seconds, 2) for r in results}}
+        write_reports(results, args.out, mode=mode, figures=figs, timings=timings)
+        if not args.only and _is_repo_reports(args.out):  # proofs/INDEX.md maps the repository's reports only
             write_index(results)
+        if not args.only and not args.no_pages:
+            import json
+            from pathlib import Path
+
+            from .verify_pages import run_pages
+
+            def log(msg: str) -> None:
+                print(msg, file=sys.stderr if args.json else sys.stdout, flush=True)
+
+            done = run_pages(args.out, quick=args.quick, workers=executor_workers(args.workers), phases=phases, started=start, log=log)
+            pages_ok = done["audits_as_expected"]
+            timings.update({k: done[k] for k in ("phases", "wall_seconds", "complete")})
+            (Path(args.out) / "verify_timings.json").write_text(json.dumps(timings, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        wall = time.perf_counter() - start
     bad = [r for r in results if not r.as_expected]
     if args.json:
         _print_json({"results": [r.as_json() for r in results], "unexpected": [r.claim for r in bad], "wall_seconds": round(wall, 1)})
     else:
-        print(f"\n{len(results)} entries checked in {wall:.0f} s; {len(bad)} not as expected" + (": " + ", ".join(r.claim for r in bad) if bad else ""))
+        print(f"\n{len(results)} entries checked, {wall:.0f} s in all; {len(bad)} not as expected" + (": " + ", ".join(r.claim for r in bad) if bad else "")
+              + ("" if pages_ok else "; some audits not as expected (reports/audits.md)"))
         if not args.no_write:
-            print(f"reports written to {args.out}/" + ("" if args.only else " and proofs/INDEX.md"))
-    return EXIT_OK if not bad else EXIT_FAIL
+            print(f"reports written to {args.out}/" + (" and proofs/INDEX.md" if not args.only and _is_repo_reports(args.out) else ""))
+    return EXIT_OK if not bad and pages_ok else EXIT_FAIL
+
+
+def _is_repo_reports(out: str) -> bool:
+    from pathlib import Path
+
+    from .provenance import REPO_ROOT
+
+    return Path(out).resolve() == (REPO_ROOT / "reports").resolve()
+
+
+def executor_workers(workers: int | None) -> int:
+    """The process count of the page phase: ``--workers`` if given, else every core."""
+    import os
+
+    return workers if workers else (os.cpu_count() or 1)
 
 
 # ----------------------------------------------------------------- mechanisms
@@ -286,6 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", default="reports")
     s.add_argument("--no-write", action="store_true")
     s.add_argument("--no-figures", action="store_true", help="skip the figures (about a minute)")
+    s.add_argument("--no-pages", action="store_true", help="skip the experiments, audits and benchmark pages (about 3 minutes)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_verify)
 
@@ -302,7 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_equal)
 
-    for modname in ("cli_audit", "cli_bench", "cli_topk", "cli_experiments"):
+    for modname in ("cli_audit", "cli_bench", "cli_topk", "cli_experiments", "cli_report"):
         try:
             mod = __import__(f"dpverify.{modname}", fromlist=["add_parser"])
         except ImportError:

@@ -62,6 +62,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--power", action="store_true", help="run the power benchmark (delta-violation 0.05 at 95%%)")
     s.add_argument("--thirdparty", action="store_true", help="audit OpenDP / diffprivlib worked examples (if installed)")
     s.add_argument("--write-report", metavar="PATH", help="with --registry/--power/--thirdparty: write Markdown (e.g. reports/audits.md)")
+    s.add_argument("--workers", type=int, default=1, help="processes for --registry/--power/--thirdparty (rows identical for any value)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=run)
     return s
@@ -119,54 +120,33 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_tables(args: argparse.Namespace) -> int:
     import sys
+    from pathlib import Path
 
-    from .audit_zoo import audit_registry, render_audits_md
+    from .audit_page import compute_audits, write_audits
 
-    rows: list = []
-    power: list = []
-    ok = True
-    if args.registry is not None:
-        def show(r: dict) -> None:
-            if not args.json:
-                flag = "" if r["as_expected"] else "   <-- expected " + r["expected"]
-                print(f"{r['id']:<48} {r['kind']:<24} {r['verdict']:<12} n/input={r.get('samples_per_input', '-'):<7} "
-                      f"{r['seconds']:>7.2f}s{flag}", flush=True)
-
-        rows = audit_registry(args.registry or None, samples=args.samples, seed=args.seed, alpha=args.alpha, on_row=show)
-        ok = all(r["as_expected"] for r in rows)
-    if args.power:
-        from .audit_bench import audit_power_benchmark
-
-        power = audit_power_benchmark(samples=args.samples) + audit_power_benchmark(samples=args.samples, selection=0.1)
-        ok = ok and all(p["detected"] == p["runs"] for p in power if p["runs"])
+    def show(r: dict) -> None:
         if not args.json:
-            for p in power:
-                print(f"power {p['mechanism']:<14} selection {p.get('selection', '-')}: detected {p['detected']}/{p['runs']}  "
-                      f"samples/input median {p['samples_median']} max {p['samples_max']}")
-    third: list = []
-    if args.thirdparty:
-        from .thirdparty import thirdparty_audits
+            flag = "" if r["as_expected"] else "   <-- expected " + r["expected"]
+            print(f"{r['id']:<48} {r['kind']:<24} {r['verdict']:<12} n/input={r.get('samples_per_input', '-'):<7} "
+                  f"{r['seconds']:>7.2f}s{flag}", flush=True)
 
-        third = thirdparty_audits(samples=min(args.samples, 20_000), seed=args.seed)
-        if not args.json:
-            for t in third:
-                print(f"{t['target']:<72} {t['verdict']:<13} {t.get('note', '')}")
+    command = "dpverify audit " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["audit"] else "dpverify audit"
+    data = compute_audits(args.registry or None, samples=args.samples, seed=args.seed, alpha=args.alpha,
+                          registry=args.registry is not None, power=args.power, thirdparty=args.thirdparty,
+                          workers=args.workers, on_row=show, command=command)
+    if not args.json:
+        for p in data["power"]:
+            print(f"power {p['mechanism']:<14} selection {p.get('selection', '-')}: detected {p['detected']}/{p['runs']}  "
+                  f"samples/input median {p['samples_median']} max {p['samples_max']}")
+        for t in data["thirdparty"]:
+            print(f"{t['target']:<72} {t['verdict']:<13} {t.get('note', '')}")
     if args.write_report:
-        from importlib import metadata
-        from pathlib import Path
-
-        from .provenance import provenance_lines
-
-        extra = {"command": "dpverify audit " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["audit"] else "dpverify audit",
-                 "audit settings": f"seed {args.seed}, alpha {args.alpha} (confidence {1 - args.alpha:g}), "
-                                   f"<= {args.samples} samples per input"}
-        for pkg in ("opendp", "diffprivlib", "scikit-learn"):
-            try:
-                extra[pkg] = metadata.version(pkg)
-            except metadata.PackageNotFoundError:
-                extra[pkg] = "not installed"
-        Path(args.write_report).write_text(render_audits_md(rows, power=power, thirdparty=third, header="\n".join(provenance_lines(extra))))
-        print(f"written {args.write_report}", file=sys.stderr)
+        # the page is rendered from its data file (data/audits.json beside it), so `dpverify report` can re-render it
+        out = Path(args.write_report)
+        if out.name != "audits.md":
+            raise InvalidParameter(f"--write-report {args.write_report}: the page must be named audits.md (its data goes to data/audits.json beside it)")
+        write_audits(data, out.parent)
+        print(f"written {out}", file=sys.stderr)
     if args.json:
-        _print({"audits": rows, "power": power, "thirdparty": third, "all_as_expected": ok})
-    return 0 if ok else 1
+        _print({"audits": data["rows"], "power": data["power"], "thirdparty": data["thirdparty"], "all_as_expected": data["all_as_expected"]})
+    return 0 if data["all_as_expected"] else 1

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from mechanisms.core import DEFAULT_PREC
 
-__all__ = ["git_commit", "versions", "provenance_lines", "REPO_ROOT"]
+__all__ = ["git_commit", "versions", "snapshot", "provenance_lines", "REPO_ROOT"]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,13 +40,31 @@ def versions() -> dict[str, str]:
     return out
 
 
-def provenance_lines(extra: dict[str, str] | None = None) -> list[str]:
-    """Markdown bullet lines: commit, versions, precision, and any extra constants."""
-    v = versions()
+def snapshot() -> dict:
+    """The provenance of a run, taken once when it is computed and stored with its data.
+
+    Pages re-rendered later (``dpverify report``) print this snapshot, not the
+    state of the checkout at rendering time: the commit is the one that computed
+    the numbers.
+    """
+    return {"git_commit": git_commit(), "versions": versions(), "exact_prec_bits": DEFAULT_PREC}
+
+
+_VERSION_ORDER = ("python", "dpverify", "numpy", "scipy", "mpmath", "sympy", "matplotlib", "hypothesis")
+
+
+def _version_order(v: dict) -> list[str]:
+    """Python and the core packages first (fixed order), then any others sorted: stored data loses dict order."""
+    return [k for k in _VERSION_ORDER if k in v] + sorted(k for k in v if k not in _VERSION_ORDER)
+
+
+def provenance_lines(extra: dict[str, str] | None = None, snap: dict | None = None) -> list[str]:
+    """Markdown bullet lines: commit, versions, precision (from ``snap``, else taken now), and extra constants."""
+    snap = snap if snap is not None else snapshot()
     lines = [
-        f"- git commit: `{git_commit()}`",
-        "- versions: " + ", ".join(f"{k} {val}" for k, val in v.items()),
-        f"- exact arithmetic: mpmath at {DEFAULT_PREC} bits (scoped), intervals with mpmath.iv where certified",
+        f"- git commit: `{snap['git_commit']}`",
+        "- versions: " + ", ".join(f"{k} {snap['versions'][k]}" for k in _version_order(snap["versions"])),
+        f"- exact arithmetic: mpmath at {snap['exact_prec_bits']} bits (scoped), intervals with mpmath.iv where certified",
     ]
     for k, val in (extra or {}).items():
         lines.append(f"- {k}: {val}")

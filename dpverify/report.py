@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
+
+import mpmath
 
 from proofs.claims import RELATIONS_DOC, Claim
 from proofs.registry import all_claims, required_ids
@@ -21,9 +23,10 @@ from proofs.registry import all_claims, required_ids
 from .checker import CheckResult
 from .markdown import code, esc, table
 from .numbers import fmt
-from .provenance import REPO_ROOT, provenance_lines
+from .provenance import REPO_ROOT, provenance_lines, snapshot
+from .report_data import dumps, load, save
 
-__all__ = ["write_reports", "write_index", "PAPERS"]
+__all__ = ["write_reports", "write_index", "render_index", "render_verify_pages", "verify_data", "short_num", "PAPERS"]
 
 PAPERS = {
     "DR19": "Durfee & Rogers, Practical DP Top-k Selection with Pay-what-you-get Composition (seed 001; 000 conference version)",
@@ -36,102 +39,127 @@ def _short(x: str, n: int = 12) -> str:
     return x if len(x) <= n else x[: n - 1] + "…"
 
 
-def _witness_cell(r: CheckResult) -> str:
-    w = r.worst
+def short_num(s: Any, digits: int = 6) -> str:
+    """A stored number string (``dpverify.numbers.fmt``) re-rounded to ``digits`` for tables; exact forms kept."""
+    if s is None:
+        return "null"
+    if isinstance(s, bool):
+        return str(s).lower()
+    if isinstance(s, int):
+        return str(s)
+    s = str(s)
+    if s.startswith("[") and s.endswith("]") and ", " in s:
+        lo, hi = s[1:-1].split(", ", 1)
+        return f"[{short_num(lo, digits)}, {short_num(hi, digits)}]"
+    if re.fullmatch(r"[+-]?\d+(/\d+)?", s):
+        return s
+    try:
+        with mpmath.workprec(256):
+            return mpmath.nstr(mpmath.mpf(s), digits)
+    except (ValueError, TypeError):
+        return s
+
+
+def _witness_cell(e: dict) -> str:
+    w = e["worst"]
     if w is None:
-        return esc(r.reason) if r.reason else "-"
+        return esc(e["reason"]) if e["reason"] else "-"
     where = []
-    if w.h is not None:
-        where.append(f"h={list(w.h)}")
-    if w.h_prime is not None:
-        where.append(f"h'={list(w.h_prime)}")
-    if w.params:
-        where.append(", ".join(f"{k}={fmt(v, 6)}" for k, v in w.params.items()))
-    margin = fmt(w.margin, 6)
-    label = f"{w.label}: margin {margin}" if w.label else f"margin {margin}"
+    if w["h"] is not None:
+        where.append(f"h={w['h']}")
+    if w["h_prime"] is not None:
+        where.append(f"h'={w['h_prime']}")
+    if w["params"]:
+        where.append(", ".join(f"{k}={short_num(v)}" for k, v in w["params"].items()))
+    margin = short_num(w["margin"])
+    label = f"{w['label']}: margin {margin}" if w["label"] else f"margin {margin}"
     return esc("; ".join(where) + " — " + label)
 
 
-def _ratio_cell(r: CheckResult) -> str:
-    return esc(fmt(r.ratio, 6)) if r.ratio is not None else "-"
+def _ratio_cell(e: dict) -> str:
+    r = e["ratio_claimed_over_exact"]
+    return esc(short_num(r)) if r is not None else "-"
 
 
-def _row(r: CheckResult) -> list[str]:
-    mark = "" if r.as_expected else " ⚠ expected " + esc(r.expected)
+def _row(e: dict) -> list[str]:
+    mark = "" if e["as_expected"] else " ⚠ expected " + esc(e["expected"])
     return [
-        code(r.claim), esc(r.title), f"**{esc(r.verdict)}**{mark}",
-        "yes" if r.certified else "no", esc(r.relation), str(r.pairs_checked), _witness_cell(r), _ratio_cell(r),
+        code(e["claim"]), esc(e["title"]), f"**{esc(e['verdict'])}**{mark}",
+        "yes" if e["certified"] else "no", esc(e["relation"]), str(e["pairs_checked"]), _witness_cell(e), _ratio_cell(e),
     ]
 
 
-def _ledger(results: list[CheckResult]) -> str:
+def _ledger(entries: list[dict]) -> str:
     out = []
     header = ["id", "item", "verdict", "certified", "relation", "instances", "tightest instance / reason", "claimed/exact"]
     for key, title in PAPERS.items():
-        rows = [_row(r) for r in results if r.claim.startswith(key + ".")]
+        rows = [_row(e) for e in entries if e["claim"].startswith(key + ".")]
         out.append(f"## {esc(title)}\n\n")
         out.append(table(header, rows) if rows else "_no claims registered yet_\n")
         out.append("\n")
     return "".join(out)
 
 
-def _summary(results: list[CheckResult]) -> str:
+def _summary(entries: list[dict]) -> str:
     counts: dict[str, int] = {}
-    for r in results:
-        counts[r.verdict] = counts.get(r.verdict, 0) + 1
-    unexpected = [r.claim for r in results if not r.as_expected]
-    lines = [f"- {len(results)} ledger entries: " + ", ".join(f"{v} {n}" for v, n in sorted(counts.items()))]
+    for e in entries:
+        counts[e["verdict"]] = counts.get(e["verdict"], 0) + 1
+    unexpected = [e["claim"] for e in entries if not e["as_expected"]]
+    lines = [f"- {len(entries)} ledger entries: " + ", ".join(f"{v} {n}" for v, n in sorted(counts.items()))]
     lines.append(
         "- every verdict as pinned: **yes**" if not unexpected else "- verdicts differing from the pinned ones: " + ", ".join(code(u) for u in unexpected)
     )
-    lines.append(f"- certified (interval or exact arithmetic for every instance): {sum(r.certified for r in results)} entries")
+    lines.append(f"- certified (interval or exact arithmetic for every instance): {sum(bool(e['certified']) for e in entries)} entries")
     return "\n".join(lines) + "\n"
 
 
-def _errata(results: list[CheckResult], claims: dict[str, Claim]) -> str:
+def _witness_json(w: dict) -> str:
+    return esc(json.dumps(w, sort_keys=True, ensure_ascii=False))
+
+
+def _errata(entries: list[dict]) -> str:
     out = ["# Errata: printed statements the checker refutes\n\n", "Generated by `dpverify verify`; do not edit.\n\n"]
-    found = [r for r in results if r.verdict == "violated" and not claims[r.claim].probe]
+    found = [e for e in entries if e["verdict"] == "violated" and not e["meta"]["probe"]]
     if not found:
         out.append("No printed statement was refuted on the checked domains.\n\n")
-    for r in found:
-        c = claims[r.claim]
-        out.append(f"## {code(r.claim)} — {esc(c.title)}\n\n")
-        out.append(f"- source: {esc(c.source)}\n- printed: {esc(c.statement)}\n- checked on: {esc(r.domain)}\n")
-        if r.worst:
-            w = r.worst.as_json()
-            out.append("- witness: " + esc(json.dumps(w, sort_keys=True, ensure_ascii=False)) + "\n")
-        corr = [x for x in results if x.claim.startswith(r.claim.split("#")[0] + "#corrected")]
-        for x in corr:
-            out.append(f"- corrected statement {code(x.claim)}: {esc(claims[x.claim].statement)} — **{esc(x.verdict)}**\n")
-        if c.notes:
-            out.append(f"- notes: {esc(c.notes)}\n")
+    for e in found:
+        m = e["meta"]
+        out.append(f"## {code(e['claim'])} — {esc(e['title'])}\n\n")
+        out.append(f"- source: {esc(m['source'])}\n- printed: {esc(m['statement'])}\n- checked on: {esc(e['domain'])}\n")
+        if e["worst"]:
+            out.append("- witness: " + _witness_json(e["worst"]) + "\n")
+        for x in (x for x in entries if x["claim"].startswith(e["claim"].split("#")[0] + "#corrected")):
+            out.append(f"- corrected statement {code(x['claim'])}: {esc(x['meta']['statement'])} — **{esc(x['verdict'])}**\n")
+        if m["notes"]:
+            out.append(f"- notes: {esc(m['notes'])}\n")
         out.append("\n")
-    probes = [r for r in results if claims[r.claim].probe]
+    probes = [e for e in entries if e["meta"]["probe"]]
     if probes:
         out.append("## Boundary probes (not printed statements)\n\n")
         out.append("Each drops a hypothesis of a printed statement on purpose, to show it is needed.\n\n")
-        out.append(table(["id", "probe", "verdict", "witness"], [[code(r.claim), esc(claims[r.claim].statement), esc(r.verdict), _witness_cell(r)] for r in probes]))
+        out.append(table(["id", "probe", "verdict", "witness"], [[code(e["claim"]), esc(e["meta"]["statement"]), esc(e["verdict"]), _witness_cell(e)] for e in probes]))
     return "".join(out)
 
 
-def _details(results: list[CheckResult], claims: dict[str, Claim]) -> str:
+def _details(entries: list[dict]) -> str:
     out = ["# Every ledger entry in detail\n\nGenerated by `dpverify verify`; do not edit.\n\n"]
-    for r in results:
-        c = claims[r.claim]
-        out.append(f"## {code(r.claim)} — {esc(c.title)}\n\n")
-        out.append(f"- source: {esc(c.source)}\n- statement: {esc(c.statement)}\n- code: {esc(c.code)}\n- kind: {esc(c.kind)}\n")
-        out.append(f"- domain: {esc(r.domain)}\n- verdict: **{esc(r.verdict)}** (expected {esc(r.expected)}), certified: {'yes' if r.certified else 'no'}, instances: {r.pairs_checked}\n")
-        if r.worst:
-            out.append("- tightest instance: " + esc(json.dumps(r.worst.as_json(), sort_keys=True, ensure_ascii=False)) + "\n")
-        if r.reason:
-            out.append(f"- reason: {esc(r.reason)}\n")
-        if c.notes:
-            out.append(f"- notes: {esc(c.notes)}\n")
+    for e in entries:
+        m = e["meta"]
+        out.append(f"## {code(e['claim'])} — {esc(e['title'])}\n\n")
+        out.append(f"- source: {esc(m['source'])}\n- statement: {esc(m['statement'])}\n- code: {esc(m['code'])}\n- kind: {esc(e['kind'])}\n")
+        out.append(f"- domain: {esc(e['domain'])}\n- verdict: **{esc(e['verdict'])}** (expected {esc(e['expected'])}), "
+                   f"certified: {'yes' if e['certified'] else 'no'}, instances: {e['pairs_checked']}\n")
+        if e["worst"]:
+            out.append("- tightest instance: " + _witness_json(e["worst"]) + "\n")
+        if e["reason"]:
+            out.append(f"- reason: {esc(e['reason'])}\n")
+        if m["notes"]:
+            out.append(f"- notes: {esc(m['notes'])}\n")
         out.append("\n")
     return "".join(out)
 
 
-def _figures_section(figures: list[tuple[str, str]]) -> str:
+def _figures_section(figures: list) -> str:
     """``## Figures``: images as ``![caption](file)``, other files (tables) as links; file names must be plain."""
     out = ["## Figures\n\n"]
     for name, caption in figures:
@@ -142,80 +170,119 @@ def _figures_section(figures: list[tuple[str, str]]) -> str:
     return "".join(out) + "\n"
 
 
-def write_reports(results: list[CheckResult], outdir: Path | str = "reports", *, mode: str = "default", timings: dict | None = None,
-                  figures: list[tuple[str, str]] | None = None) -> list[Path]:
-    """Write the verification pages into ``outdir``; return the paths written.
+def _entry(r: CheckResult, claims: dict[str, Claim]) -> dict:
+    """One result as stored in ``data/verify.json``: the result's JSON (no timing) and the claim's texts."""
+    e = {k: v for k, v in r.as_json().items() if k != "seconds"}
+    c = claims.get(r.claim)
+    e["meta"] = {
+        "source": getattr(c, "source", ""), "statement": getattr(c, "statement", ""), "code": getattr(c, "code", ""),
+        "notes": getattr(c, "notes", ""), "probe": bool(getattr(c, "probe", False)), "reason": getattr(c, "reason", "") or "",
+    }
+    return e
 
-    ``figures``: ``[(file relative to outdir, caption), ...]`` as returned by
-    ``dpverify.figures.write_figures``; listed in a "Figures" section of README.md when given."""
+
+def verify_data(results: list[CheckResult], *, mode: str = "default", figures: list | None = None) -> dict:
+    """The data of the verification pages and ``proofs/INDEX.md`` (with this run's provenance snapshot)."""
+    claims = all_claims()
+    return {"provenance": snapshot(), "mode": mode, "figures": [list(f) for f in figures or []],
+            "required_ids": list(required_ids()), "entries": [_entry(r, claims) for r in results]}
+
+
+OTHER_PAGES = (("errata.md", "errata and boundary probes"), ("details.md", "every entry in detail"),
+               ("performance.md", "benchmarks (`dpverify bench`)"), ("audits.md", "black-box audits"),
+               ("experiments.md", "utility experiments on real data"))
+
+
+def render_verify_pages(data: dict, outdir: Path | str = "reports") -> list[Path]:
+    """Write README.md, errata.md, details.md and results.json of ``outdir`` from ``data`` (see :func:`verify_data`)."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    claims = all_claims()
-    written = []
+    entries = data["entries"]
     readme = [
         "# dpverify — verification report\n\n",
-        "Generated by `dpverify verify`; do not edit by hand. Every claim of the seed papers registered in\n",
+        "Generated by `dpverify verify` (re-rendered by `dpverify report`); do not edit by hand. Every claim of the seed papers registered in\n",
         "`proofs/` was checked on its domain; see [errata.md](errata.md) for refuted printed statements,\n",
         "[details.md](details.md) for every entry, [../proofs/INDEX.md](../proofs/INDEX.md) for the paper-to-code map,\n",
         "and the other pages listed at the end.\n\n",
-        "\n".join(provenance_lines({"mode": mode, "randomness": "none (exact checks); statistical pages state their seeds"})) + "\n\n",
-        "## Summary\n\n", _summary(results), "\n",
+        "\n".join(provenance_lines({"mode": data["mode"], "randomness": "none (exact checks); statistical pages state their seeds"},
+                                  data["provenance"])) + "\n\n",
+        "## Summary\n\n", _summary(entries), "\n",
         "## Neighbour relations\n\n",
         table(["relation", "meaning"], [[code(k), esc(v)] for k, v in RELATIONS_DOC.items()]), "\n",
         "Verdicts: **holds** (no instance fails), **violated** (a witness fails it), **inconclusive** (an interval straddles the bound),\n",
         "**implemented** (a definition), **not-checkable** (reason given), **error** (the check crashed — a bug).\n",
         "*certified* = every instance evaluated in interval (or exact rational) arithmetic. *claimed/exact* = claimed delta (or eps) over\n",
         "the exact worst value: how loose the claim is.\n\n",
-        _ledger(results),
-        _figures_section(figures) if figures else "",
+        _ledger(entries),
+        _figures_section(data["figures"]) if data["figures"] else "",
         "## Other pages\n\n",
     ]
-    for page, what in (("errata.md", "errata and boundary probes"), ("details.md", "every entry in detail"), ("performance.md", "benchmarks (`dpverify bench`)"), ("audits.md", "black-box audits"), ("experiments.md", "utility experiments on real data")):
-        exists = (outdir / page).exists() or page in ("errata.md", "details.md")
-        readme.append(f"- [{page}]({page}): {what}" + ("" if exists else " — not generated yet") + "\n")
-    for name, text in (("README.md", "".join(readme)), ("errata.md", _errata(results, claims)), ("details.md", _details(results, claims))):
+    for page, what in OTHER_PAGES:
+        readme.append(f"- [{page}]({page}): {what}" + ("" if (outdir / page).exists() or page in ("errata.md", "details.md") else " — not generated yet") + "\n")
+    written = []
+    for name, text in (("README.md", "".join(readme)), ("errata.md", _errata(entries)), ("details.md", _details(entries))):
         p = outdir / name
         p.write_text(text, encoding="utf-8")
         written.append(p)
     p = outdir / "results.json"
-    p.write_text(json.dumps([{k: v for k, v in r.as_json().items() if k != "seconds"} for r in results], indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    p.write_text(json.dumps([{k: v for k, v in e.items() if k != "meta"} for e in entries], indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+                 encoding="utf-8")
     written.append(p)
+    return written
+
+
+def write_reports(results: list[CheckResult], outdir: Path | str = "reports", *, mode: str = "default", timings: dict | None = None,
+                  figures: list[tuple[str, str]] | None = None) -> list[Path]:
+    """Store ``data/verify.json`` and render the verification pages from it; return the paths written.
+
+    ``figures``: ``[(file relative to outdir, caption), ...]`` as returned by
+    ``dpverify.figures.write_figures``; listed in a "Figures" section of README.md when given.
+    Timings go to ``verify_timings.json`` only (pages stay byte-identical for the same results)."""
+    written = [save(outdir, "verify", verify_data(results, mode=mode, figures=figures))]
+    data = load(outdir, "verify")  # render from what was stored (key order, number forms): `dpverify report` gives the same bytes
+    written += render_verify_pages(data, outdir)
     if timings is not None:
-        p = outdir / "verify_timings.json"
+        p = Path(outdir) / "verify_timings.json"
         p.write_text(json.dumps(timings, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         written.append(p)
     return written
 
 
-def write_index(results: Iterable[CheckResult], path: Path | str | None = None) -> Path:
-    """Generate ``proofs/INDEX.md``: every required paper id -> code -> check -> verdict."""
+def render_index(data: dict, path: Path | str | None = None) -> Path:
+    """``proofs/INDEX.md`` from verify data: every required paper id -> code -> check (domain) -> verdict."""
     path = Path(path) if path else REPO_ROOT / "proofs" / "INDEX.md"
-    claims = all_claims()
-    by_id: dict[str, list[CheckResult]] = {}
-    for r in results:
-        by_id.setdefault(r.claim.split("#")[0], []).append(r)
+    by_id: dict[str, list[dict]] = {}
+    for e in data["entries"]:
+        by_id.setdefault(e["claim"].split("#")[0], []).append(e)
     rows = []
     uncovered = []
-    for pid in required_ids():
-        rs = by_id.get(pid, [])
-        if not rs:
+    required = data["required_ids"]
+    for pid in required:
+        es = by_id.get(pid, [])
+        if not es:
             uncovered.append(pid)
             rows.append([code(pid), "-", "-", "-", "**not yet covered**"])
             continue
-        for r in rs:
-            c = claims[r.claim]
+        for e in es:
+            m = e["meta"]
             how = {"privacy": "exact profile over neighbours", "obligation": "exact obligation", "symbolic": "sympy proof",
-                   "definition": "implemented", "not-checkable": "not checkable", "experiment": "experiment"}.get(c.kind, c.kind)
-            check_cell = f"{how}; {r.domain}" if c.kind in ("privacy", "obligation", "symbolic") else f"{how}: {c.reason if hasattr(c, 'reason') else ''}"
-            verdict = r.verdict + ("" if r.as_expected else f" (expected {r.expected})") + (", certified" if r.certified else "")
-            rows.append([code(r.claim), esc(c.title), esc(c.code), esc(check_cell), f"**{esc(verdict)}**" + (f"; {esc(c.notes)}" if c.notes else "")])
+                   "definition": "implemented", "not-checkable": "not checkable", "experiment": "experiment"}.get(e["kind"], e["kind"])
+            check_cell = f"{how}; {e['domain']}" if e["kind"] in ("privacy", "obligation", "symbolic") else f"{how}: {m['reason']}"
+            verdict = e["verdict"] + ("" if e["as_expected"] else f" (expected {e['expected']})") + (", certified" if e["certified"] else "")
+            rows.append([code(e["claim"]), esc(e["title"]), esc(m["code"]), esc(check_cell), f"**{esc(verdict)}**" + (f"; {esc(m['notes'])}" if m["notes"] else "")])
     text = [
         "# Paper-to-code map\n\n",
         "Generated by `dpverify verify` from the claim registry and the latest results; do not edit by hand.\n",
         "Each id of the claims index maps to its code, how it is checked (with the domain the verdict covers) and the verdict.\n",
         "Sub-entries `ID#...` are the same item under another relation, a corrected statement, or a probe.\n\n",
-        f"Covered: {len(required_ids()) - len(uncovered)} of {len(required_ids())} ids; not yet covered: {len(uncovered)}.\n\n",
+        f"- git commit of the run: `{data['provenance']['git_commit']}`\n\n",
+        f"Covered: {len(required) - len(uncovered)} of {len(required)} ids; not yet covered: {len(uncovered)}.\n\n",
         table(["id", "item", "code", "check (domain)", "verdict"], rows),
     ]
     path.write_text("".join(text), encoding="utf-8")
     return path
+
+
+def write_index(results: Iterable[CheckResult], path: Path | str | None = None) -> Path:
+    """Generate ``proofs/INDEX.md`` from check results (see :func:`render_index`), via the stored JSON form."""
+    return render_index(json.loads(dumps(verify_data(list(results)))), path)

@@ -82,7 +82,7 @@ def diffprivlib_exponential(eps: float = 1.0, monotonic: bool = True, sensitivit
 
 
 def thirdparty_audits(*, samples: int = 20_000, seed: int = DEFAULT_SEED) -> list[dict]:
-    """Audit the worked examples of the module docstring; one row each (see ``render_audits_md``)."""
+    """Audit the worked examples of the module docstring; one row each (see ``dpverify.audit_page``)."""
     from .audit import audit
 
     plans = [

@@ -1,0 +1,142 @@
+"""Report pages are rendered from stored data only: byte-identical re-rendering, stored provenance, escaping, clear errors.
+
+Issue 8: reports are generated, never hand-edited, deterministic (same inputs ->
+byte-identical Markdown), every page records commit / versions / seed /
+constants, and text from data cannot inject markup.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from dpverify import report_data
+from dpverify.audit_page import compute_audits, render_audits_page, write_audits
+from dpverify.cli import main
+from dpverify.cli_bench import render_performance, write_performance
+from dpverify.cli_report import render_all
+from dpverify.report import render_verify_pages, short_num, verify_data, write_reports
+from dpverify.verify import run_all
+from mechanisms.errors import InvalidParameter
+
+
+def _pages(d: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(d.glob("*.md"))}
+
+
+@pytest.fixture(scope="module")
+def verify_dir(tmp_path_factory) -> Path:
+    """Quick-domain results of a few claims (one violated, with a witness), written as `dpverify verify` does."""
+    d = tmp_path_factory.mktemp("verify")
+    results = run_all(["DR19.Lem4.2", "DR19.Lem4.3", "CWGM20.Thm2.7#linf"], quick=True, workers=1)
+    write_reports(results, d, mode="quick domains")
+    return d
+
+
+def test_verify_pages_rerender_byte_identical(verify_dir: Path) -> None:
+    before = _pages(verify_dir)
+    assert {"README.md", "errata.md", "details.md"} <= set(before)
+    res = render_all(verify_dir, index=False, only=["verify"])
+    assert not res["missing"] and _pages(verify_dir) == before
+    assert (verify_dir / "results.json").read_text() == json.dumps(
+        [{k: v for k, v in e.items() if k != "meta"} for e in report_data.load(verify_dir, "verify")["entries"]],
+        indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def test_pages_print_the_stored_provenance_not_the_checkout(verify_dir: Path, tmp_path: Path) -> None:
+    data = report_data.load(verify_dir, "verify")
+    data["provenance"]["git_commit"] = "0123456789ab"
+    render_verify_pages(data, tmp_path)
+    assert "- git commit: `0123456789ab`" in (tmp_path / "README.md").read_text()
+
+
+def test_witness_and_labels_are_escaped(verify_dir: Path, tmp_path: Path) -> None:
+    data = report_data.load(verify_dir, "verify")
+    e = data["entries"][0]
+    e["title"] = "evil | <script>alert(1)</script> [x](http://e)"
+    e["verdict"] = "violated"
+    e["meta"]["probe"] = False
+    render_verify_pages(data, tmp_path)
+    for name in ("README.md", "errata.md", "details.md"):
+        text = (tmp_path / name).read_text()
+        assert r"evil \| \<script\>" in text or name != "README.md"
+        assert not re.search(r"(?<!\\)<script", text) and not re.search(r"(?<!\\)\]\(http", text) and "evil | " not in text
+
+
+def test_short_num_rounds_stored_numbers_and_keeps_exact_forms() -> None:
+    assert short_num("0.661661791908468270265001262569") == "0.661662"
+    assert short_num("1/10") == "1/10" and short_num(3) == "3" and short_num(True) == "true"
+    assert short_num("[0.1234567, 0.2345678]") == "[0.123457, 0.234568]"
+    assert short_num("literal") == "literal" and short_num(None) == "null"
+
+
+def test_audits_rows_identical_for_any_worker_count_and_rerender(tmp_path: Path) -> None:
+    kw = dict(samples=6000, registry=True, power=False, thirdparty=False)
+    one = compute_audits(["em", "mutant-em-half-scale"], workers=1, **kw)
+    two = compute_audits(["em", "mutant-em-half-scale"], workers=2, **kw)
+
+    def strip(rows: list) -> list:
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
+
+    assert strip(one["rows"]) == strip(two["rows"]) and one["rows"]
+    write_audits(one, tmp_path)
+    first = (tmp_path / "audits.md").read_bytes()
+    render_audits_page(report_data.load(tmp_path, "audits"), tmp_path)
+    assert (tmp_path / "audits.md").read_bytes() == first
+    assert b"time (s)" not in first  # run times stay in the data (determinism)
+    assert b"audit settings: seed" in first and b"git commit" in first
+
+
+def test_audit_page_escapes_text_from_rows(tmp_path: Path) -> None:
+    data = {"provenance": {"git_commit": "x", "versions": {"python": "3"}, "exact_prec_bits": 256}, "command": "c",
+            "packages": {}, "settings": {"seed": 1, "alpha": 0.01, "samples": 10}, "all_as_expected": True, "power": [],
+            "rows": [{"id": "a|b", "kind": "k", "expected": "PASS", "verdict": "PASS", "as_expected": True, "witness": "<img src=x>"}],
+            "thirdparty": [{"target": "lib | evil", "reference": "r", "verdict": "PASS", "note": "[x](javascript:1)"}]}
+    text = render_audits_page(data, tmp_path).read_text()
+    assert r"a\|b" in text and r"\<img src=x\>" in text and r"lib \| evil" in text and r"\[x\]\(javascript:1\)" in text
+    assert not re.search(r"(?<!\\)<img", text) and not re.search(r"(?<!\\)\]\(javascript", text)
+
+
+def _bench_result(quick: bool) -> dict:
+    return {"quick": quick, "seed": 1, "machine": {"cpus": 2}, "samplers": [{"input": "zipf", "seconds": 0.1}], "peers": [],
+            "checker": [], "limitdom_target": {"d": 10**7, "k": 10, "kbar": 1000, "ratio": 1.1, "limitdom_s": 1.1, "argpartition_s": 1.0,
+                                               "target": 1.3, "met": True},
+            "batched": {"kbar": 100, "k": 10, "target": 5e5, "draws_per_s": 1e5, "draws": 10, "seconds": 1.0, "peak_mb": 1.0, "met": False}}
+
+
+def test_performance_page_shows_both_profiles_with_their_provenance(tmp_path: Path) -> None:
+    write_performance(_bench_result(quick=True), tmp_path)
+    text = (tmp_path / "performance.md").read_text()
+    assert "Quick profile" in text and "not measured yet: run `dpverify bench`" in text and "**not met**" in text
+    write_performance(_bench_result(quick=False), tmp_path)
+    first = (tmp_path / "performance.md").read_bytes()
+    assert first.count(b"- git commit:") == 2 and b"Full profile" in first
+    render_performance(tmp_path)
+    assert (tmp_path / "performance.md").read_bytes() == first
+
+
+def test_missing_data_is_a_clear_error_naming_the_command(tmp_path: Path) -> None:
+    with pytest.raises(InvalidParameter, match="dpverify bench"):
+        render_performance(tmp_path)
+    res = render_all(tmp_path, index=False)
+    assert set(res["missing"]) == {"verify", "performance", "audits", "experiments"} and not res["written"]
+    assert "dpverify verify" in res["missing"]["verify"]
+
+
+def test_report_cli_exit_status(tmp_path: Path, verify_dir: Path, capsys) -> None:
+    assert main(["report", "--out", str(tmp_path), "--no-index"]) == 1
+    assert "not rendered (verify)" in capsys.readouterr().err
+    assert main(["report", "--out", str(verify_dir), "--only", "verify", "--no-index"]) == 0
+
+
+def test_data_files_are_canonical(tmp_path: Path) -> None:
+    from fractions import Fraction
+
+    import numpy as np
+
+    p = report_data.save(tmp_path, "x", {"b": Fraction(1, 3), "a": np.int64(2), "c": (np.float64(0.5), True)})
+    assert p.read_text() == '{\n "a": 2,\n "b": "1/3",\n "c": [\n  0.5,\n  true\n ]\n}\n'
+    assert not list(tmp_path.glob("data/*.tmp"))
