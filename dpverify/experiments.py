@@ -3,7 +3,12 @@
 Three designs, each with the seed's own metric:
 
 * CWGM20 §6 (seed 002): TS (:class:`mechanisms.top_stable.TopStable`, Alg. 3) vs
-  LD (:class:`mechanisms.limited_domain.LimitDom`, DR19 Alg. 1); metrics
+  LD as the paper runs it -- "For LD we compose k + 1 iterations, and consider the
+  extra iteration for selecting kbar from [k, ..., 5k] using their optimization
+  method" -- i.e. DR19 Algorithm 6 (:class:`mechanisms.optimal_threshold.OptimalThreshold`,
+  seed 001 §6.3) choosing kbar privately, then LimitDom with k outputs
+  (:func:`ld_private_mechanism`); LD at the fixed kbar = k
+  (:class:`mechanisms.limited_domain.LimitDom`, DR19 Alg. 1) is a second column; metrics
   ``P`` = |returned ∩ true top-k| / k and ``S`` = sum of the true counts of the
   returned items / sum of the true top-k counts (⊥-terminated outputs count what
   they return; an all-⊥ output scores 0).
@@ -16,7 +21,11 @@ Three designs, each with the seed's own metric:
   (``beta* = k min{Delta,kbar}/delta * exp(-eps (h_(k) - h_(kbar+1) - 1))``,
   as implemented in :func:`proofs._limited_sec3.k_indices_instances`).
 
-Everything here is Monte Carlo with fixed seeds (floats; no exact path).  The
+Everything here is Monte Carlo with fixed seeds (floats), except the exact law of
+Algorithm 6's kbar selection (reported next to its sampled mean as a cross-check).
+:func:`run_all` returns plain JSON data (Fractions as ``"a/b"`` strings, tuples as
+lists); :func:`write_experiments` saves it to ``data/experiments.json`` and renders the
+page from that file only.  The
 confidence intervals are normal-approximation 95% intervals of a mean
 (``mean ± 1.96 s/sqrt(trials)``, ``s`` the sample standard deviation).
 Rendering (tables, figures, the Markdown page) is in :mod:`dpverify.experiments_plots`.
@@ -27,6 +36,7 @@ from __future__ import annotations
 import csv
 import gzip
 import math
+import time
 from collections import Counter
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -35,18 +45,19 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from mechanisms.core import BOT
+from mechanisms.core import BOT, DEFAULT_PREC, exact_context
 from mechanisms.exponential import OneShotGumbel
 from mechanisms.joint import Joint
 from mechanisms.joint_sequence import JointSequence
 from mechanisms.laplace import LaplaceTopK
 from mechanisms.limited_domain import LimitDom, top_sorted
+from mechanisms.optimal_threshold import OptimalThreshold
 from mechanisms.top_stable import TopStable
 
 __all__ = [
     "Dataset", "load_datasets", "returned_items", "precision", "relative_sum", "linf_error", "mean_ci",
     "Config", "run_cwgm20", "run_cwgm20_ksweep", "run_gjmr21", "run_dr19", "run_all", "lemma_8_1_bound",
-    "NETFLIX_USERS",
+    "NETFLIX_USERS", "ld_private_mechanism", "run_ld_private", "dataset_summary", "write_experiments",
 ]
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -153,7 +164,11 @@ class Config:
     eps_cw: tuple = (Fraction(2, 5), Fraction(4, 5), Fraction(1))
     ks_cw: tuple = (3, 10, 50)
     ksweep: tuple = (1, 2, 3, 5, 10, 20, 30, 50, 75, 100)
-    kbar_factors: tuple = (1, 2, 3, 4, 5)
+    #: CWGM20 §6: Algorithm 6 picks kbar in [k, kbar_hi * k] ("from [k, ..., 5k]")
+    kbar_hi: int = 5
+    #: CWGM20 §6 TS settings: "TS uses p1 = 0.37" and "fix eps_EM = 0 and kbar = k"
+    p1: Fraction = Fraction(37, 100)
+    eps_em: Fraction = Fraction(0)
     eps_gj: tuple = (Fraction(1, 10), Fraction(1))
     ds_gj: tuple = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 9066)
     k_gj: int = 5
@@ -166,7 +181,7 @@ class Config:
         if not quick:
             return cls()
         return cls(quick=True, trials_cw=100, trials_gj=30, trials_dr=100, ks_cw=(3, 10),
-                   ksweep=(1, 10), kbar_factors=(1, 5), ds_gj=(10, 100), kbars_dr=(10, 50, 200))
+                   ksweep=(1, 10), ds_gj=(10, 100), kbars_dr=(10, 50, 200))
 
 
 def _sub_rng(seed: int, *tags: int) -> np.random.Generator:
@@ -193,44 +208,89 @@ def _scores(h: np.ndarray, outs: list, top: list[int], k: int) -> dict:
     return {"P": mean_ci(p), "S": mean_ci(s), "full": float(np.mean(full))}
 
 
-def run_ts(ds: Dataset, k: int, eps: Fraction, trials: int, rng: np.random.Generator) -> dict:
-    """TS with kbar = k, p1 = 0.37, eps_EM = 0, delta = 1/n (CWGM20 §6 settings)."""
+def run_ts(ds: Dataset, k: int, eps: Fraction, trials: int, rng: np.random.Generator, cfg: Config = Config()) -> dict:
+    """TS with kbar = k, p1 = cfg.p1 (0.37), eps_EM = cfg.eps_em (0), delta = 1/n (CWGM20 §6 settings)."""
     sub, idx = _top_restricted(ds.h, k)
-    mech = TopStable(k=k, kbar=k, eps=eps, delta=Fraction(1, ds.n), p1=Fraction(37, 100), eps_em=0)
+    mech = TopStable(k=k, kbar=k, eps=eps, delta=Fraction(1, ds.n), p1=cfg.p1, eps_em=cfg.eps_em)
     outs = mech.sample(sub.tolist(), rng=rng, size=trials)
     mapped = [[idx[i] for i in returned_items(o)] for o in outs]
     return _scores(ds.h, mapped, idx[:k], k)
 
 
 def run_ld(ds: Dataset, k: int, kbar: int, eps: Fraction, trials: int, rng: np.random.Generator) -> dict:
-    """LimitDom with per-step eps/(k+1) (CWGM20 §6: "compose k + 1 iterations", basic composition), delta = 1/n."""
+    """LimitDom at a fixed kbar with per-step eps/(k+1) (CWGM20 §6: "compose k + 1 iterations", basic composition), delta = 1/n."""
     mech = LimitDom(k=k, kbar=min(kbar, ds.h.size - 1), eps=eps / (k + 1), delta=Fraction(1, ds.n))
     outs = mech.sample(ds.h, rng=rng, size=trials)
     top = [int(i) for i in top_sorted(ds.h, k)]
     return _scores(ds.h, outs, top, k)
 
 
+def ld_private_mechanism(k: int, eps: Fraction, delta: Fraction, kbar_hi: int = 5) -> OptimalThreshold:
+    """CWGM20 §6's LD arm: DR19 Algorithm 6 over kbar in [k, kbar_hi*k], then LimitDom^{k, kbar}.
+
+    Seed 002 §6: "For LD we compose k + 1 iterations, and consider the extra iteration
+    for selecting kbar from [k, ..., 5k] using their optimization method" -- Algorithm 6
+    (seed 001 §6.3).  Per-step budget ``eps/(k+1)``: one selection plus k LimitDom
+    outputs, charged by basic composition (our reading of "compose k + 1 iterations";
+    footnote 6's pay-what-you-get accounting would charge ``|o| + 1`` steps, at most
+    k+1).  ``inner_k = k`` because §6 measures top-k (Algorithm 6 as printed runs
+    LimitDom^{k-1, kbar}); ``start`` is left at k (Algorithm 6's ``[k, dbar]``), and
+    ``literal=False`` (the exponential-mechanism selection of Lemma 6.8's proof, the
+    reading under which the registry claims DP).  The registry entry
+    ``optimal-threshold`` claims ``((inner_k + 1) * eps/(k+1), delta) = (eps, delta)``
+    (DR19 Lemma 3.1 with delta' = 0; ``DR19.Lem3.1`` in ``proofs/INDEX.md``).
+    """
+    return OptimalThreshold(k=k, dbar=kbar_hi * k, eps=eps / (k + 1), delta=delta, inner_k=k)
+
+
+def _kbar_stats(kbars: list[int], exact: dict) -> dict:
+    """Sampled mean, mode (smallest of the most frequent), histogram, and the exact mean of the selection law."""
+    hist = Counter(kbars)
+    top = max(hist.values())
+    with exact_context(DEFAULT_PREC, False) as ctx:
+        mean_exact = sum((kb * p for kb, p in exact.items()), ctx.mpf(0))
+        # reporting only: the exact mean is rounded to a float once, here
+        mean_exact_f = float(mean_exact)
+    return {"mean": mean_ci(kbars), "mode": min(kb for kb, c in hist.items() if c == top),
+            "hist": [[kb, hist[kb]] for kb in sorted(hist)], "mean_exact": mean_exact_f}
+
+
+def run_ld_private(ds: Dataset, k: int, eps: Fraction, trials: int, rng: np.random.Generator, cfg: Config = Config()) -> dict:
+    """The private-kbar LD arm (:func:`ld_private_mechanism`) sampled with its numpy sampler.
+
+    The selected kbar is the first element of each released outcome ``(kbar, o)``
+    (Algorithm 6 releases it at no extra cost, seed 001 §6.3); P and S score ``o``.
+    """
+    mech = ld_private_mechanism(k, eps, Fraction(1, ds.n), cfg.kbar_hi)
+    outs = mech.sample(ds.h, rng=rng, size=trials)
+    top = [int(i) for i in top_sorted(ds.h, k)]
+    res = _scores(ds.h, [o for _, o in outs], top, k)
+    res["kbar"] = _kbar_stats([int(kb) for kb, _ in outs], mech.selection(ds.h.tolist()))
+    return res
+
+
 def run_cwgm20(datasets: list[Dataset], cfg: Config) -> list[dict]:
-    """Rows: dataset, eps, k, TS scores, LD at kbar = k, LD at the best kbar in {k..5k} (oracle)."""
+    """Rows: dataset, eps, k, TS scores, LD with the private kbar (Algorithm 6), LD at kbar = k."""
     rows = []
     for di, ds in enumerate(datasets):
         for ei, eps in enumerate(cfg.eps_cw):
             for k in cfg.ks_cw:
-                ts = run_ts(ds, k, eps, cfg.trials_cw, _sub_rng(cfg.seed, 1, di, ei, k))
-                lds = {f * k: run_ld(ds, k, f * k, eps, cfg.trials_cw, _sub_rng(cfg.seed, 2, di, ei, k, f)) for f in cfg.kbar_factors}
-                best = max(lds, key=lambda kb: (lds[kb]["P"][0], -kb))
-                rows.append({"dataset": ds.name, "eps": eps, "k": k, "TS": ts, "LD_k": lds[k], "LD_best": lds[best], "kbar_best": best})
+                ts = run_ts(ds, k, eps, cfg.trials_cw, _sub_rng(cfg.seed, 1, di, ei, k), cfg)
+                ldp = run_ld_private(ds, k, eps, cfg.trials_cw, _sub_rng(cfg.seed, 8, di, ei, k), cfg)
+                ldk = run_ld(ds, k, k, eps, cfg.trials_cw, _sub_rng(cfg.seed, 2, di, ei, k, 1))
+                rows.append({"dataset": ds.name, "eps": eps, "k": k, "TS": ts, "LD_private": ldp, "LD_k": ldk})
     return rows
 
 
 def run_cwgm20_ksweep(datasets: list[Dataset], cfg: Config, eps: Fraction = Fraction(1)) -> list[dict]:
-    """P and S as k varies (TS kbar = k; LD kbar = k), eps fixed."""
+    """P and S as k varies (TS kbar = k; LD with the private kbar; LD kbar = k), eps fixed."""
     rows = []
     for di, ds in enumerate(datasets):
         for k in cfg.ksweep:
-            ts = run_ts(ds, k, eps, cfg.trials_cw, _sub_rng(cfg.seed, 3, di, k))
+            ts = run_ts(ds, k, eps, cfg.trials_cw, _sub_rng(cfg.seed, 3, di, k), cfg)
+            ldp = run_ld_private(ds, k, eps, cfg.trials_cw, _sub_rng(cfg.seed, 9, di, k), cfg)
             ld = run_ld(ds, k, k, eps, cfg.trials_cw, _sub_rng(cfg.seed, 4, di, k))
-            rows.append({"dataset": ds.name, "eps": eps, "k": k, "TS": ts, "LD_k": ld})
+            rows.append({"dataset": ds.name, "eps": eps, "k": k, "TS": ts, "LD_private": ldp, "LD_k": ld})
     return rows
 
 
@@ -294,26 +354,57 @@ def run_dr19(datasets: list[Dataset], cfg: Config) -> list[dict]:
     return rows
 
 
+def dataset_summary(ds: Dataset, top: int = 5) -> dict:
+    """What the page shows about a dataset: sizes, n and its meaning, and the true top-``top`` (label, count)."""
+    order = top_sorted(ds.h, min(top, ds.h.size))
+    return {"name": ds.name, "d": int(ds.h.size), "n": int(ds.n), "n_what": ds.n_what, "max_count": int(ds.h.max()),
+            "top": [[r + 1, ds.labels[int(i)], int(ds.h[int(i)])] for r, i in enumerate(order)]}
+
+
+def _provenance() -> dict:
+    from .provenance import git_commit, versions
+
+    return {"git_commit": git_commit(), "versions": [[k, v] for k, v in versions().items()], "exact_prec_bits": DEFAULT_PREC}
+
+
 def run_all(cfg: Config, datasets: list[Dataset] | None = None) -> dict:
-    """Every design; the MovieLens histogram sorted by count gives GJMR21's 'd most-rated items'."""
+    """Every design, as plain JSON data (:func:`dpverify.experiments_plots.to_jsonable`); the page is rendered from it alone.
+
+    The MovieLens histogram sorted by count gives GJMR21's 'd most-rated items'.
+    """
+    from .experiments_plots import to_jsonable
+
     datasets = datasets if datasets is not None else load_datasets()
     ml = next(d for d in datasets if d.name == "MovieLens")
     ml_sorted = np.sort(ml.h)[::-1]
     ds_ok = tuple(d for d in cfg.ds_gj if d <= ml_sorted.size)
     cfg_ml = replace(cfg, ds_gj=ds_ok)
-    return {
+    return to_jsonable({
         "config": cfg,
-        "datasets": datasets,
+        "constants": {"z95": Z95, "netflix_users": NETFLIX_USERS, "gj_mechs": GJ_MECHS,
+                      "ld_private": "OptimalThreshold(k, dbar=kbar_hi*k, eps/(k+1), delta=1/n, inner_k=k, literal=False)"},
+        "provenance": _provenance(),
+        "datasets": [dataset_summary(d) for d in datasets],
+        "gj_movielens_ds": ds_ok,
         "cwgm20": run_cwgm20(datasets, cfg),
         "ksweep": run_cwgm20_ksweep(datasets, cfg),
         "gj_movielens": run_gjmr21(lambda d: ml_sorted[:d].copy(), cfg_ml, 0),
         "gj_uniform": run_gjmr21(lambda d: uniform_counts(d, cfg.seed), cfg, 1),
         "dr19": run_dr19(datasets, cfg),
-    }
+    })
 
 
 def write_experiments(outdir: Path | str = "reports", quick: bool = False) -> Path:
-    """Run every design and write ``experiments.md`` plus its PNG figures into ``outdir``."""
-    from .experiments_plots import render
+    """Run every design, save ``outdir/data/experiments.json``, render ``experiments.md`` + PNGs from that file.
 
-    return render(run_all(Config.make(quick)), Path(outdir))
+    The wall time of the run is stored under ``"run"`` (not printed on the page, which
+    stays byte-identical for the same seed and code).
+    """
+    from .experiments_plots import load_data, render_from_data, save_data
+
+    outdir = Path(outdir)
+    t0 = time.perf_counter()
+    data = run_all(Config.make(quick))
+    data["run"] = {"wall_time_s": round(time.perf_counter() - t0, 3)}
+    path = save_data(data, outdir / "data" / "experiments.json")
+    return render_from_data(load_data(path), outdir)

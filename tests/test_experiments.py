@@ -1,15 +1,25 @@
-"""dpverify.experiments: metrics on hand-computed cases, quick page, determinism, escaping (< 60 s)."""
+"""dpverify.experiments: metrics on hand-computed cases, the private-kbar LD arm, the JSON data file,
+re-rendering from it, quick page, determinism, escaping (< 60 s)."""
 
 from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from mechanisms.core import BOT
+from mechanisms.errors import InvalidParameter, InvalidParameterType
+from mechanisms.optimal_threshold import OptimalThreshold
+from mechanisms.registry import get_mechanism
 from dpverify.experiments import (
-    lemma_8_1_bound, linf_error, mean_ci, precision, relative_sum, returned_items, write_experiments,
+    Config, Dataset, ld_private_mechanism, lemma_8_1_bound, linf_error, mean_ci, precision, relative_sum,
+    returned_items, run_ld_private, write_experiments,
 )
-from dpverify.experiments_plots import top_items_table
+from dpverify.experiments_plots import FORMAT, load_data, render_from_data, save_data, to_jsonable, top_items_table
 
 H = np.array([10, 50, 30, 0, 40], dtype=np.int64)  # sorted: 1 (50), 4 (40), 2 (30), 0 (10), 3 (0)
 TOP3 = [1, 4, 2]
@@ -67,23 +77,168 @@ def test_malicious_label_is_escaped():
     assert row.count("|") - row.count("\\|") == 4  # the label's pipe is escaped: still 3 cells
 
 
+# ----------------------------------------------------------------------------- the private-kbar LD arm
+@pytest.mark.parametrize("k,eps,n", [(1, Fraction(1), 671), (3, Fraction(2, 5), 671), (10, Fraction(4, 5), 480_189)])
+def test_private_kbar_arm_is_the_registered_dp_mechanism(k, eps, n):
+    """CWGM20 §6's LD arm is DR19 Algorithm 6 from the registry (not a mutant), k outputs, kbar in [k, 5k],
+    and its registry claim is the run's total budget (eps, 1/n): k+1 steps of eps/(k+1)."""
+    mech = ld_private_mechanism(k, eps, Fraction(1, n))
+    spec = get_mechanism("optimal-threshold")
+    assert type(mech) is spec.factory is OptimalThreshold and spec.mutant == ""
+    assert (mech.k_inner, mech.lo, mech.dbar, mech.literal) == (k, k, 5 * k, False)
+    assert mech.eps == eps / (k + 1)
+    params = {"k": mech.k, "dbar": mech.dbar, "eps": mech.eps, "delta": mech.delta, "inner_k": mech.inner_k}
+    assert spec.claim(params) == (eps, Fraction(1, n))
+
+
+def _toy(h) -> Dataset:
+    h = np.asarray(h, dtype=np.int64)
+    return Dataset("toy", h, tuple(f"item {i}" for i in range(h.size)), 50, "test")
+
+
+def test_run_ld_private_reports_the_mechanisms_own_choice():
+    """The arm's kbar statistics and scores come from the mechanism's released (kbar, o), nothing else:
+    same seed -> exactly the outcomes of ``OptimalThreshold.sample`` (no look at the true answer)."""
+    ds = _toy([30, 29, 28, 27, 26, 25, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0, 0, 0])
+    k, eps, trials = 3, Fraction(1), 400
+    res = run_ld_private(ds, k, eps, trials, np.random.default_rng(7))
+    mech = ld_private_mechanism(k, eps, Fraction(1, ds.n))
+    outs = mech.sample(ds.h, rng=np.random.default_rng(7), size=trials)
+    hist = Counter(kb for kb, _ in outs)
+    assert res["kbar"]["hist"] == [[kb, hist[kb]] for kb in sorted(hist)]
+    assert len(hist) > 1 and all(3 <= kb <= 15 for kb in hist)  # a random choice in [k, 5k], not a fixed one
+    top = [0, 1, 2]
+    assert res["P"] == mean_ci([precision(returned_items(o), top, k) for _, o in outs])
+    assert res["full"] == np.mean([len(returned_items(o)) == k for _, o in outs])
+    exact = mech.selection(ds.h.tolist())
+    assert res["kbar"]["mean_exact"] == pytest.approx(float(sum(kb * p for kb, p in exact.items())), rel=1e-15)
+
+
+# ----------------------------------------------------------------------------- JSON data file
+#: quick mode's wall-time budget (issue 8 brief: "quick mode stays < 15 s")
+QUICK_BUDGET_S = 15.0
+
+
+def test_to_jsonable_conventions():
+    x = {"f": Fraction(2, 5), "one": Fraction(1), "i": np.int64(3), "x": np.float64(0.1) + 0.2, "nan": float("nan"),
+         "t": (1, (2, 3)), "b": np.bool_(True), "cfg": Config(quick=True)}
+    j = to_jsonable(x)
+    assert j["f"] == "2/5" and j["one"] == "1/1" and j["i"] == 3 and type(j["i"]) is int and j["nan"] is None
+    assert j["t"] == [1, [2, 3]] and j["b"] is True and j["cfg"]["p1"] == "37/100" and j["cfg"]["eps_cw"][0] == "2/5"
+    assert json.loads(json.dumps(j))["x"] == 0.1 + 0.2  # repr-exact float
+    with pytest.raises(InvalidParameterType, match="JSON key 1 must be a str"):
+        to_jsonable({1: 2})
+    with pytest.raises(InvalidParameterType, match="cannot be stored"):
+        to_jsonable(object())
+
+
+def test_load_data_refuses_other_files(tmp_path):
+    p = tmp_path / "x.json"
+    p.write_text('{"a": 1}\n', encoding="utf-8")
+    with pytest.raises(InvalidParameter, match="format=None"):
+        load_data(p)
+
+
+#: quick mode's wall-time budget (issue 8 brief: "quick mode stays < 15 s")
+QUICK_BUDGET_S = 15.0
+
+
 @pytest.fixture(scope="module")
 def two_quick_runs(tmp_path_factory):
+    """Two quick runs into separate directories; the first one timed."""
     a, b = tmp_path_factory.mktemp("a"), tmp_path_factory.mktemp("b")
-    return write_experiments(a, quick=True), write_experiments(b, quick=True)
+    t0 = time.perf_counter()
+    pa = write_experiments(a, quick=True)
+    elapsed = time.perf_counter() - t0
+    return pa, write_experiments(b, quick=True), elapsed
+
+
+def test_quick_mode_is_fast(two_quick_runs):
+    page, _, elapsed = two_quick_runs
+    assert elapsed < QUICK_BUDGET_S, f"quick run took {elapsed:.1f} s"
+    stored = load_data(page.parent / "data" / "experiments.json")["run"]["wall_time_s"]
+    assert 0 < stored < QUICK_BUDGET_S
 
 
 def test_quick_mode_writes_page_and_figures(two_quick_runs):
     page = two_quick_runs[0]
     text = page.read_text(encoding="utf-8")
-    for needle in ("CWGM20 §6", "GJMR21 §4", "DR19 §8", "Metric P", "Metric S", "seed: 20201220", "JOINT", "LAPLACE"):
+    for needle in ("CWGM20 §6", "GJMR21 §4", "DR19 §8", "Metric P", "Metric S", "seed: 20201220", "JOINT", "LAPLACE",
+                   "LD P (private kbar)", "Private kbar selection", "E[kbar] (exact law)", "registry `optimal-threshold`"):
         assert needle in text
+    assert "oracle, optimistic" not in text and "best kbar" not in text.replace("'best kbar", "")  # oracle column dropped
     for png in ("experiments_cwgm20_ksweep.png", "experiments_gj_movielens.png", "experiments_gj_uniform.png", "experiments_dr19_kbar.png"):
         assert f"]({png})" in text and (page.parent / png).stat().st_size > 1000
 
 
+def test_page_records_provenance_and_constants(two_quick_runs):
+    """Issue 8: "Every page records seed, package versions, git commit and the constants used"."""
+    page = two_quick_runs[0]
+    text = page.read_text(encoding="utf-8")
+    data = load_data(page.parent / "data" / "experiments.json")
+    prov = data["provenance"]
+    assert f"git commit: `{prov['git_commit']}`" in text
+    assert all(f"{name} {ver}" in text for name, ver in prov["versions"]) and dict(prov["versions"])["numpy"] == np.__version__
+    for needle in ("trials: CWGM20 100, GJMR21 30, DR19 100 per setting", "eps in {0.4, 0.8, 1}", "k in {3, 10}",
+                   "delta = 1/n", "TS p1 = 0.37", "eps_EM = 0", "kbar chosen privately in [k, 5k]", "eps/(k+1) per step",
+                   "k = 5, eps in {0.1, 1}", "eps per step in {0.1, 1}", "mode: quick"):
+        assert needle in text, needle
+    # the seeds' datasets we lack are named as such, and the comparison says it is qualitative
+    assert "we do not have them, so the comparison is qualitative only" in text and "MovieLens 100k (943 users; not available" in text
+    # the wall time is in the data, never on the page (byte-identical pages)
+    assert "wall" not in text.lower() or "wall time, not shown here" in text
+
+
+def test_wall_time_does_not_reach_the_page(two_quick_runs, tmp_path):
+    data = load_data(two_quick_runs[0].parent / "data" / "experiments.json")
+    a = render_from_data(data, tmp_path / "a").read_bytes()
+    data["run"]["wall_time_s"] = 12345.678
+    assert render_from_data(data, tmp_path / "b").read_bytes() == a
+
+
+def test_json_is_canonical_and_complete(two_quick_runs):
+    path = two_quick_runs[0].parent / "data" / "experiments.json"
+    raw = path.read_text(encoding="utf-8")
+    data = json.loads(raw)
+    assert raw.endswith("}\n") and data["format"] == FORMAT
+    assert raw == json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    assert data["config"]["eps_cw"] == ["2/5", "4/5", "1/1"] and data["config"]["p1"] == "37/100"
+    names = [d["name"] for d in data["datasets"]]
+    assert names == ["MovieLens", "IMDB", "Netflix"]
+    assert data["datasets"][0]["top"][0] == [1, "Forrest Gump", 341]
+    row = data["cwgm20"][0]
+    assert set(row) == {"dataset", "eps", "k", "TS", "LD_private", "LD_k"}
+    assert set(row["LD_private"]["kbar"]) == {"mean", "mode", "hist", "mean_exact"}
+    assert sum(c for _, c in row["LD_private"]["kbar"]["hist"]) == data["config"]["trials_cw"]
+
+
+def test_json_round_trip_and_byte_identical_rerender(two_quick_runs, tmp_path):
+    """Rendering from the saved JSON (no recomputation) twice gives the run's own bytes, Markdown and PNGs."""
+    src = two_quick_runs[0].parent
+    data = load_data(src / "data" / "experiments.json")
+    again = save_data(data, tmp_path / "copy" / "data" / "experiments.json")
+    assert again.read_bytes() == (src / "data" / "experiments.json").read_bytes()
+    p1 = render_from_data(load_data(again), tmp_path / "r1")
+    p2 = render_from_data(load_data(again), tmp_path / "r2")
+    assert p1.read_bytes() == p2.read_bytes() == (src / "experiments.md").read_bytes()
+    for png in ("experiments_cwgm20_ksweep.png", "experiments_gj_movielens.png", "experiments_gj_uniform.png", "experiments_dr19_kbar.png"):
+        assert (p1.parent / png).read_bytes() == (p2.parent / png).read_bytes() == (src / png).read_bytes()
+
+
+def test_render_uses_only_the_data(two_quick_runs, tmp_path):
+    """A changed number in the JSON shows up on the page: the page is not recomputed behind the data's back."""
+    data = load_data(two_quick_runs[0].parent / "data" / "experiments.json")
+    data["cwgm20"][0]["LD_private"]["P"] = [0.123456, 0.000111]
+    data["datasets"][0]["top"][0][1] = "A Label Only In The JSON"
+    text = render_from_data(data, tmp_path).read_text(encoding="utf-8")
+    assert "0.123 ± 0.000" in text and "A Label Only In The JSON" in text
+
+
 def test_same_seed_same_bytes(two_quick_runs):
-    a, b = two_quick_runs
+    a, b, _ = two_quick_runs
     assert a.read_bytes() == b.read_bytes()
+    ja, jb = (load_data(p.parent / "data" / "experiments.json") for p in (a, b))
+    ja.pop("run"), jb.pop("run")
+    assert ja == jb
     for png in ("experiments_cwgm20_ksweep.png", "experiments_dr19_kbar.png"):
         assert (a.parent / png).read_bytes() == (b.parent / png).read_bytes()
