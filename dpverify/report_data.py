@@ -23,18 +23,17 @@ import numpy as np
 
 from mechanisms.errors import InvalidParameter
 
-__all__ = ["DATA_DIR", "jsonable", "dumps", "save", "load", "data_path", "PAGES"]
+__all__ = ["DATA_DIR", "jsonable", "dumps", "save", "load", "data_path", "MADE_BY"]
 
 DATA_DIR = "data"
 
-#: page -> (data file stem, the command that computes it).
-PAGES = {
-    "README.md": ("verify", "dpverify verify"),
-    "errata.md": ("verify", "dpverify verify"),
-    "details.md": ("verify", "dpverify verify"),
-    "performance.md": ("performance", "dpverify bench (or dpverify verify)"),
-    "audits.md": ("audits", "dpverify audit --registry --power --thirdparty --write-report reports/audits.md (or dpverify verify)"),
-    "experiments.md": ("experiments", "dpverify experiments (or dpverify verify)"),
+#: data file stem -> the command that computes it (named in the error when the file is missing).
+MADE_BY = {
+    "verify": "dpverify verify",
+    "performance_quick": "dpverify verify (or dpverify bench --quick)",
+    "performance_full": "dpverify bench",
+    "audits": "dpverify verify (or dpverify audit --registry --power --thirdparty --write-report reports/audits.md)",
+    "experiments": "dpverify verify (or dpverify experiments)",
 }
 
 
@@ -81,7 +80,7 @@ def save(outdir: Path | str, name: str, payload: Any) -> Path:
 def load(outdir: Path | str, name: str) -> dict:
     """Read ``outdir/data/<name>.json``; a missing or unreadable file is a user error naming the command that makes it."""
     p = data_path(outdir, name)
-    made_by = next((cmd for stem, cmd in PAGES.values() if stem == name), "dpverify verify")
+    made_by = MADE_BY.get(name, "dpverify verify")
     try:
         return json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
