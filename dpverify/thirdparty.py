@@ -12,6 +12,15 @@ raises ``ImportError`` naming the package to install.  Tested with opendp
   with ``measure="pure"`` the noise is exponential (report-noisy-max form of
   permute-and-flip, MS20), for which dpverify has no exact reference: audit
   it spec-less against OpenDP's own privacy map (``k/scale``).
+* :func:`pipelinedp_exponential` / :func:`pipelinedp_peel` -- PipelineDP's
+  ``dp_computations.ExponentialMechanism`` (tested with pipeline-dp 0.3.1): weights
+  ``exp(eps score / sensitivity)`` (``/ 2 sensitivity`` when not monotonic), drawn
+  from an unseeded ``np.random.default_rng()`` (**cannot be seeded**).  It does not
+  subtract the largest score before ``exp``: raw counts above ~709/eps overflow
+  and candidates all below ~-745/eps of 0 underflow, and either way the
+  probabilities are NaN and ``apply`` raises ``ValueError``.  ``shift=True`` (the
+  default) scores ``h_i - max h`` over the current candidates, which leaves the
+  law unchanged (reference ``em``) and keeps the weights finite.
 * :func:`diffprivlib_exponential` -- IBM diffprivlib's ``Exponential``
   mechanism with the histogram as utility (``monotonic=True``: weights
   ``exp(eps u / sensitivity)``, reference ``em``; ``monotonic=False``:
@@ -30,7 +39,8 @@ import numpy as np
 
 from .audit_stats import DEFAULT_SEED
 
-__all__ = ["opendp_noisy_top_k", "opendp_privacy_map", "diffprivlib_exponential", "thirdparty_audits"]
+__all__ = ["opendp_noisy_top_k", "opendp_privacy_map", "diffprivlib_exponential", "pipelinedp_exponential", "pipelinedp_peel",
+           "thirdparty_audits"]
 
 
 def _opendp_measurement(k: int, scale: float, measure: str) -> Any:
@@ -79,6 +89,55 @@ def diffprivlib_exponential(eps: float = 1.0, monotonic: bool = True, sensitivit
 
     diffprivlib_target.__qualname__ = f"diffprivlib.Exponential(eps={eps}, monotonic={monotonic})"
     return diffprivlib_target
+
+
+def _pipelinedp_scoring(values: list, shift: float, monotonic: bool, sensitivity: float) -> Any:
+    try:
+        from pipeline_dp.dp_computations import ExponentialMechanism
+    except ImportError as exc:
+        raise ImportError("the PipelineDP adapter needs `pip install pipeline-dp`") from exc
+
+    class _Counts(ExponentialMechanism.ScoringFunction):
+        def score(self, i: int) -> float:
+            return values[i] - shift
+
+        @property
+        def global_sensitivity(self) -> float:
+            return sensitivity
+
+        @property
+        def is_monotonic(self) -> bool:
+            return monotonic
+
+    return ExponentialMechanism(_Counts())
+
+
+def pipelinedp_exponential(eps: float = 1.0, monotonic: bool = True, sensitivity: float = 1.0, shift: bool = True) -> Callable[[Any], int]:
+    """``f(h) -> index``: PipelineDP's exponential mechanism over the items, utility ``h`` (module docstring)."""
+
+    def pipelinedp_target(h: Any) -> int:
+        values = [int(c) for c in h]
+        mech = _pipelinedp_scoring(values, max(values) if shift else 0, monotonic, sensitivity)
+        return int(mech.apply(float(eps), list(range(len(values)))))
+
+    pipelinedp_target.__qualname__ = f"pipelinedp.ExponentialMechanism(eps={eps}, monotonic={monotonic}, shift={shift})"
+    return pipelinedp_target
+
+
+def pipelinedp_peel(h: Any, k: int, eps_each: float, *, shift: bool = True) -> list[int]:
+    """Top-k by PipelineDP's exponential mechanism applied ``k`` times, each chosen item removed (peeling EM).
+
+    ``shift=True`` subtracts the largest remaining count each round (same law; see the module docstring).
+    """
+    values = [int(c) for c in h]
+    cands = list(range(len(values)))
+    chosen: list[int] = []
+    for _ in range(k):
+        top = max(values[i] for i in cands) if shift else 0
+        i = int(_pipelinedp_scoring(values, top, True, 1.0).apply(float(eps_each), cands))
+        chosen.append(i)
+        cands.remove(i)
+    return chosen
 
 
 def thirdparty_audits(*, samples: int = 20_000, seed: int = DEFAULT_SEED) -> list[dict]:

@@ -63,6 +63,7 @@ __all__ = [
     "as_counts",
     "race_distribution",
     "race_sample",
+    "race_array",
     "LimitDom",
     "StrictLimitDom",
 ]
@@ -192,6 +193,23 @@ def race_sample(h: np.ndarray, domain: np.ndarray, k: int, eps: float, bot_count
     return out
 
 
+def race_array(a: np.ndarray, dom: np.ndarray, mech: Any, bot_count: int, m: int, *, rng: np.random.Generator, size: int) -> np.ndarray:
+    """``sample_array`` of the race classes: :func:`mechanisms.race_batch.race_sample_array` (sequential
+    sampling without replacement; float path), else the per-draw samplers converted (``exact=True``, or
+    tables above ``MAX_TABLE_ENTRIES``).  Same law either way; see :mod:`mechanisms.race_batch`."""
+    from .race_batch import outcomes_to_array, race_sample_array
+
+    if mech.exact:
+        from .exact_race import race_exact
+
+        return outcomes_to_array(race_exact(a, dom, mech.k, mech.eps, bot_count, m, mech.delta, rng=rng, size=size), mech.k)
+    eps = sampler_float("eps", mech.eps)
+    arr = race_sample_array(a, dom, mech.k, eps, bot_count, m, mech.delta, rng=rng, size=size)
+    if arr is None:
+        arr = outcomes_to_array(race_sample(a, dom, mech.k, eps, bot_count, m, mech.delta, rng=rng, size=size), mech.k)
+    return arr
+
+
 def as_counts(h: Any) -> np.ndarray:
     """``h`` as an int64 array, validated; integer numpy arrays take a vectorised path (O(d) in C).
 
@@ -282,6 +300,22 @@ class LimitDom:
             return race_exact(a, dom, self.k, self.eps, c, m, self.delta, rng=rng, size=size)
         return race_sample(a, dom, self.k, sampler_float("eps", self.eps), c, m, self.delta, rng=rng, size=size)
 
+    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
+        """``size`` draws as a ``(size, k)`` int64 array: item indices in order, ``-1`` for ⊥ and after it.
+
+        Same law as :meth:`sample` (row ``(i_1..i_j, -1, ...)`` is ``(i_1..i_j, BOT)``),
+        drawn by sequential sampling without replacement (DR19 Lemma 4.2;
+        :mod:`mechanisms.race_batch`): ~k+1 uniforms per draw, no Python object per
+        draw.  A different random stream from :meth:`sample` for the same seed.
+        """
+        a = as_counts(h)
+        _check_kbar_le_d(self.kbar, len(a))
+        size = V.pos_int("size", size)
+        top = top_sorted(a, self.kbar + 1)
+        c = (int(a[top[self.kbar]]) if top.size > self.kbar else 0) + 1
+        m = bot_multiplier(self.kbar, self.Delta, len(a), self.variant)
+        return race_array(a, top[: self.kbar], self, c, m, rng=rng, size=size)
+
     def release(self, top: Sequence[tuple[Hashable, int]], *, rng: np.random.Generator, size: int = 1, pad: Sequence[Hashable] = ()) -> list:
         """Unknown-domain use: run on the true top items only, given as ``(label, count)`` pairs.
 
@@ -369,6 +403,16 @@ class StrictLimitDom:
 
             return race_exact(a, dom, self.k, self.eps, t + 1, m, self.delta, rng=rng, size=size)
         return race_sample(a, dom, self.k, sampler_float("eps", self.eps), t + 1, m, self.delta, rng=rng, size=size)
+
+    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
+        """As :meth:`LimitDom.sample_array` (``(size, k)`` int64, ``-1`` for ⊥ and after): same law as :meth:`sample`."""
+        a = as_counts(h)
+        _check_kbar_le_d(self.kbar, len(a), allow_d=False)
+        size = V.pos_int("size", size)
+        top = top_sorted(a, self.kbar + 1)
+        t = int(a[top[self.kbar]])
+        dom = top[: self.kbar][a[top[: self.kbar]] > t]
+        return race_array(a, dom, self, t + 1, bot_multiplier(self.kbar, self.Delta, len(a)), rng=rng, size=size)
 
 
 def _invalid(extra: dict) -> list:
