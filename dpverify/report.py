@@ -22,7 +22,6 @@ from proofs.registry import all_claims, required_ids
 
 from .checker import CheckResult
 from .markdown import code, esc, table
-from .numbers import fmt
 from .provenance import REPO_ROOT, provenance_lines, snapshot
 from .report_data import dumps, load, save
 

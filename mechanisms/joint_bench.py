@@ -12,17 +12,14 @@ counts for every gap (Algorithm 1 Line 2), per-sample = gap draw + uniform set.
 
 Data: per-movie counts of distinct users in ``data/movielens_ratings.csv.gz``
 (MovieLens latest-small, d = 9,066); a smaller d uses the d most-rated movies
-(as seed 004 §4 does).  Run ``python -m mechanisms.joint_bench`` to rewrite
-``reports/joint_bench.md``.  This module is bench-only: no mechanism imports it.
+(as seed 004 §4 does).  ``dpverify bench`` (full profile) runs all three functions and
+renders their rows in ``reports/performance.md``.  This module is bench-only: no mechanism imports it.
 """
 
 from __future__ import annotations
 
 import csv
 import gzip
-import math
-import platform
-import sys
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -33,7 +30,7 @@ import numpy as np
 from .joint import Joint, set_tables
 from .joint_sequence import JointSequence, sequence_tables
 
-__all__ = ["movielens_histogram", "Float64JointSequence", "bench_joint", "bench_joint_sets", "bench_flint", "write_report"]
+__all__ = ["movielens_histogram", "Float64JointSequence", "bench_joint", "bench_joint_sets", "bench_flint"]
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "movielens_ratings.csv.gz"
 
@@ -193,42 +190,3 @@ def bench_flint(d_values=(1000, 9066), k_values=(50, 100), h: Sequence[int] | No
     finally:
         joint_paths.USE_FLINT = saved
     return rows
-
-
-def write_report(seq_rows: list[dict], set_rows: list[dict], path: Path | None = None,
-                 flint_rows: list[dict] = ()) -> Path:
-    """Markdown tables into reports/joint_bench.md (machine, versions, command recorded)."""
-    path = path or Path(__file__).resolve().parents[1] / "reports" / "joint_bench.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [
-        "# JOINT benchmark (seed 004, issue 5)", "",
-        f"Command: `python -m mechanisms.joint_bench`; Python {sys.version.split()[0]}, numpy {np.__version__}, "
-        f"{platform.machine()}, {platform.processor() or 'cpu n/a'}.  Data: MovieLens latest-small, distinct users "
-        "per movie (d = 9,066; smaller d = the d most-rated movies).  Times in milliseconds.", "",
-        "## Sequence JOINT: exact (big-integer counts, certified gap draw) vs float64 log-space", "",
-        "| d | k | gaps | bits of #sequences | exact setup | exact / sample | float64 setup | float64 / sample |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for r in seq_rows:
-        lines.append(f"| {r['d']} | {r['k']} | {r['gaps']} | {r['count_bits']} | {1e3 * r['exact_setup_s']:.2f} | "
-                     f"{1e3 * r['exact_per_sample_s']:.3f} | {1e3 * r['float_setup_s']:.2f} | {1e3 * r['float_per_sample_s']:.3f} |")
-    lines += ["", "## k-set JOINT (exact, Lemmas 6-7 counts)", "",
-              "| d | k | gaps | bits of max count | setup (Line 2) | per sample |", "|---|---|---|---|---|---|"]
-    for r in set_rows:
-        lines.append(f"| {r['d']} | {r['k']} | {r['gaps']} | {r['count_bits']} | {1e3 * r['setup_s']:.1f} | "
-                     f"{1e3 * r['per_sample_s']:.2f} |")
-    if flint_rows:
-        lines += ["", "## Lemma 7 products: plain Python ints vs python-flint (SetTables, all gaps)", "",
-                  "| d | k | Python ints (s) | python-flint (s) |", "|---|---|---|---|"]
-        for r in flint_rows:
-            fl = "n/a" if r.get("flint_s") is None else f"{r['flint_s']:.2f}"
-            lines.append(f"| {r['d']} | {r['k']} | {r['python_s']:.2f} | {fl} |")
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-if __name__ == "__main__":  # pragma: no cover
-    seq = bench_joint()
-    sets = bench_joint_sets()
-    fl = bench_flint()
-    print(write_report(seq, sets, flint_rows=fl).read_text())

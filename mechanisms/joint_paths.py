@@ -174,7 +174,7 @@ def conv_trunc(a: Sequence[int], b: Sequence[int], k: int) -> list[int]:
 
     If python-flint is installed (and :data:`USE_FLINT`), long vectors are multiplied
     as FLINT ``fmpz_poly`` (exact integer polynomials; measured ~6x faster than the
-    pure-Python path at k = 100, see reports/joint_bench.md) -- same integers either way.
+    pure-Python path at k = 100, see the JOINT sections of reports/performance.md) -- same integers either way.
 
     Short vectors: schoolbook.  Long ones: Kronecker substitution -- pack each
     vector into one integer with slots of ``B`` bits, where ``B`` bounds every

@@ -213,7 +213,7 @@ CLAIMS = [
         id="GJMR21.Claim3.3", title="Line costs of Algorithm 1", source="004 §3.1",
         statement="Line 1 O(dk); Line 3 O(dk); Line 2 O(dk^3 log k); Line 4 O(dk) by a similar counting argument",
         code="mechanisms.joint_bench.bench_joint_sets", kind="experiment", expected="not-checkable",
-        reason="Asymptotic running time: measured, not decided (reports/joint_bench.md; `dpverify bench`). Our Line 2 costs O(#gaps * k * M(k * bits)) with one big-integer product per Toeplitz block; Line 4 is a backward-sampling pass of the same DP (O(k^2) big-int operations), not O(dk).",
+        reason="Asymptotic running time: measured, not decided (reports/performance.md, JOINT sections of the full profile; `dpverify bench`). Our Line 2 costs O(#gaps * k * M(k * bits)) with one big-integer product per Toeplitz block; Line 4 is a backward-sampling pass of the same DP (O(k^2) big-int operations), not O(dk).",
     ),
     PrivacyClaim(
         id="GJMR21.Thm8", title="JOINT is eps-DP", source="004 §3.1, Theorem 8",
@@ -254,7 +254,7 @@ CLAIMS = [
         id="GJMR21.Thm8#runtime", title="JOINT runs in O(dk^3 log k)", source="004 §3.1, Theorem 8; abstract: O~(dk^3)",
         statement="JOINT ... runs in time O(dk^3 log(k))", code="mechanisms.joint_bench.bench_joint_sets",
         kind="experiment", expected="not-checkable",
-        reason="Running time is measured (reports/joint_bench.md), not decided by computation.",
+        reason="Running time is measured (reports/performance.md, JOINT sections; `dpverify bench`), not decided by computation.",
     ),
     Statement(
         id="GJMR21.Exp", title="Experiments (§4)", source="004 §4",

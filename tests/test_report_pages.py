@@ -104,7 +104,7 @@ def _bench_result(quick: bool) -> dict:
     return {"quick": quick, "seed": 1, "machine": {"cpus": 2}, "samplers": [{"input": "zipf", "seconds": 0.1}], "peers": [],
             "checker": [], "limitdom_target": {"d": 10**7, "k": 10, "kbar": 1000, "ratio": 1.1, "limitdom_s": 1.1, "argpartition_s": 1.0,
                                                "target": 1.3, "met": True},
-            "batched": {"kbar": 100, "k": 10, "target": 5e5, "draws_per_s": 1e5, "draws": 10, "seconds": 1.0, "peak_mb": 1.0, "met": False}}
+            "batched": {"d": 10**5, "kbar": 100, "k": 10, "target": 5e5, "draws_per_s": 1e5, "draws": 10, "seconds": 1.0, "peak_mb": 1.0, "met": False}}
 
 
 def test_performance_page_shows_both_profiles_with_their_provenance(tmp_path: Path) -> None:
