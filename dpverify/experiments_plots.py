@@ -2,8 +2,8 @@
 
 The page is rendered from the JSON data alone (:func:`render_from_data`), so
 ``dpverify report`` can re-render it without recomputing.  Deterministic: the same
-data -> byte-identical Markdown and PNGs (Agg backend, ``metadata={"Software": None}``,
-no version/date stamps).  The run's wall time is stored in the data (``"run"``)
+data -> byte-identical Markdown and PNGs (``dpverify.plotting``: Agg backend, scoped
+rcParams, no version/date stamps).  The run's wall time is stored in the data (``"run"``)
 but never printed.  Every label that came from data goes through
 :func:`dpverify.markdown.esc`.
 """
@@ -20,6 +20,7 @@ import numpy as np
 
 from .errors import InvalidParameter, InvalidParameterType
 from .markdown import esc, table
+from .plotting import plot_style, save_png
 
 __all__ = ["to_jsonable", "save_data", "load_data", "render_from_data", "top_items_table", "fmt_ci", "FORMAT"]
 
@@ -116,17 +117,11 @@ def _ahead(a: Sequence[Any], b: Sequence[Any]) -> str:
 
 # ----------------------------------------------------------------------------- figures
 def _fig(path: Path, draw: Any, ncols: int, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, ncols, figsize=(4.2 * ncols, 3.4), squeeze=False)
-    draw(axes[0])
-    fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90, metadata={"Software": None})
-    plt.close(fig)
+    with plot_style() as plt:
+        fig, axes = plt.subplots(1, ncols, figsize=(4.2 * ncols, 3.4), squeeze=False)
+        draw(axes[0])
+        fig.suptitle(title, fontsize=10)
+        save_png(fig, path, 90)
 
 
 def _band(ax: Any, x: Sequence[float], mc: Sequence[Sequence[Any]], label: str, **kw: Any) -> None:

@@ -52,28 +52,24 @@ def write_table(rows: list[dict], directory: Path) -> tuple[Path, Path]:
 def plot_figure1(path: Any, ks: Iterable[int] = DEFAULT_KS, eps_values: Iterable[Any] = DEFAULT_EPS,
                  delta: Any = PAPER_DELTA, rows: list[dict] | None = None) -> dict[str, Path]:
     """Compute (or reuse ``rows``) and draw Figure 1 into the directory ``path``; returns the files written."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from .plotting import plot_style, save_png
 
     directory = Path(path)
     directory.mkdir(parents=True, exist_ok=True)
     eps_values = list(eps_values)
     rows = rows if rows is not None else figure1_table(ks, eps_values, delta)
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    for e in eps_values:
-        pts = sorted((r["k"], r["ratio_float"]) for r in rows if r["eps"] == e)
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], label=f"eps = {float(e):g}", linewidth=1.2)
-    ax.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
-    ax.set_xlabel("k (number of composed eps-range-bounded mechanisms)")
-    ax.set_ylabel("optimal DP eps / Lemma 4.4 eps")
-    ax.set_title(f"DR19 Figure 1 (reproduced): delta_i <= {float(delta):g}")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
     png = directory / "figure1.png"
-    fig.savefig(png, dpi=130)
-    plt.close(fig)
+    with plot_style() as plt:
+        fig, ax = plt.subplots(figsize=(7, 4.2))
+        for e in eps_values:
+            pts = sorted((r["k"], r["ratio_float"]) for r in rows if r["eps"] == e)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], label=f"eps = {float(e):g}", linewidth=1.2)
+        ax.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
+        ax.set_xlabel("k (number of composed eps-range-bounded mechanisms)")
+        ax.set_ylabel("optimal DP eps / Lemma 4.4 eps")
+        ax.set_title(f"DR19 Figure 1 (reproduced): delta_i <= {float(delta):g}")
+        ax.legend(fontsize=8)
+        save_png(fig, png, 130)
     csv_path, md_path = write_table(rows, directory)
     return {"png": png, "csv": csv_path, "md": md_path}
 

@@ -20,13 +20,15 @@
    against k, on a reduced grid (k <= 100: the report's full grid costs about a minute).
 
 Exact values are computed inside ``exact_context(PREC)`` (mpmath, 256 bits) and converted to
-float only to be drawn.  Output is deterministic: Agg backend, fixed rcParams, PNG written
-with ``metadata={"Software": None}`` (no version/date chunk), so two runs give identical bytes
+float only to be drawn.  Output is deterministic: Agg backend, rcParams scoped by
+``dpverify.plotting.plot_style`` (defaults + this module's font size), PNG written with no
+version/date chunk, so two runs give identical bytes
 (checked in ``tests/test_figures.py``).  Command: ``python -m dpverify.figures reports/``.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from fractions import Fraction as F
@@ -40,6 +42,7 @@ from proofs.composition import eq2_eps
 from proofs.registry import get_claim
 
 from .checker import CheckResult, check
+from .plotting import plot_style, save_png
 from .profile import pair_profile
 
 __all__ = ["write_figures", "profile_figure", "ts_figure", "composition_figure", "tightest_pair", "PREC", "FIGURE_CLAIMS"]
@@ -47,25 +50,30 @@ __all__ = ["write_figures", "profile_figure", "ts_figure", "composition_figure",
 PREC = 256
 #: ledger ids whose tightest pair is drawn in figures 1-2, with the output file name
 FIGURE_CLAIMS = {"DR19.Thm1": "profile_dr19_thm1.png", "DR19.Lem6.1#corrected": "profile_dr19_lem61.png"}
-_SAVE = {"dpi": 110, "metadata": {"Software": None}}
+#: figure style on top of matplotlib's defaults (scoped by ``dpverify.plotting.plot_style``; nothing global is changed)
+_RC = {"font.size": 9}
+_DPI = 110
 
 
-def _plt():
-    import matplotlib
+def _styled(fn: Any) -> Any:
+    """Run a figure function inside ``plot_style(_RC)`` so its bytes depend on its data only."""
 
-    matplotlib.use("Agg")
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with plot_style(_RC):
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def _plt() -> Any:
     import matplotlib.pyplot as plt
 
-    # fixed style so the bytes depend only on the data
-    plt.rcParams.update({"font.size": 9, "svg.hashsalt": "dpverify", "path.simplify": False})
     return plt
 
 
 def _save(fig: Any, path: Path) -> None:
-    plt = _plt()
-    fig.tight_layout()
-    fig.savefig(path, **_SAVE)
-    plt.close(fig)
+    save_png(fig, path, _DPI)
 
 
 def tightest_pair(claim_id: str, results: Iterable[CheckResult] | None = None) -> tuple[tuple, tuple, dict]:
@@ -110,6 +118,7 @@ def _masked(xs: Sequence[float], ys: Sequence[float]) -> tuple[list[float], list
     return [x for x, _ in keep], [y for _, y in keep]
 
 
+@_styled
 def profile_figure(claim_id: str, path: Path, h: tuple, hp: tuple, params: Mapping, n_eps: int = 61) -> str:
     """Draw the exact profile of ``(h, h')`` under ``claim_id``'s mechanism against its claim; return a caption."""
     plt = _plt()
@@ -146,6 +155,7 @@ def profile_figure(claim_id: str, path: Path, h: tuple, hp: tuple, params: Mappi
                if max(exact) == min(exact) else ""))
 
 
+@_styled
 def ts_figure(path: Path, rows: list[dict] | None = None) -> str:
     """CWGM20 TS: exact worst-case delta against the claimed delta, one line per (eps, p1); return a caption."""
     from proofs.cwgm20_utility import ts_delta_rows
@@ -176,6 +186,7 @@ def ts_figure(path: Path, rows: list[dict] | None = None) -> str:
             f"against the claimed delta ((k, kbar) in {ks}); points below the dashed diagonal mean the claim holds.")
 
 
+@_styled
 def composition_figure(path: Path, ks: Sequence[int] = (1, 2, 5, 10, 30, 100), eps_values: Sequence[Any] = (F(1, 10), F(1)),
                        delta: Any = F(1, 10**6)) -> str:
     """Every composition bound / exact truth against k (``dpverify.composition_report.bound_truth_rows``); return a caption."""

@@ -88,3 +88,27 @@ def test_write_figures_full(tmp_path):
     assert out == out2
     for name, _ in out:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+
+
+def test_figure_bytes_do_not_depend_on_global_matplotlib_state(tmp_path):
+    """A figure drawn after someone changed matplotlib's global rcParams (as dpverify.figures once did, which made
+    the experiments PNGs differ between `dpverify verify` and `dpverify report`) has the same bytes as one drawn
+    from a clean state: every report figure is drawn in dpverify.plotting.plot_style."""
+    import matplotlib
+
+    from dpverify.figure1 import plot_figure1
+
+    from proofs.cwgm20_utility import ts_delta_rows
+
+    rows = ts_delta_rows(TS_PARAMS, d=2, max_count=1)
+    a, b = tmp_path / "a", tmp_path / "b"
+    first = plot_figure1(a, ks=(1, 2, 4), eps_values=(F(1),))
+    ta = FG.ts_figure(a / "ts.png", rows)
+    with matplotlib.rc_context({"font.size": 21, "lines.linewidth": 5, "axes.grid": True}):
+        second = plot_figure1(b, ks=(1, 2, 4), eps_values=(F(1),))
+        tb = FG.ts_figure(b / "ts.png", rows)
+        assert matplotlib.rcParams["font.size"] == 21  # the caller's state is left as it was
+    assert ta == tb
+    assert first["png"].read_bytes() == second["png"].read_bytes()
+    assert (a / "ts.png").read_bytes() == (b / "ts.png").read_bytes()
+    assert b"Software" not in first["png"].read_bytes()
