@@ -106,7 +106,6 @@ class _Dask:
         except ImportError:
             raise InvalidParameter("executor='dask' needs the optional extra: pip install 'dask[distributed]'") from None
         self.client = Client(scheduler) if scheduler else Client(processes=True)
-        self.own = scheduler is None
 
     def map(self, fn: Callable, tasks: Sequence) -> Iterator:
         futures = self.client.map(fn, list(tasks), pure=False)
@@ -114,8 +113,9 @@ class _Dask:
             yield f.result()
 
     def close(self) -> None:
-        if self.own:
-            self.client.close()
+        # always: the client is ours even when the scheduler is not (closing it disconnects, the scheduler lives on);
+        # a client left open tried to reconnect to a closed cluster and printed tracebacks at interpreter exit
+        self.client.close()
 
 
 def make_executor(kind: str = "local", workers: int | None = None, scheduler: str | None = None) -> Any:

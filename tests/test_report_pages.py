@@ -140,3 +140,23 @@ def test_data_files_are_canonical(tmp_path: Path) -> None:
     p = report_data.save(tmp_path, "x", {"b": Fraction(1, 3), "a": np.int64(2), "c": (np.float64(0.5), True)})
     assert p.read_text() == '{\n "a": 2,\n "b": "1/3",\n "c": [\n  0.5,\n  true\n ]\n}\n'
     assert not list(tmp_path.glob("data/*.tmp"))
+
+
+def test_outcome_sets_iterate_in_the_same_order_in_every_process() -> None:
+    """Witnesses among equal margins come from iterating sets of outcomes; BOT's hash must not be salted per process.
+
+    Mutant this catches: ``Bot.__hash__`` returning ``hash("dpverify.BOT")`` (str hashes vary with PYTHONHASHSEED),
+    which made the DR19.Cor6.1 / DR19.Lem7.2 witnesses differ between two runs of ``dpverify verify``.
+    """
+    import os
+    import subprocess
+    import sys
+
+    code = "from mechanisms.core import BOT; print(hash(BOT), list({(0, BOT), (1,), (0, 1), BOT, (2, BOT)}))"
+    root = Path(__file__).resolve().parents[1]
+    seen = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True)
+        seen.add(out.stdout)
+    assert len(seen) == 1, seen
