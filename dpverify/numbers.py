@@ -8,6 +8,7 @@ certified comparison), ``mp`` otherwise.
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -15,7 +16,7 @@ import mpmath
 
 from mechanisms.core import to_ctx
 
-__all__ = ["is_interval", "lift", "margin_of", "fmt", "tolerance"]
+__all__ = ["is_interval", "lift", "margin_of", "fmt", "short_num", "tolerance"]
 
 
 def is_interval(x: Any) -> bool:
@@ -96,3 +97,24 @@ def fmt(x: Any, digits: int = 30) -> str:
     if hasattr(x, "evalf") and not isinstance(x, mpmath.mpf):
         return str(x)
     return mpmath.nstr(x, digits)
+
+
+def short_num(s: Any, digits: int = 6) -> str:
+    """A stored number string (``dpverify.numbers.fmt``) re-rounded to ``digits`` for tables; exact forms kept."""
+    if s is None:
+        return "null"
+    if isinstance(s, bool):
+        return str(s).lower()
+    if isinstance(s, int):
+        return str(s)
+    s = str(s)
+    if s.startswith("[") and s.endswith("]") and ", " in s:
+        lo, hi = s[1:-1].split(", ", 1)
+        return f"[{short_num(lo, digits)}, {short_num(hi, digits)}]"
+    if re.fullmatch(r"[+-]?\d+(/\d+)?", s):
+        return s
+    try:
+        with mpmath.workprec(256):
+            return mpmath.nstr(mpmath.mpf(s), digits)
+    except (ValueError, TypeError):
+        return s

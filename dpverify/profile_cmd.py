@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, Sequence
 
 import mpmath
 
-from mechanisms.core import DEFAULT_PREC
+from mechanisms.core import DEFAULT_PREC, to_ctx
 from mechanisms.validation import same_length
 
 from .checker import outcome_str
@@ -34,34 +35,33 @@ def profile_report(
     grid = list(eps_grid) or [mpmath.mpf(e) for e in DEFAULT_EPS_GRID]
     with mpmath.mp.workprec(DEFAULT_PREC):
         P = mech.distribution(h)
-        partners = [h2] if h2 is not None else list(neighbours(h, relation))
         if h2 is not None:
             same_length(h, h2)
-        rows = []
+        partners = [h2] if h2 is not None else list(neighbours(h, relation))
+        laws = [(g, mech.distribution(g)) for g in partners]  # once each, not once per eps of the grid
+        rows, worst_deltas = [], []
         for e in grid:
-            worst = None
-            for g in partners:
-                pp = pair_profile(P, mech.distribution(g), e)
-                if worst is None or pp.delta > worst[1].delta:
-                    worst = (g, pp)
-            g, pp = worst
+            g, pp = max(((g, pair_profile(P, Q, e)) for g, Q in laws), key=lambda t: t[1].delta)  # first of the largest
+            worst_deltas.append(pp.delta)
             rows.append({
                 "eps": fmt(e), "delta": fmt(pp.delta), "h_prime": list(g), "direction": pp.direction,
                 "event": [outcome_str(o) for o in pp.event], "p_event": fmt(pp.p_event), "q_event": fmt(pp.q_event),
             })
-        pe = max((pure_eps(P, mech.distribution(g))[0] for g in partners), default=mpmath.mpf(0))
+        pe = max((pure_eps(P, Q)[0] for _, Q in laws), default=mpmath.mpf(0))
         rep: dict[str, Any] = {"mechanism": repr(mech), "h": list(h), "relation": relation if h2 is None else "given pair",
                                "pairs": len(partners), "pure_eps": fmt(pe), "profile": rows}
         text = [f"{mech!r} on h={list(h)}" + (f" vs h'={list(h2)}" if h2 else f", worst over {len(partners)} {relation} neighbours"),
-                f"  pure eps (max |ln P/Q|): {fmt(pe, 12)}", "  eps        delta(eps)                          worst h'   event size"]
-        for r in rows:
-            text.append(f"  {r['eps'][:9]:<10} {r['delta'][:34]:<35} {str(r['h_prime']):<10} {len(r['event'])}")
+                f"  pure eps (max |ln P/Q|): {fmt(pe, 12)}", "  eps          delta(eps)           worst h'   event size"]
+        for e, d, r in zip(grid, worst_deltas, rows):
+            # numbers are rounded to significant digits, never cut: a cut string once showed 7.3e-21 as 7.3e-2
+            text.append(f"  {fmt(e, 9):<12} {fmt(d, 15):<20} {str(r['h_prime']):<10} {len(r['event'])}")
         if delta is not None:
-            e_need = max(eps_for_delta(P, mech.distribution(g), delta) for g in partners)
+            e_need = max(eps_for_delta(P, Q, delta) for _, Q in laws)
             rep["eps_at_delta"] = {"delta": fmt(delta), "eps": fmt(e_need)}
             text.append(f"  smallest eps with delta(eps) <= {fmt(delta)}: {fmt(e_need, 12)}")
             if eps_grid:
-                rep["violates"] = any(mpmath.mpf(r["delta"]) > mpmath.mpf(fmt(delta)) for r in rows)
+                bound = to_ctx(mpmath.mp, delta) if isinstance(delta, (int, Fraction)) else mpmath.mpf(delta)
+                rep["violates"] = any(d > bound for d in worst_deltas)  # exact values, not their printed strings
                 if rep["violates"]:
                     text.append("  VIOLATION: delta(eps) exceeds the given delta at some requested eps")
         if show_distribution:

@@ -15,13 +15,12 @@ import re
 from pathlib import Path
 from typing import Any, Iterable
 
-import mpmath
-
 from proofs.claims import RELATIONS_DOC, Claim
 from proofs.registry import all_claims, required_ids
 
 from .checker import CheckResult
 from .markdown import code, esc, table
+from .numbers import short_num
 from .provenance import REPO_ROOT, provenance_lines, snapshot
 from .report_data import dumps, load, save
 
@@ -36,27 +35,6 @@ PAPERS = {
 
 def _short(x: str, n: int = 12) -> str:
     return x if len(x) <= n else x[: n - 1] + "…"
-
-
-def short_num(s: Any, digits: int = 6) -> str:
-    """A stored number string (``dpverify.numbers.fmt``) re-rounded to ``digits`` for tables; exact forms kept."""
-    if s is None:
-        return "null"
-    if isinstance(s, bool):
-        return str(s).lower()
-    if isinstance(s, int):
-        return str(s)
-    s = str(s)
-    if s.startswith("[") and s.endswith("]") and ", " in s:
-        lo, hi = s[1:-1].split(", ", 1)
-        return f"[{short_num(lo, digits)}, {short_num(hi, digits)}]"
-    if re.fullmatch(r"[+-]?\d+(/\d+)?", s):
-        return s
-    try:
-        with mpmath.workprec(256):
-            return mpmath.nstr(mpmath.mpf(s), digits)
-    except (ValueError, TypeError):
-        return s
 
 
 def _witness_cell(e: dict) -> str:

@@ -37,6 +37,7 @@ from mechanisms.registry import MechanismSpec, all_mechanisms, get_mechanism
 
 from .audit_stats import DEFAULT_ALPHA, DEFAULT_SEED
 from .neighbours import parse_relation
+from .numbers import short_num
 
 __all__ = [
     "DEFAULT_ASSERT_DOMAIN",
@@ -137,8 +138,8 @@ def _assert_exact(mech: Any, eps: Any, delta: Any, relation: str, domain: tuple[
         w = res.worst.as_json()
         raise AssertionError(
             f"{mech!r} is not ({eps}, {delta})-DP under {relation}: h={w['h']} h'={w['h_prime']}: "
-            f"{w['label']}: {w['lhs'][:20]} {w['op']} {w['rhs'][:20]}; event {w['event'][:6]} "
-            f"P={str(w['p_event'])[:12]} Q={str(w['q_event'])[:12]}"
+            f"{w['label']}: {short_num(w['lhs'], 12)} {w['op']} {short_num(w['rhs'], 12)}; event {w['event'][:6]} "
+            f"P={short_num(w['p_event'], 12)} Q={short_num(w['q_event'], 12)}"
         )
     return res
 

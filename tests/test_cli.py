@@ -51,6 +51,17 @@ def test_profile_reports_a_broken_em(capsys):
     assert code == 1 and "VIOLATION" in out
 
 
+def test_profile_table_rounds_numbers_and_never_cuts_them(capsys):
+    """delta(0) here is 3 Pr[i wins on h'] ~ 7.33e-21; a table that cut the string at 34 characters printed 7.33...e-2."""
+    code, out, _ = run(capsys, "profile", "laplace-rnm", "--h", "1,1,1,3", "--param", "eps=100", "--eps", "0", "--eps", "2",
+                       "--delta", "1e-20")
+    rows = [ln.split() for ln in out.splitlines() if ln.startswith("  0 ") or ln.startswith("  2 ")]
+    assert [r[1] for r in rows] == ["7.33226309390033e-21"] * 2
+    assert code == 0 and "VIOLATION" not in out  # 7.33e-21 <= 1e-20, compared on the exact values
+    code, out, _ = run(capsys, "profile", "laplace-rnm", "--h", "1,1,1,3", "--param", "eps=100", "--eps", "2", "--delta", "7e-21")
+    assert code == 1 and "VIOLATION" in out
+
+
 def test_equal_shows_lemma_4_2(capsys):
     code, out, _ = run(capsys, "equal", "gumbel-topk", "peeling-em", "--d", "3", "--max-count", "2", "--param", "k=2", "--param", "eps=1")
     assert code == 0 and "True" in out

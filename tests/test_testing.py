@@ -37,6 +37,14 @@ def test_assert_dp_on_one_mechanism_per_family(name):
     assert res.verdict == "holds" and res.pairs_checked > 0
 
 
+def test_assert_dp_message_rounds_numbers_and_never_cuts_them():
+    """Q here is 7.33e-21; the message once cut the string at 12 characters and printed Q=7.3322630939."""
+    from mechanisms.laplace import ReportNoisyMaxLaplace
+
+    with pytest.raises(AssertionError, match=r"Q=7\.3322630939e-21$"):
+        assert_dp(ReportNoisyMaxLaplace(eps=100), eps=1, delta=Fraction(1, 10**30), domain=(4, 3))
+
+
 def test_assert_dp_exact_raises_with_witness():
     with pytest.raises(AssertionError, match=r"not \(1, 0\)-DP under add-remove: h=\[.*\] h'=\[.*\]"):
         assert_dp(EMHalfScale(1), eps=1, domain=(2, 1))
