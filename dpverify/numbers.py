@@ -101,12 +101,8 @@ def fmt(x: Any, digits: int = 30) -> str:
 
 def short_num(s: Any, digits: int = 6) -> str:
     """A stored number string (``dpverify.numbers.fmt``) re-rounded to ``digits`` for tables; exact forms kept."""
-    if s is None:
-        return "null"
-    if isinstance(s, bool):
-        return str(s).lower()
-    if isinstance(s, int):
-        return str(s)
+    if s is None or isinstance(s, int):  # null, true/false, exact ints: as fmt writes them
+        return fmt(s)
     s = str(s)
     if s.startswith("[") and s.endswith("]") and ", " in s:
         lo, hi = s[1:-1].split(", ", 1)

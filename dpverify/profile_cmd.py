@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any, Sequence
 
 import mpmath
@@ -60,7 +59,7 @@ def profile_report(
             rep["eps_at_delta"] = {"delta": fmt(delta), "eps": fmt(e_need)}
             text.append(f"  smallest eps with delta(eps) <= {fmt(delta)}: {fmt(e_need, 12)}")
             if eps_grid:
-                bound = to_ctx(mpmath.mp, delta) if isinstance(delta, (int, Fraction)) else mpmath.mpf(delta)
+                bound = to_ctx(mpmath.mp, delta)
                 rep["violates"] = any(d > bound for d in worst_deltas)  # exact values, not their printed strings
                 if rep["violates"]:
                     text.append("  VIOLATION: delta(eps) exceeds the given delta at some requested eps")
