@@ -11,14 +11,19 @@ The flat public API (``import dpverify`` is enough):
 """
 
 from mechanisms.core import BOT, DEFAULT_PREC, exact_context, sorted_items
-from mechanisms.registry import MechanismSpec, all_mechanisms as mechanisms_registry, build, get_mechanism
-from proofs.claims import Comparison, Domain, Instance, Obligation, PrivacyClaim, Statement
-from proofs.registry import all_claims as claims, get_claim
+from mechanisms.registry import MechanismSpec, build, get_mechanism
+from mechanisms.registry import all_mechanisms as mechanisms_registry
 
-from .audit import AuditResult, audit  # noqa: E402  (the function shadows the submodule name on purpose)
+from proofs.claims import Comparison, Domain, Instance, Obligation, PrivacyClaim, Statement
+from proofs.registry import all_claims as claims
+from proofs.registry import get_claim
+
+from .auditor import AuditResult, audit
 from .budget import PrivacyBudget
 from .byo import register
 from .checker import CheckResult, check
+from .checker.neighbours import is_neighbour, neighbours, pairs
+from .checker.profile import eps_for_delta, hockey_stick, pair_profile, pure_eps
 from .errors import (
     AdapterError,
     BudgetExceeded,
@@ -29,10 +34,7 @@ from .errors import (
     InvalidParameterType,
     UnknownName,
 )
-from .neighbours import is_neighbour, neighbours, pairs
-from .profile import eps_for_delta, hockey_stick, pair_profile, pure_eps
-
-from .testing import assert_dp  # noqa: E402
+from .testing import assert_dp
 
 __version__ = "0.1.0"
 

@@ -1,5 +1,5 @@
 """``python -m dpverify`` runs the command-line interface."""
 
-from .cli import main
+from dpverify.cli import main
 
 raise SystemExit(main())

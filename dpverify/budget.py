@@ -64,8 +64,12 @@ import mpmath
 from mechanisms import validation as V
 from mechanisms.core import DEFAULT_PREC, exact_context, to_ctx
 from mechanisms.errors import BudgetExceeded, InvalidParameter, InvalidParameterType
-from proofs import composition as C
-from proofs import pld
+from mechanisms.exponential import ExponentialMechanism, OneShotGumbel, PeelingEM
+from mechanisms.limited_domain import LimitDom, StrictLimitDom
+from mechanisms.pay_what_you_get import MultiLimitDomSession
+
+from proofs.composition import bounds as C
+from proofs.composition import pld
 
 __all__ = ["Item", "Spend", "PrivacyBudget"]
 
@@ -171,18 +175,18 @@ class PrivacyBudget:
         """Compose a mechanism object the budget knows how to account for (module docstring)."""
         name = type(mechanism).__name__
         desc = label or f"{name}(" + ", ".join(f"{f}={getattr(mechanism, f)}" for f in ("k", "eps") if hasattr(mechanism, f)) + ", ...)"
-        if name in ("ExponentialMechanism", "PeelingEM", "OneShotGumbel") and type(mechanism).__module__ == "mechanisms.exponential":
+        if type(mechanism) in (ExponentialMechanism, PeelingEM, OneShotGumbel):  # exact types: a subclass may change the law
             e = _frac("eps", mechanism.eps) / _frac("sensitivity", mechanism.sensitivity)
             e = e / 2 if mechanism.factor2 else e
             e = e if self.monotone else 2 * e
             item = Item("rb", e, 0, getattr(mechanism, "k", 1), label=desc)
-        elif name in ("LimitDom", "StrictLimitDom") and type(mechanism).__module__ == "mechanisms.limited_domain":
+        elif type(mechanism) in (LimitDom, StrictLimitDom):
             if getattr(mechanism, "variant", "long") != "long":
                 raise InvalidParameterType(f"mechanism={desc} (variant={mechanism.variant!r}) is not covered by Theorem 1 as the budget uses it; "
                                            "account for it with add_dp(eps, delta) if you know its guarantee")
             item = Item("limitdom", _frac("eps", mechanism.eps), _frac("delta", mechanism.delta), mechanism.k,
                         delta_prime=_frac("delta_prime", V.probability("delta_prime", delta_prime, allow_zero=True)), label=desc)
-        elif name == "MultiLimitDomSession" and type(mechanism).__module__ == "mechanisms.pay_what_you_get":
+        elif type(mechanism) is MultiLimitDomSession:
             item = Item("pwyg", _frac("eps", mechanism.eps), _frac("delta", mechanism.delta), mechanism.k_star, mechanism.l_star,
                         delta_prime=_frac("delta_prime", V.probability("delta_prime", delta_prime, allow_zero=True)), label=desc)
         else:

@@ -31,9 +31,12 @@ from typing import Any, Callable, Mapping, Sequence
 
 from mechanisms import validation as V
 from mechanisms.errors import InvalidParameter
-from mechanisms.registry import MechanismSpec, all_mechanisms, get_mechanism
+from mechanisms.registry import MechanismSpec, all_mechanisms
+
 from proofs.claims import Domain, PrivacyClaim
 from proofs.registry import all_claims
+
+from .checker.spec_claims import spec_claim
 
 __all__ = ["DEFAULT_BYO_DOMAIN", "Registered", "register", "unregister", "spec_claim", "load", "load_from_env"]
 
@@ -57,7 +60,7 @@ class _Protocol:
         return repr(self.inner)
 
     def distribution(self, h: Sequence[int], *, prec: int = 256, interval: bool = False) -> dict:
-        from .audit_events import call_distribution
+        from dpverify.auditor.events import call_distribution
 
         return call_distribution(self.inner, tuple(h), prec)
 
@@ -66,7 +69,7 @@ class _Protocol:
 
 
 def _protocol_factory(factory: Callable[..., Any]) -> Callable[..., Any]:
-    from .audit_events import _protocol_distribution
+    from dpverify.auditor.events import _protocol_distribution
 
     def build(**params: Any) -> Any:
         obj = factory(**params)
@@ -83,42 +86,6 @@ def _as_claim_fn(claim: Any) -> Callable[[Mapping[str, Any]], tuple[Any, Any]]:
         eps, delta = claim
         return lambda p: (eps, delta)
     raise InvalidParameter(f"claim={claim!r} must be an (eps, delta) pair or a function of the parameters")
-
-
-def spec_claim(
-    spec: MechanismSpec | str,
-    params: Mapping[str, Any] | None = None,
-    *,
-    domain: Domain | tuple[int, int] | None = None,
-    claim_id: str | None = None,
-) -> PrivacyClaim:
-    """The ``PrivacyClaim`` "spec(params) is claim(params)-DP under spec.relation" on ``domain``.
-
-    ``domain`` defaults to ``(len of the first registry example, 2)``.  Parameters
-    are passed as given (use ints and Fractions for an exact check).
-    """
-    if isinstance(spec, str):
-        spec = get_mechanism(spec)
-    if spec.claim is None:
-        raise InvalidParameter(f"mechanism {spec.name!r} has no claimed (eps, delta) to check")
-    p = dict(params) if params is not None else dict(spec.valid[0])
-    if domain is None:
-        domain = (len(spec.examples[0]) if spec.examples else 3, 2)
-    if not isinstance(domain, Domain):
-        domain = Domain(d=V.pos_int("d", domain[0]), max_count=V.nonneg_int("max_count", domain[1]), relation=spec.relation, params=(p,))
-    return PrivacyClaim(
-        id=claim_id or f"BYO.{spec.name}",
-        title=f"{spec.name} satisfies its claimed (eps, delta)",
-        source=spec.paper or "user-registered mechanism",
-        statement=f"{spec.name} is claim(params)-DP under {spec.relation}",
-        code=getattr(spec.factory, "__qualname__", repr(spec.factory)),
-        relation=spec.relation,
-        expected="violated" if spec.mutant else "holds",
-        domain=domain,
-        mechanism=lambda q, f=spec.factory: f(**q),
-        points=lambda q, c=spec.claim: [c(q)],
-        notes=f"mutant: {spec.mutant}" if spec.mutant else "",
-    )
 
 
 @dataclass
@@ -138,22 +105,22 @@ class Registered:
 
     def check(self, domain: Domain | tuple[int, int] | None = None, *, certify: bool = False) -> Any:
         """Exact check of the claim on every neighbouring pair of ``domain`` (a ``CheckResult``)."""
-        from .checker import check
+        from dpverify.checker.core import check
 
         claim = self.claim if domain is None else spec_claim(self.spec, domain=domain, claim_id=self.claim.id)
         return check(claim, certify=certify)
 
     def profile(self, h: Sequence[int], h_prime: Sequence[int] | None = None, *, eps_grid: Sequence[Any] = (), delta: Any = None) -> dict:
         """Exact delta(eps) on ``(h, h_prime)`` or against the worst neighbour of ``h`` (``dpverify profile``)."""
-        from .profile_cmd import profile_report
+        from dpverify.checker.pair_report import profile_report
 
         hh = V.histogram(h)
         h2 = V.histogram(h_prime, "h_prime") if h_prime is not None else None
         return profile_report(self.build(), hh, h2, relation=self.spec.relation, eps_grid=eps_grid, delta=delta)
 
     def audit(self, target: Any = None, **kwargs: Any) -> Any:
-        """``dpverify.audit.audit(target, spec=<this>, ...)`` (target None: its own sampler)."""
-        from .audit import audit
+        """``dpverify.auditor.audit(target, spec=<this>, ...)`` (target None: its own sampler)."""
+        from dpverify.auditor.core import audit
 
         return audit(target, spec=self.spec, **kwargs)
 
@@ -182,7 +149,7 @@ def register(
     mechanism registry and its claim, as ``BYO.<name>`` checked on ``domain``,
     to the claim registry.  Re-registering a name needs ``replace=True``.
     """
-    from .neighbours import parse_relation
+    from dpverify.checker.neighbours import parse_relation
 
     if not isinstance(name, str) or not name.strip():
         raise InvalidParameter(f"name={name!r} must be a non-empty string")
@@ -218,7 +185,7 @@ def unregister(name: str) -> None:
 def load(what: str) -> None:
     """Import a module name or execute a ``.py`` file (which typically calls :func:`register`)."""
     if what.endswith(".py") or os.sep in what:
-        from .adapters import load_target
+        from dpverify.auditor.adapters import load_target
 
         load_target(f"{what}:__name__")  # runs the file; the attribute lookup is a formality
     else:

@@ -3,7 +3,7 @@
 Every class subclasses the matching built-in as well as :class:`DPVerifyError`.
 """
 
-from mechanisms.errors import (  # noqa: F401
+from mechanisms.errors import (
     AdapterError,
     BudgetExceeded,
     DomainTooLarge,

@@ -3,8 +3,8 @@
 * registers the marker ``slow_audit`` for statistical audits that take long;
   they are skipped unless ``--run-slow-audits`` is given or the environment
   variable ``DPVERIFY_SLOW_AUDITS=1`` is set;
-* provides the fixture ``dp_audit``: :func:`dpverify.audit.audit` with the
-  seed fixed to ``--dpverify-seed`` (default ``dpverify.audit_stats.DEFAULT_SEED``),
+* provides the fixture ``dp_audit``: :func:`dpverify.auditor.audit` with the
+  seed fixed to ``--dpverify-seed`` (default ``dpverify.auditor.stats.DEFAULT_SEED``),
   so audits in a test suite are reproducible.
 
 Nothing heavy is imported until a fixture is used, so the plugin costs nothing
@@ -51,9 +51,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
 
 @pytest.fixture
 def dp_audit(request: pytest.FixtureRequest):
-    """``dpverify.audit.audit`` with a fixed seed (``--dpverify-seed`` or the default)."""
-    from .audit import audit
-    from .audit_stats import DEFAULT_SEED
+    """``dpverify.auditor.audit`` with a fixed seed (``--dpverify-seed`` or the default)."""
+    from dpverify.auditor.core import audit
+    from dpverify.auditor.stats import DEFAULT_SEED
 
     seed = request.config.getoption("--dpverify-seed")
     return functools.partial(audit, seed=DEFAULT_SEED if seed is None else seed)

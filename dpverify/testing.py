@@ -5,9 +5,9 @@
 
 * **exactly** when ``obj`` has ``distribution`` (a mechanism object, a
   ``MechanismSpec`` or a registered name): every neighbouring pair of the
-  domain is checked by ``dpverify.checker.check`` -- a proof on that domain;
+  domain is checked by ``dpverify.checker.core.check`` -- a proof on that domain;
 * **statistically** otherwise (a sampler callable or ``"module:name"``): a
-  spec-less ``dpverify.audit.audit`` over the domain (or ``inputs``); FAIL
+  spec-less ``dpverify.auditor.audit`` over the domain (or ``inputs``); FAIL
   raises, and so does INCONCLUSIVE unless ``allow_inconclusive``.
 
 ``assert_pair_dp(mech, h, h_prime, eps, delta)`` checks one pair exactly and
@@ -35,9 +35,9 @@ import mpmath
 from mechanisms import validation as V
 from mechanisms.registry import MechanismSpec, all_mechanisms, get_mechanism
 
-from .audit_stats import DEFAULT_ALPHA, DEFAULT_SEED
-from .neighbours import parse_relation
-from .numbers import short_num
+from dpverify.auditor.stats import DEFAULT_ALPHA, DEFAULT_SEED
+from dpverify.checker.neighbours import parse_relation
+from dpverify.checker.numbers import short_num
 
 __all__ = [
     "DEFAULT_ASSERT_DOMAIN",
@@ -108,7 +108,7 @@ def assert_dp(
     use_exact = hasattr(mech, "distribution") if exact is None else exact
     if use_exact:
         return _assert_exact(mech, eps, delta, relation, domain, inputs)
-    from .audit import audit
+    from dpverify.auditor.core import audit
 
     res = audit(mech, eps=eps, delta=delta, relation=relation, inputs=inputs, domain=None if inputs else domain,
                 samples=samples, seed=seed, alpha=alpha)
@@ -120,8 +120,8 @@ def assert_dp(
 def _assert_exact(mech: Any, eps: Any, delta: Any, relation: str, domain: tuple[int, int], inputs: Any) -> Any:
     from proofs.claims import Domain, Instance, PrivacyClaim
 
-    from .checker import check
-    from .neighbours import is_neighbour
+    from dpverify.checker.core import check
+    from dpverify.checker.neighbours import is_neighbour
 
     dom = Domain(d=V.pos_int("d", domain[0]), max_count=V.nonneg_int("max_count", domain[1]), relation=relation, params=({},))
     claim = PrivacyClaim(
@@ -146,8 +146,8 @@ def _assert_exact(mech: Any, eps: Any, delta: Any, relation: str, domain: tuple[
 
 def assert_pair_dp(mech: Any, h: Sequence[int], h_prime: Sequence[int], eps: Any, delta: Any = 0, *, prec: int = 128) -> None:
     """Exact: ``Pr[M(a) in S] <= e^eps Pr[M(b) in S] + delta`` for every S, both directions, on one pair."""
-    from .audit_events import call_distribution
-    from .profile import pair_profile, pure_eps
+    from dpverify.auditor.events import call_distribution
+    from dpverify.checker.profile import pair_profile, pure_eps
 
     hh, gg = V.histogram(h), V.histogram(h_prime, "h_prime")
     eps_r, delta_r = V.positive("eps", eps), V.probability("delta", delta, allow_zero=True)
@@ -196,7 +196,7 @@ def histograms(d: int | None = None, *, min_d: int = 1, max_d: int = 5, max_coun
 
 
 def neighbouring_pairs(relation: str = "add-remove", d: int | None = None, *, min_d: int = 1, max_d: int = 5, max_count: int = 5):
-    """Pairs ``(h, h')`` neighbouring under ``relation`` (``dpverify.neighbours``), in either order.
+    """Pairs ``(h, h')`` neighbouring under ``relation`` (``dpverify.checker.neighbours``), in either order.
 
     Built as ``h`` (counts ``0..max_count``) and a move: a non-empty set of
     coordinates (at most N for ``delta:N``) raised by one (``h'`` may then

@@ -1,48 +1,66 @@
-"""The main job: check every registered claim on its default (or quick) domain.
+"""The statistical and performance pages of ``dpverify verify`` (after the exact checks).
 
-Every claim's instances are cut into chunks that share one executor (process
-pool by default, see ``dpverify.parallel``); results come back in registry order
-and are identical whatever the number of workers, so the report does not depend
-on scheduling.  Exit status of ``dpverify verify``: 0 when every verdict equals
-the claim's pinned ``expected`` verdict, 1 otherwise.
+``dpverify verify`` regenerates every page of ``reports/``: after the checks
+(README, errata, details, figures, ``proofs/INDEX.md``) it runs
+
+1. the utility experiments (``experiments.md``) and the registry / power /
+   third-party audits (``audits.md``), as independent seeded tasks on one
+   process pool (results identical for any number of workers), then
+2. the quick benchmark profile (``performance.md``), alone on the machine so
+   that its timings are not disturbed, and records the phases' wall times.
+
+``--quick`` shrinks the experiments and audits; the benchmark is always its
+quick profile here (the full one is ``dpverify bench``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Callable
 
-from proofs.registry import all_claims
+__all__ = ["run_pages", "QUICK_AUDIT_SAMPLES"]
 
-from .checker import CheckResult
-from .parallel import Job, make_executor, run_jobs
-from .store import ResultStore
-
-__all__ = ["run_claim", "run_all"]
-
-
-def run_claim(claim_id: str, quick: bool = False, certify: bool = False) -> CheckResult:
-    """Check one claim by id on its default domain (``quick``: its quick domain), in this process."""
-    return run_all([claim_id], quick=quick, certify=certify, executor=make_executor("serial"))[0]
+QUICK_AUDIT_SAMPLES = 20_000
 
 
-def run_all(
-    ids: Iterable[str] | None = None,
-    *,
-    quick: bool = False,
-    certify: bool = False,
-    workers: int | None = None,
-    executor: Any = None,
-    store: ResultStore | None = None,
-    on_result: Callable[[int, int, CheckResult], None] | None = None,
-) -> list[CheckResult]:
-    """Check every claim (or ``ids``) on one shared executor; results in registry order, independent of ``workers``."""
-    claims = all_claims()
-    ids = list(ids) if ids is not None else list(claims)
-    jobs = [Job(i, claims[i].quick_domain if quick else claims[i].domain, certify) for i in ids]
-    own = executor is None
-    executor = executor or make_executor("local", workers)
-    try:
-        return run_jobs(jobs, executor=executor, store=store, on_result=on_result)
-    finally:
-        if own:
-            executor.close()
+def _experiments_task(outdir: str, quick: bool) -> str:
+    from dpverify.experiments.designs import write_experiments
+
+    return str(write_experiments(outdir, quick=quick))
+
+
+def run_pages(outdir: Path | str, *, quick: bool, workers: int, phases: dict[str, float], started: float,
+              log: Callable[[str], None] = print) -> dict:
+    """Write experiments.md, audits.md and performance.md (with their data); return the final verify timings.
+
+    ``phases``: the wall seconds of the phases so far (checks, figures), extended here;
+    ``started``: ``time.perf_counter()`` at the start of ``dpverify verify``.
+    """
+    from dpverify.auditor.core import DEFAULT_SAMPLES
+    from dpverify.auditor.suite import compute_audits
+    from dpverify.bench.suite import run_bench
+    from dpverify.report.audits import write_audits
+    from dpverify.report.performance import write_performance
+
+    outdir = Path(outdir)
+    t = time.perf_counter()
+    command = "dpverify verify" + (" --quick" if quick else "")
+    with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
+        exp = pool.submit(_experiments_task, str(outdir), quick)  # the longest single task first
+        data = compute_audits(samples=QUICK_AUDIT_SAMPLES if quick else DEFAULT_SAMPLES, executor=pool, command=command)
+        write_audits(data, outdir)
+        log(f"audits: {len(data['rows'])} rows, every row as expected: {'yes' if data['all_as_expected'] else 'NO'}")
+        exp.result()
+        log("experiments: written")
+    phases["experiments + audits"] = round(time.perf_counter() - t, 1)
+    t = time.perf_counter()
+    res = run_bench(quick=True)
+    phases["benchmarks (quick profile)"] = round(time.perf_counter() - t, 1)
+    timings = {"phases": phases, "wall_seconds": round(time.perf_counter() - started, 1), "complete": True}
+    res["command"] = command
+    res["verify"] = timings
+    write_performance(res, outdir)
+    log("performance: written")
+    return {"audits_as_expected": data["all_as_expected"], **timings}

@@ -9,7 +9,7 @@ The tree lives in the lowest layer (``mechanisms``) so that every layer can
 raise it; ``dpverify.errors`` re-exports it unchanged.
 
 A privacy violation found by the checker is *not* an exception: it is a
-result value (see ``dpverify.checker``).
+result value (see ``dpverify.checker.core``).
 """
 
 from __future__ import annotations

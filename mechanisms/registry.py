@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Mapping, Sequence
 
-from ._discovery import discover, lookup
+from .discovery import discover, lookup
 from .errors import InvalidParameter
 
-__all__ = ["MechanismSpec", "all_mechanisms", "get_mechanism", "build", "construct"]
+__all__ = ["MechanismSpec", "all_mechanisms", "get_mechanism", "build", "construct", "exact_variant", "EXACT_TAG", "FLOAT_EPS", "FLOAT_DELTA"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class MechanismSpec:
 @lru_cache(maxsize=1)
 def all_mechanisms() -> dict[str, MechanismSpec]:
     """Every registered mechanism (correct ones and mutants) by name."""
-    return discover("mechanisms", "REGISTRY", key=lambda spec: spec.name, skip=("registry",))
+    return discover("mechanisms", "REGISTRY", key=lambda spec: spec.name, skip=("registry", "discovery"))
 
 
 def get_mechanism(name: str) -> MechanismSpec:
@@ -90,3 +90,27 @@ def construct(spec: MechanismSpec, **params: Any) -> Any:
                                    "multiple values for keyword argument")):
             raise InvalidParameter(f"mechanism {name!r}: {msg}") from None
         raise
+
+
+#: tag and refusal messages of the ``*-exact`` registry entries (see :func:`exact_variant`)
+EXACT_TAG = frozenset({"exact-sampler"})
+FLOAT_EPS = "is a float; exact=True needs an exact rational eps"
+FLOAT_DELTA = "is a float; exact=True needs an exact rational delta"
+
+
+def exact_variant(cls: Any) -> Callable[..., Any]:
+    """Factory building ``cls(**params, exact=True)``: the same law, drawn by the integer/rational sampler.
+
+    The registry entries ``*-exact`` of the exponential and limited-domain families use it
+    (:mod:`mechanisms.exact.race`); asking such an entry for ``exact=...`` is refused.
+    """
+
+    def make(**params: Any) -> Any:
+        if "exact" in params:
+            raise InvalidParameter(f"exact={params['exact']!r}: this registry entry fixes exact=True "
+                                   "(use the non-exact entry for the float sampler)")
+        return cls(**params, exact=True)
+
+    make.__name__ = make.__qualname__ = f"{cls.__name__}[exact]"
+    make.__doc__ = f"{cls.__name__}(..., exact=True)"
+    return make

@@ -6,7 +6,7 @@ Kinds (``Claim.kind``):
     :class:`PrivacyClaim` -- "mechanism M(params) is (eps, delta)-DP under relation R"
     for one or several claimed points; a claimed *curve* (e.g. DR19 Theorem 1:
     (eps'(delta'), delta + delta') for every delta' >= 0) is given as a grid of points.
-    The checker (``dpverify.checker``) quantifies over neighbouring pairs of a domain
+    The checker (``dpverify.checker.core``) quantifies over neighbouring pairs of a domain
     and computes the exact privacy profile.
 ``obligation``
     :class:`Obligation` -- a lemma as a predicate over instances (usually a

@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from mechanisms._discovery import discover, lookup
+from mechanisms.discovery import discover, lookup
 
 from .claims import Claim
 

@@ -4,7 +4,7 @@ from fractions import Fraction as F
 
 import pytest
 
-from dpverify.accountants_compare import available, compare
+from dpverify.report.accountants import available, compare
 
 
 def test_available_reports_booleans():

@@ -3,10 +3,11 @@
 import numpy as np
 import pytest
 
-from dpverify.adapters import OutcomeAdapter, Target, detect_shape, load_target, reference_kind
 from mechanisms.core import BOT
 from mechanisms.errors import AdapterError, InvalidParameter
 from mechanisms.exponential import PeelingEM
+
+from dpverify.auditor.adapters import OutcomeAdapter, Target, detect_shape, load_target, reference_kind
 
 
 @pytest.mark.parametrize(

@@ -6,10 +6,11 @@ import json
 import numpy as np
 import pytest
 
-from dpverify.audit import audit, look_schedule
 from mechanisms.errors import AdapterError, InvalidParameter
 from mechanisms.exponential import ExponentialMechanism
 from mechanisms.mutants import EMHalfScale
+
+from dpverify.auditor.core import audit, look_schedule
 
 
 def em_sampler(h, rng):

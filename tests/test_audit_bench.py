@@ -3,7 +3,7 @@
 
 import pytest
 
-from dpverify.audit_bench import BENCH_CASES, audit_power_benchmark, bench_case
+from dpverify.auditor.power import BENCH_CASES, audit_power_benchmark, bench_case
 
 
 def test_bench_case_is_exactly_a_violation_of_0_05():
@@ -21,7 +21,7 @@ def test_power_target_is_met_on_every_benchmark_case():
 
 def test_a_claim_that_holds_is_not_flagged_by_the_benchmark_construction():
     """Power's twin: the same pair claimed at its exact delta (no violation) is not refuted."""
-    from dpverify.audit import audit
+    from dpverify.auditor import audit
 
     c = bench_case(("em", {"eps": 1}, (0, 0, 0)))
     r = audit(spec="em", eps=c["eps"], delta=c["exact_delta"] + 1e-9, inputs=[c["h"], c["h_prime"]],

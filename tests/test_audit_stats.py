@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from dpverify.audit_stats import (
+from dpverify.auditor.stats import (
     MIN_EXPECTED,
     bonferroni,
     cp_lower,

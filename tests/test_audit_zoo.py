@@ -8,9 +8,10 @@ included) at the default audit settings (1e5 samples per input, 99% confidence).
 
 import pytest
 
-from dpverify.audit_zoo import SLOW_SAMPLERS, exact_catch, implements, run_case, zoo_plan
 from mechanisms import mutants
 from mechanisms.registry import all_mechanisms
+
+from dpverify.auditor.zoo import SLOW_SAMPLERS, exact_catch, implements, run_case, zoo_plan
 
 MINE = [s.name for s in mutants.REGISTRY]
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpverify.bench import BATCH_RATE_TARGET, bench_batched, zipf_counts
-from dpverify.cli_bench import write_performance
+from dpverify.bench.suite import BATCH_RATE_TARGET, bench_batched
+from dpverify.bench.workloads import zipf_counts
+from dpverify.report.performance import write_performance
 
 
 def test_bench_batched_reports_array_and_tuple_rates():
@@ -45,8 +46,9 @@ def test_pipelinedp_probabilities_are_the_exponential_mechanism():
     """The law PipelineDP samples from (its ``_calculate_probabilities``) equals dpverify's exact ``em`` law;
     non-monotonic halves the exponent (factor2) and is told apart (power)."""
     _pipelinedp()
-    from dpverify.thirdparty import _pipelinedp_scoring
     from mechanisms.exponential import ExponentialMechanism
+
+    from dpverify.auditor.thirdparty import _pipelinedp_scoring
 
     h = [3, 1, 0, 5, 5]
     for monotonic, factor2 in ((True, False), (False, True)):
@@ -60,7 +62,7 @@ def test_pipelinedp_probabilities_are_the_exponential_mechanism():
 def test_pipelinedp_raw_counts_overflow_and_shift_fixes_it():
     """Finding about the peer: no max shift before exp, so large counts give NaN probabilities (ValueError)."""
     _pipelinedp()
-    from dpverify.thirdparty import pipelinedp_exponential, pipelinedp_peel
+    from dpverify.auditor.thirdparty import pipelinedp_exponential, pipelinedp_peel
 
     h = [10**6, 5 * 10**5, 10]
     with pytest.warns(RuntimeWarning), pytest.raises(ValueError, match="NaN"):
@@ -71,8 +73,8 @@ def test_pipelinedp_raw_counts_overflow_and_shift_fixes_it():
 
 def test_pipelinedp_peel_on_the_bench_input_returns_k_distinct_items():
     _pipelinedp()
-    from dpverify.bench import _pipelinedp_rows
-    from dpverify.thirdparty import pipelinedp_peel
+    from dpverify.auditor.thirdparty import pipelinedp_peel
+    from dpverify.bench.suite import _pipelinedp_rows
 
     a = zipf_counts(2000)
     out = pipelinedp_peel(a, 5, 0.2)

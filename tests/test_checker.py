@@ -4,10 +4,12 @@ from fractions import Fraction
 
 import mpmath
 
-from dpverify.checker import check
 from mechanisms.exponential import ExponentialMechanism, OneShotGumbel, PeelingEM
+
 from proofs.claims import Comparison, Domain, Obligation, PrivacyClaim, Statement
 from proofs.registry import get_claim
+
+from dpverify.checker.core import check
 
 
 def _em_claim(sensitivity, **kw):

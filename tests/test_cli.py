@@ -68,11 +68,11 @@ def test_equal_shows_lemma_4_2(capsys):
 
 
 def test_internal_errors_exit_70(capsys, monkeypatch):
-    import dpverify.cli as cli
+    import dpverify.cli.claims as claims_command
 
     def boom(args):
         raise ZeroDivisionError("bug")
 
-    monkeypatch.setattr(cli, "cmd_claims", boom)
+    monkeypatch.setattr(claims_command, "run", boom)
     code, _, err = run(capsys, "claims")
     assert code == 70 and "internal error" in err and "Traceback" in err

@@ -66,8 +66,9 @@ def test_registry_table_and_report(capsys, tmp_path):
 
 
 def test_load_registers_a_users_mechanism(capsys, tmp_path):
-    from dpverify.byo import unregister
     from proofs.registry import all_claims
+
+    from dpverify.byo import unregister
 
     f = tmp_path / "plugin.py"
     f.write_text(

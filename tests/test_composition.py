@@ -1,6 +1,6 @@
 """Issue 6 acceptance: every composition bound >= exact truth; mutants are caught by the same check.
 
-Truth (proofs.pld): for eps-DP bounds, the exact optimal composition (randomized
+Truth (proofs.composition.pld): for eps-DP bounds, the exact optimal composition (randomized
 response, KOV) -- a bound below it is false; for range-bounded bounds, the exact
 profile of the worst generalized randomized response found (DDR20) -- a lower
 bound on the true worst case, so a bound below it is false too.
@@ -17,12 +17,13 @@ import pytest
 
 from mechanisms.core import exact_context
 from mechanisms.errors import InvalidParameter, InvalidParameterType
+
 from proofs import composition as C
-from proofs import optimal_composition as O
-from proofs import pld
-from proofs._numeric import lift
-from proofs._composition_checks import _iid_tail
-from proofs.figure1 import figure1_table
+from proofs.composition import optimal as O
+from proofs.composition import pld, range_bounded
+from proofs.dr19._composition_checks import _iid_tail
+from proofs.dr19.figure1 import figure1_table
+from proofs.numeric import lift
 
 EPS = (F(1, 100), F(1, 10), F(1, 2), F(1))
 DELTAS = (F(1, 10**12), F(1, 10**9), F(1, 10**6), F(1, 10**3), F(1, 10**2))
@@ -58,7 +59,7 @@ def rr_truth(k, e, x):
 
 
 def br_truth(k, e, x):
-    return pld.br_delta(k, e, x)[0]
+    return range_bounded.br_delta(k, e, x)[0]
 
 
 def violations(bound, truth, ks, eps=EPS, deltas=DELTAS, first=False):
@@ -125,7 +126,7 @@ def test_heterogeneous_bounds_above_truth():
         b = C.advanced_eps(steps, dp, deltas)
         assert le(pld.rr_hetero_delta(steps, b, deltas), sum(deltas) + dp)
         b = C.range_bounded_eps(steps, dp)
-        assert le(pld.br_hetero_delta([(6, F(1, 10)), (3, F(1, 2))], b)[0], dp)
+        assert le(range_bounded.br_hetero_delta([(6, F(1, 10)), (3, F(1, 2))], b)[0], dp)
 
 
 @pytest.mark.parametrize("bound,inverse,truth,ks", [

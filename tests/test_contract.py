@@ -13,8 +13,9 @@ import mpmath
 import numpy as np
 import pytest
 
-from dpverify.audit_stats import goodness_of_fit
 from mechanisms.registry import all_mechanisms
+
+from dpverify.auditor.stats import goodness_of_fit
 
 #: Draws per (mechanism, example) in the fit test.
 FIT_SAMPLES = 3000

@@ -8,8 +8,8 @@ import pytest
 
 from mechanisms.core import exact_context, to_ctx
 from mechanisms.errors import InvalidParameter
-from mechanisms.stab_calibration import delta_max, lemma31_slack, lemma31_tail, solve_delta_q, split_c
-from mechanisms.top_stable import TopStable
+from mechanisms.stability.calibration import delta_max, lemma31_slack, lemma31_tail, solve_delta_q, split_c
+from mechanisms.stability.top_stable import TopStable
 
 CASES = [(c, t) for c in (F(74, 63), F(1, 2), F(18, 11), F(3), F(2, 9)) for t in (F(1, 10), F(1, 10**6), F(1, 10**12))]
 

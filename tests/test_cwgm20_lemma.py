@@ -6,9 +6,10 @@ import mpmath
 import sympy as sp
 
 from mechanisms.core import exact_context, to_ctx
-from mechanisms.stab_calibration import lemma31_tail
-from mechanisms.threshold_runs import laplace_tail_exact
-from proofs.cwgm20_lemma import lemma31_rows, min_distance, oqr_rows, symbolic_lemma31
+from mechanisms.exact.threshold_runs import laplace_tail_exact
+from mechanisms.stability.calibration import lemma31_tail
+
+from proofs.cwgm20.lemma import lemma31_rows, min_distance, oqr_rows, symbolic_lemma31
 
 
 def test_symbolic_proof_of_lemma_3_1():

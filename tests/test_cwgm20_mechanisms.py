@@ -1,7 +1,7 @@
 """CWGM20 mechanisms (seed 002): exact laws vs quadrature twins, sums, sampler fit and power, errors, mutants.
 
 Quadrature (mpmath.quad with the breakpoints) is used here only, as the twin of
-the closed-form exp-poly integration in ``mechanisms.threshold_runs``.
+the closed-form exp-poly integration in ``mechanisms.exact.threshold_runs``.
 """
 
 from fractions import Fraction as F
@@ -10,16 +10,18 @@ import mpmath
 import numpy as np
 import pytest
 
-from dpverify.audit_stats import goodness_of_fit
-from dpverify.checker import check
 from mechanisms.core import BOT, order_stat, sorted_items
 from mechanisms.errors import InvalidHistogram, InvalidParameter, InvalidParameterType
-from mechanisms.first_stable import AOQRv2, FirstStable, StabQuery
 from mechanisms.registry import all_mechanisms
 from mechanisms.stability import AStab, StableTopSet, gap_query, top_set
-from mechanisms.svt import SVT
-from mechanisms.top_stable import TopStable
+from mechanisms.stability.first_stable import AOQRv2, FirstStable, StabQuery
+from mechanisms.stability.svt import SVT
+from mechanisms.stability.top_stable import TopStable
+
 from proofs.claims import Domain, PrivacyClaim
+
+from dpverify.auditor.stats import goodness_of_fit
+from dpverify.checker.core import check
 
 #: Fixed seed of every draw in this module.
 SEED = 20200812

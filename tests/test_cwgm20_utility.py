@@ -6,9 +6,19 @@ import mpmath
 
 from mechanisms.core import BOT, exact_context
 from mechanisms.limited_domain import LimitDom
-from mechanisms.stab_calibration import solve_delta_q
-from proofs.cwgm20_utility import (experiment_settings, ld_k_probability, min_gap_ld, min_gap_ts, p1_rows,
-                                   thm42_condition, ts_delta_rows, ts_k_probability, ts_pass)
+from mechanisms.stability.calibration import solve_delta_q
+
+from proofs.cwgm20.utility import (
+    experiment_settings,
+    ld_k_probability,
+    min_gap_ld,
+    min_gap_ts,
+    p1_rows,
+    thm42_condition,
+    ts_delta_rows,
+    ts_k_probability,
+    ts_pass,
+)
 
 
 def test_ld_closed_form_matches_limitdom():

@@ -2,7 +2,7 @@
 
 * The integer enclosures of ``r e^{-x}`` contain the value (mpmath at 3000 bits) and are tight.
 * Uniform integers, ``Bern(p)``, ``Bern(exp(-x))`` (CKS20 Alg. 1) and the exact weighted
-  sampler fit their laws (seeded G-tests via ``dpverify.audit_stats.goodness_of_fit``);
+  sampler fit their laws (seeded G-tests via ``dpverify.auditor.stats.goodness_of_fit``);
   the lazy-refinement path is forced (low proposal precision) and fits too.
 * AUDIT: every ``exact=True`` mechanism fits the exact ``distribution()`` (computed
   independently: Gumbel integrals for OneShotGumbel / LimitDom), on the registry
@@ -20,17 +20,24 @@ import mpmath
 import numpy as np
 import pytest
 
-from dpverify.audit_stats import goodness_of_fit
-from dpverify.errors import DPVerifyError, InvalidParameterType
 from mechanisms.core import BOT
-from mechanisms.exact_race import em_topk_exact, race_exact
-from mechanisms.exact_sampling import (
-    ExactWeights, RandomWords, bernoulli_exp_neg, bernoulli_rational, exp_neg_bounds, scaled_bounds, uniform_below,
+from mechanisms.exact.race import em_topk_exact, race_exact
+from mechanisms.exact.sampling import (
+    ExactWeights,
+    RandomWords,
+    bernoulli_exp_neg,
+    bernoulli_rational,
+    exp_neg_bounds,
+    scaled_bounds,
+    uniform_below,
 )
 from mechanisms.exponential import ExponentialMechanism, OneShotGumbel, PeelingEM
 from mechanisms.limited_domain import LimitDom, StrictLimitDom
-from mechanisms.limited_peeling import PLEM
+from mechanisms.limited_domain.peeling import PLEM
 from mechanisms.registry import all_mechanisms
+
+from dpverify.auditor.stats import goodness_of_fit
+from dpverify.errors import DPVerifyError, InvalidParameterType
 
 #: Draws per fit test.
 N = 12_000
@@ -113,7 +120,7 @@ def test_bernoulli_exp_neg_fit_can_fail():
 @pytest.mark.parametrize("prec", [1, 3, 64])
 def test_exact_weights_fit_including_the_lazy_refinement_path(prec, monkeypatch):
     """Low proposal precision makes most acceptances undecided at first: the refinement path decides them."""
-    import mechanisms.exact_sampling as ES
+    import mechanisms.exact.sampling as ES
 
     calls = Counter()
     real = ES.scaled_bounds
@@ -234,7 +241,7 @@ def test_the_float_path_is_unchanged_by_the_flag():
 
 
 def test_dpverify_audit_passes_an_exact_sampler():
-    from dpverify.audit import audit
+    from dpverify.auditor import audit
 
     r = audit(spec="limit-dom-exact", params={"k": 2, "kbar": 3, "eps": 1, "delta": "0.1"}, samples=6000)
     assert r.verdict == "PASS", r.summary()

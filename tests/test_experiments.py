@@ -13,13 +13,23 @@ import pytest
 
 from mechanisms.core import BOT
 from mechanisms.errors import InvalidParameter, InvalidParameterType
-from mechanisms.optimal_threshold import OptimalThreshold
+from mechanisms.limited_domain.optimal_threshold import OptimalThreshold
 from mechanisms.registry import get_mechanism
-from dpverify.experiments import (
-    Config, Dataset, ld_private_mechanism, lemma_8_1_bound, linf_error, mean_ci, precision, relative_sum,
-    returned_items, run_ld_private, write_experiments,
+
+from dpverify.experiments.designs import (
+    Config,
+    Dataset,
+    ld_private_mechanism,
+    lemma_8_1_bound,
+    linf_error,
+    mean_ci,
+    precision,
+    relative_sum,
+    returned_items,
+    run_ld_private,
+    write_experiments,
 )
-from dpverify.experiments_plots import FORMAT, load_data, render_from_data, save_data, to_jsonable, top_items_table
+from dpverify.report.experiments import FORMAT, load_data, render_from_data, save_data, to_jsonable, top_items_table
 
 H = np.array([10, 50, 30, 0, 40], dtype=np.int64)  # sorted: 1 (50), 4 (40), 2 (30), 0 (10), 3 (0)
 TOP3 = [1, 4, 2]

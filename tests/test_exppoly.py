@@ -16,16 +16,8 @@ import pytest
 
 from mechanisms.core import exact_context
 from mechanisms.errors import InvalidParameter
-from mechanisms.exppoly import (
-    ExpPoly,
-    PiecewiseExpPoly,
-    constant,
-    exact_point,
-    laplace_cdf,
-    laplace_pdf,
-    laplace_sf,
-)
-from mechanisms.laplace_order import (
+from mechanisms.exact.exppoly import ExpPoly, PiecewiseExpPoly, constant, exact_point, laplace_cdf, laplace_pdf, laplace_sf
+from mechanisms.exact.laplace_order import (
     LapVar,
     chain_probability,
     chain_tail,

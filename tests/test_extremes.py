@@ -20,9 +20,10 @@ import mpmath
 import numpy as np
 import pytest
 
-from dpverify.audit_stats import goodness_of_fit
-from dpverify.errors import DPVerifyError
 from mechanisms.registry import all_mechanisms
+
+from dpverify.auditor.stats import goodness_of_fit
+from dpverify.errors import DPVerifyError
 
 SEED = 20261122
 #: Draws per sampler fit.

@@ -1,4 +1,4 @@
-"""dpverify.figures: every figure is written, deterministic (identical bytes on a second run), and linked from README.md."""
+"""dpverify.report.figures: every figure is written, deterministic (identical bytes on a second run), and linked from README.md."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from fractions import Fraction as F
 
 import pytest
 
-from dpverify import figures as FG
-from dpverify.report import _figures_section, write_reports
+from dpverify.report import figures as FG
+from dpverify.report.ledger import _figures_section, write_reports
 
 # tightest pairs reported by check() on the ledger domains (see proofs/dr19_limited.py, proofs/dr19_laplace.py notes);
 # passed in directly so this test does not re-run the checker
@@ -17,7 +17,7 @@ TS_PARAMS = [{"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10), "p1": F(37, 100)},
 
 
 def _draw(d):
-    from proofs.cwgm20_utility import ts_delta_rows
+    from proofs.cwgm20.utility import ts_delta_rows
 
     caps = {
         "thm1.png": FG.profile_figure("DR19.Thm1", d / "thm1.png", *THM1, n_eps=13),
@@ -53,7 +53,7 @@ def test_exact_profile_matches_ledger_note():
 
 
 def test_tightest_pair_reuses_results():
-    from dpverify.checker import CheckResult, Witness
+    from dpverify.checker.core import CheckResult, Witness
 
     w = Witness(h=(1,), h_prime=(2,), params={"k": 1}, label="", lhs=0, op="<=", rhs=0, margin=0)
     r = CheckResult.__new__(CheckResult)
@@ -91,14 +91,14 @@ def test_write_figures_full(tmp_path):
 
 
 def test_figure_bytes_do_not_depend_on_global_matplotlib_state(tmp_path):
-    """A figure drawn after someone changed matplotlib's global rcParams (as dpverify.figures once did, which made
+    """A figure drawn after someone changed matplotlib's global rcParams (as dpverify.report.figures once did, which made
     the experiments PNGs differ between `dpverify verify` and `dpverify report`) has the same bytes as one drawn
     from a clean state: every report figure is drawn in dpverify.plotting.plot_style."""
     import matplotlib
 
-    from dpverify.figure1 import plot_figure1
+    from proofs.cwgm20.utility import ts_delta_rows
 
-    from proofs.cwgm20_utility import ts_delta_rows
+    from dpverify.report.figure1 import plot_figure1
 
     rows = ts_delta_rows(TS_PARAMS, d=2, max_count=1)
     a, b = tmp_path / "a", tmp_path / "b"

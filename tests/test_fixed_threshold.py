@@ -12,18 +12,17 @@ from fractions import Fraction as F
 import mpmath
 import numpy as np
 import pytest
+from test_limited_laplace import N_FIT, P_POWER, P_THRESHOLD, g_test
 
 from mechanisms.core import BOT, exact_context, order_stat
 from mechanisms.errors import InvalidParameter, InvalidParameterType
-from mechanisms.fixed_threshold import (
+from mechanisms.limited_domain.fixed_threshold import (
     FixedThreshold,
     RestrictedFixedThreshold,
     TruncatedRR,
     considered_items,
     exceeds_offset,
 )
-
-from test_limited_laplace import N_FIT, P_POWER, P_THRESHOLD, g_test
 
 
 def _quad_above(center, thr, eps) -> mpmath.mpf:

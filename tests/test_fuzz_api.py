@@ -29,13 +29,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import dpverify
-from dpverify.budget_guard import count_instances
-from dpverify.errors import DPVerifyError
-from dpverify.neighbours import histograms, is_neighbour, neighbours, pairs
-from dpverify.profile import eps_for_delta, hockey_stick, pair_profile, pure_eps
 from mechanisms.registry import all_mechanisms, build
+
 from proofs.claims import VERDICTS, Domain
+
+import dpverify
+from dpverify.checker.cost import count_instances
+from dpverify.checker.neighbours import histograms, is_neighbour, neighbours, pairs
+from dpverify.checker.profile import eps_for_delta, hockey_stick, pair_profile, pure_eps
+from dpverify.errors import DPVerifyError
 
 #: CI profile: deterministic (derandomize), no deadline (some exact laws take ~0.1 s).
 FAST = settings(derandomize=True, max_examples=60, deadline=None, database=None,

@@ -18,19 +18,12 @@ from scipy import stats
 
 from mechanisms.core import exact_context
 from mechanisms.errors import InvalidParameter, InvalidParameterType
-from mechanisms.joint import Joint, JointLiteral, set_tables, u_def5, u_star
-from mechanisms.joint_paths import (
-    FlagDP,
-    count_bounded,
-    count_paths_grid,
-    count_paths_lemma7,
-    matrix_A,
-    matrix_M_hat,
-    thresholds,
-)
-from mechanisms.joint_sampling import ExactCategorical
-from mechanisms.joint_sequence import JointSequence, sequence_tables, u_sequence
-from proofs._gjmr21_brute import def5_utilities, em_over_sets
+from mechanisms.joint.paths import FlagDP, count_bounded, count_paths_grid, count_paths_lemma7, matrix_A, matrix_M_hat, thresholds
+from mechanisms.joint.sampling import ExactCategorical
+from mechanisms.joint.sequence import JointSequence, sequence_tables, u_sequence
+from mechanisms.joint.sets import Joint, JointLiteral, set_tables, u_def5, u_star
+
+from proofs.gjmr21._brute import def5_utilities, em_over_sets
 
 #: Significance level of the seeded goodness-of-fit tests (fixed seeds: deterministic).
 ALPHA = 1e-4
@@ -339,7 +332,7 @@ def test_flagdp_rejects_empty():
 
 # ----------------------------------------------------------------------------- benchmark reference, registry
 def test_float64_reference_sampler_fits_with_power():
-    from mechanisms.joint_bench import Float64JointSequence
+    from dpverify.bench.joint import Float64JointSequence
 
     h = (6, 4, 4, 3, 1)
     P = JointSequence(3, 1).distribution(h)
@@ -349,7 +342,7 @@ def test_float64_reference_sampler_fits_with_power():
 
 
 def test_bench_smoke():
-    from mechanisms.joint_bench import bench_joint, bench_joint_sets
+    from dpverify.bench.joint import bench_joint, bench_joint_sets
 
     h = tuple(range(40, 0, -1))
     rows = bench_joint(d_values=(20,), k_values=(3,), n_samples=5, h=h)
@@ -376,7 +369,7 @@ def test_registry_entries():
 
 
 def test_flint_and_python_convolutions_agree(monkeypatch):
-    from mechanisms import joint_paths
+    from mechanisms.joint import paths as joint_paths
 
     rnd = random.Random(4)
     a = [rnd.getrandbits(300) for _ in range(40)]

@@ -18,7 +18,7 @@ from scipy import stats
 
 from mechanisms.core import exact_context, total_mass
 from mechanisms.errors import InvalidHistogram, InvalidParameter, InvalidParameterType
-from mechanisms.laplace import REGISTRY, LaplaceTopK, ReportNoisyMaxLaplace, laplace_top_indices
+from mechanisms.laplace.noisy_max import REGISTRY, LaplaceTopK, ReportNoisyMaxLaplace, laplace_top_indices
 
 #: Draws per goodness-of-fit test: enough for the power twins below to fail
 #: (their total-variation distance from the exact law is >= 0.03), small enough to stay fast.

@@ -8,8 +8,9 @@ their (larger) default domains.
 
 import pytest
 
-from dpverify.checker import check
 from proofs.registry import all_claims, required_ids
+
+from dpverify.checker.core import check
 
 CLAIMS = list(all_claims().values())
 

@@ -2,8 +2,9 @@
 
 import pytest
 
-from dpverify.checker import check
 from proofs.registry import all_claims, required_ids
+
+from dpverify.checker.core import check
 
 CLAIMS = [c for c in all_claims().values() if c.paper_id.startswith("CWGM20.")]
 MINE_EXCLUDED = {"CWGM20.Def2.3", "CWGM20.Lem2.4", "CWGM20.Claim2.1"}  # registered in proofs/dr19_em.py

@@ -6,15 +6,18 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from dpverify.checker import check
-from dpverify.profile import pair_profile
 from mechanisms.core import BOT
-from mechanisms.fixed_threshold import FixedThreshold, TruncatedRR
-from mechanisms.limited_laplace import LapMax, LimitDomLap
-from proofs import dr19_fixed, dr19_laplace
-from proofs._laplace_checks import delta_bar, lemma_6_1_points
+from mechanisms.limited_domain.fixed_threshold import FixedThreshold, TruncatedRR
+from mechanisms.limited_domain.laplace import LapMax, LimitDomLap
+
 from proofs.claims import Instance
+from proofs.dr19 import fixed as dr19_fixed
+from proofs.dr19 import laplace as dr19_laplace
+from proofs.dr19._laplace_checks import delta_bar, lemma_6_1_points
 from proofs.registry import get_claim, required_ids
+
+from dpverify.checker.core import check
+from dpverify.checker.profile import pair_profile
 
 CLAIMS = dr19_laplace.CLAIMS + dr19_fixed.CLAIMS
 
@@ -75,7 +78,7 @@ def test_witness_lemma_6_1_needs_delta_restricted_neighbours():
 
 def test_witness_lemma_6_3_under_mixed_sign_neighbours():
     """Item 2 leaves the top-2 from h_(3) + 2: h=(0,2,2,0) -> (1,2,1,0), k=1, kbar=2, eps=2, delta=1/1000, Delta=2."""
-    from proofs._laplace_checks import lemma_6_3
+    from proofs.dr19._laplace_checks import lemma_6_3
 
     p = {"k": 1, "kbar": 2, "eps": 2, "delta": F(1, 1000), "Delta": 2}
     with mpmath.workprec(128):  # the checker's scope for evaluators

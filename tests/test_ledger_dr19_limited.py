@@ -6,15 +6,19 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from dpverify.checker import check
-from dpverify.profile import pair_profile
 from mechanisms.core import BOT
 from mechanisms.limited_domain import LimitDom, StrictLimitDom
-from mechanisms.limited_peeling import PLEM
-from mechanisms.optimal_threshold import OptimalThreshold
-from proofs import dr19_limited, dr19_limited_sec5, dr19_limited_sec6
+from mechanisms.limited_domain.optimal_threshold import OptimalThreshold
+from mechanisms.limited_domain.peeling import PLEM
+
 from proofs.claims import Statement
+from proofs.dr19 import limited as dr19_limited
+from proofs.dr19 import limited_sec5 as dr19_limited_sec5
+from proofs.dr19 import limited_sec6 as dr19_limited_sec6
 from proofs.registry import required_ids
+
+from dpverify.checker.core import check
+from dpverify.checker.profile import pair_profile
 
 CLAIMS = dr19_limited.CLAIMS + dr19_limited_sec5.CLAIMS + dr19_limited_sec6.CLAIMS
 

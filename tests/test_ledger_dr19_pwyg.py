@@ -6,11 +6,12 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from dpverify.checker import check
-from proofs import dr19_pwyg
-from proofs._pwyg import laws
 from proofs.claims import Instance
+from proofs.dr19 import pwyg as dr19_pwyg
+from proofs.dr19._pwyg import laws
 from proofs.registry import get_claim
+
+from dpverify.checker.core import check
 
 IDS = [c.id for c in dr19_pwyg.CLAIMS]
 
@@ -65,7 +66,7 @@ def test_lemma_7_3_witness_delta_restricted():
 
 def test_lemma_7_3_literal_fails_for_the_stated_reason_only():
     """The upper half of the sandwich holds on the erratum's domain: only the lower bound is wrong."""
-    from proofs._pwyg import lem_7_3
+    from proofs.dr19._pwyg import lem_7_3
 
     p = {"k_star": 2, "l_star": 1, "eps": 1, "delta": F(1, 10), "strategy": "fixed-k2-kbar3"}
     comps = lem_7_3(False)(Instance((0, 0, 0, 0, 0), (0, 0, 1, 1, 1), p), prec=256, interval=False)

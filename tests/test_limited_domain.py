@@ -26,8 +26,8 @@ from mechanisms.limited_domain import (
     strict_domain,
     top_sorted,
 )
-from mechanisms.limited_peeling import LEM, PLEM
-from mechanisms.optimal_threshold import OptimalThreshold
+from mechanisms.limited_domain.optimal_threshold import OptimalThreshold
+from mechanisms.limited_domain.peeling import LEM, PLEM
 
 #: Draws per goodness-of-fit test: enough for the broken variants to be rejected at P < 1e-6.
 N_FIT = 40_000

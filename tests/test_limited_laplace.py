@@ -17,7 +17,7 @@ import pytest
 from mechanisms.core import BOT, exact_context, order_stat
 from mechanisms.errors import InvalidHistogram, InvalidParameter, InvalidParameterType
 from mechanisms.limited_domain import LimitDom, limited_domain
-from mechanisms.limited_laplace import LapMax, LimitDomLap, threshold_offset, threshold_offset_float
+from mechanisms.limited_domain.laplace import LapMax, LimitDomLap, threshold_offset, threshold_offset_float
 
 #: Draws per goodness-of-fit test: enough for every broken variant below to be rejected at P < 1e-6.
 N_FIT = 30_000

@@ -1,13 +1,14 @@
-"""Neighbour relations and domain enumeration (dpverify.neighbours, dpverify.budget_guard)."""
+"""Neighbour relations and domain enumeration (dpverify.checker.neighbours, dpverify.checker.cost)."""
 
 import itertools
 
 import pytest
 
-from dpverify.budget_guard import count_instances
-from dpverify.errors import InvalidHistogram, InvalidParameter
-from dpverify.neighbours import histograms, is_neighbour, neighbours, pairs, parse_relation
 from proofs.claims import Domain
+
+from dpverify.checker.cost import count_instances
+from dpverify.checker.neighbours import histograms, is_neighbour, neighbours, pairs, parse_relation
+from dpverify.errors import InvalidHistogram, InvalidParameter
 
 
 @pytest.mark.parametrize("relation", ["add-remove", "delta:1", "delta:2", "linf"])

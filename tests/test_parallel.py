@@ -10,9 +10,10 @@ import time
 
 import pytest
 
-from dpverify.parallel import Job, make_executor, run_jobs
-from dpverify.store import ResultStore
 from proofs.registry import get_claim
+
+from dpverify.checker.parallel import Job, make_executor, run_jobs
+from dpverify.checker.store import ResultStore
 
 #: A small but non-trivial sweep: a privacy claim, an obligation with a known
 #: violation (so the witness is compared too) and an equality obligation.
@@ -48,7 +49,7 @@ def test_store_serves_repeats_and_code_changes_invalidate(tmp_path, monkeypatch)
     again = _canon(run_jobs(_jobs(), executor=make_executor("serial"), store=store2, chunk_size=32))
     assert again == first and store2.misses == 0 and store2.hits == computed
     # a code change (different hash) invalidates the store for the claims it touches
-    import dpverify.parallel as par
+    import dpverify.checker.parallel as par
 
     monkeypatch.setattr(par, "code_hash", lambda module: "changed")
     store3 = ResultStore(path)
@@ -58,8 +59,8 @@ def test_store_serves_repeats_and_code_changes_invalidate(tmp_path, monkeypatch)
 
 _KILL_SCRIPT = """
 import sys
-from dpverify.parallel import Job, make_executor, run_jobs
-from dpverify.store import ResultStore
+from dpverify.checker.parallel import Job, make_executor, run_jobs
+from dpverify.checker.store import ResultStore
 from proofs.registry import get_claim
 c = get_claim("DR19.Lem4.1")
 run_jobs([Job(c.id, c.domain)], executor=make_executor("serial"), store=ResultStore(sys.argv[1]), chunk_size=16)

@@ -7,15 +7,20 @@ import mpmath
 import numpy as np
 import pytest
 
-from dpverify.audit_stats import goodness_of_fit
 from mechanisms.core import BOT
 from mechanisms.errors import BudgetExceeded, InvalidParameter, InvalidParameterType
 from mechanisms.limited_domain import LimitDom
 from mechanisms.pay_what_you_get import (
-    MultiLimitDom, MultiLimitDomSession, charge_of, eq3_eps, theorem2_guarantee,
+    MultiLimitDom,
+    MultiLimitDomSession,
+    charge_of,
+    eq3_eps,
+    theorem2_guarantee,
 )
-from mechanisms.pmultilem import PMultiLEM, common_domain, multilimitdom_side
-from mechanisms.pwyg_strategies import STRATEGIES, Fixed, GreedyK, ReaskOnBot, Step, View
+from mechanisms.pay_what_you_get.pmultilem import PMultiLEM, common_domain, multilimitdom_side
+from mechanisms.pay_what_you_get.strategies import STRATEGIES, Fixed, GreedyK, ReaskOnBot, Step, View
+
+from dpverify.auditor.stats import goodness_of_fit
 
 #: Sessions simulated per statistical test.
 N_SESSIONS = 3000
@@ -193,7 +198,7 @@ def test_pmultilem_equals_multilimitdom_on_equal_histograms():
 
 
 def test_views_preserve_neighbours():
-    from dpverify.neighbours import is_neighbour, pairs
+    from dpverify.checker.neighbours import is_neighbour, pairs
 
     views = [View(), View(select=(2, 0)), View(zero=(1,)), View(reflect=3), View(shift=(4, 0, 1)),
              View(select=(1, 2, 0), reflect=2, shift=(0, 1, 0))]
@@ -252,7 +257,7 @@ def test_grouped_sampler_fits_and_pmultilem_sampler_fits():
 def test_doc_example_runs():
     import doctest
 
-    import mechanisms.pay_what_you_get as M
+    import mechanisms.pay_what_you_get.session as M
 
     assert doctest.testmod(M).failed == 0
 

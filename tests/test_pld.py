@@ -1,4 +1,4 @@
-"""Exact composition ground truth (proofs.pld, proofs.optimal_composition) against brute force.
+"""Exact composition ground truth (proofs.composition.pld, proofs.composition.optimal) against brute force.
 
 Every binomial formula is checked against explicit enumeration of the k-fold product
 (STYLE.md §5), and every inversion against its forward profile.
@@ -11,9 +11,10 @@ import pytest
 
 from mechanisms.core import exact_context
 from mechanisms.errors import InvalidParameter, InvalidParameterType
-from proofs import optimal_composition as O
-from proofs import pld
-from proofs._numeric import lift
+
+from proofs.composition import optimal as O
+from proofs.composition import pld, range_bounded
+from proofs.numeric import lift
 
 REL = mpmath.mpf(10) ** -60  # agreement demanded of two exact evaluations at 256 bits
 
@@ -37,7 +38,7 @@ def rr_pair(ctx, e):
 
 
 def br_pair(ctx, e, t):
-    p, q = pld.br_probabilities(ctx, e, t)
+    p, q = range_bounded.br_probabilities(ctx, e, t)
     return {1: p, 0: 1 - p}, {1: q, 0: 1 - q}
 
 
@@ -65,7 +66,7 @@ def test_profiles_equal_bruteforce_at_any_eps(k):
         assert close(pld.rr_delta(k, e, x), bf) and close(O.kov_delta(k, e, x), bf)
         for t, pair in brs.items():
             # br_delta_t is one direction; the reverse pair is RR_{eps, eps - t}
-            both = max(pld.br_delta_t(k, e, t, x), pld.br_delta_t(k, e, e - t, x))
+            both = max(range_bounded.br_delta_t(k, e, t, x), range_bounded.br_delta_t(k, e, e - t, x))
             assert close(both, pld.product_delta_bruteforce([pair] * k, x)), (k, x, t)
 
 
@@ -94,8 +95,8 @@ def test_inversions_are_exact(k, eps, delta):
     assert x == 0 or close(pld.rr_delta(k, eps, x), delta)
     e_i, d_i, i = O.kov_eps_discrete(k, eps, delta)
     assert e_i >= x and d_i <= mp(delta)  # the App. A grid value is an upper bound on the exact optimum
-    y = pld.br_eps_t(k, eps, eps / 2, delta)
-    assert y == 0 or close(pld.br_delta_t(k, eps, eps / 2, y), delta)
+    y = range_bounded.br_eps_t(k, eps, eps / 2, delta)
+    assert y == 0 or close(range_bounded.br_delta_t(k, eps, eps / 2, y), delta)
 
 
 def test_no_overflow_for_k_in_the_thousands():
@@ -108,7 +109,7 @@ def test_no_overflow_for_k_in_the_thousands():
 def test_interval_mode_encloses_mp_value():
     for f in (lambda iv: pld.rr_delta(100, F(1, 10), F(3), interval=iv),
               lambda iv: O.kov_delta_i(100, F(1, 10), 30, interval=iv),
-              lambda iv: pld.br_delta_t(100, F(1, 10), F(1, 20), F(2), interval=iv)):
+              lambda iv: range_bounded.br_delta_t(100, F(1, 10), F(1, 20), F(2), interval=iv)):
         v, box = f(False), f(True)
         assert box.a <= v <= box.b and box.delta < mpmath.mpf(10) ** -60
 
@@ -116,29 +117,29 @@ def test_interval_mode_encloses_mp_value():
 def test_br_search_finds_the_sup_where_it_matters():
     """br_delta's t-search vs a 400-point exact grid: within 1% wherever delta is >= 1e-12 of the target scale."""
     for k, e, x in [(5, F(1, 10), F(1, 5)), (20, F(1, 2), F(3)), (50, F(1, 10), F(1)), (10, F(1), F(4))]:
-        got, _ = pld.br_delta(k, e, x)
-        dense = max(pld.br_delta_t(k, e, e * F(m, 400), x, prec=96) for m in range(1, 400))
+        got, _ = range_bounded.br_delta(k, e, x)
+        dense = max(range_bounded.br_delta_t(k, e, e * F(m, 400), x, prec=96) for m in range(1, 400))
         assert got >= dense * mp(F(99, 100)), (k, e, x, got, dense)
 
 
 def test_adaptive_br_dominates_non_adaptive_and_matches_k1():
     """The adaptive grid policy is at least the best fixed t of the same grid; equal for k = 1; <= RR."""
     for k, e, x in [(1, F(1, 2), F(1, 4)), (3, F(1, 2), F(1, 2)), (6, F(1, 10), F(1, 5))]:
-        ad = pld.br_adaptive_delta(k, e, x, m=6)
-        fixed = max(pld.br_delta_t(k, e, e * F(j, 6), x) for j in range(1, 6))
+        ad = range_bounded.br_adaptive_delta(k, e, x, m=6)
+        fixed = max(range_bounded.br_delta_t(k, e, e * F(j, 6), x) for j in range(1, 6))
         with exact_context(256):
             assert ad >= fixed * (1 - mpmath.mpf(10) ** -60)
             assert ad <= pld.rr_delta(k, e, x)
         if k == 1:
             assert close(ad, fixed)
     # the gap exists (DDR20): k = 5, eps = 1/2, x = 1
-    assert pld.br_adaptive_delta(5, F(1, 2), 1, m=8) > max(pld.br_delta_t(5, F(1, 2), F(j, 16), 1) for j in range(1, 8))
+    assert range_bounded.br_adaptive_delta(5, F(1, 2), 1, m=8) > max(range_bounded.br_delta_t(5, F(1, 2), F(j, 16), 1) for j in range(1, 8))
 
 
 def test_br_is_never_worse_than_rr():
     """An eps-BR pair is eps-DP, so the BR lower bound never exceeds the exact eps-DP optimum."""
     for k, e, x in [(10, F(1, 10), F(1, 2)), (100, F(1, 2), F(10)), (3, F(1), F(1))]:
-        assert pld.br_delta(k, e, x)[0] <= pld.rr_delta(k, e, x)
+        assert range_bounded.br_delta(k, e, x)[0] <= pld.rr_delta(k, e, x)
 
 
 @pytest.mark.parametrize("call,err,msg", [
@@ -148,7 +149,7 @@ def test_br_is_never_worse_than_rr():
     (lambda: pld.rr_delta(2, 1, -1), InvalidParameter, "eps_target=-1 must be >= 0"),
     (lambda: pld.rr_eps(2, 1, 1), InvalidParameter, "delta=1 must be in [0, 1)"),
     (lambda: pld.rr_delta(2, float("nan"), 1), InvalidParameter, "must be finite"),
-    (lambda: pld.br_delta_t(2, 1, 2, 1), InvalidParameter, "t=2 must be in [0, eps=1]"),
+    (lambda: range_bounded.br_delta_t(2, 1, 2, 1), InvalidParameter, "t=2 must be in [0, eps=1]"),
     (lambda: O.kov_delta_i(4, 1, 3), InvalidParameter, "i=3 must be <= floor(k/2)=2"),
     (lambda: O.kov_eps(4, 1, F(3, 2)), InvalidParameter, "delta=Fraction(3, 2) must be in [0, 1)"),
 ])

@@ -1,4 +1,4 @@
-"""Exact privacy profiles (dpverify.profile) against brute force over every event."""
+"""Exact privacy profiles (dpverify.checker.profile) against brute force over every event."""
 
 import itertools
 import random
@@ -6,9 +6,10 @@ import random
 import mpmath
 import pytest
 
-from dpverify.checker import both_precisions
-from dpverify.profile import eps_for_delta, hockey_stick, pair_profile, pure_eps
 from mechanisms.exponential import PeelingEM
+
+from dpverify.checker.core import both_precisions
+from dpverify.checker.profile import eps_for_delta, hockey_stick, pair_profile, pure_eps
 
 
 def _random_pair(rnd, n, zeros=False):

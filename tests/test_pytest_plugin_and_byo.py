@@ -72,9 +72,10 @@ def test_byo_example_runs():
 
 
 def test_byo_register_errors():
-    from dpverify.byo import register, unregister
     from mechanisms.errors import InvalidParameter
     from mechanisms.exponential import ExponentialMechanism
+
+    from dpverify.byo import register, unregister
 
     with pytest.raises(InvalidParameter, match="name='em' is already registered"):
         register("em", ExponentialMechanism, params={"eps": 1}, claim=(1, 0))

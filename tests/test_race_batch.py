@@ -1,10 +1,10 @@
-"""Batched array sampling of the limited-domain race (``sample_array``, :mod:`mechanisms.race_batch`).
+"""Batched array sampling of the limited-domain race (``sample_array``, :mod:`mechanisms.limited_domain.batch`).
 
 The batched sampler draws by sequential sampling without replacement (DR19 Lemma
 4.2), a different algorithm from the Gumbel race of ``sample()``; it must have the
 same law as the exact ``distribution``.  Checked three ways:
 
-* seeded G-tests (``dpverify.audit_stats.goodness_of_fit``) against the exact law on
+* seeded G-tests (``dpverify.auditor.stats.goodness_of_fit``) against the exact law on
   small histograms: ties, ⊥-heavy, concentrated, no ⊥ (m = 0), a strict domain
   smaller than k, deep rejection (k near kbar, flat counts), the forced direct
   residual path, and counts near / spread by 2**62 at eps 1e-6, 1, 50, delta 1e-300;
@@ -26,11 +26,12 @@ import mpmath
 import numpy as np
 import pytest
 
-import mechanisms.race_batch as RB
-from dpverify.audit_stats import goodness_of_fit
+import mechanisms.limited_domain.batch as RB
 from mechanisms.core import BOT
 from mechanisms.limited_domain import LimitDom, StrictLimitDom, bot_multiplier, top_sorted
-from mechanisms.race_batch import array_to_outcomes, outcomes_to_array
+from mechanisms.limited_domain.batch import array_to_outcomes, outcomes_to_array
+
+from dpverify.auditor.stats import goodness_of_fit
 
 SEED = 20261122
 #: Draws per fit: enough for the broken variants below to be rejected at P < 1e-6.
@@ -225,7 +226,7 @@ def test_sample_array_validates_like_sample():
 
 def test_bench_shape_reaches_every_step():
     """kbar = 100, k = 10 on a Zipf histogram (the bench input): rows are distinct items, ⊥ only as a suffix."""
-    from dpverify.bench import zipf_counts
+    from dpverify.bench.workloads import zipf_counts
 
     a = zipf_counts(10_000)
     for eps in (1.0, 1e-3, 1e-5):
@@ -238,7 +239,7 @@ def test_bench_shape_reaches_every_step():
 
 def test_race_sample_and_array_agree_in_law_on_the_bench_shape():
     """Both samplers on the same kbar = 100 input at eps = 0.05: first-place frequencies agree (two-sample G)."""
-    from dpverify.bench import zipf_counts
+    from dpverify.bench.workloads import zipf_counts
 
     a = zipf_counts(10_000)
     mech = LimitDom(3, 100, F(1, 20), F(1, 10**6))

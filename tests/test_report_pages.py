@@ -13,14 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from dpverify import report_data
-from dpverify.audit_page import compute_audits, render_audits_page, write_audits
-from dpverify.cli import main
-from dpverify.cli_bench import render_performance, write_performance
-from dpverify.cli_report import render_all
-from dpverify.report import render_verify_pages, short_num, verify_data, write_reports
-from dpverify.verify import run_all
 from mechanisms.errors import InvalidParameter
+
+from dpverify.auditor.suite import compute_audits
+from dpverify.checker.ledger import run_all
+from dpverify.cli import main
+from dpverify.report import data as report_data
+from dpverify.report.audits import render_audits_page, write_audits
+from dpverify.report.ledger import render_verify_pages, short_num, verify_data, write_reports
+from dpverify.report.performance import render_performance, write_performance
+from dpverify.report.render import render_all
 
 
 def _pages(d: Path) -> dict[str, bytes]:

@@ -6,7 +6,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, find, given, settings
 
-from dpverify.neighbours import is_neighbour
+from mechanisms.exponential import ExponentialMechanism, PeelingEM
+from mechanisms.mutants import EMHalfScale
+from mechanisms.registry import all_mechanisms
+
+from dpverify.checker.neighbours import is_neighbour
 from dpverify.testing import (
     assert_dp,
     assert_pair_dp,
@@ -16,9 +20,6 @@ from dpverify.testing import (
     neighbouring_pairs,
     registered_mechanisms,
 )
-from mechanisms.exponential import ExponentialMechanism, PeelingEM
-from mechanisms.mutants import EMHalfScale
-from mechanisms.registry import all_mechanisms
 
 
 def _one_per_family() -> list[str]:

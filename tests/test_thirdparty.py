@@ -2,12 +2,12 @@
 
 import pytest
 
-from dpverify.audit import audit
+from dpverify.auditor import audit
 
 
 def test_diffprivlib_exponential_matches_em_and_a_mismatch_is_caught():
     pytest.importorskip("diffprivlib.mechanisms", exc_type=ImportError)
-    from dpverify.thirdparty import diffprivlib_exponential
+    from dpverify.auditor.thirdparty import diffprivlib_exponential
 
     ok = audit(diffprivlib_exponential(1.0, monotonic=True), spec="em", params={"eps": 1}, samples=5000)
     assert ok.verdict == "PASS" and ok.seeded, ok.summary()
@@ -19,7 +19,7 @@ def test_diffprivlib_exponential_matches_em_and_a_mismatch_is_caught():
 @pytest.mark.slow
 def test_opendp_noisy_max_and_top_k():
     pytest.importorskip("opendp")
-    from dpverify.thirdparty import opendp_noisy_top_k, opendp_privacy_map
+    from dpverify.auditor.thirdparty import opendp_noisy_top_k, opendp_privacy_map
 
     assert opendp_privacy_map(1, 1.0, "pure") == 1.0
     r = audit(opendp_noisy_top_k(2, 1.0, "zCDP"), spec="gumbel-topk", params={"k": 2, "eps": 1}, samples=5000)
@@ -31,7 +31,7 @@ def test_opendp_noisy_max_and_top_k():
 def test_missing_package_message(monkeypatch):
     import builtins
 
-    from dpverify import thirdparty
+    from dpverify.auditor import thirdparty
 
     real_import = builtins.__import__
 

@@ -15,12 +15,13 @@ import pytest
 
 pytest.importorskip("duckdb")
 
-from dpverify import topk as T  # noqa: E402
-from dpverify.cli import main  # noqa: E402
 from mechanisms.errors import BudgetExceeded, InvalidHistogram, InvalidParameter, UnknownName  # noqa: E402
 from mechanisms.limited_domain import LimitDom, StrictLimitDom  # noqa: E402
-from mechanisms.limited_laplace import LimitDomLap  # noqa: E402
-from mechanisms.top_stable import TopStable  # noqa: E402
+from mechanisms.limited_domain.laplace import LimitDomLap  # noqa: E402
+from mechanisms.stability.top_stable import TopStable  # noqa: E402
+
+from dpverify.cli import main  # noqa: E402
+from dpverify.topk import release as T  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -224,7 +225,7 @@ def test_budget_charges_and_refuses(capsys: pytest.CaptureFixture, tmp_path: Pat
                       "--kbar", "3", "--budget", db)
     assert rc == 2 and "exceeds the remaining index budget" in err and len(_rounds(db)) == 1
     with pytest.raises(BudgetExceeded):
-        from dpverify.topk_budget import BudgetFile
+        from dpverify.topk.session import BudgetFile
 
         bf = BudgetFile(db, eps=1, delta="0.01", Delta=None)
         try:

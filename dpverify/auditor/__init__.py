@@ -1,0 +1,18 @@
+"""Black-box audits: does an implementation match its reference, and does it keep its privacy claim?
+
+- :mod:`~dpverify.auditor.core`: :func:`audit` (sampling plan, looks, verdict);
+- :mod:`~dpverify.auditor.adapters`: loading someone else's sampler and normalising its outputs;
+- :mod:`~dpverify.auditor.events`: the reference, candidate pairs and the events tested;
+- :mod:`~dpverify.auditor.stats`: Clopper-Pearson bounds, goodness of fit, Bonferroni;
+- :mod:`~dpverify.auditor.result`: result values;
+- :mod:`~dpverify.auditor.zoo`, :mod:`~dpverify.auditor.power`, :mod:`~dpverify.auditor.thirdparty`,
+  :mod:`~dpverify.auditor.suite`: the registry audits, the power benchmark, third-party targets and the suite
+  behind ``reports/audits.md``.
+
+The audit function and its defaults are importable from here (``from dpverify.auditor import audit``); the
+top-level ``dpverify.audit`` is the same function.
+"""
+
+from .core import DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditResult, audit
+
+__all__ = ["audit", "AuditResult", "DEFAULT_ALPHA", "DEFAULT_SAMPLES", "DEFAULT_SEED"]

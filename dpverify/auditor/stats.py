@@ -1,0 +1,240 @@
+"""Statistics of black-box audits: Clopper–Pearson bounds, goodness of fit, Bonferroni, sample sizes.
+
+This is the one place where floats are the point: an audit measures a sampler,
+so its numbers are estimates with confidence statements, not exact values.
+Rounding still goes toward safety: every *lower* confidence bound is nudged
+down and every *upper* bound up by :data:`ROUNDING_SLACK` (relative), so float
+error can only make a verdict more conservative.
+
+Definitions (``x`` successes in ``n`` independent Bernoulli(p) trials, level ``a``):
+
+* Clopper–Pearson one-sided lower bound ``p_lo = Beta.ppf(a; x, n-x+1)`` (0 if
+  ``x = 0``) satisfies ``Pr[p_lo > p] <= a``; the upper bound ``p_hi =
+  Beta.ppf(1-a; x+1, n-x)`` (1 if ``x = n``) satisfies ``Pr[p_hi < p] <= a``.
+* For an event ``S`` with ``P = Pr[M(h) in S]`` and ``Q = Pr[M(h') in S]``
+  estimated from independent samples, the certified lower bounds (each holding
+  with probability >= 1 - 2a) are
+  ``delta_lo(eps) = p_lo - e^eps q_hi`` -- a lower bound on the hockey-stick
+  divergence, hence on the smallest delta the mechanism can satisfy at eps --
+  and ``eps_lo(delta) = ln((p_lo - delta) / q_hi)``, a lower bound on the
+  smallest eps at which ``(eps, delta)``-DP can hold.  A claim ``(eps, delta)``
+  is refuted iff ``delta_lo(eps) > delta`` (equivalently ``eps_lo(delta) > eps``).
+* Goodness of fit: a G-test (default) or Pearson chi-square of observed counts
+  against exact probabilities, with bins of expected count below
+  :data:`MIN_EXPECTED` pooled (smallest first) so the chi-square approximation
+  holds; an observed outcome the reference gives probability 0 is an
+  *impossible outcome* and refutes the fit outright (p-value 0).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Hashable, Mapping
+
+from scipy import stats
+
+__all__ = [
+    "DEFAULT_ALPHA",
+    "DEFAULT_SEED",
+    "MIN_EXPECTED",
+    "ROUNDING_SLACK",
+    "SELECTION_LEVEL",
+    "cp_lower",
+    "cp_upper",
+    "exp_up",
+    "delta_lower_bound",
+    "eps_lower_bound",
+    "bonferroni",
+    "FitResult",
+    "goodness_of_fit",
+    "samples_to_certify",
+]
+
+#: Family-wise error rate of one audit (1 - confidence): the probability that a
+#: correct implementation gets a FAIL is at most this, whatever the number of
+#: tests inside the audit (Bonferroni).  0.01 (99% confidence) rather than 0.05
+#: because a false alarm on a correct mechanism is as serious as a miss; the
+#: power benchmark also reports the issue's 95% setting (``alpha=0.05``).
+DEFAULT_ALPHA = 0.01
+
+#: Seed of every audit unless the caller gives one (audits are deterministic).
+DEFAULT_SEED = 20240601
+
+#: Bins of a goodness-of-fit test with expected count below this are pooled
+#: (Cochran's rule: the chi-square approximation needs expected counts >= 5).
+MIN_EXPECTED = 5.0
+
+#: Relative amount by which confidence bounds are widened to absorb float error
+#: in ``scipy.stats.beta.ppf`` (accurate to a few ulps) and in ``exp``.
+ROUNDING_SLACK = 1e-12
+
+#: Level of the Clopper–Pearson bounds used only to *rank* candidate events on a
+#: selection sample (never for a verdict, so it needs no multiplicity correction).
+SELECTION_LEVEL = 0.05
+
+
+def _level(a: float) -> float:
+    if not 0 < a < 1:
+        raise ValueError(f"level a={a!r} must be in (0, 1)")
+    return a
+
+
+def cp_lower(x: int, n: int, a: float) -> float:
+    """Clopper–Pearson one-sided *lower* confidence bound on p (coverage >= 1 - a), rounded down."""
+    _level(a)
+    if n <= 0 or x <= 0:
+        return 0.0
+    lo = float(stats.beta.ppf(a, x, n - x + 1))
+    return max(0.0, lo * (1 - ROUNDING_SLACK))
+
+
+def cp_upper(x: int, n: int, a: float) -> float:
+    """Clopper–Pearson one-sided *upper* confidence bound on p (coverage >= 1 - a), rounded up."""
+    _level(a)
+    if n <= 0 or x >= n:
+        return 1.0
+    hi = float(stats.beta.ppf(1 - a, x + 1, n - x))
+    return min(1.0, hi * (1 + ROUNDING_SLACK) + 1e-300)
+
+
+def exp_up(eps: Any) -> float:
+    """``e^eps`` as a float rounded *up* (an upper bound), eps an int/Fraction/float/mpf."""
+    return math.exp(float(eps)) * (1 + 8 * 2.0**-52) * (1 + ROUNDING_SLACK)
+
+
+def delta_lower_bound(p_lo: float, q_hi: float, eps: Any) -> float:
+    """Lower bound ``p_lo - e^eps q_hi`` on the hockey-stick divergence at ``eps`` (may be negative)."""
+    return p_lo - exp_up(eps) * q_hi
+
+
+def eps_lower_bound(p_lo: float, q_hi: float, delta: Any) -> float:
+    """Lower bound ``ln((p_lo - delta) / q_hi)`` on the eps of any (eps, delta) the pair satisfies.
+
+    ``-inf`` when ``p_lo <= delta`` (no information), ``+inf`` when ``q_hi = 0``.
+    Rounded down.
+    """
+    num = p_lo - float(delta) * (1 + ROUNDING_SLACK)
+    if num <= 0:
+        return -math.inf
+    if q_hi <= 0:
+        return math.inf
+    return math.log(num / q_hi) - 4 * ROUNDING_SLACK - 1e-15
+
+
+def bonferroni(alpha: float, m: int) -> float:
+    """Per-test level so that ``m`` tests have family-wise error at most ``alpha``."""
+    return alpha / max(1, m)
+
+
+@dataclass
+class FitResult:
+    """A goodness-of-fit test of observed counts against exact probabilities.
+
+    ``p_value`` is the chi-square tail probability of ``statistic`` with ``df``
+    degrees of freedom (0 when an impossible outcome was observed, 1 when
+    nothing is testable: a single bin).  ``bins`` is the number of bins after
+    pooling; ``impossible`` maps every observed outcome of reference
+    probability 0 to its count.
+    """
+
+    n: int
+    method: str
+    statistic: float
+    df: int
+    p_value: float
+    bins: int
+    pooled: int
+    impossible: dict = field(default_factory=dict)
+    worst: list = field(default_factory=list)  # [(outcome, observed, expected)] largest contributions
+
+    def as_json(self) -> dict:
+        from dpverify.checker.core import outcome_str
+
+        return {
+            "n": self.n, "method": self.method, "statistic": _num(self.statistic), "df": self.df,
+            "p_value": self.p_value, "bins": self.bins, "pooled_outcomes": self.pooled,
+            "impossible_outcomes": {outcome_str(o): c for o, c in self.impossible.items()},
+            "largest_deviations": [
+                {"outcome": outcome_str(o), "observed": c, "expected": round(e, 3)} for o, c, e in self.worst
+            ],
+        }
+
+
+def _num(x: float) -> Any:
+    return x if math.isfinite(x) else str(x)
+
+
+def goodness_of_fit(
+    counts: Mapping[Hashable, int],
+    probs: Mapping[Hashable, float],
+    *,
+    method: str = "g",
+    min_expected: float = MIN_EXPECTED,
+) -> FitResult:
+    """Test ``counts`` (observed outcomes) against the exact law ``probs`` (see the module docstring).
+
+    ``method`` is ``"g"`` (G-test, ``2 sum O ln(O/E)``) or ``"pearson"``
+    (``sum (O-E)^2/E``).  Bins with expected count below ``min_expected`` are
+    pooled, smallest first, until the pool reaches ``min_expected``; if the pool
+    alone stays below it, it absorbs the next smallest bin.
+    """
+    if method not in ("g", "pearson"):
+        raise ValueError(f"method={method!r} must be 'g' or 'pearson'")
+    n = int(sum(counts.values()))
+    impossible = {o: c for o, c in counts.items() if c and not float(probs.get(o, 0)) > 0}
+    if impossible:
+        return FitResult(n, method, math.inf, 0, 0.0, 0, 0, impossible)
+    cells = sorted(((n * float(p), counts.get(o, 0), o) for o, p in probs.items() if float(p) > 0), key=lambda t: t[0])
+    pool_e = pool_o = 0.0
+    pooled = 0
+    i = 0
+    while i < len(cells) and (cells[i][0] < min_expected or (pooled and pool_e < min_expected)):
+        pool_e += cells[i][0]
+        pool_o += cells[i][1]
+        pooled += 1
+        i += 1
+    bins = [(e, o) for e, o, _ in cells[i:]]
+    if pooled:
+        bins.append((pool_e, pool_o))
+    df = len(bins) - 1
+    if df <= 0 or n == 0:
+        return FitResult(n, method, 0.0, 0, 1.0, len(bins), pooled)
+    if method == "g":
+        stat = 2.0 * sum(o * math.log(o / e) for e, o in bins if o > 0)
+    else:
+        stat = sum((o - e) ** 2 / e for e, o in bins)
+    p_value = float(stats.chi2.sf(stat, df))
+    worst = sorted(cells, key=lambda t: -abs(t[1] - t[0]) / math.sqrt(max(t[0], 1e-300)))[:3]
+    return FitResult(n, method, stat, df, p_value, len(bins), pooled, {}, [(o, c, e) for e, c, o in worst])
+
+
+def samples_to_certify(p_hat: float, q_hat: float, eps: Any, delta: Any, a: float, *, limit: int = 10**12) -> int | None:
+    """Samples per input after which the observed gap ``p_hat - e^eps q_hat - delta`` would be certified.
+
+    Assumes the point estimates are the true probabilities and asks for the
+    smallest ``n`` (to within a factor ``2^(1/8)``) with
+    ``cp_lower(p n, n, a) - e^eps cp_upper(q n, n, a) > delta``.  ``None`` when
+    the estimates show no violation (then no sample size settles it) or more
+    than ``limit`` would be needed.  An *estimate*, not a guarantee.
+    """
+    if p_hat - exp_up(eps) * q_hat - float(delta) <= 0:
+        return None
+
+    def ok(n: int) -> bool:
+        x, y = round(p_hat * n), round(q_hat * n)
+        return delta_lower_bound(cp_lower(x, n, a), cp_upper(y, n, a), eps) > float(delta)
+
+    n = 16
+    while not ok(n):
+        n *= 2
+        if n > limit:
+            return None
+    lo = n // 2
+    while n > lo * 1.09:  # geometric bisection to ~9%
+        mid = int(math.sqrt(lo * n))
+        if ok(mid):
+            n = mid
+        else:
+            lo = mid
+    return n

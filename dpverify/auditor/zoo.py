@@ -1,0 +1,165 @@
+"""Audit the whole registry: every correct mechanism must PASS, every mutant must be caught.
+
+:func:`zoo_plan` lists, generically over ``mechanisms.registry``, the audits
+that establish this (STYLE.md §6):
+
+* a correct mechanism with a claim: its own sampler against its own exact law
+  and claim -- expected ``PASS`` (a FAIL is a false alarm), unless the exact
+  checker itself refutes the claim on the audit's pairs (a registered literal
+  transcription that is an erratum): then ``FAIL``, the audit agreeing with it;
+* a *privacy* mutant (``mutant`` set, no ``still-private`` tag): its own
+  sampler against its own exact law and its false claim -- expected ``FAIL``
+  with a certified privacy witness;
+* a mutant tagged ``implements:<name>``: its sampler as a black box against
+  ``<name>`` -- expected ``FAIL`` (fit and/or privacy).
+
+:func:`exact_catch` is the exact-checker half: the mutant's claim is checked
+on the audit's candidate pairs (verdict ``violated`` expected), or for a
+``still-private`` mutant the exact laws are compared with ``<name>``'s.
+:func:`dpverify.report.audits.render_audits_page` turns rows into ``reports/audits.md``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+import mpmath
+
+from mechanisms.registry import MechanismSpec, all_mechanisms, get_mechanism
+
+from .core import DEFAULT_SAMPLES, AuditResult, audit
+from .events import candidate_pairs, resolve_reference
+from .stats import DEFAULT_ALPHA, DEFAULT_SEED
+
+__all__ = ["ZooCase", "zoo_plan", "exact_claim_check", "run_case", "audit_registry", "exact_catch", "implements", "SLOW_SAMPLERS"]
+
+#: Registry names whose samplers draw fewer than ~10^4 outputs per second; the
+#: default test subset audits them with a small budget only (full runs: slow tests).
+SLOW_SAMPLERS = frozenset({"joint", "joint-literal", "joint-sequence"})
+
+
+def implements(spec: MechanismSpec) -> str | None:
+    """The registry name a mutant claims to implement (tag ``implements:<name>``), if any."""
+    for t in spec.tags:
+        if t.startswith("implements:"):
+            return t.split(":", 1)[1]
+    return None
+
+
+@dataclass(frozen=True)
+class ZooCase:
+    """One planned audit: ``target`` (a registry name whose sampler is audited) against ``reference``."""
+
+    target: str
+    reference: str
+    expected: str  # "PASS" or "FAIL"
+    kind: str      # "correct", "privacy mutant", "black box vs reference"
+
+    @property
+    def id(self) -> str:
+        return self.target if self.target == self.reference else f"{self.target}->{self.reference}"
+
+
+def zoo_plan(names: Iterable[str] | None = None) -> list[ZooCase]:
+    """The audits of the module docstring, for every registered mechanism (or only ``names``)."""
+    regs = all_mechanisms()
+    wanted = set(names) if names is not None else None
+    out: list[ZooCase] = []
+    for name, spec in regs.items():
+        if wanted is not None and name not in wanted:
+            continue
+        if spec.claim is None:
+            continue
+        if not spec.mutant:
+            # a registered transcription whose claim the exact checker refutes (an erratum, e.g. a
+            # literal printed algorithm) must FAIL too: the audit has to agree with the exact verdict
+            refuted = exact_claim_check(spec).verdict == "violated"
+            out.append(ZooCase(name, name, "FAIL" if refuted else "PASS", "refuted claim (erratum)" if refuted else "correct"))
+            continue
+        if "still-private" not in spec.tags:
+            out.append(ZooCase(name, name, "FAIL", "privacy mutant"))
+        ref = implements(spec)
+        if ref is not None and ref in regs:
+            out.append(ZooCase(name, ref, "FAIL", "black box vs reference"))
+    return out
+
+
+def run_case(case: ZooCase, *, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED, alpha: float = DEFAULT_ALPHA) -> AuditResult:
+    """Run one planned audit (the target's registry parameters are its first ``valid`` entry)."""
+    tspec = get_mechanism(case.target)
+    params = dict(tspec.valid[0])
+    target = None if case.target == case.reference else tspec.factory(**params)
+    return audit(target, spec=case.reference, params=params, samples=samples, seed=seed, alpha=alpha)
+
+
+def audit_registry(
+    names: Iterable[str] | None = None,
+    *,
+    samples: int = DEFAULT_SAMPLES,
+    seed: int = DEFAULT_SEED,
+    alpha: float = DEFAULT_ALPHA,
+    on_row: Callable[[dict], None] | None = None,
+) -> list[dict]:
+    """Run :func:`zoo_plan` and return one row per audit (``as_expected`` says whether it did its job)."""
+    rows = []
+    for case in zoo_plan(names):
+        t = time.perf_counter()
+        try:
+            r = run_case(case, samples=samples, seed=seed, alpha=alpha)
+            row = _row(case, r)
+        except Exception as exc:  # noqa: BLE001 - a broken registry entry is a row, not a crash
+            row = {"id": case.id, "kind": case.kind, "expected": case.expected, "verdict": "ERROR",
+                   "as_expected": False, "error": f"{type(exc).__name__}: {exc}", "seconds": round(time.perf_counter() - t, 2)}
+        rows.append(row)
+        if on_row:
+            on_row(row)
+    return rows
+
+
+def _row(case: ZooCase, r: AuditResult) -> dict:
+    w = r.witness
+    return {
+        "id": case.id, "kind": case.kind, "expected": case.expected, "verdict": r.verdict,
+        "privacy": r.privacy_verdict, "fit": r.fit_verdict, "as_expected": r.verdict == case.expected,
+        "claim": f"({r.eps}, {r.delta})", "relation": r.relation,
+        "samples_per_input": r.max_samples_per_input, "samples_total": r.total_samples,
+        "eps_lower_bound": round(max(r.eps_lower_bound, 0.0), 4) if r.eps_lower_bound != float("inf") else "inf",
+        "witness": (f"h={list(w.event.a)} h'={list(w.event.b)} size(S)={len(w.event.outcomes)} "
+                    f"P={w.p_hat:.4f} Q={w.q_hat:.4f}") if (w is not None and r.privacy_verdict == "FAIL") else
+                   ("fit rejected" if r.fit_verdict == "FAIL" else ""),
+        "seconds": round(r.seconds, 2),
+    }
+
+
+def exact_catch(name: str) -> tuple[bool, str]:
+    """Whether the exact checker catches mutant ``name`` (see the module docstring), with a one-line reason."""
+    spec = get_mechanism(name)
+    params = dict(spec.valid[0])
+    if "still-private" in spec.tags:
+        ref = get_mechanism(implements(spec))
+        a, b = spec.factory(**params), ref.factory(**params)
+        with mpmath.mp.workprec(64):
+            for h in spec.examples:
+                P, Q = a.distribution(tuple(h), prec=64), b.distribution(tuple(h), prec=64)
+                tv = sum(abs(P.get(o, 0) - Q.get(o, 0)) for o in set(P) | set(Q)) / 2
+                if tv > mpmath.mpf(2) ** -40:
+                    return True, f"exact laws differ from {ref.name} on h={list(h)}: total variation {mpmath.nstr(tv, 6)}"
+        return False, f"exact laws equal to {ref.name} on every example"
+    res = exact_claim_check(spec)
+    w = res.worst
+    return res.verdict == "violated", f"{res.verdict} at h={list(w.h)} h'={list(w.h_prime)}: {w.label}: {mpmath.nstr(mpmath.mpf(w.lhs), 6)} vs {w.rhs}"
+
+
+def exact_claim_check(spec: MechanismSpec, params: dict | None = None) -> Any:
+    """``dpverify.checker.core.check`` of the spec's claim on the audit's candidate pairs (examples and neighbours)."""
+    from proofs.claims import Instance
+
+    from dpverify.checker.core import check
+    from dpverify.checker.spec_claims import spec_claim
+
+    params = dict(spec.valid[0]) if params is None else dict(params)
+    ref = resolve_reference(spec, params)
+    insts = [Instance(h, g, params) for h, g in candidate_pairs(ref)]
+    return check(spec_claim(spec, params), instances=insts)

@@ -1,0 +1,48 @@
+"""The main job: check every registered claim on its default (or quick) domain.
+
+Every claim's instances are cut into chunks that share one executor (process
+pool by default, see ``dpverify.checker.parallel``); results come back in registry order
+and are identical whatever the number of workers, so the report does not depend
+on scheduling.  Exit status of ``dpverify verify``: 0 when every verdict equals
+the claim's pinned ``expected`` verdict, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from proofs.registry import all_claims
+
+from .core import CheckResult
+from .parallel import Job, make_executor, run_jobs
+from .store import ResultStore
+
+__all__ = ["run_claim", "run_all"]
+
+
+def run_claim(claim_id: str, quick: bool = False, certify: bool = False) -> CheckResult:
+    """Check one claim by id on its default domain (``quick``: its quick domain), in this process."""
+    return run_all([claim_id], quick=quick, certify=certify, executor=make_executor("serial"))[0]
+
+
+def run_all(
+    ids: Iterable[str] | None = None,
+    *,
+    quick: bool = False,
+    certify: bool = False,
+    workers: int | None = None,
+    executor: Any = None,
+    store: ResultStore | None = None,
+    on_result: Callable[[int, int, CheckResult], None] | None = None,
+) -> list[CheckResult]:
+    """Check every claim (or ``ids``) on one shared executor; results in registry order, independent of ``workers``."""
+    claims = all_claims()
+    ids = list(ids) if ids is not None else list(claims)
+    jobs = [Job(i, claims[i].quick_domain if quick else claims[i].domain, certify) for i in ids]
+    own = executor is None
+    executor = executor or make_executor("local", workers)
+    try:
+        return run_jobs(jobs, executor=executor, store=store, on_result=on_result)
+    finally:
+        if own:
+            executor.close()

@@ -1,0 +1,239 @@
+"""Parallel, resumable checking with results identical for any worker count.
+
+A claim's instances are enumerated in their deterministic order and cut into
+chunks of ``chunk_size``; each chunk is scanned independently (in a process
+pool, on a Dask cluster, or in-process) into a :class:`~dpverify.checker.core.Partial`,
+and the partials are merged *in chunk order*.  Because the merge keeps the first
+smallest margin, the result equals the sequential scan exactly, whatever the
+number of workers (tests/test_parallel.py proves it).  With a
+:class:`~dpverify.checker.store.ResultStore`, each finished chunk is stored and a
+repeated or interrupted run takes stored chunks instead of recomputing them.
+
+Executors: ``"local"`` (``concurrent.futures.ProcessPoolExecutor``, the default,
+all cores), ``"serial"`` (this process) and ``"dask"`` (``dask.distributed``, an
+optional extra: ``pip install 'dpverify[dask]'``).
+"""
+
+from __future__ import annotations
+
+import copyreg
+import itertools
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+import mpmath
+
+from mechanisms.core import DEFAULT_PREC
+from mechanisms.errors import InvalidParameter
+from mechanisms.validation import pos_int
+
+from proofs.claims import Claim, Domain, Instance, Statement
+from proofs.registry import all_claims, get_claim
+
+from .core import CheckResult, Partial, base_result, finish, instances_of, scan
+from .store import ResultStore, code_hash
+
+__all__ = ["CHUNK_SIZE", "Job", "run_jobs", "check_parallel", "make_executor"]
+
+
+def _iv_from_mpi(mpi: tuple) -> Any:
+    """Rebuild an mpmath ``iv`` interval from its raw endpoint tuples (exact: no rounding)."""
+    return mpmath.iv.make_mpf(mpi)
+
+
+# Certified (``--certify``) partials carry mpmath ``iv`` numbers, whose class mpmath builds per
+# context, so the default pickling by class reference fails in the worker ("Can't pickle
+# <class 'mpmath.ctx_iv.ivmpf'>"; found by tests/test_fuzz_cli.py).  Pickle them by value.
+copyreg.pickle(type(mpmath.iv.mpf(0)), lambda x: (_iv_from_mpi, (x._mpi_,)))
+
+#: Instances per chunk: large enough to amortise process overhead and the
+#: per-process distribution cache, small enough to balance two cores.
+CHUNK_SIZE = 256
+
+
+@dataclass(frozen=True)
+class Job:
+    """One claim on one domain."""
+
+    claim_id: str
+    domain: Domain
+    certify: bool = False
+    prec: int = DEFAULT_PREC
+
+
+def _chunks(items: Iterable[Instance], size: int) -> Iterator[list[Instance]]:
+    it = iter(items)
+    while True:
+        block = list(itertools.islice(it, size))
+        if not block:
+            return
+        yield block
+
+
+def _scan_task(task: tuple[str, list[Instance], int, bool]) -> Partial:
+    claim_id, block, prec, certify = task
+    try:
+        return scan(get_claim(claim_id), block, prec=prec, certify=certify)
+    except Exception as exc:  # noqa: BLE001 - one crashing claim must not hide the others
+        return Partial(n=len(block), error=f"{type(exc).__name__}: {exc}")
+
+
+class _Serial:
+    def map(self, fn: Callable, tasks: Sequence) -> Iterator:
+        return map(fn, tasks)
+
+    def close(self) -> None:
+        pass
+
+
+class _Local:
+    def __init__(self, workers: int):
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.pool = ProcessPoolExecutor(max_workers=workers)
+
+    def map(self, fn: Callable, tasks: Sequence) -> Iterator:
+        return self.pool.map(fn, tasks, chunksize=1)
+
+    def close(self) -> None:
+        self.pool.shutdown(cancel_futures=True)
+
+
+class _Dask:
+    def __init__(self, scheduler: str | None):
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise InvalidParameter("executor='dask' needs the optional extra: pip install 'dask[distributed]'") from None
+        self.client = Client(scheduler) if scheduler else Client(processes=True)
+
+    def map(self, fn: Callable, tasks: Sequence) -> Iterator:
+        futures = self.client.map(fn, list(tasks), pure=False)
+        for f in futures:  # in submission order: deterministic merge
+            yield f.result()
+
+    def close(self) -> None:
+        # always: the client is ours even when the scheduler is not (closing it disconnects, the scheduler lives on);
+        # a client left open tried to reconnect to a closed cluster and printed tracebacks at interpreter exit
+        self.client.close()
+
+
+def make_executor(kind: str = "local", workers: int | None = None, scheduler: str | None = None) -> Any:
+    """``"local"`` (process pool), ``"serial"`` or ``"dask"`` (``scheduler`` address or a local cluster)."""
+    if workers is not None:
+        workers = pos_int("workers", workers)  # 0 / -1 reached ProcessPoolExecutor as a ValueError
+    if kind == "serial" or (kind == "local" and (workers or os.cpu_count() or 1) == 1):
+        return _Serial()
+    if kind == "local":
+        return _Local(workers or os.cpu_count() or 1)
+    if kind == "dask":
+        return _Dask(scheduler)
+    raise InvalidParameter(f"executor={kind!r} must be 'local', 'serial' or 'dask'")
+
+
+def run_jobs(
+    jobs: Sequence[Job],
+    *,
+    executor: Any = None,
+    store: ResultStore | None = None,
+    chunk_size: int = CHUNK_SIZE,
+    on_result: Callable[[int, int, CheckResult], None] | None = None,
+) -> list[CheckResult]:
+    """Check every job; chunks of all jobs share one executor; results in job order."""
+    own = executor is None
+    executor = executor or make_executor()
+    claims = all_claims()
+    plan: list[tuple[int, int, str]] = []  # (job index, chunk index, store key)
+    tasks: list[tuple] = []
+    partial_of: dict[tuple[int, int], Partial] = {}
+    counts: list[int] = []
+    try:
+        for j, job in enumerate(jobs):
+            claim = claims[job.claim_id]
+            n = 0
+            if not isinstance(claim, Statement):
+                code = code_hash(_module_of(claim)) if store else ""
+                try:
+                    blocks = list(_chunks(instances_of(claim, job.domain), chunk_size))
+                except Exception as exc:  # noqa: BLE001 - enumeration itself crashed
+                    blocks = []
+                    partial_of[(j, 0)] = Partial(error=f"{type(exc).__name__}: {exc}")
+                    n = 1
+                for c, block in enumerate(blocks):
+                    n += 1
+                    key = ResultStore.key(job.claim_id, repr(job.domain), c, chunk_size, job.prec, job.certify, code) if store else ""
+                    hit = store.get(key) if store else None
+                    if hit is not None and not hit.error:
+                        partial_of[(j, c)] = hit
+                    else:
+                        plan.append((j, c, key))
+                        tasks.append((job.claim_id, block, job.prec, job.certify))
+            counts.append(n)
+        remaining = list(counts)
+        done_jobs = 0
+        results: list[CheckResult | None] = [None] * len(jobs)
+
+        def complete_ready() -> None:
+            nonlocal done_jobs
+            while done_jobs < len(jobs) and remaining[done_jobs] == 0:
+                results[done_jobs] = _assemble(claims, done_jobs, jobs[done_jobs], counts[done_jobs], partial_of)
+                if on_result:
+                    on_result(done_jobs + 1, len(jobs), results[done_jobs])
+                done_jobs += 1
+
+        for j in range(len(jobs)):
+            remaining[j] = sum(1 for (jj, _, _) in plan if jj == j)
+        complete_ready()
+        for (j, c, key), part in zip(plan, executor.map(_scan_task, tasks)):
+            partial_of[(j, c)] = part
+            if store and not part.error:
+                store.put(key, jobs[j].claim_id, part)
+            remaining[j] -= 1
+            complete_ready()
+        complete_ready()
+        return [r for r in results if r is not None]
+    finally:
+        if own:
+            executor.close()
+
+
+def _module_of(claim: Claim) -> str:
+    fn = getattr(claim, "evaluate", None) or getattr(claim, "mechanism", None)
+    return getattr(fn, "__module__", "proofs.claims") or "proofs.claims"
+
+
+def _assemble(claims: dict, j: int, job: Job, nchunks: int, partial_of: dict) -> CheckResult:
+    claim = claims[job.claim_id]
+    base = base_result(claim, job.domain)
+    if isinstance(claim, Statement):
+        return base
+    acc = Partial()
+    for c in range(nchunks):
+        acc = acc.merge(partial_of[(j, c)])
+    return finish(base, acc, certify=job.certify, seconds=acc.seconds)
+
+
+def check_parallel(
+    claim: Claim | str,
+    domain: Domain | None = None,
+    *,
+    certify: bool = False,
+    prec: int = DEFAULT_PREC,
+    workers: int | None = None,
+    executor: Any = None,
+    store: ResultStore | None = None,
+    chunk_size: int = CHUNK_SIZE,
+) -> CheckResult:
+    """:func:`dpverify.checker.core.check` on a pool (registered claims only); identical result for any ``workers``."""
+    claim = get_claim(claim) if isinstance(claim, str) else claim
+    if all_claims().get(claim.id) is not claim:
+        raise InvalidParameter(f"claim={claim.id!r} is not registered: parallel workers look claims up by id; use dpverify.check")
+    job = Job(claim.id, domain or claim.domain, certify, prec)
+    own = executor is None
+    executor = executor or make_executor("local", workers)
+    try:
+        return run_jobs([job], executor=executor, store=store, chunk_size=chunk_size)[0]
+    finally:
+        if own:
+            executor.close()

@@ -1,0 +1,48 @@
+"""Command-line interface (thin: parse, call the library, print); one module per command in this package.
+
+Exit status: 0 success / every verdict as expected; 1 a verdict not as expected
+(or a violation found by ``check``/``profile --eps --delta``); 2 a user error
+(no traceback); 3 inconclusive (audits); 70 an internal error (a bug: traceback
+and a request to report it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+
+from mechanisms.errors import DPVerifyError
+
+from . import audit, bench, check, claims, equal, experiments, mechanisms, profile, report, topk, verify
+from .common import EXIT_BUG, EXIT_USAGE, Parser
+
+__all__ = ["main", "build_parser", "COMMANDS"]
+
+#: every command's module, in the order ``dpverify --help`` lists them
+COMMANDS = (claims, check, profile, verify, mechanisms, equal, audit, bench, topk, experiments, report)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(prog="dpverify", description="Exact verification and auditing of DP top-k selection mechanisms.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
+    for command in COMMANDS:
+        command.add_parser(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except DPVerifyError as exc:
+        print(f"dpverify: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("dpverify: interrupted", file=sys.stderr)
+        return 130
+    except Exception:  # noqa: BLE001 - a genuine bug: show it and ask for a report
+        traceback.print_exc()
+        print("dpverify: internal error (this is a bug in dpverify; please report it with the command line above)", file=sys.stderr)
+        return EXIT_BUG

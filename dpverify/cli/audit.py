@@ -1,0 +1,153 @@
+"""``dpverify audit``: the command-line face of :mod:`dpverify.audit` (thin: parse, call, print).
+
+Examples::
+
+    dpverify audit --spec peeling-em --param k=2 --param eps=1          # the built-in sampler
+    dpverify audit mypkg.topk:noisy_topk --spec gumbel-topk --param k=2 --param eps=1
+    dpverify audit path/to/impl.py:sample --spec em --param eps=1 --index-base 1
+    dpverify audit mypkg:mech --eps 1 --inputs "3,1,0;3,1,1"           # spec-less
+    dpverify audit mypkg:mech --eps 1 --relation add-remove --domain 3,1
+    dpverify audit --registry                                          # every mechanism and mutant
+    dpverify audit --power                                             # the power benchmark
+    dpverify audit --thirdparty                                        # OpenDP / diffprivlib examples
+
+Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE; 2 on a usage error or an output
+that cannot be mapped (AdapterError).  With ``--registry``: 0 iff every audit
+reached its expected verdict.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from mechanisms.errors import InvalidParameter
+
+from .parse import parse_h, parse_params, parse_value
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register the ``audit`` subcommand on an argparse ``subparsers`` object."""
+    from dpverify.auditor.adapters import H_FORMATS, SHAPES
+    from dpverify.auditor.core import DEFAULT_MAX_PAIRS, DEFAULT_SAMPLES, DEFAULT_SELECTION_FRACTION
+    from dpverify.auditor.stats import DEFAULT_ALPHA, DEFAULT_SEED
+
+    s = subparsers.add_parser(
+        "audit", help="statistical audit of a black-box sampler (PASS / FAIL with witness / INCONCLUSIVE)",
+        description="Sample TARGET on neighbouring histograms and test it against an exact reference (--spec) and a privacy claim.",
+    )
+    s.add_argument("target", nargs="?", help="package.module:name or path/to/file.py:name (omit to audit --spec's own sampler)")
+    s.add_argument("--spec", help="registered mechanism to audit against (exact reference and claim)")
+    s.add_argument("--param", action="append", metavar="NAME=VALUE", help="mechanism parameter (repeatable)")
+    s.add_argument("--eps", help="claimed eps (default: the spec's claim)")
+    s.add_argument("--delta", help="claimed delta (default: the spec's claim, else 0)")
+    s.add_argument("--relation", help="add-remove | delta:N | linf (default: the spec's)")
+    s.add_argument("--inputs", help="histograms separated by ';' (e.g. '3,1,0;3,1,1'); one histogram = it and its neighbours")
+    s.add_argument("--domain", help="d,max_count: every neighbouring pair of that domain")
+    s.add_argument("--samples", type=int, default=DEFAULT_SAMPLES, help=f"samples per input, selection included (default {DEFAULT_SAMPLES})")
+    s.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    s.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help=f"family-wise error = 1 - confidence (default {DEFAULT_ALPHA})")
+    s.add_argument("--selection", type=float, default=DEFAULT_SELECTION_FRACTION, help="share of samples used to choose events")
+    s.add_argument("--max-pairs", type=int, default=DEFAULT_MAX_PAIRS)
+    s.add_argument("--shape", choices=SHAPES, help="target call shape (default: detected from its signature)")
+    s.add_argument("--index-base", type=int, default=0, choices=(0, 1), help="1 if the target returns 1-based item indices")
+    s.add_argument("--h-format", choices=H_FORMATS, default="list", help="how histograms are passed to the target")
+    s.add_argument("--no-fit", action="store_true", help="skip the goodness-of-fit test against the spec")
+    s.add_argument("--method", choices=("g", "pearson"), default="g", help="goodness-of-fit statistic")
+    s.add_argument("--load", action="append", metavar="FILE_OR_MODULE", help="import first (e.g. a file registering a mechanism)")
+    s.add_argument("--registry", nargs="*", metavar="NAME", help="audit every registered mechanism and mutant (or these)")
+    s.add_argument("--power", action="store_true", help="run the power benchmark (delta-violation 0.05 at 95%%)")
+    s.add_argument("--thirdparty", action="store_true", help="audit OpenDP / diffprivlib worked examples (if installed)")
+    s.add_argument("--write-report", metavar="PATH", help="with --registry/--power/--thirdparty: write Markdown (e.g. reports/audits.md)")
+    s.add_argument("--workers", type=int, default=1, help="processes for --registry/--power/--thirdparty (rows identical for any value)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=run)
+    return s
+
+
+def _inputs(text: str | None) -> list | None:
+    if text is None:
+        return None
+    out = [parse_h(part, "--inputs") for part in text.split(";") if part.strip()]
+    if not out:  # an empty list would silently fall back to the default inputs
+        raise InvalidParameter(f"--inputs={text!r} holds no histogram; give e.g. '3,1,0;3,1,1'")
+    return out
+
+
+def _domain(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        raise InvalidParameter(f"--domain={text!r} must look like d,max_count (e.g. 3,2)")
+    return int(parts[0]), int(parts[1])
+
+
+def _print(obj: Any) -> None:
+    print(json.dumps(obj, indent=1, sort_keys=True, ensure_ascii=False, default=str))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Execute ``dpverify audit``; returns the exit status."""
+    from dpverify.byo import load
+
+    for item in args.load or []:
+        load(item)
+    if args.registry is not None or args.power or args.thirdparty:
+        return _run_tables(args)
+    from dpverify.auditor.core import audit
+
+    if args.target is None and args.spec is None:
+        raise InvalidParameter("give a TARGET, --spec, or both (see dpverify audit --help)")
+    params = parse_params(args.param)
+    res = audit(
+        args.target, spec=args.spec, params=params or None,
+        eps=parse_value(args.eps) if args.eps is not None else None,
+        delta=parse_value(args.delta) if args.delta is not None else None,
+        relation=args.relation, inputs=_inputs(args.inputs), domain=_domain(args.domain),
+        samples=args.samples, seed=args.seed, alpha=args.alpha, selection=args.selection, max_pairs=args.max_pairs,
+        shape=args.shape, index_base=args.index_base, h_format=args.h_format, fit=not args.no_fit, method=args.method,
+    )
+    if args.json:
+        _print(res.as_json())
+    else:
+        print(res.summary())
+    return res.exit_status
+
+
+def _run_tables(args: argparse.Namespace) -> int:
+    import sys
+    from pathlib import Path
+
+    from dpverify.auditor.suite import compute_audits
+    from dpverify.report.audits import write_audits
+
+    def show(r: dict) -> None:
+        if not args.json:
+            flag = "" if r["as_expected"] else "   <-- expected " + r["expected"]
+            print(f"{r['id']:<48} {r['kind']:<24} {r['verdict']:<12} n/input={r.get('samples_per_input', '-'):<7} "
+                  f"{r['seconds']:>7.2f}s{flag}", flush=True)
+
+    command = "dpverify audit " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["audit"] else "dpverify audit"
+    data = compute_audits(args.registry or None, samples=args.samples, seed=args.seed, alpha=args.alpha,
+                          registry=args.registry is not None, power=args.power, thirdparty=args.thirdparty,
+                          workers=args.workers, on_row=show, command=command)
+    if not args.json:
+        for p in data["power"]:
+            print(f"power {p['mechanism']:<14} selection {p.get('selection', '-')}: detected {p['detected']}/{p['runs']}  "
+                  f"samples/input median {p['samples_median']} max {p['samples_max']}")
+        for t in data["thirdparty"]:
+            print(f"{t['target']:<72} {t['verdict']:<13} {t.get('note', '')}")
+    if args.write_report:
+        # the page is rendered from its data file (data/audits.json beside it), so `dpverify report` can re-render it
+        out = Path(args.write_report)
+        if out.name != "audits.md":
+            raise InvalidParameter(f"--write-report {args.write_report}: the page must be named audits.md (its data goes to data/audits.json beside it)")
+        write_audits(data, out.parent)
+        print(f"written {out}", file=sys.stderr)
+    if args.json:
+        _print({"audits": data["rows"], "power": data["power"], "thirdparty": data["thirdparty"], "all_as_expected": data["all_as_expected"]})
+    return 0 if data["all_as_expected"] else 1

@@ -1,0 +1,102 @@
+"""``dpverify topk DATA --user COL --item COL --mechanism NAME --k K ...``: private top-k on event data.
+
+Thin: parse, validate everything, (with ``--budget``) charge atomically, call
+:func:`dpverify.topk.release.run_topk`, print.  See :mod:`dpverify.topk` for the access
+pattern, the contribution-bounding rule and the theorems; :mod:`dpverify.topk.session`
+for the persisted pay-what-you-get session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+import numpy as np
+
+from mechanisms.errors import InvalidParameter
+
+__all__ = ["add_parser", "cmd_topk"]
+
+
+def _render(res: Any) -> list:
+    from dpverify.topk.release import label_json
+
+    return [label_json(x) for x in res.selected] + (["⊥"] if res.stopped else [])
+
+
+def cmd_topk(args: argparse.Namespace) -> int:
+    from mechanisms.validation import nonneg_int, probability
+
+    from dpverify.topk.release import check_params, run_topk
+
+    seed = nonneg_int("--seed", args.seed) if args.seed is not None else None
+    dprime = probability("--delta-prime", args.delta_prime, allow_zero=True)
+    p = check_params(args.mechanism, args.k, args.kbar, args.eps, args.delta, args.max_items_per_user)
+    rng = np.random.default_rng(seed)
+
+    def run() -> Any:
+        return run_topk(args.data, args.user, args.item, args.mechanism, k=p["k"], kbar=p["kbar"], eps=p["eps"],
+                        delta=p["delta"], max_items_per_user=p["Delta"], rng=rng, delta_prime=dprime)
+
+    budget_state = None
+    if args.budget:
+        from dpverify.topk.session import BudgetFile
+
+        if args.mechanism != "limit-dom":
+            raise InvalidParameter(f"--budget runs DR19 Algorithm 2, whose rounds are LimitDom: --mechanism={args.mechanism!r} is not allowed with it")
+        bf = BudgetFile(args.budget, k_star=args.k_star, l_star=args.l_star, eps=p["eps"], delta=p["delta"], Delta=p["Delta"])
+        try:
+            request = {"data": args.data, "user": args.user, "item": args.item, "k": p["k"], "kbar": p["kbar"], "seed": seed}
+            res, budget_state = bf.charge(p["k"], request, run, cost=lambda r: r.output_size(), describe=_render)
+        finally:
+            bf.close()
+        import mpmath
+
+        from mechanisms.pay_what_you_get.session import theorem2_guarantee
+
+        e, d = theorem2_guarantee(bf.meta["k_star"], bf.meta["l_star"], p["eps"], p["delta"], dprime)
+        budget_state["session_guarantee"] = {"eps": mpmath.nstr(e, 12), "delta": str(d), "theorem": "DR19 Theorem 2, eq. (3)"}
+        res.charge = res.output_size()
+    else:
+        res = run()
+    out = {"mechanism": res.mechanism, "selected": _render(res), "stopped_early": res.stopped, "ordered": res.ordered,
+           "rows_read": res.rows_read, "privacy": res.privacy, "params": res.params, "seed": seed}
+    if budget_state is not None:
+        out["charged"] = res.charge
+        out["budget"] = budget_state
+    if args.json:
+        print(json.dumps(out, indent=1, sort_keys=True, ensure_ascii=False))
+        return 0
+    kind = "in order" if res.ordered else "as a set"
+    print(f"{res.mechanism}: k={p['k']} kbar={p['kbar']} eps={p['eps']} delta={p['delta']}"
+          + (f" max-items-per-user={p['Delta']}" if p["Delta"] else "") + f"; rows read from the data system: {res.rows_read}")
+    print(f"selected ({kind}): " + ", ".join(str(x) for x in out["selected"]))
+    pr = res.privacy
+    print(f"privacy: ({pr['eps']}, {pr['delta']})-DP by {pr['theorem']}; neighbours: {pr['neighbours']}"
+          + (f" -- {pr['note']}" if pr.get("note") else ""))
+    if budget_state is not None:
+        g = budget_state["session_guarantee"]
+        print(f"budget {args.budget}: charged {res.charge}; k* used {budget_state['k_used']}/{budget_state['k_star']}, "
+              f"l* used {budget_state['l_used']}/{budget_state['l_star']}; session: ({g['eps']}, {g['delta']})-DP by {g['theorem']}")
+    return 0
+
+
+def add_parser(sub: Any) -> None:
+    s = sub.add_parser("topk", help="private top-k of items by distinct users, from a CSV/Parquet file via DuckDB")
+    s.add_argument("data", metavar="DATA", help="CSV (optionally .gz) or Parquet (.parquet) file")
+    s.add_argument("--user", required=True, metavar="COLUMN")
+    s.add_argument("--item", required=True, metavar="COLUMN")
+    s.add_argument("--mechanism", required=True, help="limit-dom | strict-limit-dom | limit-dom-lap | top-stable")
+    s.add_argument("--k", required=True)
+    s.add_argument("--kbar", help="size of the limited domain (default: k)")
+    s.add_argument("--eps", required=True)
+    s.add_argument("--delta", required=True)
+    s.add_argument("--delta-prime", default="0", help="delta' of Theorem 1 eq. (2) / Theorem 2 eq. (3) (default 0)")
+    s.add_argument("--max-items-per-user", metavar="DELTA", help="bound each user to DELTA items (salted-hash rule)")
+    s.add_argument("--seed")
+    s.add_argument("--budget", metavar="FILE", help="SQLite pay-what-you-get session (DR19 Algorithm 2)")
+    s.add_argument("--k-star", help="with --budget, to create the session: total index budget k*")
+    s.add_argument("--l-star", help="with --budget, to create the session: number of rounds l*")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_topk)

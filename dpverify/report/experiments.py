@@ -1,0 +1,346 @@
+"""Data file and rendering of :mod:`dpverify.experiments`: ``data/experiments.json`` -> ``experiments.md`` + PNGs.
+
+The page is rendered from the JSON data alone (:func:`render_from_data`), so
+``dpverify report`` can re-render it without recomputing.  Deterministic: the same
+data -> byte-identical Markdown and PNGs (``dpverify.report.plotting``: Agg backend, scoped
+rcParams, no version/date stamps).  The run's wall time is stored in the data (``"run"``)
+but never printed.  Every label that came from data goes through
+:func:`dpverify.report.markdown.esc`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from dpverify.errors import InvalidParameter, InvalidParameterType
+
+from .markdown import esc, table
+from .plotting import plot_style, save_png
+
+__all__ = ["to_jsonable", "save_data", "load_data", "render_from_data", "top_items_table", "fmt_ci", "FORMAT"]
+
+#: format tag stored in (and required of) the data file
+FORMAT = "dpverify-experiments/1"
+#: a difference in mean P or S at least this large is counted as material in the TS-vs-LD summary
+MATERIAL = 0.01
+GJ = ("JOINT", "JOINT-seq", "PEEL", "LAPLACE")
+
+
+# ----------------------------------------------------------------------------- data file
+def to_jsonable(x: Any) -> Any:
+    """Plain JSON values: Fraction -> ``"a/b"`` (always with its denominator), numpy scalars -> Python
+    numbers, tuples -> lists, dataclasses -> dicts, NaN -> None (JSON has no NaN); dict keys must be str."""
+    if isinstance(x, Fraction):
+        return f"{x.numerator}/{x.denominator}"
+    if x is None or isinstance(x, (bool, str, int)):
+        return x
+    if isinstance(x, (np.integer, np.bool_)):
+        return x.item()
+    if isinstance(x, (float, np.floating)):
+        f = float(x)
+        return None if math.isnan(f) else f
+    if isinstance(x, dict):
+        bad = [key for key in x if not isinstance(key, str)]
+        if bad:
+            raise InvalidParameterType(f"JSON key {bad[0]!r} must be a str")
+        return {key: to_jsonable(v) for key, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [to_jsonable(v) for v in x]
+    if hasattr(x, "__dataclass_fields__"):
+        from dataclasses import asdict
+
+        return to_jsonable(asdict(x))
+    raise InvalidParameterType(f"value of type {type(x).__name__} cannot be stored in the experiments JSON")
+
+
+def save_data(data: dict, path: Path | str) -> Path:
+    """Write ``data`` as UTF-8 JSON: sorted keys, repr-exact floats, no NaN, newline at the end."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = dict(to_jsonable(data))
+    body.setdefault("format", FORMAT)
+    path.write_text(json.dumps(body, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
+    return path
+
+
+def load_data(path: Path | str) -> dict:
+    """Read a file written by :func:`save_data`; ``InvalidParameter`` if it is not one."""
+    path = Path(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        got = data.get("format") if isinstance(data, dict) else type(data).__name__
+        raise InvalidParameter(f"path={str(path)!r} must be a {FORMAT} file (format={got!r})")
+    return data
+
+
+# ----------------------------------------------------------------------------- formatting
+def fmt_ci(mc: Sequence[Any], digits: int = 3) -> str:
+    m, hw = mc
+    return f"{m:.{digits}f} ± " + ("n/a" if hw is None or hw != hw else f"{hw:.{digits}f}")
+
+
+def _eps(e: Any) -> str:
+    """``"2/5"`` -> ``0.4``, ``"1/1"`` -> ``1`` (as the page has always shown eps)."""
+    f = Fraction(e)
+    return str(float(f)) if f.denominator != 1 else str(f.numerator)
+
+
+def _eps_list(rows: list[dict]) -> list[str]:
+    return sorted({r["eps"] for r in rows}, key=Fraction)
+
+
+def top_items_table(labels: Sequence[str], h: np.ndarray, k: int) -> str:
+    """The true top-k items (escaped labels) and their counts, from a histogram."""
+    order = np.lexsort((np.arange(h.size), -h))[:k]
+    return _top_table([[r + 1, labels[i], int(h[i])] for r, i in enumerate(order)])
+
+
+def _top_table(rows: Sequence[Sequence[Any]]) -> str:
+    """Rows ``[rank, label, count]`` (as stored in the data) as an escaped table."""
+    return table(["rank", "item", "count"], [[str(r), esc(lab), str(c)] for r, lab, c in rows])
+
+
+def _ahead(a: Sequence[Any], b: Sequence[Any]) -> str:
+    """'TS' / 'LD' when the 95% CIs are disjoint, '≈' otherwise."""
+    ha, hb = a[1] or 0.0, b[1] or 0.0
+    if a[0] - ha > b[0] + hb:
+        return "TS"
+    if b[0] - hb > a[0] + ha:
+        return "LD"
+    return "≈"
+
+
+# ----------------------------------------------------------------------------- figures
+def _fig(path: Path, draw: Any, ncols: int, title: str) -> None:
+    with plot_style() as plt:
+        fig, axes = plt.subplots(1, ncols, figsize=(4.2 * ncols, 3.4), squeeze=False)
+        draw(axes[0])
+        fig.suptitle(title, fontsize=10)
+        save_png(fig, path, 90)
+
+
+def _band(ax: Any, x: Sequence[float], mc: Sequence[Sequence[Any]], label: str, **kw: Any) -> None:
+    m = np.array([a for a, _ in mc], dtype=np.float64)
+    hw = np.array([0.0 if b is None else b for _, b in mc], dtype=np.float64)
+    (line,) = ax.plot(x, m, marker="o", ms=3, label=label, **kw)
+    ax.fill_between(x, m - hw, m + hw, alpha=0.25, color=line.get_color())
+
+
+def _figures(res: dict, outdir: Path) -> dict[str, str]:
+    names = [d["name"] for d in res["datasets"]]
+    cfg = res["config"]
+    figs = {}
+
+    def ksweep(axes: Any) -> None:
+        for ax, nm in zip(axes, names):
+            rows = [r for r in res["ksweep"] if r["dataset"] == nm]
+            ks = [r["k"] for r in rows]
+            _band(ax, ks, [r["TS"]["P"] for r in rows], "TS (kbar=k)")
+            _band(ax, ks, [r["LD_private"]["P"] for r in rows], f"LD (private kbar in [k,{cfg['kbar_hi']}k])")
+            _band(ax, ks, [r["LD_k"]["P"] for r in rows], "LD (kbar=k)", ls=":")
+            ax.set_xscale("log"); ax.set_title(nm, fontsize=9); ax.set_xlabel("k"); ax.set_ylabel("P"); ax.set_ylim(-0.05, 1.05)
+        axes[0].legend(fontsize=7)
+
+    figs["ksweep"] = "experiments_cwgm20_ksweep.png"
+    _fig(outdir / figs["ksweep"], ksweep, len(names), "CWGM20 design: P vs k, eps = 1, delta = 1/n (95% CI bands)")
+
+    for key, title in (("gj_movielens", "MovieLens, d most-rated movies"), ("gj_uniform", "synthetic counts U{0..10d}")):
+        def gj(axes: Any, key: str = key) -> None:
+            for ax, eps in zip(axes, _eps_list(res[key])):
+                for mech in GJ:
+                    rows = [r for r in res[key] if r["eps"] == eps and r["mech"] == mech]
+                    _band(ax, [r["d"] for r in rows], [r["linf"] for r in rows], mech)
+                ax.set_xscale("log"); ax.set_title(f"eps = {_eps(eps)}", fontsize=9); ax.set_xlabel("d"); ax.set_ylabel("l_inf error")
+            axes[0].legend(fontsize=7)
+
+        figs[key] = f"experiments_{key}.png"
+        _fig(outdir / figs[key], gj, 2, f"GJMR21 design, k = {cfg['k_gj']}: {title} (95% CI bands)")
+
+    def dr(axes: Any) -> None:
+        for ax, nm in zip(axes, names):
+            for eps in _eps_list(res["dr19"]):
+                rows = [r for r in res["dr19"] if r["dataset"] == nm and r["eps"] == eps]
+                x = [r["kbar"] for r in rows]
+                _band(ax, x, [r["full"] for r in rows], f"empirical, eps={_eps(eps)}")
+                ax.plot(x, [r["bound"] for r in rows], ls="--", lw=1, label=f"Lemma 8.1 bound, eps={_eps(eps)}")
+            ax.set_xscale("log"); ax.set_title(nm, fontsize=9); ax.set_xlabel("kbar"); ax.set_ylabel("Pr[k items]"); ax.set_ylim(-0.05, 1.05)
+        axes[0].legend(fontsize=6)
+
+    figs["dr19"] = "experiments_dr19_kbar.png"
+    _fig(outdir / figs["dr19"], dr, len(names), f"DR19: LimitDom returns k = {cfg['k_dr']} items vs kbar, delta = 1/n")
+    return figs
+
+
+# ----------------------------------------------------------------------------- tables
+def _cw_tables(res: dict) -> list[str]:
+    out = []
+    for metric in ("P", "S"):
+        rows = [[esc(r["dataset"]), _eps(r["eps"]), str(r["k"]), fmt_ci(r["TS"][metric]), f"{r['TS']['full']:.3f}",
+                 fmt_ci(r["LD_private"][metric]), _ahead(r["TS"][metric], r["LD_private"][metric]), fmt_ci(r["LD_k"][metric])]
+                for r in res["cwgm20"]]
+        out.append(f"\n**Metric {metric}** (mean ± 95% CI half-width)\n\n")
+        out.append(table(["dataset", "eps", "k", f"TS {metric}", "TS Pr[k items]", f"LD {metric} (private kbar)",
+                          "ahead (TS vs LD private)", f"LD {metric} (kbar=k)"], rows))
+    return out
+
+
+def _kbar_table(res: dict) -> str:
+    hi = res["config"]["kbar_hi"]
+    rows = []
+    for r in res["cwgm20"]:
+        kb = r["LD_private"]["kbar"]
+        rows.append([esc(r["dataset"]), _eps(r["eps"]), str(r["k"]), f"[{r['k']}, {hi * r['k']}]", fmt_ci(kb["mean"], 2),
+                     f"{kb['mean_exact']:.2f}", str(kb["mode"]), f"{r['LD_private']['full']:.3f}"])
+    return table(["dataset", "eps", "k", "kbar range", "selected kbar: mean (sampled)", "E[kbar] (exact law)", "mode",
+                  "LD Pr[k items]"], rows)
+
+
+def _cw_summary(res: dict) -> str:
+    """Per k and metric: in how many (dataset, eps) settings TS / LD (private kbar) is ahead with disjoint CIs."""
+    ks = sorted({r["k"] for r in res["cwgm20"]})
+    rows = []
+    for metric in ("P", "S"):
+        for k in ks:
+            pairs = [(r["TS"][metric], r["LD_private"][metric]) for r in res["cwgm20"] if r["k"] == k]
+            v = [(_ahead(a, b), abs(a[0] - b[0]) >= MATERIAL) for a, b in pairs]
+            n = lambda who: f"{sum(w == who for w, _ in v)} ({sum(w == who and big for w, big in v)})"  # noqa: E731
+            rows.append([metric, str(k), n("TS"), n("LD"), str(sum(w == "≈" for w, _ in v)), str(len(v))])
+    return table(["metric", "k", f"TS ahead (of which by >= {MATERIAL})", f"LD (private kbar) ahead (of which by >= {MATERIAL})",
+                  "CIs overlap", "settings"], rows)
+
+
+def _gj_table(rows: list[dict]) -> str:
+    body = []
+    for d in sorted({r["d"] for r in rows}):
+        for eps in _eps_list(rows):
+            cell = {r["mech"]: fmt_ci(r["linf"], 1) for r in rows if r["d"] == d and r["eps"] == eps}
+            body.append([str(d), _eps(eps)] + [cell[m] for m in GJ])
+    return table(["d", "eps"] + list(GJ), body)
+
+
+def _dr_table(rows: list[dict]) -> str:
+    body = [[esc(r["dataset"]), _eps(r["eps"]), str(r["kbar"]), fmt_ci(r["full"]), f"{r['bound']:.3f}",
+             "yes" if r["full"][0] + (r["full"][1] or 0.0) >= r["bound"] else "**NO**"] for r in rows]
+    return table(["dataset", "eps (per step)", "kbar", "Pr[k items]", "Lemma 8.1 lower bound", "consistent"], body)
+
+
+def _header(res: dict) -> list[str]:
+    cfg, prov = res["config"], res["provenance"]
+    lst = lambda xs: ", ".join(_eps(x) if isinstance(x, str) else str(x) for x in xs)  # noqa: E731
+    lines = [
+        f"- git commit: `{prov['git_commit']}`",
+        "- versions: " + ", ".join(f"{k} {v}" for k, v in prov["versions"]),
+        f"- exact arithmetic: mpmath at {prov['exact_prec_bits']} bits (scoped), intervals with mpmath.iv where certified",
+        f"- seed: {cfg['seed']}",
+        f"- trials: CWGM20 {cfg['trials_cw']}, GJMR21 {cfg['trials_gj']}, DR19 {cfg['trials_dr']} per setting",
+        "- mode: " + ("quick (small grids; not for citation)" if cfg["quick"] else "full"),
+        f"- CWGM20 §6 constants: eps in {{{lst(cfg['eps_cw'])}}}, delta = 1/n, k in {{{lst(cfg['ks_cw'])}}}, "
+        f"k sweep {{{lst(cfg['ksweep'])}}} at eps = 1; TS p1 = {_eps(cfg['p1'])}, eps_EM = {_eps(cfg['eps_em'])}, kbar = k; "
+        f"LD: kbar chosen privately in [k, {cfg['kbar_hi']}k], eps/(k+1) per step",
+        f"- GJMR21 §4 constants: k = {cfg['k_gj']}, eps in {{{lst(cfg['eps_gj'])}}}, d in {{{lst(cfg['ds_gj'])}}} "
+        f"(MovieLens: {{{lst(res['gj_movielens_ds'])}}}, at most its number of movies)",
+        f"- DR19 §8 constants: k = {cfg['k_dr']}, eps per step in {{{lst(cfg['eps_dr'])}}}, kbar in {{{lst(cfg['kbars_dr'])}}} "
+        "(those below d), delta = 1/n",
+        f"- CI multiplier z = {res['constants']['z95']!r}; Netflix n = {res['constants']['netflix_users']} users",
+    ]
+    return ["\n".join(lines) + "\n\n"]
+
+
+def render_from_data(data: dict, outdir: Path) -> Path:
+    """Write the figures and ``experiments.md`` from the stored data alone; return the page's path."""
+    res = data
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    cfg = res["config"]
+    figs = _figures(res, outdir)
+    L: list[str] = [
+        "# Utility experiments on real data\n\n",
+        "Generated by `dpverify experiments" + (" --quick" if cfg["quick"] else "") + "`; do not edit. "
+        "Every number on this page is read from `data/experiments.json` (rendered by "
+        "`dpverify.report.experiments.render_from_data`; the file also holds the run's wall time, not shown here). "
+        "Monte Carlo with fixed seeds (numpy `default_rng([seed, design, dataset, setting...])`, one stream per setting); "
+        "CIs are normal-approximation 95% intervals of the mean (mean ± 1.96 s/√trials).\n\n",
+    ]
+    L += _header(res)
+    L += [
+        "## Data\n\n",
+        table(["dataset", "items d", "n (delta = 1/n)", "what n is", "max count"],
+              [[esc(d["name"]), str(d["d"]), str(d["n"]), esc(d["n_what"]), str(d["max_count"])] for d in res["datasets"]]),
+        "\nProvenance: `data/README.md`. True top-5 per dataset (labels from data, escaped):\n\n",
+    ]
+    for d in res["datasets"]:
+        L += [f"*{esc(d['name'])}*\n\n", _top_table(d["top"]), "\n"]
+    hi = cfg["kbar_hi"]
+    L += [
+        "## CWGM20 §6 design: TS vs LimitDom (seed 002)\n\n",
+        f"TS: `mechanisms.stability.top_stable.TopStable(k, kbar=k, eps, delta=1/n, p1={_eps(cfg['p1'])}, eps_em={_eps(cfg['eps_em'])})` "
+        "— the paper's settings for unordered output; run on the true top-(kbar+1) counts (all TS reads). (eps, delta)-DP by Thm 3.2.\n"
+        "LD (private kbar), the paper's design (\"For LD we compose k + 1 iterations, and consider the extra iteration for "
+        f"selecting kbar from [k, ..., 5k] using their optimization method\"): `{res['constants']['ld_private']}` — "
+        "DR19 Algorithm 6 (seed 001 §6.3, registry `optimal-threshold`) selects kbar privately, then LimitDom^{k, kbar} "
+        "returns up to k items; sampled with its numpy sampler, which reads only the true top-(kbar_hi·k+1) counts. "
+        "k+1 steps of eps/(k+1) each, charged by basic composition (our reading of \"compose k + 1 iterations\"): "
+        "(eps, delta)-DP by DR19 Lemma 3.1 with delta' = 0 (data-dependent kbar costs k -> k+1 steps; checked exactly as "
+        "`DR19.Lem3.1` on small domains, see `proofs/INDEX.md`). Two deviations "
+        "from Algorithm 6 as printed, both forced by §6: the inner LimitDom returns k items (printed: k-1), and the "
+        "selection is the exponential mechanism of Lemma 6.8's proof (the printed Gumbel-argmin reading is "
+        "`literal=True`, not used here). The selected kbar is released with the output (Algorithm 6 allows it).\n"
+        "LD (kbar=k): `mechanisms.limited_domain.LimitDom(k, kbar=k, eps/(k+1), delta=1/n)`, the same per-step budget "
+        "with the kbar choice fixed instead of selected (a reference column). No oracle column: the earlier 'best kbar "
+        "chosen by looking at the measured precision' was not a DP mechanism and is dropped.\n"
+        "P = |returned ∩ true top-k| / k; S = sum of true counts returned / sum of the true top-k counts; ⊥-terminated outputs "
+        "count what they return, all-⊥ scores 0. 'Pr[k items]' is the fraction of runs returning k items; 'ahead' names "
+        "the arm whose 95% CI lies entirely above the other's (≈ if they overlap). A mean of 0 or 1 with ± 0.000 means "
+        "every trial scored the same: the normal interval is degenerate there, so 'ahead' against it can rest on a "
+        "difference of a few trials — the summary below also counts the differences of at least "
+        f"{MATERIAL}.\n",
+    ]
+    L += _cw_tables(res)
+    L += [
+        f"\n**Private kbar selection** (Algorithm 6 over [k, {hi}k]: sampled mean ± 95% CI, the exact mean of the "
+        "selection law from `OptimalThreshold.selection` as a cross-check, and the most frequent kbar)\n\n",
+        _kbar_table(res),
+        f"\n![P vs k]({figs['ksweep']})\n\n",
+        "**TS vs LD (private kbar)**, settings counted over datasets × eps:\n\n", _cw_summary(res),
+        "\n**Comparison with the seed.** Seed 002 reports Gowalla, BrightKite and Foursquare (location check-ins, "
+        "2.3k-107k users, max counts 1274-3204); we do not have them, so the comparison is qualitative only. In the "
+        "seed's Table 2 (P; the eps = 1 TS row is not legible in our text extraction) TS is ahead of or tied with LD at "
+        "k = 3 and k = 10 in every legible setting, and LD is ahead at k = 50 in 4 of the 6 legible settings (the "
+        "Foursquare k = 50 cells are partly garbled); in Table 3 (S, all legible) TS is ahead or tied at k = 3 in all 9 "
+        "settings, LD is ahead at k = 10 in 3 of 9 and at k = 50 in 6 of 9. The summary "
+        "table above is the same comparison on our data (LD with the private kbar, as in the seed). Here the "
+        "ranking depends on n and on the gaps: TS's threshold ln(1/delta_q)/(eps_2/2) is large when n is large "
+        "(delta = 1/n) and the top-k gap is the only thing TS tests, so TS passes on heavy-tailed data with big gaps and "
+        "returns ⊥ on flat tops (MovieLens: 671 users, counts <= 341).\n\n",
+        f"## GJMR21 §4 design: JOINT vs PEEL vs LAPLACE (seed 004), k = {cfg['k_gj']}\n\n",
+        "JOINT: `mechanisms.joint.Joint(k, eps).sample(..., exact=False)` (float64 gap draw); JOINT-seq: the ordered "
+        "ICML 2022 variant `mechanisms.joint.sequence.JointSequence`; PEEL: `OneShotGumbel.gjmr21_peel(k, eps)` (Gumbel "
+        "scale k/eps); LAPLACE: `LaplaceTopK.gjmr21(k, eps)` (Laplace scale 2k/eps); all eps-DP. Error: "
+        "l_inf = max_i |c_(i) - c_[i](S)|, the i-th largest true count vs the i-th largest true count among the returned "
+        "items (set metric).\n\n",
+        "### MovieLens (d most-rated movies; distinct users per movie)\n\n", _gj_table(res["gj_movielens"]),
+        f"\n![GJMR21 MovieLens]({figs['gj_movielens']})\n\n",
+        f"### Synthetic: counts i.i.d. uniform on {{0, ..., 10d}} (seed `[{cfg['seed']}, 6, d]`)\n\n", _gj_table(res["gj_uniform"]),
+        f"\n![GJMR21 uniform]({figs['gj_uniform']})\n\n",
+        "**Comparison with the seed.** Seed 004 used MovieLens 100k (943 users; not available — ours is the 'latest-small' "
+        "subset, 671 users) and reports plots only (no numbers in the text extraction); its finding is that JOINT has the "
+        "lowest error at eps = 1 and that the advantage can reverse at eps = 0.1. Compare the tables above with that "
+        "qualitative claim.\n\n",
+        f"## DR19 §8: how often LimitDom returns k = {cfg['k_dr']} items as kbar varies (seed 001)\n\n",
+        "`LimitDom(k, kbar, eps, delta=1/n)` with eps per step (the mechanism is k eps-DP by basic composition). "
+        "Lemma 8.1 (second statement): Pr[k indices] >= 1 - beta whenever h_(k) >= h_(kbar+1) + 1 + ln(kbar/delta)/eps + "
+        "ln(k/beta)/eps; the column is the resulting lower bound max(0, 1 - beta*) with beta* = k kbar/delta · "
+        "exp(-eps (h_(k) - h_(kbar+1) - 1)) (as in `proofs.dr19._limited_sec3`). 'consistent' = the empirical upper CI end is "
+        "at least the bound.\n\n",
+        _dr_table(res["dr19"]),
+        f"\n![DR19 kbar]({figs['dr19']})\n",
+    ]
+    page = outdir / "experiments.md"
+    page.write_text("".join(L), encoding="utf-8")
+    return page

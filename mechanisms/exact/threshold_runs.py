@@ -1,0 +1,121 @@
+"""Exact laws of "noisy queries against one noisy threshold" runs (CWGM20, seed 002, §2.2-§3, App. A).
+
+SVT (Alg. 2), A_stab inside TS (Alg. 3), FS (Alg. 4) and A_OQR-v2 (Alg. 5) all
+draw one threshold ``X = T + Lap(b_T)`` and then test queries in a fixed order:
+test ``i`` *passes* when ``q_i + Lap(b_i) >= X`` (fresh, independent noise per
+test; ties have probability 0 so ``>=`` and ``>`` agree), and a stopping rule
+looks at the pass/fail pattern so far.  Conditionally on ``X = x`` the tests are
+independent, so the probability of a pattern ``p = (p_1, ..., p_j)`` is
+
+    Pr[pattern p] = int pdf_X(x) prod_{i <= j} (S_i(x) if p_i else F_i(x)) dx
+
+with ``F_i(x) = Pr[q_i + Lap(b_i) < x]`` (Laplace cdf) and ``S_i = 1 - F_i``.
+Every factor is a piecewise exponential-polynomial in ``x``, so the integral is
+evaluated in closed form with :mod:`mechanisms.exact.exppoly` (no quadrature).
+
+:func:`run_distribution` walks the tree of patterns depth first, sharing the
+product of a common prefix, and integrates at each leaf (a pattern where the
+stopping rule says "stop", or the last query).  This module is my addition
+(no edit of ``exppoly`` / ``laplace_order`` was needed).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .exppoly import ExpPoly, PiecewiseExpPoly, laplace_cdf, laplace_pdf, laplace_sf
+from .laplace_order import guard_bits
+
+__all__ = ["run_distribution", "run_sample", "laplace_tail_exact"]
+
+Pattern = tuple[bool, ...]
+
+
+def run_distribution(
+    ctx: Any,
+    t_center: Any,
+    t_scale: Any,
+    centers: Sequence[Any],
+    scales: Sequence[Any],
+    stop: Callable[[Pattern], bool],
+) -> dict[Pattern, Any]:
+    """Exact ``{pattern: probability}`` of a threshold run (see module docstring).
+
+    ``t_center`` / ``centers`` are exact (int, Fraction) or ctx numbers (an
+    irrational threshold such as ``ln(1/delta_q)/(eps_2/2)``); ``t_scale`` and
+    ``scales`` are exact positive rationals (the Laplace scales ``b``).
+    ``stop(pattern)`` is called after each test; the run also ends after the last
+    query.  The patterns returned are exactly the leaves; they partition the
+    probability space, so the values sum to 1.
+    """
+    with guard_bits(ctx, [t_center, *centers], [t_scale, *scales]):  # large |c|/b costs log2(|c|/b) bits to cancellation
+        return _run_distribution(ctx, t_center, t_scale, centers, scales, stop)
+
+
+def _run_distribution(ctx: Any, t_center: Any, t_scale: Any, centers: Sequence[Any], scales: Sequence[Any],
+                      stop: Callable[[Pattern], bool]) -> dict[Pattern, Any]:
+    m = len(centers)
+    point_mass = t_scale == 0  # mutants only: no threshold noise, integrate against delta_T
+    pdf = _one(ctx) if point_mass else laplace_pdf(ctx, t_center, t_scale)
+    sf = [_step(ctx, c, True) if b == 0 else laplace_sf(ctx, c, b) for c, b in zip(centers, scales)]
+    cdf = [_step(ctx, c, False) if b == 0 else laplace_cdf(ctx, c, b) for c, b in zip(centers, scales)]
+    out: dict[Pattern, Any] = {}
+
+    def leaf(h: PiecewiseExpPoly) -> Any:
+        return h(t_center) if point_mass else h.integral()
+
+    def visit(prefix: Pattern, g: PiecewiseExpPoly) -> None:
+        i = len(prefix)
+        for passed in (True, False):
+            child = prefix + (passed,)
+            h = g * (sf[i] if passed else cdf[i])
+            if i + 1 == m or stop(child):
+                out[child] = leaf(h)
+            else:
+                visit(child, h)
+
+    if m == 0:
+        return {(): ctx.mpf(1)}
+    visit((), pdf)
+    return out
+
+
+def _one(ctx: Any) -> PiecewiseExpPoly:
+    return PiecewiseExpPoly(ctx, (), [ExpPoly(ctx, {(0, 0): ctx.mpf(1)})])
+
+
+def _step(ctx: Any, q: Any, passes: bool) -> PiecewiseExpPoly:
+    """Noise-free test (mutants): passes iff ``q >= x``; at ``x = q`` exactly the right piece is used,
+    so callers keep the threshold off the query values."""
+    one, zero = ExpPoly(ctx, {(0, 0): ctx.mpf(1)}), ExpPoly(ctx, {})
+    return PiecewiseExpPoly(ctx, (q,), [one, zero] if passes else [zero, one])
+
+
+def run_sample(
+    t_center: float,
+    t_scale: float,
+    centers: np.ndarray,
+    scales: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    size: int,
+) -> np.ndarray:
+    """``size`` draws of the full pass matrix ``q_i + Lap(b_i) >= T + Lap(b_T)`` (bool, ``(size, m)``).
+
+    Callers truncate each row at their stopping rule; noise for tests after the
+    stop is drawn but unused, which does not change the law of the used prefix.
+    """
+    x = t_center + rng.laplace(0.0, 1.0, size=size) * t_scale
+    noisy = centers[None, :] + rng.laplace(0.0, 1.0, size=(size, centers.shape[0])) * scales[None, :]
+    return noisy >= x[:, None]
+
+
+def laplace_tail_exact(ctx: Any, shift: Any, b_a: Any, b_b: Any) -> Any:
+    """``Pr[Lap(b_a) > shift + Lap(b_b)]`` (independent, ``shift`` real) by exp-poly integration.
+
+    The quantity Lemma 3.1 bounds (with ``shift = ln(1/delta)/eps_a``,
+    ``b_a = 1/eps_a``, ``b_b = 1/eps_b``).  Closed form, no quadrature.
+    """
+    return (laplace_pdf(ctx, shift, b_b) * laplace_sf(ctx, 0, b_a)).integral()

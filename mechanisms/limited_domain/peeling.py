@@ -1,0 +1,282 @@
+"""LEM (DR19 Definition 5.1) and its peeling form pLEM (Algorithm 3), seed 001 §5.2.
+
+``LEM^kbar(h, D)`` is the exponential mechanism over ``D ∪ {⊥}`` with weights
+``exp(eps h_i)`` and ``exp(eps h_⊥)``, ``h_⊥ = h_(kbar+1) + 1 + ln(m/delta)/eps`` (eq. (6),
+``m = min{kbar, Delta}``; h_(kbar+1) is always of the *full* histogram h)::
+
+    Pr[LEM(h, D) = i] = exp(eps h_i) / (exp(eps h_⊥) + sum_{j in D} exp(eps h_j)),   i in D ∪ {⊥}.
+
+``pLEM^{k,kbar}(h, D)`` (Algorithm 3) calls LEM on ``D`` minus the indices already
+chosen, appending each result, and stops after k indices or at the first ⊥::
+
+    Pr[(o_1..o_j, BOT)] = prod_{s<=j} w_{o_s}/(w_⊥ + W_s) * w_⊥/(w_⊥ + W_{j+1}),
+    Pr[(o_1..o_k)]      = prod_{s<=k} w_{o_s}/(w_⊥ + W_s),
+
+``W_s`` = total weight of ``D`` minus ``{o_1..o_{s-1}}``.  This is the peeling
+product, computed independently of :mod:`mechanisms.limited_domain`'s Gumbel
+integral, so Lemma 5.4 is a genuine check.
+
+Literal vs corrected (Algorithm 3 as printed): the loop body reads
+``o = LEM^k(h, d \\ I)`` -- superscript ``k``, i.e. ``h_⊥`` built from ``h_(k+1)``
+and ``min{k, Delta}`` -- while Definition 5.1, Lemma 5.4 and every proof use
+``LEM^kbar``.  ``literal=True`` transcribes the superscript k; the default
+(``literal=False``) is the reading the proofs need.  The checker decides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+
+from mechanisms import validation as V
+from mechanisms._common import exact_top, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
+from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
+from mechanisms.errors import InvalidParameter, InvalidParameterType
+from mechanisms.exact.sampling import check_exact_flag
+from mechanisms.registry import EXACT_TAG, FLOAT_EPS, MechanismSpec, exact_variant
+
+from .domain import VARIANTS, _check_kbar_le_d, bot_multiplier, limited_domain
+
+__all__ = ["LEM", "PLEM", "lem_weights"]
+
+
+def _domain_param(domain: Any) -> tuple[int, ...] | None:
+    if domain is None:
+        return None
+    if isinstance(domain, (str, bytes)) or not hasattr(domain, "__iter__"):
+        raise InvalidParameterType(f"domain={domain!r} must be a sequence of item indices or None")
+    out = tuple(V.nonneg_int(f"domain[{i}]", x) for i, x in enumerate(domain))
+    if len(set(out)) != len(out):
+        raise InvalidParameter(f"domain={out!r} has repeated indices")
+    return out
+
+
+def _resolve_domain(domain: tuple[int, ...] | None, h: tuple[int, ...], kbar: int) -> tuple[int, ...]:
+    if domain is None:
+        return limited_domain(h, kbar)
+    bad = [i for i in domain if i >= len(h)]
+    if bad:
+        raise InvalidParameter(f"domain index {bad[0]} must be < d={len(h)}")
+    return domain
+
+
+def lem_weights(ctx: Any, h: Sequence[int], domain: Sequence[int], eps: Any, tkbar: int, m: int, delta: Any) -> tuple[dict, Any]:
+    """``({i: exp(eps (h_i - top))}, exp(eps (h_⊥ - top)))`` with ``h_⊥`` from ``h_(tkbar+1)`` and ``m``."""
+    e = to_ctx(ctx, eps)
+    c = order_stat(h, tkbar + 1) + 1
+    top = max([c] + [h[i] for i in domain])
+    w = {i: ctx.exp(e * (h[i] - top)) for i in domain}
+    wb = ctx.exp(e * (c - top)) * to_ctx(ctx, m) / to_ctx(ctx, delta)
+    return w, wb
+
+
+def _validate(self: Any, with_k: bool) -> None:
+    if with_k:
+        object.__setattr__(self, "k", V.pos_int("k", self.k))
+    object.__setattr__(self, "kbar", V.pos_int("kbar", self.kbar))
+    if with_k and self.k > self.kbar:
+        raise InvalidParameter(f"k={self.k} must be <= kbar={self.kbar}")
+    object.__setattr__(self, "eps", V.positive("eps", self.eps))
+    object.__setattr__(self, "delta", V.probability("delta", self.delta))
+    if self.Delta is not None:
+        object.__setattr__(self, "Delta", V.pos_int("Delta", self.Delta))
+    if self.variant not in VARIANTS:
+        raise InvalidParameter(f"variant={self.variant!r} must be one of {VARIANTS}")
+    object.__setattr__(self, "domain", _domain_param(self.domain))
+
+
+@dataclass(frozen=True)
+class LEM:
+    """LEM^kbar(·, D) -- DR19 Definition 5.1: one EM draw over ``D ∪ {⊥}``; outcomes ``(i,)`` or ``(BOT,)``.
+
+    ``domain=None`` means ``D = d^kbar(h)`` (eq. (5)); otherwise the fixed tuple ``domain``.
+    """
+
+    kbar: int
+    eps: Any
+    delta: Any
+    Delta: int | None = None
+    domain: tuple[int, ...] | None = None
+    variant: str = "long"
+
+    def __post_init__(self) -> None:
+        _validate(self, with_k=False)
+
+    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+        h = V.histogram(h)
+        _check_kbar_le_d(self.kbar, len(h))
+        dom = _resolve_domain(self.domain, h, self.kbar)
+        m = bot_multiplier(self.kbar, self.Delta, len(h), self.variant)
+        with exact_context(prec, interval) as ctx:
+            w, wb = lem_weights(ctx, h, dom, self.eps, self.kbar, m, self.delta)
+            total = wb + sum(w.values())
+            out = {(i,): w[i] / total for i in dom}
+            if m > 0:
+                out[(BOT,)] = wb / total
+            return out
+
+    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
+        return PLEM(1, self.kbar, self.eps, self.delta, self.Delta, self.domain, variant=self.variant).sample(h, rng=rng, size=size)
+
+
+@dataclass(frozen=True)
+class PLEM:
+    """pLEM^{k,kbar}(·, D) -- DR19 Algorithm 3: peeling LEM^kbar over a fixed domain D (module docstring).
+
+    ``domain=None`` means ``D = d^kbar(h)`` (so ``PLEM(domain=None)`` is the right-hand
+    side of Lemma 5.4).  ``literal=True``: the printed ``LEM^k`` inside the loop.
+    ``sample`` runs the rounds literally (one Gumbel-max over ``D ∪ {⊥}`` per round).
+    ``exact=True``: the same rounds with integer/rational arithmetic only
+    (:func:`mechanisms.exact.race.race_exact`); needs rational ``eps`` and ``delta``.
+    """
+
+    k: int
+    kbar: int
+    eps: Any
+    delta: Any
+    Delta: int | None = None
+    domain: tuple[int, ...] | None = None
+    literal: bool = False
+    variant: str = "long"
+    exact: bool = False
+
+    def __post_init__(self) -> None:
+        _validate(self, with_k=True)
+        if not isinstance(self.literal, bool):
+            raise InvalidParameterType(f"literal={self.literal!r} must be a bool")
+        check_exact_flag(self, ("eps", "delta"))
+
+    def _inner_kbar(self) -> int:
+        return self.k if self.literal else self.kbar
+
+    def _prepare(self, h: Sequence[int]):
+        h = V.histogram(h)
+        _check_kbar_le_d(self.kbar, len(h))
+        dom = _resolve_domain(self.domain, h, self.kbar)
+        t = self._inner_kbar()
+        m = bot_multiplier(t, self.Delta, len(h), self.variant)
+        if m == 0 and len(dom) < self.k:
+            raise InvalidParameter(f"domain of size {len(dom)} < k={self.k} with a weightless ⊥ (d - kbar = 0): LEM undefined")
+        return h, dom, t, m
+
+    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+        h, dom, t, m = self._prepare(h)
+        with exact_context(prec, interval) as ctx:
+            w, wb = lem_weights(ctx, h, dom, self.eps, t, m, self.delta)
+            out: dict = {}
+
+            def rec(prefix: tuple, p: Any, rem: tuple) -> None:
+                if len(prefix) == self.k:
+                    out[prefix] = p
+                    return
+                # summed afresh (not total minus chosen: that cancels when the chosen weights dominate)
+                den = wb + sum((w[j] for j in rem), 0 * wb)
+                if m > 0:
+                    out[prefix + (BOT,)] = p * wb / den
+                for i in rem:
+                    rec(prefix + (i,), p * w[i] / den, tuple(j for j in rem if j != i))
+
+            rec((), ctx.mpf(1), dom)
+            return out
+
+    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
+        h, dom, t, m = self._prepare(h)
+        size = V.pos_int("size", size)
+        if self.exact:
+            from mechanisms.exact.race import race_exact
+
+            return race_exact(h, dom, self.k, self.eps, order_stat(h, t + 1) + 1, m, self.delta, rng=rng, size=size)
+        eps = sampler_float("eps", self.eps)
+        sampler_counts(h)
+        c = order_stat(h, t + 1) + 1
+        top = max([c] + [h[i] for i in dom])
+        d_arr = np.asarray(dom, dtype=np.int64)
+        rel = np.asarray([h[i] for i in dom], dtype=np.int64) - top
+        scores = eps * rel.astype(np.float64)
+        L = log_ratio(m, self.delta) if m > 0 else -np.inf
+        bot = eps * float(c - top) + L
+        scores = np.broadcast_to(scores, (size, len(dom))).copy()
+        alive = np.ones(size, dtype=bool)
+        picks = np.full((size, self.k), -1, dtype=np.int64)
+        rows = np.arange(size)
+        if len(dom) and is_wide(max(-int(rel.min()), top - c), 1.0 / eps):
+            return self._sample_wide(rel, c - top, L, eps, d_arr, rng, size)
+        for r in range(self.k):  # one LEM draw per round over the remaining domain and ⊥
+            noisy = scores + rng.gumbel(size=scores.shape)
+            vb = bot + rng.gumbel(size=size)
+            if noisy.shape[1]:
+                j = np.argmax(noisy, axis=1)
+                best = noisy[rows, j]
+            else:
+                j = np.zeros(size, dtype=np.int64)
+                best = np.full(size, -np.inf)
+            win = alive & (best > vb)
+            picks[win, r] = j[win]
+            if noisy.shape[1]:
+                scores[rows[win], j[win]] = -np.inf
+            alive &= win
+        out = []
+        for row in picks.tolist():
+            items = tuple(int(d_arr[x]) for x in row if x >= 0)
+            out.append(items if len(items) == self.k else items + (BOT,))
+        return out
+
+    def _sample_wide(self, rel: np.ndarray, rel_bot: int, L: float, eps: float, d_arr: np.ndarray, rng: np.random.Generator, size: int) -> list:
+        """The rounds of :meth:`sample` with exact (integer, fraction) comparisons in count units, for
+        counts spread wider than float64 resolves at this noise scale (``mechanisms._common.is_wide``)."""
+        n = rel.size
+        removed = np.zeros((size, n), dtype=bool)
+        alive = np.ones(size, dtype=bool)
+        picks = np.full((size, self.k), -1, dtype=np.int64)
+        rows = np.arange(size)
+        for r in range(self.k):
+            ip, fr = split_noisy(rel[None, :], rng.gumbel(size=(size, n)) / eps)
+            ipb, frb = split_noisy(np.full(size, rel_bot, dtype=np.int64), (L + rng.gumbel(size=size)) / eps)
+            ip[removed], fr[removed] = np.iinfo(np.int64).min, 0.0
+            j = exact_top(ip, fr, 1)[:, 0]
+            bi, bf = ip[rows, j], fr[rows, j]
+            win = alive & ~removed[rows, j] & ((bi > ipb) | ((bi == ipb) & (bf > frb)))
+            picks[win, r] = j[win]
+            removed[rows[win], j[win]] = True
+            alive &= win
+        out = []
+        for row in picks.tolist():
+            items = tuple(int(d_arr[x]) for x in row if x >= 0)
+            out.append(items if len(items) == self.k else items + (BOT,))
+        return out
+
+
+_LD = {"k": 2, "kbar": 3, "eps": 1, "delta": "0.1"}
+
+REGISTRY = [
+    MechanismSpec(
+        name="plem",
+        factory=PLEM,
+        valid=({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "domain": (0, 2, 3)},
+               {"k": 2, "kbar": 3, "eps": 1, "delta": "0.1"},
+               {"k": 1, "kbar": 2, "eps": "0.5", "delta": "0.05", "domain": (1,)},
+               {"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "literal": True}),
+        invalid=[
+            ({"k": 4, "kbar": 3, "eps": 1, "delta": "0.1"}, InvalidParameter, "k=4 must be <= kbar=3"),
+            ({"k": 2, "kbar": 3, "eps": 0, "delta": "0.1"}, InvalidParameter, "eps=0 must be > 0"),
+            ({"k": 2, "kbar": 3, "eps": 1, "delta": 2}, InvalidParameter, "delta=2 must be in (0, 1)"),
+            ({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "Delta": 0}, InvalidParameter, "Delta=0 must be >= 1"),
+            ({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "domain": (1, 1)}, InvalidParameter, "repeated"),
+            ({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "domain": 3}, InvalidParameterType, "domain=3"),
+        ],
+        examples=((3, 1, 1, 0), (5, 5, 2, 2), (0, 0, 0, 0)),
+        paper="DR19 Algorithm 3 / Definition 5.1 (seed 001 §5.2); Corollaries 5.1, 5.2",
+        claim=lambda p: (p["k"] * V.real("eps", p["eps"]), V.real("delta", p["delta"])),
+    ),
+    MechanismSpec(
+        name="plem-exact", factory=exact_variant(PLEM),
+        valid=({**_LD, "domain": (0, 2, 3)}, _LD),
+        invalid=[({**_LD, "eps": 0.25}, InvalidParameterType, "eps=0.25 " + FLOAT_EPS)],
+        examples=((3, 1, 1, 0), (5, 5, 2, 2), (0, 0, 0, 0)),
+        paper="DR19 Algorithm 3 / Definition 5.1 (seed 001 §5.2), sampled exactly",
+        claim=lambda p: (p["k"] * Fraction(p["eps"]), Fraction(p["delta"])), tags=EXACT_TAG,
+    ),
+]

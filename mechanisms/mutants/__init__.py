@@ -1,0 +1,18 @@
+"""The mutant zoo: deliberately broken mechanisms, each labelled with what is wrong (STYLE.md §6)."""
+
+from . import basic
+from .basic import (
+    EMHalfScale,
+    GumbelBudgetNotSplit,
+    LaplaceRNMHalfScale,
+    LimitDomThresholdMutant,
+    NoisyMaxWithValue,
+    NoisyValue,
+    PeelingWithReplacement,
+)
+
+__all__ = ["EMHalfScale", "GumbelBudgetNotSplit", "NoisyMaxWithValue", "NoisyValue", "LaplaceRNMHalfScale",
+           "LimitDomThresholdMutant", "PeelingWithReplacement", "REGISTRY"]
+
+#: every mutant of the zoo (the registry discovers each module's own list; this is their union, for tests and audits)
+REGISTRY = [*basic.REGISTRY]

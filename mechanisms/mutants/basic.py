@@ -1,0 +1,365 @@
+"""The mutant zoo: deliberately broken mechanisms, each labelled with what is wrong (STYLE.md §6).
+
+Every mutant is a complete mechanism (fast ``sample`` + exact ``distribution``,
+consistent with each other) registered with ``mutant="<what is wrong>"`` and
+the claim its author would make.  Two kinds:
+
+* **privacy mutants** -- the claim is false: the exact checker must find a
+  violating neighbouring pair and ``dpverify.audit`` (sampling the mutant,
+  reference = its own exact law) must certify a violation.
+* **correctness mutants** (tags ``implements:<name>`` and ``still-private``) --
+  private, but not the mechanism they claim to implement: the exact laws
+  differ and an audit against ``<name>`` rejects the fit.
+
+Privacy mutants that also carry ``implements:<name>`` are audited both ways
+(against their own law, and as a black box against ``<name>``).
+
+| name | family | what is wrong |
+|---|---|---|
+| ``mutant-em-half-scale`` | EM (DR19 Def. 4.1) | Gumbel(Δ/(2ε)) noise, i.e. weights ``exp(2ε h_i)``, claimed ε-DP |
+| ``mutant-gumbel-budget-not-split`` | GJMR21 §4 PEEL | Gumbel(1/ε) per count instead of Gumbel(k/ε), claimed ε-DP overall |
+| ``mutant-em-linf-monotone`` | EM (DR19 Lemma 4.1) | ε (not 2ε) under ℓ∞ neighbours, where ``q = h_i`` is not monotone (sensitivity mistake) |
+| ``mutant-noisy-max-value`` | report noisy max | also releases the noisy maximum (rounded, clipped), claimed ε-DP like EM |
+| ``mutant-laplace-rnm-half-scale`` | report noisy max (Laplace) | Lap(1/(2ε)) instead of Lap(2/ε): the scale 2Δ/ε misread as Δ/(2ε) |
+| ``mutant-limit-dom-no-log-term`` | DR19 Alg. 1 | threshold ``h_(kbar+1) + 1`` without ``ln(min{Δ,kbar}/δ)/ε`` |
+| ``mutant-limit-dom-no-plus-one`` | DR19 Alg. 1 | threshold ``h_(kbar+1) + ln(m/δ)/ε`` without the ``+ 1`` |
+| ``mutant-limit-dom-order-off-by-one`` | DR19 Alg. 1 | threshold built on ``h_(kbar+2)`` instead of ``h_(kbar+1)`` (order-statistic off-by-one) |
+| ``mutant-limit-dom-delta-threshold`` | DR19 Alg. 1 | the Δ-restricted threshold ``ln(1/δ)/ε`` (Δ=1) used under unrestricted add/remove (sensitivity mistake) |
+| ``mutant-peeling-with-replacement`` | DR19 §4.1 pEM | chosen items are not removed (k EM draws with replacement): private, but not pEM^k |
+
+Docstrings of the classes below define each output law exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+
+from mechanisms import validation as V
+from mechanisms._common import check_k_le_d, gumbel_top, relative_counts, sampler_counts, sampler_float
+from mechanisms.core import DEFAULT_PREC, exact_context, order_stat, to_ctx
+from mechanisms.exponential.em import ExponentialMechanism, OneShotGumbel, em_weights
+from mechanisms.laplace.noisy_max import ReportNoisyMaxLaplace
+from mechanisms.limited_domain.domain import bot_multiplier, limited_domain, top_sorted
+from mechanisms.limited_domain.gumbel import LimitDom, race_distribution, race_sample
+from mechanisms.registry import MechanismSpec
+
+__all__ = [
+    "EMHalfScale",
+    "GumbelBudgetNotSplit",
+    "NoisyMaxWithValue",
+    "NoisyValue",
+    "LaplaceRNMHalfScale",
+    "LimitDomThresholdMutant",
+    "PeelingWithReplacement",
+]
+
+
+def _exact(x: Any) -> Any:
+    """An exact rational for a parameter that was given as a decimal string or Fraction."""
+    v = V.real("eps", x)
+    return Fraction(v) if not isinstance(v, float) else v
+
+
+class _Delegate:
+    """Sample and distribution of ``self.inner()`` (a correct mechanism with wrong parameters)."""
+
+    def inner(self) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
+        return self.inner().sample(h, rng=rng, size=size)
+
+    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+        return self.inner().distribution(h, prec=prec, interval=interval)
+
+
+@dataclass(frozen=True)
+class EMHalfScale(_Delegate):
+    """MUTANT (wrong noise scale): EM sampled with Gumbel(1/(2 eps)) instead of Gumbel(1/eps).
+
+    ``Pr[(i,)] ∝ exp(2 eps h_i)`` = :class:`ExponentialMechanism` at ``2 eps``;
+    claimed eps-DP (DR19 Lemma 4.1); truly 2eps-DP and no better on
+    ``h = (0, 0), h' = (1, 0)``-type pairs.
+    """
+
+    eps: Any
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "eps", V.positive("eps", self.eps))
+
+    def inner(self) -> ExponentialMechanism:
+        return ExponentialMechanism(2 * _exact(self.eps))
+
+
+@dataclass(frozen=True)
+class GumbelBudgetNotSplit(_Delegate):
+    """MUTANT (wrong noise scale): GJMR21's PEEL with Gumbel(1/eps) per count instead of Gumbel(k/eps).
+
+    Law: :class:`OneShotGumbel` ``(k, eps)`` -- the top k of ``h_i + Gumbel(1/eps)``
+    in order; claimed eps-DP overall (seed 004 §4 uses ``k/eps``), truly only
+    about ``k eps``.
+    """
+
+    k: int
+    eps: Any
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "k", V.pos_int("k", self.k))
+        object.__setattr__(self, "eps", V.positive("eps", self.eps))
+
+    def inner(self) -> OneShotGumbel:
+        return OneShotGumbel(self.k, self.eps)
+
+
+@dataclass(frozen=True)
+class LaplaceRNMHalfScale(_Delegate):
+    """MUTANT (wrong noise scale): Laplace report noisy max with ``Lap(1/(2 eps))`` instead of ``Lap(2/eps)``.
+
+    Law: :class:`mechanisms.laplace.ReportNoisyMaxLaplace` with scale
+    ``1/(2 eps)`` (its ``eps`` parameter set to ``4 eps``) -- the scale
+    ``2Δ/ε`` misread as ``Δ/(2ε)``; claimed eps-DP.
+    """
+
+    eps: Any
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "eps", V.positive("eps", self.eps))
+
+    def inner(self) -> ReportNoisyMaxLaplace:
+        return ReportNoisyMaxLaplace(eps=4 * _exact(self.eps))
+
+
+@dataclass(frozen=True)
+class NoisyValue:
+    """The released (rounded, clipped) noisy maximum in an outcome ``(i, NoisyValue(v))``."""
+
+    v: int
+
+    def __repr__(self) -> str:
+        return f"value={self.v}"
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True)
+class NoisyMaxWithValue:
+    """MUTANT (releasing noisy values): Gumbel report-noisy-max that also publishes the noisy max.
+
+    Draw ``X_i = h_i + Gumbel(1/eps)``; output ``(i, NoisyValue(v))`` with ``i =
+    argmax X`` and ``v = clip(floor(max X), lo, hi)``.  For Gumbel noise the
+    argmax and the max are independent and ``max X ~ Gumbel(mu, 1/eps)`` with
+    CDF ``F(x) = exp(-sum_j exp(eps (h_j - x)))``, so exactly
+    ``Pr[(i, v)] = softmax_i(eps h) * w(v)`` with ``w(lo) = F(lo + 1)``,
+    ``w(v) = F(v + 1) - F(v)`` for ``lo < v < hi`` and ``w(hi) = 1 - F(hi)``.
+    Claimed eps-DP "because the index alone is" -- the value leaks through the
+    lower tail of F (its ratio is unbounded).
+    """
+
+    eps: Any
+    lo: int = 0
+    hi: int = 6
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "eps", V.positive("eps", self.eps))
+        object.__setattr__(self, "lo", V.nonneg_int("lo", self.lo))
+        object.__setattr__(self, "hi", V.nonneg_int("hi", self.hi))
+        if self.hi <= self.lo:
+            from mechanisms.errors import InvalidParameter
+
+            raise InvalidParameter(f"hi={self.hi} must be > lo={self.lo}")
+        if self.hi - self.lo > 4096:  # the exact law lists every released value
+            from mechanisms.errors import InvalidParameter
+
+            raise InvalidParameter(f"hi={self.hi} must be <= lo + 4096 (lo={self.lo}): the exact law enumerates every value")
+
+    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
+        h = V.histogram(h)
+        size = V.pos_int("size", size)
+        noisy = np.asarray(h, dtype=np.float64)[None, :] + rng.gumbel(0.0, 1.0 / sampler_float("eps", self.eps), size=(size, len(h)))
+        idx = noisy.argmax(axis=1)
+        val = np.clip(np.floor(noisy.max(axis=1)), self.lo, self.hi).astype(np.int64)
+        return [(int(i), NoisyValue(int(v))) for i, v in zip(idx.tolist(), val.tolist())]
+
+    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+        h = V.histogram(h)
+        if Fraction(self.eps) * (max(h) - self.lo) > 2**16:
+            # F(lo + 1) = exp(-sum exp(eps (h_j - lo - 1))) would be exp(-e^(>65536)): beyond what mpmath evaluates
+            from mechanisms.errors import InvalidHistogram
+
+            raise InvalidHistogram(f"max(h)={max(h)} is too far above lo={self.lo} for this mutant's exact law "
+                                   f"(needs eps*(max(h)-lo) <= 2**16)")
+        with exact_context(prec, interval) as ctx:
+            e = to_ctx(ctx, self.eps)
+            w = em_weights(ctx, h, e)
+            total = sum(w)
+
+            def F(x: int) -> Any:  # CDF of max_j (h_j + Gumbel(1/eps)) at the integer x
+                return ctx.exp(-sum(ctx.exp(e * (c - x)) for c in h))
+
+            wv = {self.lo: F(self.lo + 1), self.hi: 1 - F(self.hi)}
+            for v in range(self.lo + 1, self.hi):
+                wv[v] = F(v + 1) - F(v)
+            return {(i, NoisyValue(v)): w[i] / total * p for i in range(len(h)) for v, p in wv.items()}
+
+
+@dataclass(frozen=True)
+class LimitDomThresholdMutant:
+    """MUTANT: DR19 Algorithm 1 (LimitDom) with a wrong threshold ``h_⊥``.
+
+    Same Gumbel race as :class:`mechanisms.limited_domain.LimitDom` over the
+    limited domain ``d^kbar(h)`` plus ⊥ (its module docstring defines the
+    law), with ``h_⊥ = h_(kbar + 1 - shift) + plus_one + log_term``, where
+    ``log_term = ln(m/delta)/eps`` (``m = min{Delta, kbar}``) if ``log_term``
+    else 0.  Correct: ``shift=0, plus_one=1, log_term=True``.  ``Delta`` here
+    is the threshold's assumed sensitivity, whatever the relation.
+    """
+
+    k: int
+    kbar: int
+    eps: Any
+    delta: Any
+    shift: int = 0
+    plus_one: int = 1
+    log_term: bool = True
+    Delta: int | None = None
+
+    def __post_init__(self) -> None:
+        ref = LimitDom(self.k, self.kbar, self.eps, self.delta, self.Delta)  # validates the shared parameters
+        for name in ("k", "kbar", "Delta"):  # keep the validated values ("2" -> 2), as LimitDom does
+            object.__setattr__(self, name, getattr(ref, name))
+        object.__setattr__(self, "eps", V.positive("eps", self.eps))
+        object.__setattr__(self, "delta", V.probability("delta", self.delta))
+
+    def _parts(self, h: tuple) -> tuple[int, Any, Any]:
+        c = order_stat(h, self.kbar + 1 - self.shift) + self.plus_one
+        m = bot_multiplier(self.kbar, self.Delta, len(h))
+        return (c, m, self.delta) if self.log_term else (c, 1, 1)
+
+    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+        h = V.histogram(h)
+        dom = limited_domain(h, self.kbar)
+        c, m, dl = self._parts(h)
+        with exact_context(prec, interval) as ctx:
+            return race_distribution(ctx, h, dom, self.k, self.eps, c, m, dl)
+
+    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
+        h = V.histogram(h)
+        limited_domain(h, self.kbar)  # validates kbar <= d
+        a = sampler_counts(h)
+        dom = top_sorted(a, self.kbar)
+        c, m, dl = self._parts(h)
+        return race_sample(a, dom, self.k, sampler_float("eps", self.eps), c, m, dl, rng=rng, size=V.pos_int("size", size))
+
+
+@dataclass(frozen=True)
+class PeelingWithReplacement:
+    """MUTANT (correctness): "peeling" that never removes the chosen item.
+
+    k independent EM draws over *all* items: ``Pr[(o_1..o_k)] = prod_j w_{o_j} / sum_i w_i``
+    with ``w_i = exp(eps h_i)``; outcomes may repeat an index.  Still k·eps-DP
+    (k-fold composition) but not pEM^k (DR19 §4.1), whose outcomes are
+    distinct: an audit against ``peeling-em`` sees impossible outcomes.
+    """
+
+    k: int
+    eps: Any
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "k", V.pos_int("k", self.k))
+        object.__setattr__(self, "eps", V.positive("eps", self.eps))
+
+    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
+        h = check_k_le_d(self.k, h)
+        size = V.pos_int("size", size)
+        cols = [gumbel_top(relative_counts(h), 1.0 / sampler_float("eps", self.eps), 1, rng=rng, size=size)[:, 0] for _ in range(self.k)]
+        return [tuple(r) for r in np.stack(cols, axis=1).tolist()]
+
+    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+        import itertools
+
+        h = check_k_le_d(self.k, h)
+        with exact_context(prec, interval) as ctx:
+            w = em_weights(ctx, h, to_ctx(ctx, self.eps))
+            total = sum(w)
+            out = {}
+            for o in itertools.product(range(len(h)), repeat=self.k):
+                p = ctx.mpf(1)
+                for i in o:
+                    p = p * w[i] / total
+                out[o] = p
+            return out
+
+
+_LD = {"k": 2, "kbar": 3, "eps": 1, "delta": "0.1"}
+
+
+def _ld_claim(p: dict) -> tuple:
+    return (p["k"] * V.real("eps", p["eps"]), V.real("delta", p["delta"]))
+
+
+REGISTRY = [
+    MechanismSpec(
+        name="mutant-em-half-scale", factory=EMHalfScale, valid=({"eps": 1}, {"eps": "1/2"}),
+        examples=((0, 1, 1), (2, 1, 0)), paper="mutant of DR19 Def. 4.1 / Lemma 4.1 (seed 001 §4.1)",
+        mutant="wrong noise scale: Gumbel(1/(2eps)) (weights exp(2 eps h_i)) claimed eps-DP",
+        claim=lambda p: (p["eps"], 0), tags=frozenset({"implements:em"}),
+    ),
+    MechanismSpec(
+        name="mutant-gumbel-budget-not-split", factory=GumbelBudgetNotSplit, valid=({"k": 2, "eps": 1},),
+        examples=((0, 0, 1), (2, 1, 0)), paper="mutant of GJMR21 §4 PEEL baseline (seed 004)",
+        mutant="wrong noise scale: Gumbel(1/eps) per count instead of Gumbel(k/eps), claimed eps-DP overall",
+        claim=lambda p: (p["eps"], 0),
+    ),
+    MechanismSpec(
+        name="mutant-em-linf-monotone", factory=ExponentialMechanism, valid=({"eps": 1},),
+        examples=((0, 2, 2), (1, 1, 0)), relation="linf", paper="mutant of DR19 Lemma 4.1 (seed 001 §4.1)",
+        mutant="sensitivity mistake: eps-DP claimed under l_inf neighbours (mixed signs), where q(h,i)=h_i is not monotone",
+        claim=lambda p: (p["eps"], 0),
+    ),
+    MechanismSpec(
+        name="mutant-noisy-max-value", factory=NoisyMaxWithValue, valid=({"eps": 1}, {"eps": 1, "lo": 0, "hi": 4}),
+        examples=((1, 1, 1), (1, 0, 0)), paper="mutant of report noisy max / DR19 §4.1 Gumbel-max",
+        mutant="releases the noisy maximum (floor, clipped to [lo, hi]) with the index, claimed eps-DP",
+        claim=lambda p: (p["eps"], 0),
+    ),
+    MechanismSpec(
+        name="mutant-laplace-rnm-half-scale", factory=LaplaceRNMHalfScale, valid=({"eps": 1},),
+        examples=((0, 1, 1),), paper="mutant of report noisy max [Dwork–Roth] as in mechanisms.laplace",
+        mutant="wrong noise scale: Lap(1/(2eps)) instead of Lap(2/eps) (2Δ/ε misread as Δ/(2ε)), claimed eps-DP",
+        claim=lambda p: (p["eps"], 0), tags=frozenset({"implements:laplace-rnm"}),
+    ),
+    MechanismSpec(
+        name="mutant-limit-dom-no-log-term", factory=lambda **p: LimitDomThresholdMutant(**p, log_term=False),
+        valid=(_LD,), examples=((0, 0, 0, 0), (2, 1, 1, 0)), paper="mutant of DR19 Algorithm 1 (seed 001 §3)",
+        mutant="missing threshold term: h_bot = h_(kbar+1) + 1 without ln(min{Delta,kbar}/delta)/eps",
+        claim=_ld_claim, tags=frozenset({"implements:limit-dom"}),
+    ),
+    MechanismSpec(
+        name="mutant-limit-dom-no-plus-one", factory=lambda **p: LimitDomThresholdMutant(**p, plus_one=0),
+        valid=(_LD,), examples=((2, 1, 1, 0), (0, 0, 0, 0, 0)), paper="mutant of DR19 Algorithm 1 (seed 001 §3)",
+        mutant="missing threshold term: h_bot = h_(kbar+1) + ln(m/delta)/eps without the + 1",
+        claim=_ld_claim, tags=frozenset({"implements:limit-dom"}),
+    ),
+    MechanismSpec(
+        name="mutant-limit-dom-order-off-by-one", factory=lambda **p: LimitDomThresholdMutant(**p, shift=-1),
+        valid=(_LD,), examples=((2, 2, 2, 2), (2, 1, 1, 0)), paper="mutant of DR19 Algorithm 1 (seed 001 §3)",
+        mutant="off-by-one in order statistics: threshold on h_(kbar+2) instead of h_(kbar+1)",
+        claim=_ld_claim, tags=frozenset({"implements:limit-dom"}),
+    ),
+    MechanismSpec(
+        name="mutant-limit-dom-delta-threshold", factory=lambda **p: LimitDomThresholdMutant(**p, Delta=1),
+        valid=(_LD,), examples=((2, 1, 1, 0), (0, 0, 0, 0, 0)), paper="mutant of DR19 Algorithm 1 (seed 001 §3)",
+        mutant="sensitivity mistake: Delta-restricted threshold ln(min{1,kbar}/delta)/eps under unrestricted add/remove",
+        claim=_ld_claim, tags=frozenset({"implements:limit-dom"}),
+    ),
+    MechanismSpec(
+        name="mutant-peeling-with-replacement", factory=PeelingWithReplacement, valid=({"k": 2, "eps": 1},),
+        examples=((3, 1, 1, 0), (1, 0, 0)), paper="mutant of DR19 §4.1 pEM^k",
+        mutant="peeling with replacement: chosen items are not removed (outputs may repeat); private but not pEM^k",
+        claim=lambda p: (p["k"] * V.real("eps", p["eps"]), 0), tags=frozenset({"implements:peeling-em", "still-private"}),
+    ),
+]

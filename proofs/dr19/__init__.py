@@ -1,0 +1,13 @@
+"""Ledger of Durfee & Rogers, "Practical Differentially Private Top-k Selection with Pay-what-you-get Composition" (seed 001; 000 and 003 are other renderings).
+
+Ledger modules (each defines ``CLAIMS``): :mod:`~proofs.dr19.em` (§2, §4.1-4.2),
+:mod:`~proofs.dr19.limited` (§3, §8, App. E), :mod:`~proofs.dr19.limited_sec5` (§5, App. C),
+:mod:`~proofs.dr19.limited_sec6` (§6.2-6.3), :mod:`~proofs.dr19.laplace` (§6.1, App. D),
+:mod:`~proofs.dr19.fixed` (App. F), :mod:`~proofs.dr19.pwyg` (Algorithm 2 / Theorem 2, §7),
+:mod:`~proofs.dr19.composition` (§4, App. A).  Their evaluators are the private ``_*`` modules
+beside them; :mod:`~proofs.dr19.figure1` holds the data of App. A's Figure 1.
+"""
+
+from ._laplace_checks import delta_bar  # eq. (8), the claimed delta of Lemma 6.1 (used by ``dpverify topk``)
+
+__all__ = ["delta_bar"]

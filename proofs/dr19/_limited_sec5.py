@@ -1,0 +1,277 @@
+"""Evaluators for the ledger :mod:`proofs.dr19.limited_sec5` (Durfee & Rogers §5, Appendix C, seed 001).
+
+Relations.  §2 defines neighbours by adding/removing a user, then describes the
+histograms as ``||h-h'||_inf <= 1`` (and Delta-restricted ones as additionally
+``||h-h'||_0 <= Delta``); the proofs of §5 argue "w.l.o.g. h >= h'", i.e. the
+one-signed add/remove relation.  Each statement is checked under add/remove (the
+proofs' relation; ``delta:N`` for Delta-restricted ones) and under ``linf``
+(``#linf`` entries, §2's literal wording).
+
+Findings: Lemma 5.6, Lemma C.3 and Corollary C.1 state an *equality* that fails
+for k >= 2 (the conditional law of the peeling mechanism given "no index of T" is
+not the peeling mechanism on ``d \\ T``: the denominators of later rounds differ);
+the ``#corrected`` entries give the sandwich that does hold and suffices for a
+(weaker) Lemma 5.7.  Algorithm 3's printed ``LEM^k`` is refuted by Lemma 5.4.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+from typing import Any, Iterator
+
+from mechanisms.core import BOT, order_stat
+from mechanisms.limited_domain.domain import limited_domain
+from mechanisms.limited_domain.gumbel import LimitDom
+from mechanisms.limited_domain.peeling import LEM, PLEM
+
+from proofs.claims import Comparison, Domain, Instance
+from proofs.measures import log_ratio_range
+
+from ._limited import as_ctx, bad_outcomes, dist, event_prob, indices, subsets, support, zero_like
+
+GRID = (0, F(1, 10), F(1, 4), F(1, 2))
+P3 = ({"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10)}, {"k": 2, "kbar": 2, "eps": 1, "delta": F(1, 20)},
+      {"k": 2, "kbar": 3, "eps": F(1, 2), "delta": F(1, 10)})
+P2 = P3[:2]
+KBARS = tuple({"kbar": b} for b in (1, 2, 3))
+
+
+def _lim(p: dict) -> LimitDom:
+    return LimitDom(p["k"], p["kbar"], p["eps"], p["delta"], Delta=p.get("Delta"))
+
+
+def _plem(p: dict, domain: Any = None) -> PLEM:
+    return PLEM(p["k"], p["kbar"], p["eps"], p["delta"], Delta=p.get("Delta"), domain=domain)
+
+
+def _lem(p: dict, domain: Any) -> LEM:
+    return LEM(p["kbar"], p["eps"], p["delta"], Delta=p.get("Delta"), domain=tuple(domain))
+
+
+# ----------------------------------------------------------------------------- §5.1 structure
+
+
+def _lemma_5_1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
+    """Add/remove pairs come as (h, h + e): ``h'_(j) - h_(j)`` in {0, 1} for every j <= d."""
+    h, g = inst.h, inst.h_prime
+    out = []
+    for j in range(1, len(h) + 1):
+        diff = order_stat(g, j) - order_stat(h, j)
+        out += [Comparison(diff, ">=", 0, f"h'_({j}) - h_({j}) >= 0"), Comparison(diff, "<=", 1, f"h'_({j}) - h_({j}) <= 1")]
+    return out
+
+
+def _lemma_5_1_linf(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
+    """l_inf pairs (mixed signs): the lemma's content |h_(j) - h'_(j)| <= 1."""
+    return [Comparison(abs(order_stat(inst.h_prime, j) - order_stat(inst.h, j)), "<=", 1, f"|h'_({j}) - h_({j})| <= 1")
+            for j in range(1, len(inst.h) + 1)]
+
+
+def _lemma_5_2(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
+    """i in d(h) \\ d(h') => h_i <= h_(kbar+1) + 1, and symmetrically."""
+    kbar, out = inst.params["kbar"], []
+    for a, b, name in ((inst.h, inst.h_prime, "h"), (inst.h_prime, inst.h, "h'")):
+        for i in set(limited_domain(a, kbar)) - set(limited_domain(b, kbar)):
+            out.append(Comparison(a[i], "<=", order_stat(a, kbar + 1) + 1, f"{name}_{i} <= {name}_(kbar+1) + 1 (i={i} leaves)"))
+    return out
+
+
+def _lemma_5_3(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
+    """``|d(h) \\ d(h')| <= min{Delta, kbar, d - kbar}`` (Delta = the relation's N, d if unrestricted)."""
+    kbar, d = inst.params["kbar"], len(inst.h)
+    Delta = inst.params.get("Delta", d)
+    n = len(set(limited_domain(inst.h, kbar)) - set(limited_domain(inst.h_prime, kbar)))
+    return [Comparison(n, "<=", min(Delta, kbar, d - kbar), "|d(h) \\ d(h')| <= min{Delta, kbar, d-kbar}")]
+
+
+# ----------------------------------------------------------------------------- LEM on fixed domains
+
+
+def _domain_params(d: int, base: tuple) -> tuple:
+    """Every non-empty fixed domain of [d] crossed with the base parameter dicts."""
+    return tuple({**p, "domain": s} for p in base for s in subsets(range(d)) if s)
+
+
+def _cor_5_1_rb(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
+    mech = _lem(inst.params, inst.params["domain"])
+    P, Q = dist(mech, inst.h, prec, interval), dist(mech, inst.h_prime, prec, interval)
+    lo, hi = log_ratio_range(P, Q)
+    return [Comparison(hi - lo, "<=", as_ctx(inst.params["eps"], hi), "range of ln P/Q <= eps (range-bounded)")]
+
+
+# ----------------------------------------------------------------------------- Lemma 5.4 (and Alg. 3 literal)
+
+
+def _lemma_5_4(literal: bool):
+    def evaluate(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
+        p = inst.params
+        A = dist(_lim(p), inst.h, prec, interval)
+        B = dist(PLEM(p["k"], p["kbar"], p["eps"], p["delta"], literal=literal), inst.h, prec, interval)
+        z = zero_like(A)
+        return [Comparison(A.get(o, z), "==", B.get(o, z), f"Pr[LimitDom={o}] = Pr[pLEM(h, d^kbar(h))={o}]") for o in set(A) | set(B)]
+
+    return evaluate
+
+
+# ----------------------------------------------------------------------------- Lemmas 5.5, 5.6, C.1
+
+
+def _pair_parts(inst: Instance, prec: int, interval: bool):
+    p = inst.params
+    P = dist(_plem(p), inst.h, prec, interval)
+    Q = dist(_plem(p), inst.h_prime, prec, interval)
+    return P, Q, bad_outcomes(P, Q)
+
+
+def _lemma_5_5(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
+    P, Q, bad = _pair_parts(inst, prec, interval)
+    return [Comparison(event_prob(P, bad), "<=", as_ctx(inst.params["delta"], zero_like(P)), "Pr[pLEM(h, d(h)) in S^delta] <= delta")]
+
+
+def _lemma_5_6(corrected: bool):
+    def evaluate(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
+        p = inst.params
+        P, Q, bad = _pair_parts(inst, prec, interval)
+        common = support(P) & support(Q)
+        T = set(limited_domain(inst.h, p["kbar"])) - set(limited_domain(inst.h_prime, p["kbar"]))
+        if not T:
+            return []
+        d_eps = tuple(i for i in limited_domain(inst.h, p["kbar"]) if i not in T)
+        R = dist(_plem(p, d_eps), inst.h, prec, interval)
+        z = zero_like(P)
+        good = 1 - event_prob(P, bad)
+        out = []
+        if not corrected:
+            for o in common:
+                out.append(Comparison(P[o], "==", R.get(o, z) * good, f"Pr[pLEM(h,d(h))={o}] = Pr[pLEM(h,d^eps)={o}] Pr[not S^delta]"))
+            return out
+        q = event_prob(dist(_lem(p, sorted(T)), inst.h, prec, interval), [(i,) for i in T])
+        for o in common:
+            out.append(Comparison(P[o], "<=", R.get(o, z), f"Pr[pLEM(h,d(h))={o}] <= Pr[pLEM(h,d^eps)={o}]"))
+            out.append(Comparison(P[o], ">=", (1 - q) ** len(o) * R.get(o, z), f"Pr[pLEM(h,d(h))={o}] >= (1-q)^|o| Pr[pLEM(h,d^eps)={o}]"))
+        return out
+
+    return evaluate
+
+
+def _lemma_c_1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
+    p = inst.params
+    T = sorted(set(limited_domain(inst.h, p["kbar"])) - set(limited_domain(inst.h_prime, p["kbar"])))
+    if not T:
+        return []
+    L = dist(_lem(p, T), inst.h, prec, interval)
+    return [Comparison(1 - L[(BOT,)], "<=", as_ctx(p["delta"], L[(BOT,)]), "Pr[LEM(h, d_delta) != BOT] <= delta")]
+
+
+# ----------------------------------------------------------------------------- Claim 5.1
+
+
+def _claim_5_1_instances(domain: Domain) -> Iterator[Instance]:
+    n = domain.extra.get("grid", 6)
+    pts = [F(i, n) for i in range(n + 1)]
+    for d1 in pts:
+        for d2 in pts[:-1]:
+            for x in pts:
+                if x <= 1 - d2:
+                    yield Instance(None, None, {"delta1": d1, "delta2": d2, "x": x})
+
+
+def _claim_5_1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
+    d1, d2, x = inst.params["delta1"], inst.params["delta2"], inst.params["x"]
+    return [Comparison(x * (1 - d1) / (1 - d2) + d1, "<=", x + max(d1, d2), "x(1-d1)/(1-d2) + d1 <= x + max(d1, d2)")]
+
+
+def _claim_5_1_symbolic(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
+    """(1-d2) (rhs - lhs) = x (d1 - d2) + (max - d1)(1 - d2): both cases are sums of non-negative products."""
+    import sympy as sp
+
+    d1, d2, x = sp.symbols("d1 d2 x", nonnegative=True)
+    lhs, out = x * (1 - d1) / (1 - d2) + d1, []
+    for M, case, factorised in ((d1, "d1 >= d2", x * (d1 - d2)), (d2, "d1 < d2", (d2 - d1) * (1 - d2 - x))):
+        diff = sp.simplify((x + M - lhs) * (1 - d2) - factorised)
+        out.append(Comparison(diff, "==", sp.Integer(0), f"case {case}: (1-d2)(rhs-lhs) = {factorised}", exact=True))
+    return out
+
+
+def _single(domain: Domain) -> Iterator[Instance]:
+    yield Instance(None, None, {})
+
+
+# ----------------------------------------------------------------------------- Lemmas C.2-C.4, Corollary C.1
+
+
+def _dT_instances(domain: Domain) -> Iterator[Instance]:
+    """Every histogram x fixed domain D x non-empty T (T ⊆ D if ``extra['T_in_D']``) x params."""
+    from ._limited import all_histograms
+
+    for params in domain.params:
+        for h in all_histograms(domain.d, domain.max_count):
+            for D in subsets(range(domain.d)):
+                pool = D if domain.extra.get("T_in_D") else tuple(range(domain.d))
+                for T in subsets(pool):
+                    if T:
+                        yield Instance(h, None, {**params, "D": D, "T": T})
+
+
+def _lemma_c_2(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
+    p = inst.params
+    P = dist(_plem(p, p["D"]), inst.h, prec, interval)
+    hit = [o for o in P if indices(o) & set(p["T"])]
+    L = dist(_lem(p, p["T"]), inst.h, prec, interval)
+    return [Comparison(event_prob(P, hit), "<=", 1 - L[(BOT,)], "Pr[pLEM(h,d) in T-set] <= Pr[LEM(h,T) != BOT]")]
+
+
+def _lem_cond(p: dict, h: tuple, D: tuple, T: set, j: Any, prec: int, interval: bool) -> Any:
+    """Pr[LEM(h, D) = j | LEM(h, D) not in T]."""
+    L = dist(_lem(p, D), h, prec, interval)
+    z = zero_like(L)
+    keep = sum((v for o, v in L.items() if o[0] is BOT or o[0] not in T), z)
+    return L.get((j,), z) / keep
+
+
+def _lemma_c_3(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
+    p, T = inst.params, set(inst.params["T"])
+    P = dist(_plem(p, p["D"]), inst.h, prec, interval)
+    avoid = [o for o in P if not indices(o) & T]
+    keep = event_prob(P, avoid)
+    out = []
+    for o in avoid:
+        rhs, rem = 1, list(p["D"])
+        for j in o:
+            rhs = rhs * _lem_cond(p, inst.h, tuple(rem), T, j, prec, interval)
+            if j is not BOT:
+                rem.remove(j)
+        out.append(Comparison(P[o] / keep, "==", rhs, f"Pr[pLEM={o} | no T] = prod of one-step conditionals"))
+    return out
+
+
+def _lemma_c_4(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
+    p, T = inst.params, set(inst.params["T"])
+    D = tuple(p["D"])
+    R = dist(_lem(p, tuple(i for i in D if i not in T)), inst.h, prec, interval)
+    out = []
+    for j in [i for i in D if i not in T] + [BOT]:
+        out.append(Comparison(_lem_cond(p, inst.h, D, T, j, prec, interval), "==", R[(j,)], f"Pr[LEM(h,D)={j} | not T] = Pr[LEM(h, D\\T)={j}]"))
+    return out
+
+
+def _cor_c_1(corrected: bool):
+    def evaluate(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
+        p, T = inst.params, set(inst.params["T"])
+        P = dist(_plem(p, p["D"]), inst.h, prec, interval)
+        R = dist(_plem(p, tuple(i for i in p["D"] if i not in T)), inst.h, prec, interval)
+        avoid = [o for o in P if not indices(o) & T]
+        keep = event_prob(P, avoid)
+        z = zero_like(P)
+        if not corrected:
+            return [Comparison(P[o], "==", R.get(o, z) * keep, f"Pr[pLEM(h,d)={o}] = Pr[pLEM(h,d\\T)={o}] Pr[not T-set]") for o in avoid]
+        L = dist(_lem(p, sorted(T)), inst.h, prec, interval)
+        q = 1 - L[(BOT,)]
+        out = []
+        for o in avoid:
+            out.append(Comparison(P[o], "<=", R.get(o, z), f"Pr[pLEM(h,d)={o}] <= Pr[pLEM(h,d\\T)={o}]"))
+            out.append(Comparison(P[o], ">=", (1 - q) ** len(o) * R.get(o, z), f"Pr[pLEM(h,d)={o}] >= (1-q_T)^|o| Pr[pLEM(h,d\\T)={o}]"))
+        return out
+
+    return evaluate
+

@@ -1,0 +1,252 @@
+"""The house stays as ARCHITECTURE.md draws it (issue 19).
+
+The import graph is read from the source (every ``import`` / ``from ... import`` statement, including
+those inside functions), never from what happens to be loaded:
+
+* imports only point down the layers ``mechanisms`` -> ``proofs`` -> ``dpverify``;
+* no import circles, between modules or through a package's face (its ``__init__``);
+* a private module (``_name``) is imported only from its own layer;
+* every room (package folder) of the code is on the map (``ARCHITECTURE.md``) and every room on the map exists;
+* every dotted code pointer of the claims ledger (``Claim.code``, printed in ``proofs/INDEX.md``) resolves.
+
+Each rule is shown able to fail on a small synthetic tree with the violation planted.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+#: the layers, lowest first: a module may import its own layer and the layers before it
+LAYERS = ("mechanisms", "proofs", "dpverify")
+
+
+def module_files(root: Path) -> dict[str, Path]:
+    """Every module of the three layers under ``root``: dotted name -> file (a package is its ``__init__.py``)."""
+    out = {}
+    for layer in LAYERS:
+        for p in sorted((root / layer).rglob("*.py")):
+            parts = p.relative_to(root).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            out[name] = p
+    return out
+
+
+def _targets(node: ast.AST, here: str, is_package: bool, modules: dict[str, Path]) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names if a.name.split(".")[0] in LAYERS]
+    assert isinstance(node, ast.ImportFrom)
+    if node.level:
+        base = here.split(".") if is_package else here.split(".")[:-1]
+        base = base[: len(base) - (node.level - 1)]
+        mod = ".".join(base + ([node.module] if node.module else []))
+    else:
+        mod = node.module or ""
+    if mod.split(".")[0] not in LAYERS:
+        return []
+    out = []
+    for a in node.names:
+        sub = f"{mod}.{a.name}"
+        out.append(sub if sub in modules else mod)
+    return out
+
+
+def import_graph(root: Path = ROOT) -> dict[str, dict[str, int]]:
+    """``{module: {imported module: first line}}`` for every module of the layers under ``root``."""
+    modules = module_files(root)
+    graph: dict[str, dict[str, int]] = {}
+    for name, path in modules.items():
+        edges: dict[str, int] = {}
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for t in _targets(node, name, path.name == "__init__.py", modules):
+                    if t != name:
+                        edges.setdefault(t, node.lineno)
+        graph[name] = edges
+    return graph
+
+
+def upward_imports(graph: dict[str, dict[str, int]]) -> list[str]:
+    """Imports from a lower layer into a higher one, as ``module:line -> target``."""
+    rank = {layer: i for i, layer in enumerate(LAYERS)}
+    return [f"{m}:{line} -> {t}" for m, edges in graph.items() for t, line in edges.items()
+            if rank[t.split(".")[0]] > rank[m.split(".")[0]]]
+
+
+def circles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, {}):
+            if w not in graph:
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
+def private_imports_across_layers(graph: dict[str, dict[str, int]]) -> list[str]:
+    """Imports of a private module (a ``_name`` part) from another layer."""
+    return [f"{m}:{line} -> {t}" for m, edges in graph.items() for t, line in edges.items()
+            if any(p.startswith("_") for p in t.split(".")) and t.split(".")[0] != m.split(".")[0]]
+
+
+def rooms(root: Path = ROOT) -> set[str]:
+    """Every package folder of the layers, as ``layer/sub/`` paths."""
+    return {str(p.parent.relative_to(root)) + "/" for layer in LAYERS for p in (root / layer).rglob("__init__.py")}
+
+
+def rooms_on_the_map(root: Path = ROOT) -> set[str]:
+    """The package folders ``ARCHITECTURE.md`` names (backquoted ``layer/.../`` paths)."""
+    text = (root / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    return set(re.findall(r"`((?:%s)(?:/[a-z_0-9]+)*/)`" % "|".join(LAYERS), text))
+
+
+# ----------------------------------------------------------------------------- the house as it is
+
+
+def test_imports_only_point_down_the_layers():
+    bad = upward_imports(import_graph())
+    assert not bad, "imports running up a layer:\n  " + "\n  ".join(bad)
+
+
+def test_no_import_circles():
+    bad = circles(import_graph())
+    assert not bad, "import circles:\n  " + "\n  ".join(" <-> ".join(c) for c in bad)
+
+
+def test_private_modules_are_imported_only_inside_their_layer():
+    bad = private_imports_across_layers(import_graph())
+    assert not bad, "private modules imported from another layer:\n  " + "\n  ".join(bad)
+
+
+def test_every_room_is_on_the_map_and_every_room_on_the_map_exists():
+    have, drawn = rooms(), rooms_on_the_map()
+    assert have - drawn == set(), f"rooms missing from ARCHITECTURE.md: {sorted(have - drawn)}"
+    assert drawn - have == set(), f"ARCHITECTURE.md names rooms that do not exist: {sorted(drawn - have)}"
+
+
+def test_public_functions_are_not_shadowed_by_their_rooms():
+    """``dpverify.check`` / ``dpverify.audit`` are functions; their rooms have other names, so
+    ``import dpverify.checker.parallel as p`` works (a room named ``check`` would break it)."""
+    import dpverify
+
+    assert callable(dpverify.check) and callable(dpverify.audit)
+    import dpverify.auditor.stats as stats
+    import dpverify.checker.parallel as par
+
+    assert par.__name__ == "dpverify.checker.parallel" and stats.__name__ == "dpverify.auditor.stats"
+
+
+_POINTER = re.compile(r"\b((?:mechanisms|proofs|dpverify)(?:\.[A-Za-z_][A-Za-z_0-9]*)+)")
+
+
+def _instance_attribute(cls: object, attr: str) -> bool:
+    """A dataclass field, or an attribute a class's methods assign (``self.gaps = ...``)."""
+    if not isinstance(cls, type):
+        return False
+    if attr in getattr(cls, "__dataclass_fields__", {}):
+        return True
+    return re.search(rf"self\.{attr}\s*(:[^=]*)?=", inspect.getsource(cls)) is not None
+
+
+def _resolves(dotted: str) -> bool:
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            if not hasattr(obj, attr) and not _instance_attribute(obj, attr):
+                return False
+            obj = getattr(obj, attr, None)
+        return True
+    return False
+
+
+def test_every_code_pointer_of_the_ledger_resolves():
+    from proofs.registry import all_claims
+
+    bad = [(c.id, p) for c in all_claims().values() for p in _POINTER.findall(c.code) if not _resolves(p)]
+    assert bad == []
+
+
+# ----------------------------------------------------------------------------- each rule can fail
+
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    for layer in LAYERS:
+        (tmp_path / layer).mkdir(exist_ok=True)
+        (tmp_path / layer / "__init__.py").touch()
+    return tmp_path
+
+
+def test_an_upward_import_is_caught(tmp_path):
+    root = _tree(tmp_path, {"mechanisms/core.py": "def f():\n    from dpverify.checker import check\n",
+                            "dpverify/checker/__init__.py": "", "proofs/claims.py": "from mechanisms.core import f\n"})
+    assert upward_imports(import_graph(root)) == ["mechanisms.core:2 -> dpverify.checker"]
+
+
+def test_a_circle_is_caught_also_through_a_package_face(tmp_path):
+    root = _tree(tmp_path, {
+        "proofs/a.py": "from . import b\n", "proofs/b.py": "from proofs.a import x\n",
+        "mechanisms/fam/__init__.py": "from .m import X\n", "mechanisms/fam/m.py": "from mechanisms.fam import Y\n",
+        "mechanisms/ok/__init__.py": "from .m import X\n", "mechanisms/ok/m.py": "from mechanisms.ok.n import Y\n",
+        "mechanisms/ok/n.py": "Y = 1\n",
+    })
+    assert circles(import_graph(root)) == [["mechanisms.fam", "mechanisms.fam.m"], ["proofs.a", "proofs.b"]]
+
+
+def test_a_private_import_across_layers_is_caught(tmp_path):
+    root = _tree(tmp_path, {"proofs/_helper.py": "X = 1\n", "proofs/ledger.py": "from ._helper import X\n",
+                            "dpverify/cmd.py": "from proofs._helper import X\n"})
+    assert private_imports_across_layers(import_graph(root)) == ["dpverify.cmd:1 -> proofs._helper"]
+
+
+def test_a_room_missing_from_the_map_is_caught(tmp_path):
+    root = _tree(tmp_path, {"mechanisms/exact/__init__.py": "", "ARCHITECTURE.md": "`mechanisms/` `proofs/` `dpverify/` `mechanisms/gone/`\n"})
+    assert rooms(root) - rooms_on_the_map(root) == {"mechanisms/exact/"}
+    assert rooms_on_the_map(root) - rooms(root) == {"mechanisms/gone/"}
+
+
+@pytest.mark.parametrize("pointer, ok", [("mechanisms.limited_domain.gumbel.LimitDom", True), ("proofs.pld.br_delta", False),
+                                         ("mechanisms.core.no_such_name", False), ("mechanisms.joint.sets.SetTables.gaps", True),
+                                         ("mechanisms.joint.sets.SetTables.no_such_attribute", False)])
+def test_a_stale_code_pointer_is_caught(pointer, ok):
+    assert _resolves(pointer) is ok
