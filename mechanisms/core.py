@@ -37,6 +37,8 @@ __all__ = [
     "Mechanism",
     "Distribution",
     "total_mass",
+    "symmetries_of",
+    "critical_scales_of",
 ]
 
 #: Working precision (bits) of exact paths unless a caller asks otherwise.
@@ -152,6 +154,31 @@ def total_mass(dist: Distribution) -> Any:
     return sum(dist.values())
 
 
+def symmetries_of(mechanism: Any, d: int) -> frozenset:
+    """The symmetries ``mechanism`` declares for histograms of length ``d`` (none if it declares none).
+
+    A mechanism may define ``symmetries(d) -> frozenset`` with names from
+    ``dpverify.checker.reductions.SYMMETRIES`` ("shift", "permute", "permute-ties"); the checker
+    then enumerates one neighbouring pair per symmetry class.  Each declaration is checked by
+    brute force in ``tests/test_reductions.py`` (a wrong one fails there); declaring none is
+    always sound.
+    """
+    fn = getattr(mechanism, "symmetries", None)
+    return frozenset(fn(d)) if callable(fn) else frozenset()
+
+
+def critical_scales_of(mechanism: Any) -> tuple:
+    """The count gaps at which ``mechanism``'s law changes regime, as it declares them (``()`` if none).
+
+    A mechanism may define ``critical_scales() -> sequence`` of positive numbers in count units
+    (thresholds such as ``ln(kbar/delta)/eps``, offsets, noise scales ``1/eps``); the worst-case
+    search (:mod:`dpverify.search`) builds candidate gaps around them.  The search also works
+    without them (it then derives scales from the parameters it can see).
+    """
+    fn = getattr(mechanism, "critical_scales", None)
+    return tuple(fn()) if callable(fn) else ()
+
+
 @runtime_checkable
 class Mechanism(Protocol):
     """What a mechanism offers (DESIGN.md, STYLE.md §1-3).
@@ -165,6 +192,9 @@ class Mechanism(Protocol):
     ``distribution(h, *, prec=DEFAULT_PREC, interval=False)``
         the exact output distribution: a dict from *every* outcome of positive
         probability to its probability, evaluated in :func:`exact_context`.
+
+    Optional: ``symmetries(d)`` (:func:`symmetries_of`) and ``critical_scales()``
+    (:func:`critical_scales_of`).
     """
 
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list: ...

@@ -88,6 +88,10 @@ class Domain:
 
     ``d`` items with counts ``0..max_count``; neighbouring pairs under
     ``relation``; every pair is checked under every parameter dict of ``params``.
+    ``min_d``: also every length from ``min_d`` to ``d`` (lengths where a parameter
+    dict's mechanism is undefined, e.g. ``kbar > d``, are left out for that dict).
+    ``reduce``: a privacy claim enumerates one pair per symmetry class of its
+    mechanism (``dpverify.checker.reductions``); ``False`` enumerates every pair.
     ``extra`` carries claim-specific settings (e.g. a grid of delta').
     """
 
@@ -96,11 +100,19 @@ class Domain:
     relation: str = "add-remove"
     params: tuple[Mapping[str, Any], ...] = ({},)
     extra: Mapping[str, Any] = field(default_factory=dict)
+    min_d: int | None = None
+    reduce: bool = True
+
+    @property
+    def lengths(self) -> range:
+        """The histogram lengths enumerated: ``min_d..d`` (or ``d`` alone)."""
+        return range(self.min_d if self.min_d is not None else self.d, self.d + 1)
 
     def describe(self) -> str:
         ps = "; ".join(", ".join(f"{k}={v}" for k, v in p.items()) for p in self.params) or "-"
         ex = "; ".join(f"{k}={v}" for k, v in self.extra.items())
-        return f"d={self.d}, counts 0..{self.max_count}, relation {self.relation}, params [{ps}]" + (f", {ex}" if ex else "")
+        ds = f"d={self.d}" if self.min_d is None or self.min_d == self.d else f"d={self.min_d}..{self.d}"
+        return f"{ds}, counts 0..{self.max_count}, relation {self.relation}, params [{ps}]" + (f", {ex}" if ex else "")
 
 
 @dataclass(frozen=True)

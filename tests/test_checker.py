@@ -62,11 +62,22 @@ def test_equality_obligation_catches_a_mutant():
     assert check(ob).verdict == "violated"
 
 
-def test_certified_mode_never_says_holds_on_a_straddle():
+def test_certified_mode_never_says_certified_holds_on_a_straddle():
+    # equality attained (Lemma 4.3's range is exactly eps): the interval straddles 0 by rounding only --
+    # the bound is met up to the working precision, as in mp mode: holds, tight, *not* certified
     r = check(get_claim("DR19.Lem4.3"), Domain(d=2, max_count=2, params=({"eps": 1},)), certify=True)
-    assert r.verdict == "inconclusive" and not r.certified  # equality attained: intervals straddle 0
+    assert r.verdict == "holds" and r.tight and not r.certified
     r = check(get_claim("DR19.Lem4.3"), Domain(d=2, max_count=2, params=({"eps": 1},)))
     assert r.verdict == "holds" and r.tight and not r.certified
+
+
+def test_a_straddle_wider_than_rounding_is_inconclusive():
+    import mpmath
+
+    wide = Obligation(id="TEST.wide", title="", source="", statement="", code="", relation="none",
+                      evaluate=lambda inst, prec, interval: [Comparison(mpmath.iv.mpf([-0.1, 0.1]), "<=", 0)])
+    r = check(wide, Domain(d=1, max_count=0, relation="none"), certify=True)
+    assert r.verdict == "inconclusive" and not r.certified and not r.tight
 
 
 def test_statements_are_never_reported_as_holding():

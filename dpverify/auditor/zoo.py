@@ -9,9 +9,14 @@ that establish this (STYLE.md §6):
   transcription that is an erratum): then ``FAIL``, the audit agreeing with it;
 * a *privacy* mutant (``mutant`` set, no ``still-private`` tag): its own
   sampler against its own exact law and its false claim -- expected ``FAIL``
-  with a certified privacy witness;
+  with a certified privacy witness (not planned for a mutant tagged ``exact-only``, whose excess
+  over its claim is delta-sized: the exact checker catches it, no affordable sample can);
 * a mutant tagged ``implements:<name>``: its sampler as a black box against
   ``<name>`` -- expected ``FAIL`` (fit and/or privacy).
+
+A mutant tagged ``searched`` (:mod:`mechanisms.mutants.searched`) violates its claim only on pairs
+the small default domains do not contain; its audit and exact check run on the pair the worst-case
+search (:mod:`dpverify.search`) finds, no input given by hand.
 
 :func:`exact_catch` is the exact-checker half: the mutant's claim is checked
 on the audit's candidate pairs (verdict ``violated`` expected), or for a
@@ -78,7 +83,7 @@ def zoo_plan(names: Iterable[str] | None = None) -> list[ZooCase]:
             refuted = exact_claim_check(spec).verdict == "violated"
             out.append(ZooCase(name, name, "FAIL" if refuted else "PASS", "refuted claim (erratum)" if refuted else "correct"))
             continue
-        if "still-private" not in spec.tags:
+        if not {"still-private", "exact-only"} & spec.tags:  # exact-only: a delta-sized excess no sample certifies
             out.append(ZooCase(name, name, "FAIL", "privacy mutant"))
         ref = implements(spec)
         if ref is not None and ref in regs:
@@ -86,12 +91,32 @@ def zoo_plan(names: Iterable[str] | None = None) -> list[ZooCase]:
     return out
 
 
+#: evaluations the worst-case search spends on a ``searched`` mutant before its audit
+SEARCH_EVALS = 200
+
+
+def searched_pair(spec: MechanismSpec, params: dict) -> tuple[tuple, tuple]:
+    """The pair the worst-case search finds for the spec's claim (seeded; memoised per name and parameters)."""
+    key = (spec.name, repr(sorted(params.items())))
+    if key not in _SEARCHED:
+        from dpverify.checker.spec_claims import spec_claim
+        from dpverify.search import search
+
+        res = search(spec_claim(spec, params), grid=None, evals=SEARCH_EVALS, seed=0)
+        _SEARCHED[key] = (res.best.h, res.best.h_prime)
+    return _SEARCHED[key]
+
+
+_SEARCHED: dict = {}
+
+
 def run_case(case: ZooCase, *, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED, alpha: float = DEFAULT_ALPHA) -> AuditResult:
     """Run one planned audit (the target's registry parameters are its first ``valid`` entry)."""
     tspec = get_mechanism(case.target)
     params = dict(tspec.valid[0])
     target = None if case.target == case.reference else tspec.factory(**params)
-    return audit(target, spec=case.reference, params=params, samples=samples, seed=seed, alpha=alpha)
+    inputs = list(searched_pair(tspec, params)) if "searched" in tspec.tags else None
+    return audit(target, spec=case.reference, params=params, samples=samples, seed=seed, alpha=alpha, inputs=inputs)
 
 
 def audit_registry(
@@ -160,6 +185,9 @@ def exact_claim_check(spec: MechanismSpec, params: dict | None = None) -> Any:
     from dpverify.checker.spec_claims import spec_claim
 
     params = dict(spec.valid[0]) if params is None else dict(params)
-    ref = resolve_reference(spec, params)
-    insts = [Instance(h, g, params) for h, g in candidate_pairs(ref)]
+    if "searched" in spec.tags:
+        pairs = [searched_pair(spec, params)]
+    else:
+        pairs = candidate_pairs(resolve_reference(spec, params))
+    insts = [Instance(h, g, params) for h, g in pairs]
     return check(spec_claim(spec, params), instances=insts)

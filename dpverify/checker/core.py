@@ -23,21 +23,25 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Iterator
+from functools import lru_cache
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import mpmath
 
-from mechanisms.core import DEFAULT_PREC, exact_context
+from mechanisms.core import DEFAULT_PREC, exact_context, symmetries_of
 from mechanisms.errors import InvalidParameter
 from mechanisms.exact.cache import cached_distribution
 
 from proofs.claims import Claim, Comparison, Domain, Instance, PrivacyClaim, Statement
 
-from .neighbours import histograms, pairs, parse_relation
+from .enclosure import LawArrays, delta_enclosures, exp_bounds, float_bounds, law_arrays, margin_bounds
+from .neighbours import histograms, parse_relation
 from .numbers import fmt, is_interval, lift, margin_of, tolerance
-from .profile import eps_for_delta, pair_profile, pure_eps
+from .profile import eps_for_delta, pair_profile, profile_deltas, pure_eps
+from .reductions import canonical_pairs
 
-__all__ = ["Witness", "CheckResult", "Partial", "check", "scan", "finish", "base_result", "instances_of", "evaluate_instance"]
+__all__ = ["Witness", "CheckResult", "Partial", "check", "scan", "finish", "base_result", "instances_of", "evaluate_instance",
+           "claim_mechanism", "defined_at", "pair_symmetries"]
 
 
 @dataclass
@@ -135,7 +139,12 @@ class CheckResult:
 
 
 def instances_of(claim: Claim, domain: Domain) -> Iterator[Instance]:
-    """The claim's own ``instances`` if it has them, else every pair (or histogram) x params."""
+    """The claim's own ``instances`` if it has them, else every pair (or histogram) x params.
+
+    A privacy claim's pairs are reduced by its mechanism's declared symmetries (one pair per class,
+    :mod:`dpverify.checker.reductions`) unless ``domain.reduce`` is false; lengths ``domain.lengths``
+    where a parameter dict's mechanism is undefined (e.g. ``kbar > d``) are left out for that dict.
+    """
     custom = getattr(claim, "instances", None)
     if custom is not None:
         yield from custom(domain)
@@ -146,18 +155,74 @@ def instances_of(claim: Claim, domain: Domain) -> Iterator[Instance]:
                 yield Instance(tuple(h), None, dict(params))
         return
     parse_relation(domain.relation)
+    privacy = isinstance(claim, PrivacyClaim)
     for params in domain.params:
-        for h, g in pairs(domain.d, domain.max_count, domain.relation):
-            yield Instance(tuple(h), tuple(g), dict(params))
+        for d in domain.lengths:
+            if privacy and len(domain.lengths) > 1 and not defined_at(claim, params, d):
+                continue
+            sym = pair_symmetries(claim, params, d) if privacy and domain.reduce else frozenset()
+            for h, g in canonical_pairs(d, domain.max_count, domain.relation, sym):
+                yield Instance(h, g, dict(params))
 
 
-def _privacy_evaluate(claim: PrivacyClaim, inst: Instance, prec: int, interval: bool) -> list[tuple[Comparison, dict]]:
-    mech = claim.mechanism(inst.params)
+def _params_key(claim: Claim, params: Mapping[str, Any]) -> tuple:
+    return (claim.id, id(claim), tuple(sorted(((k, repr(v)) for k, v in params.items()))))
+
+
+#: per (claim, params): the mechanism, its claimed points and the exp(eps) factors (claims are immutable)
+_PER_PARAMS: dict[tuple, Any] = {}
+
+
+def claim_mechanism(claim: PrivacyClaim, params: Mapping[str, Any]) -> Any:
+    """The claim's mechanism at ``params`` (built once per parameter dict)."""
+    key = ("mech",) + _params_key(claim, params)
+    if key not in _PER_PARAMS:
+        _PER_PARAMS[key] = claim.mechanism(params)
+    return _PER_PARAMS[key]
+
+
+def _points(claim: PrivacyClaim, params: Mapping[str, Any]) -> list:
+    key = ("points",) + _params_key(claim, params)
+    if key not in _PER_PARAMS:
+        _PER_PARAMS[key] = list(claim.points(params))
+    return _PER_PARAMS[key]
+
+
+def pair_symmetries(claim: PrivacyClaim, params: Mapping[str, Any], d: int) -> frozenset:
+    """The symmetries of the claim's mechanism at these parameters for length ``d`` (none if undeclared)."""
+    return symmetries_of(claim_mechanism(claim, params), d)
+
+
+def defined_at(claim: PrivacyClaim, params: Mapping[str, Any], d: int) -> bool:
+    """Whether the claim's mechanism accepts histograms of length ``d`` (tried on the zero histogram)."""
+    try:
+        cached_distribution(claim_mechanism(claim, params), (0,) * d, 64, False)
+    except InvalidParameter:
+        return False
+    return True
+
+
+def _privacy_evaluate(claim: PrivacyClaim, inst: Instance, prec: int, interval: bool, fast: bool = True) -> list[tuple[Comparison, dict]]:
+    """One comparison per claimed point: ``delta_exact(eps) <= delta`` (pure DP: ``eps_exact <= eps``).
+
+    The two laws are computed once (memoised per histogram), the claimed points once per
+    parameter dict, and the profile at every point in one pass per direction
+    (:func:`~dpverify.checker.profile.profile_deltas`).  The witness event and its two
+    probabilities are worked out only for the instance that ends up tightest (:func:`_witness`).
+    """
+    mech = claim_mechanism(claim, inst.params)
     P = cached_distribution(mech, inst.h, prec, interval)
     Q = cached_distribution(mech, inst.h_prime, prec, interval)
+    points = _points(claim, inst.params)
+    if interval and fast:
+        quick = _enclosed(claim, mech, inst, prec, points)
+        if quick is not None:
+            return quick
     out = []
     with both_precisions(prec):
-        for eps, delta_c in claim.points(inst.params):
+        approx = [(eps, delta_c) for eps, delta_c in points if delta_c != 0]
+        deltas = iter(profile_deltas(P, Q, [eps for eps, _ in approx])) if approx else iter(())
+        for eps, delta_c in points:
             if delta_c == 0:  # pure DP: compare the exact eps itself (margin in eps units)
                 pe, arg, direction = pure_eps(P, Q)
                 A, B = (P, Q) if direction == "h->h'" else (Q, P)
@@ -171,20 +236,55 @@ def _privacy_evaluate(claim: PrivacyClaim, inst: Instance, prec: int, interval: 
                 }
                 out.append((Comparison(pe, "<=", eps, label="eps_exact (max |ln P/Q|) <= claimed eps"), extra))
                 continue
-            pp = pair_profile(P, Q, eps)
-            extra = {
-                "eps": eps,
-                "delta_exact": pp.delta,
-                "delta_claimed": delta_c,
-                "direction": pp.direction,
-                "event": pp.event,
-                "p_event": pp.p_event,
-                "q_event": pp.q_event,
-                "P": P,
-                "Q": Q,
-            }
-            out.append((Comparison(pp.delta, "<=", delta_c, label=f"delta_exact({fmt(eps, 8)}) <= claimed"), extra))
+            delta, direction = next(deltas)
+            extra = {"eps": eps, "delta_exact": delta, "delta_claimed": delta_c, "direction": direction, "P": P, "Q": Q}
+            out.append((Comparison(delta, "<=", delta_c, label=f"delta_exact({fmt(eps, 8)}) <= claimed"), extra))
     return out
+
+
+def _enclosed(claim: PrivacyClaim, mech: Any, inst: Instance, prec: int, points: list) -> list[tuple[Comparison, dict]] | None:
+    """The certified float-enclosure path (:mod:`dpverify.checker.enclosure`), or None when it cannot decide.
+
+    Used only when every claimed point has ``delta > 0`` and every comparison is decided by the
+    enclosure (margin interval entirely ``>= 0`` or entirely ``< 0``); otherwise the caller evaluates
+    the instance in full-precision intervals.  The margin travels as ``extra["margin_bounds"]``;
+    the witness of the tightest instance is re-evaluated in full precision (:func:`_witness`).
+    """
+    fast = _fast_points(claim, inst.params)
+    if fast is None:
+        return None
+    A, B = _law_arrays(mech, inst.h, prec), _law_arrays(mech, inst.h_prime, prec)
+    if A is None or B is None:
+        return None
+    factors, claimed, labels = fast
+    out = []
+    for (eps, delta_c), (lo, hi, direction), cl, label in zip(points, delta_enclosures(A, B, factors), claimed, labels):
+        mb = margin_bounds((lo, hi), cl)
+        if not (mb[0] >= 0 or mb[1] < 0):
+            return None
+        extra = {"eps": eps, "delta_exact": (lo, hi), "delta_claimed": delta_c, "direction": direction, "fast": True,
+                 "margin_bounds": mb}
+        out.append((Comparison((lo, hi), "<=", delta_c, label=label), extra))
+    return out
+
+
+def _fast_points(claim: PrivacyClaim, params: Mapping[str, Any]) -> tuple | None:
+    """Per parameter dict: ``e^eps`` and claimed-delta enclosures as doubles, or None if the fast path does not apply."""
+    key = ("fast",) + _params_key(claim, params)
+    if key not in _PER_PARAMS:
+        pts = _points(claim, params)
+        factors = [exp_bounds(eps) for eps, _ in pts]
+        if not pts or any(dc == 0 for _, dc in pts) or any(f is None for f in factors):
+            _PER_PARAMS[key] = None
+        else:
+            _PER_PARAMS[key] = (factors, [float_bounds(dc) for _, dc in pts],
+                                [f"delta_exact({fmt(eps, 8)}) <= claimed" for eps, _ in pts])
+    return _PER_PARAMS[key]
+
+
+@lru_cache(maxsize=16384)
+def _law_arrays(mech: Any, h: tuple, prec: int) -> LawArrays | None:
+    return law_arrays(cached_distribution(mech, h, prec, True))
 
 
 def evaluate_instance(claim: Claim, inst: Instance, *, prec: int = DEFAULT_PREC, interval: bool = False) -> list[tuple[Comparison, dict]]:
@@ -271,6 +371,14 @@ def scan(claim: Claim, instances: Iterable[Instance], *, prec: int = DEFAULT_PRE
     for inst in instances:
         acc.n += 1
         for comp, extra in evaluate_instance(claim, inst, prec=prec, interval=certify):
+            if "margin_bounds" in extra:  # a decided float enclosure: certified, no tolerance involved
+                lo_f, hi_f = extra["margin_bounds"]
+                acc.violated |= hi_f < 0
+                key = mpmath.mpf(lo_f)
+                if acc.worst_key is None or key < acc.worst_key:
+                    acc.worst_key = key
+                    acc.worst = _witness(claim, inst, comp, None, extra, prec)
+                continue
             with both_precisions(prec):
                 m = margin_of(comp.lhs, comp.op, comp.rhs)
             exact = isinstance(m, int) or type(m).__name__ == "Fraction"
@@ -283,7 +391,11 @@ def scan(claim: Claim, instances: Iterable[Instance], *, prec: int = DEFAULT_PRE
             elif is_interval(m):
                 bad = hi < 0
                 near = (lo < 0 <= hi) and not bad and comp.op != "=="
-                acc.straddle |= near
+                if near and max(-lo, hi) > tolerance(prec, comp.lhs, comp.rhs):
+                    acc.straddle = True  # too wide to decide: inconclusive
+                    near = False
+                elif near:  # the bound attained up to the working precision: consistent, not certified
+                    acc.all_exact_or_interval = False
             else:
                 tol = tolerance(prec, comp.lhs, comp.rhs)
                 bad, near = m < -tol, abs(m) <= tol and comp.op != "=="
@@ -292,14 +404,23 @@ def scan(claim: Claim, instances: Iterable[Instance], *, prec: int = DEFAULT_PRE
             key = _sort_key(lo if not exact else m)
             if acc.worst_key is None or key < acc.worst_key:
                 acc.worst_key = key
-                acc.worst = _witness(inst, comp, m, extra, prec)
+                acc.worst = _witness(claim, inst, comp, m, extra, prec)
         if progress:
             progress(acc.n)
     acc.seconds = time.perf_counter() - start
     return acc
 
 
-def _witness(inst: Instance, comp: Comparison, m: Any, extra: dict, prec: int) -> Witness:
+def _witness(claim: Claim, inst: Instance, comp: Comparison, m: Any, extra: dict, prec: int) -> Witness:
+    if extra.get("fast"):  # a float enclosure ranked it: report the full-precision interval values
+        full = _privacy_evaluate(claim, inst, prec, True, fast=False)
+        comp, extra = next((c, e) for c, e in full if e.get("eps") == extra["eps"])
+        with both_precisions(prec):
+            m = margin_of(comp.lhs, comp.op, comp.rhs)
+    if "P" in extra and "event" not in extra:  # a profile point: the witness event of the worse direction, now
+        with both_precisions(prec):
+            pp = pair_profile(extra["P"], extra["Q"], extra["eps"])
+        extra = {**extra, "direction": pp.direction, "event": pp.event, "p_event": pp.p_event, "q_event": pp.q_event}
     w = Witness(
         inst.h, inst.h_prime, dict(inst.params), comp.label, comp.lhs, comp.op, comp.rhs, m,
         eps=extra.get("eps"), delta_exact=extra.get("delta_exact"), delta_claimed=extra.get("delta_claimed"),
@@ -308,9 +429,13 @@ def _witness(inst: Instance, comp: Comparison, m: Any, extra: dict, prec: int) -
     )
     if "eps_exact" in extra:
         w.eps_exact = extra["eps_exact"]
-    elif "P" in extra and not is_interval(extra["delta_exact"]):
+    elif "P" in extra:
+        P, Q = extra["P"], extra["Q"]
+        if is_interval(extra["delta_exact"]):  # eps(delta) inverts mp laws: evaluate them for the witness only
+            mech = claim_mechanism(claim, inst.params)
+            P, Q = cached_distribution(mech, inst.h, prec, False), cached_distribution(mech, inst.h_prime, prec, False)
         with mpmath.mp.workprec(prec):
-            w.eps_exact = eps_for_delta(extra["P"], extra["Q"], extra["delta_claimed"])
+            w.eps_exact = eps_for_delta(P, Q, extra["delta_claimed"])
     return w
 
 

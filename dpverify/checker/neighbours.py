@@ -16,6 +16,9 @@ Relations (names accepted everywhere a ``relation`` is asked for):
     writes neighbouring histograms this way ("can differ in all d positions by
     at most 1"); it is strictly looser than ``add-remove`` and some proofs'
     statements hold only under the latter.
+``linf:N``
+    ``linf`` with at most ``N`` coordinates changed (DR19 §6.1's literal Delta-restricted
+    neighbours: ``||h - h'||_inf <= 1``, ``||h - h'||_0 <= Delta``, mixed signs).
 
 Pairs are enumerated *unordered* (each pair once, as ``(h, h')`` with ``h'``
 obtained from ``h`` by an upward move for the one-signed relations, and ``h < h'``
@@ -42,23 +45,25 @@ __all__ = [
 
 
 def parse_relation(relation: str) -> tuple[str, int | None]:
-    """``"add-remove"`` -> ("add-remove", None); ``"delta:2"`` -> ("delta", 2); ``"linf"``."""
+    """``"add-remove"`` -> ("add-remove", None); ``"delta:2"`` -> ("delta", 2); ``"linf"`` -> ("linf", None);
+    ``"linf:2"`` -> ("linf", 2)."""
     if not isinstance(relation, str):
-        raise InvalidParameter(f"relation={relation!r} must be 'add-remove', 'delta:N' or 'linf'")
+        raise InvalidParameter(f"relation={relation!r} must be 'add-remove', 'delta:N', 'linf' or 'linf:N'")
     r = relation.strip().lower()
     if r in ("add-remove", "addremove", "add_remove"):
         return "add-remove", None
     if r == "linf":
         return "linf", None
-    if r.startswith("delta:"):
-        try:
-            n = int(r.split(":", 1)[1])
-        except ValueError:
-            n = 0
-        if n < 1:
-            raise InvalidParameter(f"relation={relation!r}: Delta must be an integer >= 1")
-        return "delta", n
-    raise InvalidParameter(f"relation={relation!r} must be 'add-remove', 'delta:N' or 'linf'")
+    for kind in ("delta", "linf"):
+        if r.startswith(kind + ":"):
+            try:
+                n = int(r.split(":", 1)[1])
+            except ValueError:
+                n = 0
+            if n < 1:
+                raise InvalidParameter(f"relation={relation!r}: the number of changed counts must be an integer >= 1")
+            return kind, n
+    raise InvalidParameter(f"relation={relation!r} must be 'add-remove', 'delta:N', 'linf' or 'linf:N'")
 
 
 def is_neighbour(h: Sequence[int], h2: Sequence[int], relation: str = "add-remove") -> bool:
@@ -71,7 +76,7 @@ def is_neighbour(h: Sequence[int], h2: Sequence[int], relation: str = "add-remov
     if any(abs(x) > 1 for x in diff):
         return False
     if kind == "linf":
-        return True
+        return n is None or sum(1 for x in diff if x) <= n
     one_signed = all(x >= 0 for x in diff) or all(x <= 0 for x in diff)
     if not one_signed:
         return False
@@ -95,7 +100,7 @@ def neighbours(h: Sequence[int], relation: str = "add-remove", max_count: int | 
     ok = lambda g: all(c >= 0 for c in g) and (cap is None or all(c <= cap for c in g))  # noqa: E731
     if kind == "linf":
         for e in itertools.product((-1, 0, 1), repeat=d):
-            if any(e):
+            if any(e) and (n is None or sum(1 for x in e if x) <= n):
                 g = tuple(a + b for a, b in zip(h, e))
                 if ok(g):
                     yield g

@@ -130,6 +130,14 @@ class ExponentialMechanism:
         idx = gumbel_top(rel.astype(np.float64), _float_scale(self), 1, rng=rng, size=V.pos_int("size", size), rel=rel)
         return [(int(r[0]),) for r in idx]
 
+    def symmetries(self, d: int) -> frozenset:
+        """Weights ``exp(eps_q (h_i - max h))``: count differences only, no index used (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"shift", "permute"})
+
+    def critical_scales(self) -> tuple:
+        """The noise scale 1/eps_q of the scores (the law changes regime over gaps of a few of these) (count units; the worst-case search builds its gaps around them)."""
+        return (1 / float(_exact_eps_q(self)),)
+
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = check_k_le_d(1, h)
         with exact_context(prec, interval) as ctx:
@@ -186,6 +194,14 @@ class PeelingEM:
             out[:, j] = pick
         return [tuple(int(x) for x in r) for r in out]
 
+    def symmetries(self, d: int) -> frozenset:
+        """Weights ``exp(eps_q (h_i - max h))``: count differences only, no index used (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"shift", "permute"})
+
+    def critical_scales(self) -> tuple:
+        """The noise scale 1/eps_q of the scores (the law changes regime over gaps of a few of these) (count units; the worst-case search builds its gaps around them)."""
+        return (1 / float(_exact_eps_q(self)),)
+
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = check_k_le_d(self.k, h)
         with exact_context(prec, interval) as ctx:
@@ -234,6 +250,14 @@ class OneShotGumbel:
         rel = relative_ints(h)
         idx = gumbel_top(rel.astype(np.float64), _float_scale(self), self.k, rng=rng, size=V.pos_int("size", size), rel=rel)
         return [tuple(int(x) for x in r) for r in idx]
+
+    def symmetries(self, d: int) -> frozenset:
+        """Gumbel noise on every count, order of noisy counts: count differences only, no index used (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"shift", "permute"})
+
+    def critical_scales(self) -> tuple:
+        """The noise scale 1/eps_q of the scores (the law changes regime over gaps of a few of these) (count units; the worst-case search builds its gaps around them)."""
+        return (1 / float(_exact_eps_q(self)),)
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = check_k_le_d(self.k, h)

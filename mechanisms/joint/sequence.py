@@ -196,6 +196,10 @@ class JointSequence:
         with exact_context(prec, interval) as ctx:
             return dict(zip(tab.gaps, cat.probabilities(ctx)))
 
+    def symmetries(self, d: int) -> frozenset:
+        """Utility ``-max_i (c_(i) - h_{s_i})`` of count values: no index used (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"shift", "permute"})
+
     def distribution(self, h, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         """Every k-sequence with probability ``exp(-eps m/2) / Z``, ``Z = sum_m N_m exp(-eps m/2)``."""
         tab = self.tables(h)

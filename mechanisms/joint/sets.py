@@ -209,6 +209,10 @@ class Joint:
             probs = cat.probabilities(ctx)
         return {m: p for m, p, c in zip(tab.gaps, probs, tab.counts) if c}
 
+    def symmetries(self, d: int) -> frozenset:
+        """Utilities are functions of count values (Lemma 5), counted by value: no index used (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"shift", "permute"})
+
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC,
                      interval: bool = False) -> dict[frozenset, Any]:
         """Every k-set with its exact probability (``count_m * w(m) / sum`` split evenly)."""

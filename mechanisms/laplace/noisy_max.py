@@ -138,6 +138,10 @@ class ReportNoisyMaxLaplace:
         h = _check_hk(h, 1)
         return _as_tuples(laplace_top_indices(h, sampler_float("scale", self.scale), 1, rng=rng, size=V.pos_int("size", size)))
 
+    def symmetries(self, d: int) -> frozenset:
+        """Laplace noise on every count (ties have probability 0): count differences only, no index used (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"shift", "permute"})
+
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         return _exact_top(_check_hk(h, 1), self.scale, 1, prec, interval)
 
@@ -174,6 +178,10 @@ class LaplaceTopK:
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         h = _check_hk(h, self.k)
         return _as_tuples(laplace_top_indices(h, sampler_float("scale", self.scale), self.k, rng=rng, size=V.pos_int("size", size)))
+
+    def symmetries(self, d: int) -> frozenset:
+        """Laplace noise on every count (ties have probability 0): count differences only, no index used (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"shift", "permute"})
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         return _exact_top(_check_hk(h, self.k), self.scale, self.k, prec, interval)

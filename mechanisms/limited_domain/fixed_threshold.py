@@ -152,6 +152,14 @@ class TruncatedRR:
             raise InvalidParameter(f"i={self.i} must be < d={len(h)}")
         return h
 
+    def symmetries(self, d: int) -> frozenset:
+        """Item ``i`` is a parameter (no permutation); h_i - h_(k+1): shift-free unless k = d (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"shift"}) if self.k < d else frozenset()
+
+    def critical_scales(self) -> tuple:
+        """The fixed threshold's offset above h_(k+1), 1 + ln(1/(2 delta))/eps, and the Laplace scale 1/eps (count units; the worst-case search builds its gaps around them)."""
+        return (1 + _offset_float(self.eps, self.delta), 1 / float(self.eps))
+
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = self._check(h)
         with exact_context(prec, interval) as ctx:
@@ -198,6 +206,14 @@ class FixedThreshold:
         _validate(self)
         if not isinstance(self.literal, bool):
             raise InvalidParameterType(f"literal={self.literal!r} must be a bool")
+
+    def symmetries(self, d: int) -> frozenset:
+        """Considered items {i : h_i > h_(k+1)} (literal: also beyond the offset) and their Laplace tests are symmetric in the items; shift-free unless k = d (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"permute"} | ({"shift"} if self.k < d else set()))
+
+    def critical_scales(self) -> tuple:
+        """The fixed threshold's offset above h_(k+1), 1 + ln(1/(2 delta))/eps, and the Laplace scale 1/eps (count units; the worst-case search builds its gaps around them)."""
+        return (1 + _offset_float(self.eps, self.delta), 1 / float(self.eps))
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = _check_h(h, self.k)
@@ -255,6 +271,14 @@ class RestrictedFixedThreshold:
         if not set(strict_domain(h, self.k)) <= set(self.coordinates):
             raise InvalidParameter(f"h={h} is not in H_k(h_hat): d^k_>(h) is not inside d^k_>(h_hat)={self.coordinates}")
         return h
+
+    def symmetries(self, d: int) -> frozenset:
+        """A fixed domain names items (no permutation); h_i - h_(k+1): shift-free unless k = d (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"shift"}) if self.k < d else frozenset()
+
+    def critical_scales(self) -> tuple:
+        """The fixed threshold's offset above h_(k+1), 1 + ln(1/(2 delta))/eps, and the Laplace scale 1/eps (count units; the worst-case search builds its gaps around them)."""
+        return (1 + _offset_float(self.eps, self.delta), 1 / float(self.eps))
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = self._check(h)

@@ -216,6 +216,14 @@ class LimitDom:
         _, _, c, m = self._prepare(h)
         return c, m
 
+    def symmetries(self, d: int) -> frozenset:
+        """Domain d^kbar(h) by sorted_items (index only breaks ties); h_⊥ from order statistics, shift-free unless kbar = d (then h_(d+1) = 0 is absolute) (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"permute-ties"} | ({"shift"} if self.kbar < d else set()))
+
+    def critical_scales(self) -> tuple:
+        """The ⊥ threshold's offset above h_(kbar+1), 1 + ln(m/delta)/eps, and the noise scale 1/eps (count units; the worst-case search builds its gaps around them)."""
+        return (1 + log_ratio(bot_multiplier(self.kbar, self.Delta, self.kbar + 1), self.delta) / float(self.eps), 1 / float(self.eps))
+
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h, dom, c, m = self._prepare(h)
         with exact_context(prec, interval) as ctx:
@@ -319,6 +327,14 @@ class StrictLimitDom:
         _check_kbar_le_d(self.kbar, len(h), allow_d=False)
         c = order_stat(h, self.kbar + 1)
         return h, strict_domain(h, self.kbar), c + 1, bot_multiplier(self.kbar, self.Delta, len(h))
+
+    def symmetries(self, d: int) -> frozenset:
+        """Domain {i : h_i > h_(kbar+1)} and the threshold are symmetric in the items; kbar < d always (Algorithm 5) (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"shift", "permute"})
+
+    def critical_scales(self) -> tuple:
+        """The ⊥ threshold's offset above h_(kbar+1), 1 + ln(m/delta)/eps, and the noise scale 1/eps (count units; the worst-case search builds its gaps around them)."""
+        return (1 + log_ratio(bot_multiplier(self.kbar, self.Delta, self.kbar + 1), self.delta) / float(self.eps), 1 / float(self.eps))
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h, dom, c, m = self._prepare(h)

@@ -183,6 +183,14 @@ class LimitDomLap:
     def __post_init__(self) -> None:
         _validate(self)
 
+    def symmetries(self, d: int) -> frozenset:
+        """Laplace race over d^kbar(h) (index only breaks ties); centres relative to h_(kbar+1), shift-free unless kbar = d (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"permute-ties"} | ({"shift"} if self.kbar < d else set()))
+
+    def critical_scales(self) -> tuple:
+        """The random threshold's offset above h_(kbar+1) and the Laplace scale 1/eps (count units; the worst-case search builds its gaps around them)."""
+        return (1 + threshold_offset_float(self.eps, self.delta, self.Delta, self.literal), 1 / float(self.eps))
+
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = V.histogram(h)
         dom = limited_domain(h, self.kbar)  # checks kbar <= d
@@ -240,6 +248,14 @@ class LapMax:
         if bad:
             raise InvalidParameter(f"domain index {bad[0]} must be < d={len(h)}")
         return h
+
+    def symmetries(self, d: int) -> frozenset:
+        """A fixed domain names items (no permutation); centres relative to h_(kbar+1), shift-free unless kbar = d (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"shift"}) if self.kbar < d else frozenset()
+
+    def critical_scales(self) -> tuple:
+        """The random threshold's offset above h_(kbar+1) and the Laplace scale 1/eps (count units; the worst-case search builds its gaps around them)."""
+        return (1 + threshold_offset_float(self.eps, self.delta, self.Delta, self.literal), 1 / float(self.eps))
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = self._check(h)

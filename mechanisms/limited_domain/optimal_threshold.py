@@ -141,6 +141,14 @@ class OptimalThreshold:
         with exact_context(prec, interval) as ctx:
             return selection_distribution(ctx, h, self.lo, self.dbar, self.eps, self.delta, self.literal)
 
+    def symmetries(self, d: int) -> frozenset:
+        """Selection from order statistics h_(i), i <= dbar, then LimitDom over d^kbar(h) (index only breaks ties); shift-free unless dbar = d (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"permute-ties"} | ({"shift"} if self.dbar < d else set()))
+
+    def critical_scales(self) -> tuple:
+        """The selection offsets ln(i/delta)/eps (i = k..dbar), LimitDom's ⊥ offset and the noise scale 1/eps (count units; the worst-case search builds its gaps around them)."""
+        return tuple(log_ratio(i, self.delta) / float(self.eps) for i in range(self.k, self.dbar + 1)) + (1 / float(self.eps),)
+
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = V.histogram(h)
         _check_kbar_le_d(self.dbar, len(h))

@@ -105,6 +105,16 @@ class LEM:
     def __post_init__(self) -> None:
         _validate(self, with_k=False)
 
+    def symmetries(self, d: int) -> frozenset:
+        """A fixed ``domain`` names items (shift only); ``d^kbar(h)`` uses the index only for ties; shift unless kbar = d
+        (:mod:`dpverify.checker.reductions`)."""
+        shift = {"shift"} if self.kbar < d else set()
+        return frozenset(shift | ({"permute-ties"} if self.domain is None else set()))
+
+    def critical_scales(self) -> tuple:
+        """The ⊥ threshold's offset above h_(kbar+1), 1 + ln(m/delta)/eps, and the noise scale 1/eps (count units; the worst-case search builds its gaps around them)."""
+        return (1 + log_ratio(bot_multiplier(self.kbar, self.Delta, self.kbar + 1), self.delta) / float(self.eps), 1 / float(self.eps))
+
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = V.histogram(h)
         _check_kbar_le_d(self.kbar, len(h))
@@ -161,6 +171,16 @@ class PLEM:
         if m == 0 and len(dom) < self.k:
             raise InvalidParameter(f"domain of size {len(dom)} < k={self.k} with a weightless ⊥ (d - kbar = 0): LEM undefined")
         return h, dom, t, m
+
+    def symmetries(self, d: int) -> frozenset:
+        """A fixed ``domain`` names items (shift only); ``d^kbar(h)`` uses the index only for ties; shift unless kbar = d
+        (:mod:`dpverify.checker.reductions`)."""
+        shift = {"shift"} if self.kbar < d else set()
+        return frozenset(shift | ({"permute-ties"} if self.domain is None else set()))
+
+    def critical_scales(self) -> tuple:
+        """The ⊥ threshold's offset above h_(kbar+1), 1 + ln(m/delta)/eps, and the noise scale 1/eps (count units; the worst-case search builds its gaps around them)."""
+        return (1 + log_ratio(bot_multiplier(self.kbar, self.Delta, self.kbar + 1), self.delta) / float(self.eps), 1 / float(self.eps))
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h, dom, t, m = self._prepare(h)

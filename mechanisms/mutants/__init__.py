@@ -1,6 +1,11 @@
-"""The mutant zoo: deliberately broken mechanisms, each labelled with what is wrong (STYLE.md §6)."""
+"""The mutant zoo: deliberately broken mechanisms, each labelled with what is wrong (STYLE.md §6).
 
-from . import basic
+:mod:`~mechanisms.mutants.basic` holds the mutants every checker and audit must catch on small domains;
+:mod:`~mechanisms.mutants.searched` those whose violation shows only where the claim binds (large gaps,
+many items, delta = 1e-6): the worst-case search must find them and small-domain enumeration does not.
+"""
+
+from . import basic, searched
 from .basic import (
     EMHalfScale,
     GumbelBudgetNotSplit,
@@ -10,9 +15,10 @@ from .basic import (
     NoisyValue,
     PeelingWithReplacement,
 )
+from .searched import FixedThresholdWrongReference
 
 __all__ = ["EMHalfScale", "GumbelBudgetNotSplit", "NoisyMaxWithValue", "NoisyValue", "LaplaceRNMHalfScale",
-           "LimitDomThresholdMutant", "PeelingWithReplacement", "REGISTRY"]
+           "LimitDomThresholdMutant", "PeelingWithReplacement", "FixedThresholdWrongReference", "REGISTRY"]
 
 #: every mutant of the zoo (the registry discovers each module's own list; this is their union, for tests and audits)
-REGISTRY = [*basic.REGISTRY]
+REGISTRY = [*basic.REGISTRY, *searched.REGISTRY]

@@ -40,7 +40,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms._common import check_k_le_d, gumbel_top, relative_counts, sampler_counts, sampler_float
-from mechanisms.core import DEFAULT_PREC, exact_context, order_stat, to_ctx
+from mechanisms.core import DEFAULT_PREC, critical_scales_of, exact_context, order_stat, symmetries_of, to_ctx
 from mechanisms.exponential.em import ExponentialMechanism, OneShotGumbel, em_weights
 from mechanisms.laplace.noisy_max import ReportNoisyMaxLaplace
 from mechanisms.limited_domain.domain import bot_multiplier, limited_domain, top_sorted
@@ -75,6 +75,14 @@ class _Delegate:
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         return self.inner().distribution(h, prec=prec, interval=interval)
+
+    def symmetries(self, d: int) -> frozenset:
+        """Those of the wrapped mechanism (the same law)."""
+        return symmetries_of(self.inner(), d)
+
+    def critical_scales(self) -> tuple:
+        """Those of the wrapped mechanism (the same law)."""
+        return critical_scales_of(self.inner())
 
 
 @dataclass(frozen=True)
@@ -184,6 +192,10 @@ class NoisyMaxWithValue:
         val = np.clip(np.floor(noisy.max(axis=1)), self.lo, self.hi).astype(np.int64)
         return [(int(i), NoisyValue(int(v))) for i, v in zip(idx.tolist(), val.tolist())]
 
+    def symmetries(self, d: int) -> frozenset:
+        """No index used (permute); the released value is an absolute count, so no shift (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"permute"})
+
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = V.histogram(h)
         if Fraction(self.eps) * (max(h) - self.lo) > 2**16:
@@ -239,6 +251,11 @@ class LimitDomThresholdMutant:
         m = bot_multiplier(self.kbar, self.Delta, len(h))
         return (c, m, self.delta) if self.log_term else (c, 1, 1)
 
+    def symmetries(self, d: int) -> frozenset:
+        """As LimitDom: index only breaks ties; shift-free unless the threshold reads h_(d+1) = 0
+        (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"permute-ties"} | ({"shift"} if self.kbar + 1 - self.shift <= d else set()))
+
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = V.histogram(h)
         dom = limited_domain(h, self.kbar)
@@ -277,6 +294,10 @@ class PeelingWithReplacement:
         size = V.pos_int("size", size)
         cols = [gumbel_top(relative_counts(h), 1.0 / sampler_float("eps", self.eps), 1, rng=rng, size=size)[:, 0] for _ in range(self.k)]
         return [tuple(r) for r in np.stack(cols, axis=1).tolist()]
+
+    def symmetries(self, d: int) -> frozenset:
+        """Independent EM draws: count differences only, no index used (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"shift", "permute"})
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         import itertools

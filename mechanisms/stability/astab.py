@@ -201,6 +201,16 @@ class StableTopSet:
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         return self._astab().sample(self._check(h), rng=rng, size=size)
 
+    def symmetries(self, d: int) -> frozenset:
+        """f_j by sorted_items (index only breaks ties), distance from order statistics; shift-free unless the
+        distance reads h_(d+1) = 0 (j = d; j + 1 = d for "next-but-one") (:mod:`dpverify.checker.reductions`)."""
+        last = self.j + (2 if self.distance == "next-but-one" else 1)
+        return frozenset({"permute-ties"} | ({"shift"} if last <= d else set()))
+
+    def critical_scales(self) -> tuple:
+        """The stability threshold T = ln(1/delta)/eps and the noise scale 1/eps (count units; the worst-case search builds its gaps around them)."""
+        return (log_ratio(1, self.delta) / float(self.eps), 1 / float(self.eps))
+
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         return self._astab().distribution(self._check(h), prec=prec, interval=interval)
 

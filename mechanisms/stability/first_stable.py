@@ -127,6 +127,13 @@ class FirstStable:
             out.append((BOT,) * i + ((vals[i][0],) if i < m else ()))
         return out
 
+    def symmetries(self, d: int) -> frozenset:
+        """Top-j sets by sorted_items (index only breaks ties) and their gaps; shift-free unless some j = d reads
+        h_(d+1) = 0; StabQuery entries are arbitrary functions: no symmetry (:mod:`dpverify.checker.reductions`)."""
+        if not all(isinstance(q, int) for q in self.queries):
+            return frozenset()
+        return frozenset({"permute-ties"} | ({"shift"} if max(self.queries) < d else set()))
+
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = V.histogram(h)
         vals = [_eval(q, h) for q in self.queries]
@@ -200,6 +207,13 @@ class AOQRv2:
                         x = Ts + rng.laplace(0.0, bT)
             out.append(tuple(res))
         return out
+
+    def symmetries(self, d: int) -> frozenset:
+        """Top-j sets by sorted_items (index only breaks ties) and their gaps; shift-free unless some j = d reads
+        h_(d+1) = 0; StabQuery entries are arbitrary functions: no symmetry (:mod:`dpverify.checker.reductions`)."""
+        if not all(isinstance(q, int) for q in self.queries):
+            return frozenset()
+        return frozenset({"permute-ties"} | ({"shift"} if max(self.queries) < d else set()))
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = V.histogram(h)

@@ -98,6 +98,10 @@ class SVT:
             out.append(tuple(int(i) for i in idx))
         return out
 
+    def critical_scales(self) -> tuple:
+        """The threshold T (the answers are compared with it) and the two Laplace scales (count units; the worst-case search builds its gaps around them)."""
+        return (float(self.T),) + tuple(float(s) for s in self.scales)
+
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = V.histogram(h)
         bt, bq = self.scales

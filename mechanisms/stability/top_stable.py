@@ -53,18 +53,22 @@ from mechanisms.registry import MechanismSpec
 
 from .calibration import solve_delta_q, split_c
 
-__all__ = ["TopStable", "DISTANCES", "THRESHOLDS", "first_pass_distribution"]
+__all__ = ["TopStable", "DISTANCES", "THRESHOLDS", "DELTA_SPLITS", "first_pass_distribution"]
 
 #: distance functions ``(h, i) -> q_i`` ("gap" is Alg. 3 line 6; the others are mutants).
 DISTANCES = {
     "gap": lambda h, i: order_stat(h, i) - order_stat(h, i + 1) - 1,
     "gap-to-bottom": lambda h, i: order_stat(h, 1) - order_stat(h, i + 1) - 1,  # mutant: not a distance of f_i
+    "next-rank": lambda h, i: order_stat(h, i + 1) - order_stat(h, i + 2) - 1,  # mutant: the gap one rank too low
 }
 #: threshold centre as a function of (ctx, delta_q, eps_2): "printed" is Alg. 3 line 3.
 THRESHOLDS = {
     "printed": lambda ctx, dq, e2: ctx.log(1 / to_ctx(ctx, dq)) / (to_ctx(ctx, e2) / 2),
     "zero": lambda ctx, dq, e2: ctx.mpf(0),  # mutant: no stability margin
 }
+
+#: line 2's share of delta per query: "kbar" is the printed delta / kbar; "none" (a mutant) gives every query all of delta
+DELTA_SPLITS = {"kbar": lambda kbar: kbar, "none": lambda kbar: 1}
 
 
 def first_pass_distribution(ctx: Any, t_center: Any, t_scale: Any, qs: Sequence[Any], q_scale: Any) -> dict[int | None, Any]:
@@ -91,6 +95,7 @@ class TopStable:
     transcript: bool = True
     distance: str = "gap"
     threshold: str = "printed"
+    delta_split: str = "kbar"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "k", V.pos_int("k", self.k))
@@ -108,7 +113,9 @@ class TopStable:
                 raise InvalidParameter(f"{name}={val!r} must be one of {sorted(table)}")
         if not isinstance(self.transcript, bool):
             raise InvalidParameterType(f"transcript={self.transcript!r} must be a bool")
-        object.__setattr__(self, "_dq", solve_delta_q(self.c, Fraction(self.delta) / self.kbar))
+        if self.delta_split not in DELTA_SPLITS:
+            raise InvalidParameter(f"delta_split={self.delta_split!r} must be one of {sorted(DELTA_SPLITS)}")
+        object.__setattr__(self, "_dq", solve_delta_q(self.c, Fraction(self.delta) / DELTA_SPLITS[self.delta_split](self.kbar)))
 
     # -- parameters of Alg. 3 lines 1-3 (exact) --------------------------------
     @property
@@ -132,6 +139,10 @@ class TopStable:
     def threshold_value(self, ctx: Any) -> Any:
         """``T = ln(1/delta_q) / (eps_2/2)`` in ``ctx``."""
         return THRESHOLDS[self.threshold](ctx, self.delta_q, self.eps2)
+
+    def _threshold_float(self) -> float:
+        with exact_context(64) as ctx:
+            return float(self.threshold_value(ctx))
 
     def queries(self, h: Sequence[int]) -> list[int]:
         """``[q_kbar, q_{kbar-1}, ..., q_1]`` in the order Alg. 3 tests them."""
@@ -194,6 +205,15 @@ class TopStable:
             key = frozenset(items[j] for j in o)
             out[key] = out.get(key, 0) + peeling_probability(w, o)
         return out
+
+    def symmetries(self, d: int) -> frozenset:
+        """Top sets by sorted_items (index only breaks ties), gaps and EM from count differences; shift-free unless kbar = d (gap q_kbar uses h_(kbar+1)) (:mod:`dpverify.checker.reductions`)."""
+        last = self.kbar + (2 if self.distance == "next-rank" else 1)  # the lowest order statistic a gap reads
+        return frozenset({"permute-ties"} | ({"shift"} if last <= d else set()))
+
+    def critical_scales(self) -> tuple:
+        """The stability threshold T = ln(1/delta_q)/(eps_2/2) (gap q_i = h_(i) - h_(i+1) - 1 must beat it) and the noise scales (count units; the worst-case search builds its gaps around them)."""
+        return (self._threshold_float(), 1 / float(self.eps1), 2 / float(self.eps2))
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = self._check(h)
