@@ -28,12 +28,13 @@ verdict, so a regression in either direction fails a test.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 __all__ = [
     "Comparison",
     "Domain",
+    "widened",
     "Instance",
     "Claim",
     "PrivacyClaim",
@@ -113,6 +114,17 @@ class Domain:
         ex = "; ".join(f"{k}={v}" for k, v in self.extra.items())
         ds = f"d={self.d}" if self.min_d is None or self.min_d == self.d else f"d={self.min_d}..{self.d}"
         return f"{ds}, counts 0..{self.max_count}, relation {self.relation}, params [{ps}]" + (f", {ex}" if ex else "")
+
+
+def widened(domain: Domain, d: int = 5, max_count: int = 6) -> Domain:
+    """``domain`` grown to every length up to ``d`` (from 1) and counts up to ``max_count`` (issue 16).
+
+    For a privacy claim the pairs are reduced by its mechanism's proved symmetries
+    (``dpverify.checker.reductions``), so the canonical domain stays small: at ``d = 5`` and
+    counts ``0..6`` a mechanism with ``shift`` and ``permute-ties`` has 7,791 canonical add/remove
+    pairs (of 354,486), and ``shift`` makes them cover every count level.
+    """
+    return replace(domain, d=max(domain.d, d), max_count=max(domain.max_count, max_count), min_d=1)
 
 
 @dataclass(frozen=True)

@@ -35,10 +35,10 @@ from mechanisms.exact.cache import cached_distribution
 from proofs.claims import Claim, Comparison, Domain, Instance, PrivacyClaim, Statement
 
 from .enclosure import LawArrays, delta_enclosures, exp_bounds, float_bounds, law_arrays, margin_bounds
-from .neighbours import histograms, parse_relation
+from .neighbours import histograms, parse_relation, resolve_relation
 from .numbers import fmt, is_interval, lift, margin_of, tolerance
 from .profile import eps_for_delta, pair_profile, profile_deltas, pure_eps
-from .reductions import canonical_pairs
+from .reductions import canonical_pairs, describe
 
 __all__ = ["Witness", "CheckResult", "Partial", "check", "scan", "finish", "base_result", "instances_of", "evaluate_instance",
            "claim_mechanism", "defined_at", "pair_symmetries"]
@@ -113,6 +113,7 @@ class CheckResult:
     ratio: Any = None  # claimed delta / exact delta at the worst point (privacy claims)
     seconds: float = 0.0
     reason: str = ""
+    coverage: str = ""  # which pairs of the domain were enumerated (reductions), in words
 
     @property
     def as_expected(self) -> bool:
@@ -134,12 +135,13 @@ class CheckResult:
             "ratio_claimed_over_exact": fmt(self.ratio) if self.ratio is not None else None,
             "seconds": round(self.seconds, 3),
             "reason": self.reason,
+            "coverage": self.coverage,
             "worst": self.worst.as_json() if self.worst else None,
         }
 
 
 def instances_of(claim: Claim, domain: Domain) -> Iterator[Instance]:
-    """The claim's own ``instances`` if it has them, else every pair (or histogram) x params.
+    """The claim's own ``instances`` if it has them, else every pair (or histogram) x params, then ``domain.extra["pairs"]``.
 
     A privacy claim's pairs are reduced by its mechanism's declared symmetries (one pair per class,
     :mod:`dpverify.checker.reductions`) unless ``domain.reduce`` is false; lengths ``domain.lengths``
@@ -154,15 +156,18 @@ def instances_of(claim: Claim, domain: Domain) -> Iterator[Instance]:
             for h in histograms(domain.d, domain.max_count):
                 yield Instance(tuple(h), None, dict(params))
         return
-    parse_relation(domain.relation)
     privacy = isinstance(claim, PrivacyClaim)
     for params in domain.params:
+        relation = resolve_relation(domain.relation, params)
+        parse_relation(relation)
         for d in domain.lengths:
             if privacy and len(domain.lengths) > 1 and not defined_at(claim, params, d):
                 continue
             sym = pair_symmetries(claim, params, d) if privacy and domain.reduce else frozenset()
-            for h, g in canonical_pairs(d, domain.max_count, domain.relation, sym):
+            for h, g in canonical_pairs(d, domain.max_count, relation, sym):
                 yield Instance(h, g, dict(params))
+    for h, g, params in domain.extra.get("pairs", ()):  # pairs pinned from outside the box (e.g. found by the search)
+        yield Instance(tuple(h), tuple(g), dict(params))
 
 
 def _params_key(claim: Claim, params: Mapping[str, Any]) -> tuple:
@@ -211,8 +216,8 @@ def _privacy_evaluate(claim: PrivacyClaim, inst: Instance, prec: int, interval: 
     probabilities are worked out only for the instance that ends up tightest (:func:`_witness`).
     """
     mech = claim_mechanism(claim, inst.params)
-    P = cached_distribution(mech, inst.h, prec, interval)
-    Q = cached_distribution(mech, inst.h_prime, prec, interval)
+    P = law(mech, inst.h, prec, interval)
+    Q = law(mech, inst.h_prime, prec, interval)
     points = _points(claim, inst.params)
     if interval and fast:
         quick = _enclosed(claim, mech, inst, prec, points)
@@ -282,9 +287,27 @@ def _fast_points(claim: PrivacyClaim, params: Mapping[str, Any]) -> tuple | None
     return _PER_PARAMS[key]
 
 
+def law(mech: Any, h: tuple, prec: int, interval: bool) -> dict:
+    """The exact law of ``mech`` on ``h``, memoised; for a mechanism declaring ``shift`` the law of
+    ``h - min(h)`` (the same law: declared, and checked in tests/test_reductions.py), so shifted
+    histograms share one evaluation."""
+    key = (id(mech), len(h))
+    shift = _SHIFT.get(key)
+    if shift is None:
+        shift = _SHIFT[key] = "shift" in symmetries_of(mech, len(h))
+    if shift and h:
+        m = min(h)
+        if m:
+            h = tuple(c - m for c in h)
+    return cached_distribution(mech, h, prec, interval)
+
+
+_SHIFT: dict = {}
+
+
 @lru_cache(maxsize=16384)
 def _law_arrays(mech: Any, h: tuple, prec: int) -> LawArrays | None:
-    return law_arrays(cached_distribution(mech, h, prec, True))
+    return law_arrays(law(mech, h, prec, True))
 
 
 def evaluate_instance(claim: Claim, inst: Instance, *, prec: int = DEFAULT_PREC, interval: bool = False) -> list[tuple[Comparison, dict]]:
@@ -433,10 +456,44 @@ def _witness(claim: Claim, inst: Instance, comp: Comparison, m: Any, extra: dict
         P, Q = extra["P"], extra["Q"]
         if is_interval(extra["delta_exact"]):  # eps(delta) inverts mp laws: evaluate them for the witness only
             mech = claim_mechanism(claim, inst.params)
-            P, Q = cached_distribution(mech, inst.h, prec, False), cached_distribution(mech, inst.h_prime, prec, False)
+            P, Q = law(mech, inst.h, prec, False), law(mech, inst.h_prime, prec, False)
         with mpmath.mp.workprec(prec):
             w.eps_exact = eps_for_delta(P, Q, extra["delta_claimed"])
     return w
+
+
+def coverage_of(claim: Claim, domain: Domain) -> str:
+    """Which pairs of ``domain`` the checker enumerates for ``claim``, in words (reductions, their reach)."""
+    if isinstance(claim, Statement):
+        return ""
+    if getattr(claim, "instances", None) is not None:
+        return "the claim's own instances (no reduction)"
+    if domain.relation == "none":
+        return "every histogram of the domain"
+    if not isinstance(claim, PrivacyClaim):
+        return "every pair (a lemma's quantities need not share the mechanism's symmetries: no reduction)"
+    if not domain.reduce:
+        return "every pair (reductions switched off)"
+    seen: dict[frozenset, list[tuple[int, int]]] = {}
+    for i, params in enumerate(domain.params):
+        for d in domain.lengths:
+            try:
+                if len(domain.lengths) == 1 or defined_at(claim, params, d):
+                    seen.setdefault(pair_symmetries(claim, params, d), []).append((d, i + 1))
+            except InvalidParameter:
+                continue
+    if not seen:
+        return "every pair (no reduction)"
+    pinned = len(domain.extra.get("pairs", ()))
+    pinned_text = f"; plus {pinned} pinned pair(s) from outside the box" if pinned else ""
+    main = max(seen, key=lambda s: (len(seen[s]), sorted(s)))
+    text = describe(main, domain.max_count)
+    others = [(s, at) for s, at in seen.items() if s != main]
+    if others:
+        text += "; except " + "; ".join(
+            f"{'+'.join(sorted(s)) or 'no reduction'} at " + ", ".join(f"d={d} (params #{i})" for d, i in at)
+            for s, at in sorted(others, key=lambda kv: sorted(kv[0])))
+    return text + pinned_text
 
 
 def base_result(claim: Claim, domain: Domain) -> CheckResult:
@@ -444,6 +501,7 @@ def base_result(claim: Claim, domain: Domain) -> CheckResult:
     base = CheckResult(
         claim=claim.id, title=claim.title, kind=claim.kind, verdict="holds", expected=claim.expected,
         domain=domain.describe(), relation=domain.relation, pairs_checked=0, certified=False,
+        coverage=coverage_of(claim, domain),
     )
     if isinstance(claim, Statement):
         verdict = "implemented" if claim.kind == "definition" else "not-checkable"
@@ -497,5 +555,7 @@ def check(
     base = base_result(claim, domain)
     if isinstance(claim, Statement):
         return base
+    if instances is not None:
+        base = replace(base, coverage="the instances given")
     acc = scan(claim, instances if instances is not None else instances_of(claim, domain), prec=prec, certify=certify, progress=progress)
     return finish(base, acc, certify=certify, seconds=time.perf_counter() - start)

@@ -29,7 +29,7 @@ directions, so nothing is lost.
 from __future__ import annotations
 
 import itertools
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from mechanisms.errors import InvalidParameter
 from mechanisms.validation import histogram, nonneg_int, pos_int
@@ -41,6 +41,7 @@ __all__ = [
     "histograms",
     "pairs",
     "count_pairs",
+    "resolve_relation",
 ]
 
 
@@ -137,3 +138,14 @@ def pairs(d: int, max_count: int, relation: str = "add-remove") -> Iterator[tupl
 def count_pairs(d: int, max_count: int, relation: str = "add-remove") -> int:
     """Number of pairs :func:`pairs` yields (computed by counting, cheap for small d)."""
     return sum(1 for _ in pairs(d, max_count, relation))
+
+
+def resolve_relation(relation: str, params: Mapping[str, Any]) -> str:
+    """``relation`` with a literal ``N`` (``"delta:N"``, ``"linf:N"``) replaced by the parameter dict's ``Delta``.
+
+    A claim whose neighbours are Delta-restricted with the Delta of each parameter dict (DR19 §6.1)
+    writes its relation this way; every other relation is returned unchanged.
+    """
+    if isinstance(relation, str) and relation.endswith(":N"):
+        return relation[:-1] + str(params.get("Delta", 1))
+    return relation

@@ -193,9 +193,9 @@ def describe(sym: Iterable[str], max_count: int) -> str:
         return "every pair (no reduction)"
     parts = []
     if "shift" in sym:
-        parts.append(f"every count level (shift: pairs whose counts span <= {max_count})")
+        parts.append(f"shift (covers every count level: all pairs whose counts span <= {max_count})")
     if "permute" in sym:
-        parts.append("every item order (permutation)")
+        parts.append("permute (every item order)")
     elif "permute-ties" in sym:
-        parts.append("every item order keeping index order among ties")
-    return "canonical pairs: " + "; ".join(parts)
+        parts.append("permute-ties (every item order keeping the index order among ties)")
+    return "one canonical pair per class under " + " + ".join(parts)

@@ -18,6 +18,7 @@ from dpverify.checker.parallel import make_executor
 from dpverify.checker.store import ResultStore
 from dpverify.report.ledger import write_index, write_reports
 from dpverify.report.provenance import REPO_ROOT
+from dpverify.verify import QUICK_SEARCH_EVALS, SEARCH_EVALS, run_searches, searched_mutant_rows
 
 from .common import EXIT_FAIL, EXIT_OK, add_exec_options, executor_workers, print_json
 
@@ -43,17 +44,33 @@ def run(args: argparse.Namespace) -> int:
 
     store = ResultStore(args.resume) if args.resume else None
     executor = make_executor(args.executor, args.workers, args.scheduler)
+    certify = not args.no_certify
+    searches: dict = {}
+    mutants: list = []
     try:
-        results = run_all(ids, quick=args.quick, certify=args.certify, executor=executor, store=store, on_result=on_result)
+        results = run_all(ids, quick=args.quick, certify=certify, executor=executor, store=store, on_result=on_result)
+        if not args.no_search:
+            t = time.perf_counter()
+            evals = args.search_evals or (QUICK_SEARCH_EVALS if args.quick else SEARCH_EVALS)
+            searches = run_searches(ids, executor, evals=evals, grid=None if args.grid == "none" else args.grid)
+            mutants = searched_mutant_rows(executor)
+            bad_search = [cid for cid, s in searches.items() if s.get("verdict") == "violated" and results_expected(results, cid) == "holds"]
+            bad_search += [r["name"] for r in mutants if not r["search_verdict"].startswith("violated")]
+            if not args.json:
+                print(f"search: {len(searches)} privacy claims x {evals} evaluations ({args.grid} grid) in {time.perf_counter() - t:.0f} s"
+                      + (f"; not as expected: {', '.join(bad_search)}" if bad_search
+                         else "; no violation of a claim that holds; every searched mutant refuted"),
+                      flush=True)
     finally:
         executor.close()
     if store and not args.json:
         print(f"result store {args.resume}: {store.hits} chunks reused, {store.misses} computed", file=sys.stderr)
     wall = time.perf_counter() - start
-    phases = {"checks": round(wall, 1)}
+    phases = {"checks and search": round(wall, 1)}
     pages_ok = True
     if not args.no_write:
-        mode = ("quick" if args.quick else "default") + (" domains, certified" if args.certify else " domains")
+        mode = (("quick" if args.quick else "default") + " domains" + (", certified" if certify else ", not certified (--no-certify)")
+                + ("" if args.no_search else f"; worst-case search, {args.grid} grid"))
         figs = None
         if not args.only and not args.no_figures:
             from dpverify.report.figures import write_figures
@@ -63,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
             phases["figures"] = round(time.perf_counter() - t, 1)
         timings = {"wall_seconds": round(time.perf_counter() - start, 1), "phases": dict(phases), "complete": False,
                    "per_claim_seconds": {r.claim: round(r.seconds, 2) for r in results}}
-        write_reports(results, args.out, mode=mode, figures=figs, timings=timings)
+        write_reports(results, args.out, mode=mode, figures=figs, timings=timings, searches=searches, searched_mutants=mutants)
         if not args.only and _is_repo_reports(args.out):  # proofs/INDEX.md maps the repository's reports only
             write_index(results)
         if not args.only and not args.no_pages:
@@ -78,14 +95,23 @@ def run(args: argparse.Namespace) -> int:
             (Path(args.out) / "verify_timings.json").write_text(json.dumps(timings, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         wall = time.perf_counter() - start
     bad = [r for r in results if not r.as_expected]
+    bad_search = [cid for cid, s in searches.items()
+                  if s.get("verdict") == "error" or (s.get("verdict") == "violated" and results_expected(results, cid) == "holds")]
+    bad_search += [r["name"] for r in mutants if not r["search_verdict"].startswith("violated")]
     if args.json:
         print_json({"results": [r.as_json() for r in results], "unexpected": [r.claim for r in bad], "wall_seconds": round(wall, 1)})
     else:
         print(f"\n{len(results)} entries checked, {wall:.0f} s in all; {len(bad)} not as expected" + (": " + ", ".join(r.claim for r in bad) if bad else "")
+              + (f"; search not as expected: {', '.join(bad_search)}" if bad_search else "")
               + ("" if pages_ok else "; some audits not as expected (reports/audits.md)"))
         if not args.no_write:
             print(f"reports written to {args.out}/" + (" and proofs/INDEX.md" if not args.only and _is_repo_reports(args.out) else ""))
-    return EXIT_OK if not bad and pages_ok else EXIT_FAIL
+    return EXIT_OK if not bad and not bad_search and pages_ok else EXIT_FAIL
+
+
+def results_expected(results: list, claim_id: str) -> str:
+    """The expected verdict of ``claim_id`` among ``results``."""
+    return next((r.expected for r in results if r.claim == claim_id), "")
 
 
 def _is_repo_reports(out: str) -> bool:
@@ -95,7 +121,12 @@ def _is_repo_reports(out: str) -> bool:
 def add_parser(sub: Any) -> None:
     s = sub.add_parser("verify", help="the main job: check every claim, write reports/ and proofs/INDEX.md")
     s.add_argument("--quick", action="store_true", help="quick domains (minutes -> seconds)")
-    s.add_argument("--certify", action="store_true")
+    s.add_argument("--certify", action="store_true", help="(the default) evaluate every inequality in interval arithmetic")
+    s.add_argument("--no-certify", action="store_true", help="uncertified mp verdicts (faster; 'holds' is then not certified)")
+    s.add_argument("--no-search", action="store_true", help="skip the worst-case search of the privacy claims")
+    s.add_argument("--search-evals", type=int, help=f"evaluations per privacy claim (default {SEARCH_EVALS}, --quick {QUICK_SEARCH_EVALS})")
+    s.add_argument("--grid", choices=("quick", "full", "none"), default="quick",
+                   help="the search's realistic parameter grid (full: eps 0.01-4, delta 1e-3-1e-10, k/kbar up to 10/20)")
     add_exec_options(s, default_workers=None)
     s.add_argument("--only", action="append", help="only claims whose id starts with this prefix (repeatable); INDEX.md is then not rewritten")
     s.add_argument("--out", default="reports")

@@ -21,6 +21,7 @@ from proofs.registry import all_claims, required_ids
 from dpverify.checker.core import CheckResult
 from dpverify.checker.numbers import short_num
 
+from .coverage import render_coverage
 from .data import dumps, load, save
 from .markdown import code, esc, table
 from .provenance import REPO_ROOT, provenance_lines, snapshot
@@ -59,17 +60,27 @@ def _ratio_cell(e: dict) -> str:
     return esc(short_num(r)) if r is not None else "-"
 
 
+def _search_cell(e: dict) -> str:
+    s = e.get("search")
+    if not s:
+        return "-"
+    r = s.get("ratio_claimed_over_exact")
+    flag = " **violated**" if s.get("verdict") == "violated" else ""
+    return (esc(short_num(r)) if r is not None else esc(s.get("verdict", "-"))) + flag
+
+
 def _row(e: dict) -> list[str]:
     mark = "" if e["as_expected"] else " ⚠ expected " + esc(e["expected"])
     return [
         code(e["claim"]), esc(e["title"]), f"**{esc(e['verdict'])}**{mark}",
-        "yes" if e["certified"] else "no", esc(e["relation"]), str(e["pairs_checked"]), _witness_cell(e), _ratio_cell(e),
+        "yes" if e["certified"] else "no", esc(e["relation"]), str(e["pairs_checked"]), _witness_cell(e), _ratio_cell(e), _search_cell(e),
     ]
 
 
 def _ledger(entries: list[dict]) -> str:
     out = []
-    header = ["id", "item", "verdict", "certified", "relation", "instances", "tightest instance / reason", "claimed/exact"]
+    header = ["id", "item", "verdict", "certified", "relation", "instances", "tightest instance / reason", "claimed/exact",
+              "claimed/exact, search"]
     for key, title in PAPERS.items():
         rows = [_row(e) for e in entries if e["claim"].startswith(key + ".")]
         out.append(f"## {esc(title)}\n\n")
@@ -148,9 +159,11 @@ def _figures_section(figures: list) -> str:
     return "".join(out) + "\n"
 
 
-def _entry(r: CheckResult, claims: dict[str, Claim]) -> dict:
-    """One result as stored in ``data/verify.json``: the result's JSON (no timing) and the claim's texts."""
+def _entry(r: CheckResult, claims: dict[str, Claim], search: dict | None = None) -> dict:
+    """One result as stored in ``data/verify.json``: the result's JSON (no timing), the claim's texts and its search."""
     e = {k: v for k, v in r.as_json().items() if k != "seconds"}
+    if search is not None:
+        e["search"] = {k: v for k, v in search.items() if k != "seconds"}
     c = claims.get(r.claim)
     e["meta"] = {
         "source": getattr(c, "source", ""), "statement": getattr(c, "statement", ""), "code": getattr(c, "code", ""),
@@ -159,14 +172,18 @@ def _entry(r: CheckResult, claims: dict[str, Claim]) -> dict:
     return e
 
 
-def verify_data(results: list[CheckResult], *, mode: str = "default", figures: list | None = None) -> dict:
+def verify_data(results: list[CheckResult], *, mode: str = "default", figures: list | None = None,
+                searches: dict | None = None, searched_mutants: list | None = None) -> dict:
     """The data of the verification pages and ``proofs/INDEX.md`` (with this run's provenance snapshot)."""
     claims = all_claims()
+    searches = searches or {}
     return {"provenance": snapshot(), "mode": mode, "figures": [list(f) for f in figures or []],
-            "required_ids": list(required_ids()), "entries": [_entry(r, claims) for r in results]}
+            "required_ids": list(required_ids()), "entries": [_entry(r, claims, searches.get(r.claim)) for r in results],
+            "searched_mutants": list(searched_mutants or [])}
 
 
-OTHER_PAGES = (("errata.md", "errata and boundary probes"), ("details.md", "every entry in detail"),
+OTHER_PAGES = (("coverage.md", "what each verdict covers: exhaustive domains and the worst-case search side by side"),
+               ("errata.md", "errata and boundary probes"), ("details.md", "every entry in detail"),
                ("performance.md", "benchmarks (`dpverify bench`)"), ("audits.md", "black-box audits"),
                ("experiments.md", "utility experiments on real data"))
 
@@ -190,14 +207,16 @@ def render_verify_pages(data: dict, outdir: Path | str = "reports") -> list[Path
         "Verdicts: **holds** (no instance fails), **violated** (a witness fails it), **inconclusive** (an interval straddles the bound),\n",
         "**implemented** (a definition), **not-checkable** (reason given), **error** (the check crashed — a bug).\n",
         "*certified* = every instance evaluated in interval (or exact rational) arithmetic. *claimed/exact* = claimed delta (or eps) over\n",
-        "the exact worst value: how loose the claim is.\n\n",
+        "the exact worst value: how loose the claim is; *search* = the same at the tightest instance the worst-case search found at\n",
+        "realistic parameters (see [coverage.md](coverage.md) for what each covers).\n\n",
         _ledger(entries),
         _figures_section(data["figures"]) if data["figures"] else "",
         "## Other pages\n\n",
     ]
     for page, what in OTHER_PAGES:
-        readme.append(f"- [{page}]({page}): {what}" + ("" if (outdir / page).exists() or page in ("errata.md", "details.md") else " — not generated yet") + "\n")
-    written = []
+        readme.append(f"- [{page}]({page}): {what}" + ("" if (outdir / page).exists() or page in ("errata.md", "details.md", "coverage.md")
+                                                      else " — not generated yet") + "\n")
+    written = [render_coverage(data, outdir)]
     for name, text in (("README.md", "".join(readme)), ("errata.md", _errata(entries)), ("details.md", _details(entries))):
         p = outdir / name
         p.write_text(text, encoding="utf-8")
@@ -210,13 +229,14 @@ def render_verify_pages(data: dict, outdir: Path | str = "reports") -> list[Path
 
 
 def write_reports(results: list[CheckResult], outdir: Path | str = "reports", *, mode: str = "default", timings: dict | None = None,
-                  figures: list[tuple[str, str]] | None = None) -> list[Path]:
+                  figures: list[tuple[str, str]] | None = None, searches: dict | None = None,
+                  searched_mutants: list | None = None) -> list[Path]:
     """Store ``data/verify.json`` and render the verification pages from it; return the paths written.
 
     ``figures``: ``[(file relative to outdir, caption), ...]`` as returned by
     ``dpverify.report.figures.write_figures``; listed in a "Figures" section of README.md when given.
     Timings go to ``verify_timings.json`` only (pages stay byte-identical for the same results)."""
-    written = [save(outdir, "verify", verify_data(results, mode=mode, figures=figures))]
+    written = [save(outdir, "verify", verify_data(results, mode=mode, figures=figures, searches=searches, searched_mutants=searched_mutants))]
     data = load(outdir, "verify")  # render from what was stored (key order, number forms): `dpverify report` gives the same bytes
     written += render_verify_pages(data, outdir)
     if timings is not None:

@@ -7,8 +7,8 @@ into the points of the realistic grid:
 
 * ``eps`` in :data:`EPS_GRID` and ``delta`` in :data:`DELTA_GRID` (exact rationals), wherever the
   dict has these keys;
-* ``(k, kbar)`` (or ``(k, dbar)``) in :data:`KBAR_GRID` where the dict has both keys, keeping
-  ``k <= kbar``; laws are enumerated exactly, so the pairs are chosen to keep them tractable
+* ``(k, kbar)`` (or ``(k, dbar)``): the dict's own pair and those of :data:`KBAR_GRID`, where the
+  dict has both keys; laws are enumerated exactly, so the pairs are chosen to keep them tractable
   (at most a few thousand outcomes);
 * every other key as the ledger gives it.
 
@@ -55,7 +55,7 @@ def realistic_params(params: Mapping[str, Any], grid: Mapping[str, Iterable] = Q
     eps_values = tuple(grid["eps"]) if "eps" in base else (None,)
     delta_values = tuple(grid["delta"]) if "delta" in base else (None,)
     width = "kbar" if "kbar" in base else ("dbar" if "dbar" in base else None)
-    sizes = tuple(grid["kbar"]) if (width and "k" in base) else (None,)
+    sizes = tuple(dict.fromkeys([(base["k"], base[width]), *grid["kbar"]])) if (width and "k" in base) else (None,)
     if eps_values == (None,) and delta_values == (None,) and sizes == (None,):
         return []
     out, seen = [], set()

@@ -38,6 +38,7 @@ from mechanisms.errors import InvalidParameter
 from proofs.claims import Claim, Domain, Instance, PrivacyClaim, Statement
 
 from dpverify.checker.core import CheckResult, Witness, check, claim_mechanism, defined_at, evaluate_instance
+from dpverify.checker.neighbours import resolve_relation
 from dpverify.checker.numbers import fmt, lift
 from dpverify.checker.reductions import canonical
 
@@ -103,10 +104,7 @@ def closeness(comparisons: Sequence[tuple[Any, dict]]) -> tuple[Any, int]:
 
 def search_relation(claim: Claim, params: Mapping[str, Any], relation: str | None = None) -> str:
     """The relation to search under: ``relation``, else the claim's domain relation with ``N`` = the params' ``Delta``."""
-    rel = relation or claim.domain.relation
-    if rel.endswith(":N"):
-        rel = rel[:-1] + str(params.get("Delta", 1))
-    return rel
+    return resolve_relation(relation or claim.domain.relation, params)
 
 
 @dataclass

@@ -12,7 +12,7 @@ from mechanisms.core import to_ctx
 from mechanisms.exact.cache import cached_distribution
 from mechanisms.exponential.em import ExponentialMechanism, OneShotGumbel, PeelingEM
 
-from proofs.claims import Comparison, Domain, Instance, Obligation, PrivacyClaim, Statement
+from proofs.claims import Comparison, Domain, Instance, Obligation, PrivacyClaim, Statement, widened
 from proofs.measures import ctx_of, log_ratio_range
 
 SMALL = Domain(d=4, max_count=3)
@@ -126,7 +126,7 @@ CLAIMS = [
         id="DR19.Lem4.1", title="EM with monotone q is eps-DP", source="001 §4.1, Lemma 4.1",
         statement="The exponential mechanism EM_q is 2eps-DP. Further, if q is monotonic in the dataset, then EM_q is eps-DP.",
         code="mechanisms.exponential.ExponentialMechanism",
-        relation="add-remove", domain=Domain(d=4, max_count=3, params=EPS_GRID), quick=Domain(d=3, max_count=2, params=EPS_GRID),
+        relation="add-remove", domain=widened(Domain(d=4, max_count=3, params=EPS_GRID)), quick=Domain(d=3, max_count=2, params=EPS_GRID),
         mechanism=lambda p: ExponentialMechanism(p["eps"]), points=lambda p: [(p["eps"], 0)],
         notes="q(h,i) = h_i is monotone under add/remove: the eps-DP part is checked there.",
     ),
@@ -134,7 +134,7 @@ CLAIMS = [
         id="DR19.Lem4.1#general", title="EM is 2eps-DP for any sensitivity-1 q", source="001 §4.1, Lemma 4.1",
         statement="The exponential mechanism EM_q is 2eps-DP.",
         code="mechanisms.exponential.ExponentialMechanism",
-        relation="linf", domain=Domain(d=4, max_count=3, relation="linf", params=EPS_GRID), quick=Domain(d=3, max_count=2, relation="linf", params=EPS_GRID),
+        relation="linf", domain=widened(Domain(d=4, max_count=3, relation="linf", params=EPS_GRID)), quick=Domain(d=3, max_count=2, relation="linf", params=EPS_GRID),
         mechanism=lambda p: ExponentialMechanism(p["eps"]), points=lambda p: [(2 * p["eps"], 0)],
         notes="Under ||h-h'||_inf <= 1 with mixed signs, q(h,i)=h_i is not monotone; sensitivity is still 1.",
     ),
@@ -209,21 +209,21 @@ CLAIMS = [
         id="CWGM20.Lem2.4", title="EM is (eps,0)-DP for monotone q", source="002 §2, Lemma 2.4",
         statement="The exponential mechanism is (2eps, 0)-DP. Moreover, if the score function q is monotonic in the dataset D, EM(D,q,I) is (eps,0)-DP.",
         code="mechanisms.exponential.ExponentialMechanism", relation="add-remove",
-        domain=Domain(d=4, max_count=3, params=EPS_GRID), quick=Domain(d=3, max_count=2, params=EPS_GRID),
+        domain=widened(Domain(d=4, max_count=3, params=EPS_GRID)), quick=Domain(d=3, max_count=2, params=EPS_GRID),
         mechanism=lambda p: ExponentialMechanism(p["eps"]), points=lambda p: [(p["eps"], 0)],
     ),
     PrivacyClaim(
         id="CWGM20.Lem2.4#general", title="EM is (2eps,0)-DP", source="002 §2, Lemma 2.4",
         statement="The exponential mechanism is (2eps, 0)-DP.",
         code="mechanisms.exponential.ExponentialMechanism", relation="linf",
-        domain=Domain(d=3, max_count=3, relation="linf", params=EPS_GRID), quick=Domain(d=3, max_count=2, relation="linf", params=EPS_GRID),
+        domain=widened(Domain(d=3, max_count=3, relation="linf", params=EPS_GRID)), quick=Domain(d=3, max_count=2, relation="linf", params=EPS_GRID),
         mechanism=lambda p: ExponentialMechanism(p["eps"]), points=lambda p: [(2 * p["eps"], 0)],
     ),
     PrivacyClaim(
         id="CWGM20.Claim2.1", title="Peeling EM k times is (k eps, 0)-DP", source="002 §2 (after Lemma 2.4)",
         statement="using the exponential mechanism k times, each time removing from the domain the previously selected elements, we get a result that is (k eps, 0)-differentially private",
         code="mechanisms.exponential.PeelingEM", relation="add-remove",
-        domain=Domain(d=4, max_count=3, params=tuple({"k": k, "eps": 1} for k in (2, 3))),
+        domain=widened(Domain(d=4, max_count=3, params=tuple({"k": k, "eps": 1} for k in (2, 3)))),
         quick=Domain(d=3, max_count=2, params=({"k": 2, "eps": 1},)),
         mechanism=lambda p: PeelingEM(p["k"], p["eps"]), points=lambda p: [(p["k"] * p["eps"], 0)],
     ),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
-from proofs.claims import Domain, Instance, Obligation, PrivacyClaim, Statement
+from proofs.claims import Domain, Instance, Obligation, PrivacyClaim, Statement, widened
 from proofs.dr19 import _fixed_checks as X
 
 from ._laplace_checks import PairsPrivacyClaim, pairs_for_delta
@@ -79,7 +79,7 @@ CLAIMS = [
         id="DR19.CorF.1", title="Each tRR_i^k is (eps, delta)-DP", source=f"{SF}, Corollary F.1",
         statement="For every i in [d] and fixed k, along with given eps, delta > 0, the algorithm tRR_i^k is (eps, delta)-DP",
         code="mechanisms.limited_domain.fixed_threshold.TruncatedRR", relation="add-remove",
-        domain=_dom(3, 3, "add-remove", _with_items(PF, 3)), quick=_dom(3, 2, "add-remove", _with_items(PF[:1], 3)),
+        domain=widened(_dom(3, 3, "add-remove", _with_items(PF, 3))), quick=_dom(3, 2, "add-remove", _with_items(PF[:1], 3)),
         mechanism=X.trr, points=lambda p: [(p["eps"], p["delta"])],
         notes="Tight (exact delta(eps) = delta at an index entering d_>(h) at h_(k+1)+1, Lemma F.2 item 2).",
     ),
@@ -156,7 +156,7 @@ CLAIMS = [
     PrivacyClaim(
         id="DR19.LemF.4#corrected", title="Lemma F.4 for Algorithm 8 corrected (printed eps'(delta'))", source=f"{SF}, Lemma F.4",
         statement=F4 + " -- fT with pre-check h_(i) > h_(k+1)", code="mechanisms.limited_domain.fixed_threshold.FixedThreshold", relation="add-remove",
-        domain=_dom(3, 3, "add-remove", PF), quick=_dom(3, 2, "add-remove", PF[:1]),
+        domain=widened(_dom(3, 3, "add-remove", PF)), quick=_dom(3, 2, "add-remove", PF[:1]),
         mechanism=X.ft, points=X.lemma_f4_points(inverted=True),
         notes="With the printed (e^eps+1)/(e^eps-1) >= 1 the second term of the min is >= k eps, so eps'(delta') = k eps: "
               "the statement is true but its advanced-composition part is vacuous (typo: Lemma F.3 and Theorem 5 have (e^eps-1)/(e^eps+1)).",
@@ -165,7 +165,7 @@ CLAIMS = [
         id="DR19.LemF.4#corrected-fraction", title="Lemma F.4 corrected, with (e^eps-1)/(e^eps+1)", source=f"{SF}, Lemma F.4 / Lemma F.3",
         statement=F4.replace("(e^eps + 1)/(e^eps - 1)", "(e^eps - 1)/(e^eps + 1)") + " -- fT with pre-check h_(i) > h_(k+1)",
         code="mechanisms.limited_domain.fixed_threshold.FixedThreshold", relation="add-remove",
-        domain=_dom(3, 3, "add-remove", PF), quick=_dom(3, 2, "add-remove", PF[:1]),
+        domain=widened(_dom(3, 3, "add-remove", PF)), quick=_dom(3, 2, "add-remove", PF[:1]),
         mechanism=X.ft, points=X.lemma_f4_points(inverted=False),
     ),
     PairsPrivacyClaim(
@@ -177,7 +177,7 @@ CLAIMS = [
     PrivacyClaim(
         id="DR19.Thm5#corrected", title="Algorithm 8 corrected is (k eps, k delta)-DP", source=f"{SF}, Theorem 5",
         statement="Algorithm 8 (pre-check h_(i) > h_(k+1)) is (k eps, k delta)-DP", code="mechanisms.limited_domain.fixed_threshold.FixedThreshold",
-        relation="add-remove", domain=_dom(4, 3, "add-remove", PF), quick=_dom(3, 2, "add-remove", PF[:1]),
+        relation="add-remove", domain=widened(_dom(4, 3, "add-remove", PF)), quick=_dom(3, 2, "add-remove", PF[:1]),
         mechanism=X.ft, points=X.thm5_points,
         notes="Tight: h=(0,0,0,0) -> h'=(0,0,0,1), k=1, eps=1, delta=1/10: item 3 enters d_>(h') at h_(2)+1 and is reported with "
               "probability exactly delta, never under h: exact delta(k eps) = k delta. (Certified runs report 'inconclusive' on equality.)",
@@ -186,7 +186,7 @@ CLAIMS = [
         id="DR19.Thm5#corrected-advanced", title="Algorithm 8 corrected, advanced-composition form", source=f"{SF}, Theorem 5",
         statement="Algorithm 8 (pre-check h_(i) > h_(k+1)) is (eps sqrt(2k ln(1/delta')) + eps ((e^eps-1)/(e^eps+1)) k, k delta + delta')-DP, delta' in {1/100, 1/10, 1/2}",
         code="mechanisms.limited_domain.fixed_threshold.FixedThreshold", relation="add-remove",
-        domain=_dom(3, 3, "add-remove", PF), quick=_dom(3, 2, "add-remove", PF[1:]),
+        domain=widened(_dom(3, 3, "add-remove", PF)), quick=_dom(3, 2, "add-remove", PF[1:]),
         mechanism=X.ft, points=X.thm5_advanced_points,
         notes="The kov term of proofs.composition.advanced_terms with k equal steps (Theorem 3), no min with k eps.",
     ),

@@ -13,7 +13,7 @@ from fractions import Fraction as F
 from mechanisms.limited_domain.gumbel import LimitDom
 from mechanisms.limited_domain.optimal_threshold import OptimalThreshold
 
-from proofs.claims import Domain, Obligation, PrivacyClaim, Statement
+from proofs.claims import Domain, Obligation, PrivacyClaim, Statement, widened
 from proofs.dr19 import _limited_sec3 as E
 
 from ._limited import curve_points, pair_instances
@@ -60,7 +60,7 @@ CLAIMS = [
     PrivacyClaim(
         id="DR19.Thm1", title="Privacy of Algorithm 1 (curve eq. (2))", source=f"{S3}, Theorem 1 (proof §5.2)",
         statement=THM1, code="mechanisms.limited_domain.LimitDom", relation="add-remove",
-        domain=_dom(4, 2, "add-remove", P3), quick=_dom(3, 2, "add-remove", P2[1:], ),
+        domain=widened(_dom(4, 2, "add-remove", P3)), quick=_dom(3, 2, "add-remove", P2[1:], ),
         mechanism=_ld(), points=_curve,
         notes="Unrestricted threshold, add/remove pairs, delta' in {0, 1/10, 1/4, 1/2}. Nearly tight at delta' = 0: "
               "h=(0,0,0,0) -> (0,0,1,1), k=kbar=2, eps=1, delta=1/20: exact delta(2) = delta/(1+delta) = 1/21 vs claimed 1/20.",
@@ -69,14 +69,14 @@ CLAIMS = [
         id="DR19.Thm1#delta-restricted", title="Theorem 1, Delta-restricted threshold (Delta = 1)", source=f"{S3}, Theorem 1",
         statement=THM1 + " -- with h_⊥ using ln(min{Delta, kbar}/delta), Delta-restricted neighbours",
         code="mechanisms.limited_domain.LimitDom(Delta=1)", relation="delta:1",
-        domain=_dom(4, 3, "delta:1", [{**p, "Delta": 1} for p in P3]), quick=_dom(3, 2, "delta:1", [{**p, "Delta": 1} for p in P2]),
+        domain=widened(_dom(4, 3, "delta:1", [{**p, "Delta": 1} for p in P3])), quick=_dom(3, 2, "delta:1", [{**p, "Delta": 1} for p in P2]),
         mechanism=_ld(), points=_curve,
     ),
     PrivacyClaim(
         id="DR19.Thm1#delta-restricted-2", title="Theorem 1, Delta = 2 threshold under delta:2", source=f"{S3}, Theorem 1",
         statement=THM1 + " -- Delta = 2",
         code="mechanisms.limited_domain.LimitDom(Delta=2)", relation="delta:2",
-        domain=_dom(4, 2, "delta:2", [{"k": 2, "kbar": 3, "eps": F(1, 2), "delta": F(1, 10), "Delta": 2}]),
+        domain=widened(_dom(4, 2, "delta:2", [{"k": 2, "kbar": 3, "eps": F(1, 2), "delta": F(1, 10), "Delta": 2}])),
         quick=_dom(3, 2, "delta:2", [{"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10), "Delta": 2}]),
         mechanism=_ld(), points=_curve,
     ),
@@ -101,7 +101,7 @@ CLAIMS = [
         id="DR19.Thm1#neurips", title="Theorem 1 for seed 000's threshold min{Delta, kbar, d - kbar}", source="000 §3, Algorithm 1 / Theorem 1",
         statement=THM1 + " -- seed 000's h_⊥ with min{Delta, kbar, d - kbar}",
         code="mechanisms.limited_domain.LimitDom(variant='neurips')", relation="add-remove",
-        domain=_dom(4, 2, "add-remove", P3), quick=_dom(3, 2, "add-remove", P2[:1]),
+        domain=widened(_dom(4, 2, "add-remove", P3)), quick=_dom(3, 2, "add-remove", P2[:1]),
         mechanism=_ld(variant="neurips"), points=_curve,
     ),
     Obligation(
@@ -131,7 +131,7 @@ CLAIMS = [
         id="DR19.Lem3.1", title="(Informal) data-dependent kbar costs k -> k+1", source=f"{S3}, Lemma 3.1 (Informal); §6.3",
         statement="We can find a noisy estimate of the optimal parameter kbar for a given histogram h, and this will only increase our privacy loss by substituting k+1 for k in the guarantees in Theorem 1.",
         code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold(inner_k=k)", relation="add-remove",
-        domain=_dom(4, 2, "add-remove", [{**p, "k": 1} for p in OT]), quick=_dom(3, 2, "add-remove", [{"k": 1, "dbar": 2, "eps": 1, "delta": F(1, 10)}]),
+        domain=widened(_dom(4, 2, "add-remove", [{**p, "k": 1} for p in OT])), quick=_dom(3, 2, "add-remove", [{"k": 1, "dbar": 2, "eps": 1, "delta": F(1, 10)}]),
         mechanism=lambda p: OptimalThreshold(p["k"], p["dbar"], p["eps"], p["delta"], inner_k=p["k"]),
         points=lambda p: curve_points(p["k"] + 1, p["eps"], p["delta"], GRID),
         notes="Formalised as: the EM selection of §6.3 (range [k, dbar]) followed by LimitDom^{k, kbar}, released with kbar, is (eps'_(k+1)(delta'), delta + delta')-DP.",
@@ -158,7 +158,7 @@ CLAIMS = [
         id="DR19.Fn1#privacy", title="kbar = d with h_(d+1) = 0 keeps Theorem 1", source=f"{S3}, footnote 1 + Theorem 1",
         statement="(kbar = d allowed with h_(d+1) = 0) Theorem 1's curve holds",
         code="mechanisms.limited_domain.LimitDom(kbar=d)", relation="add-remove",
-        domain=_dom(3, 3, "add-remove", [{"k": 1, "kbar": 3, "eps": 1, "delta": F(1, 10)}, {"k": 2, "kbar": 3, "eps": F(1, 2), "delta": F(1, 10)}]),
+        domain=widened(_dom(3, 3, "add-remove", [{"k": 1, "kbar": 3, "eps": 1, "delta": F(1, 10)}, {"k": 2, "kbar": 3, "eps": F(1, 2), "delta": F(1, 10)}])),
         quick=_dom(3, 2, "add-remove", [{"k": 2, "kbar": 3, "eps": 1, "delta": F(1, 10)}]),
         mechanism=_ld(), points=_curve,
     ),

@@ -14,7 +14,7 @@ from fractions import Fraction as F
 
 from mechanisms.limited_domain.peeling import LEM, PLEM
 
-from proofs.claims import Domain, Obligation, PrivacyClaim, Statement
+from proofs.claims import Domain, Obligation, PrivacyClaim, Statement, widened
 from proofs.dr19 import _limited_sec5 as E
 
 from ._limited import curve_points, pair_instances
@@ -103,7 +103,7 @@ CLAIMS = [
         id="DR19.Cor5.1", title="LEM on a fixed domain is eps-DP", source=f"{C5}, Corollary 5.1",
         statement="For any fixed d ⊆ [d] then LEM^kbar(·, d) is eps-range bounded and eps-DP.",
         code="mechanisms.limited_domain.peeling.LEM", relation="add-remove",
-        domain=_dom(4, 2, "add-remove", E._domain_params(4, LEM_BASE)), quick=_dom(3, 2, "add-remove", E._domain_params(3, LEM_BASE[:1])),
+        domain=widened(_dom(4, 2, "add-remove", E._domain_params(4, LEM_BASE))), quick=_dom(3, 2, "add-remove", E._domain_params(3, LEM_BASE[:1])),
         mechanism=lambda p: LEM(p["kbar"], p["eps"], p["delta"], domain=p["domain"]), points=lambda p: [(p["eps"], 0)],
         notes="eps-DP part; every non-empty fixed domain of [d]. The RB part is DR19.Cor5.1#rb.",
     ),
@@ -149,7 +149,7 @@ CLAIMS = [
         id="DR19.Cor5.2", title="pLEM on a fixed domain composes (eq. (2))", source=f"{C5}, Corollary 5.2",
         statement="For any fixed d ⊆ [d] and neighboring histograms h, h', we have that pLEM^{k,kbar}(·, d) is (eps', delta') for any delta' >= 0 where eps' is given in (2).",
         code="mechanisms.limited_domain.peeling.PLEM(domain=...)", relation="add-remove",
-        domain=_dom(3, 2, "add-remove", E._domain_params(3, PLEM_BASE)), quick=_dom(3, 1, "add-remove", E._domain_params(3, PLEM_BASE)),
+        domain=widened(_dom(3, 2, "add-remove", E._domain_params(3, PLEM_BASE))), quick=_dom(3, 1, "add-remove", E._domain_params(3, PLEM_BASE)),
         mechanism=lambda p: PLEM(p["k"], p["kbar"], p["eps"], p["delta"], domain=p["domain"]),
         points=lambda p: curve_points(p["k"], p["eps"], 0, GRID),
         notes="Curve (eps'(delta'), delta') at delta' in {0, 1/10, 1/4, 1/2}; every non-empty fixed domain.",
@@ -217,7 +217,7 @@ CLAIMS = [
         id="DR19.Lem5.7", title="Main pairwise bound", source=f"{C5}, Lemma 5.7",
         statement="For any neighboring h, h' and any S ⊆ S: Pr[pLEM(h, d^kbar(h)) in S] <= e^eps' Pr[pLEM(h', d^kbar(h')) in S] + delta + delta' for any delta' >= 0, eps' = min{k eps, sqrt(2k ln(1/delta')) eps + k eps (e^eps-1)/(e^eps+1), sqrt(k/2 ln(1/delta')) eps + k eps^2/2}",
         code="mechanisms.limited_domain.peeling.PLEM(domain=None)", relation="add-remove",
-        domain=_dom(4, 2, "add-remove", P3), quick=_dom(3, 2, "add-remove", P2[:1]),
+        domain=widened(_dom(4, 2, "add-remove", P3)), quick=_dom(3, 2, "add-remove", P2[:1]),
         mechanism=lambda p: PLEM(p["k"], p["kbar"], p["eps"], p["delta"]),
         points=lambda p: curve_points(p["k"], p["eps"], p["delta"], GRID),
         notes="Holds on the domain although its proof uses the false Lemma 5.6 (the corrected sandwich leaves a small extra slack).",

@@ -11,7 +11,7 @@ from fractions import Fraction
 from mechanisms.joint.sequence import JointSequence
 from mechanisms.joint.sets import Joint, JointLiteral
 
-from proofs.claims import Domain, Obligation, PrivacyClaim, Statement
+from proofs.claims import Domain, Obligation, PrivacyClaim, Statement, widened
 from proofs.gjmr21 import _checks as C
 
 K123 = ({"k": 1}, {"k": 2}, {"k": 3})
@@ -219,7 +219,7 @@ CLAIMS = [
         id="GJMR21.Thm8", title="JOINT is eps-DP", source="004 §3.1, Theorem 8",
         statement="JOINT is an eps-DP algorithm for TOP-K that runs in time O(dk^3 log(k))",
         code="mechanisms.joint.Joint", relation="add-remove",
-        domain=Domain(d=4, max_count=3, params=THM8_PARAMS), quick=Domain(d=3, max_count=3, params=({"k": 2, "eps": 1},)),
+        domain=widened(Domain(d=4, max_count=3, params=THM8_PARAMS)), quick=Domain(d=3, max_count=3, params=({"k": 2, "eps": 1},)),
         mechanism=lambda p: Joint(k=p["k"], eps=p["eps"]), points=lambda p: [(p["eps"], 0)],
         notes="The EM with the closed-form utility (what Algorithm 1 computes), sampled over distinct gap values. Runtime: GJMR21.Thm8#runtime.",
     ),
@@ -246,7 +246,7 @@ CLAIMS = [
         id="GJMR21.Thm8#sequence", title="Sequence JOINT (ICML 2022 version) is eps-DP", source="GJMR ICML 2022 (not a seed); seed 004 §2 future work",
         statement="(later paper) the joint EM over k-sequences with u = -max_i (c_(i) - c_{s_i}) is eps-DP",
         code="mechanisms.joint.sequence.JointSequence", relation="add-remove", probe=True,
-        domain=Domain(d=4, max_count=3, params=({"k": 2, "eps": 1}, {"k": 3, "eps": 1})),
+        domain=widened(Domain(d=4, max_count=3, params=({"k": 2, "eps": 1}, {"k": 3, "eps": 1}))),
         quick=Domain(d=3, max_count=3, params=({"k": 2, "eps": 1},)),
         mechanism=lambda p: JointSequence(k=p["k"], eps=p["eps"]), points=lambda p: [(p["eps"], 0)],
     ),

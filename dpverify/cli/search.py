@@ -1,0 +1,83 @@
+"""``dpverify search CLAIM``: the worst-case search -- the pair and parameters closest to refuting a claim.
+
+``CLAIM`` is a claim id (``dpverify claims``) or a registered mechanism name (``dpverify mechanisms``),
+whose own registry claim is then searched at its first valid parameters (``--param`` overrides).
+Exit status as ``check``: 0 the verdict is the expected one, 1 it is not, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from mechanisms.registry import all_mechanisms, get_mechanism
+
+from proofs.registry import all_claims, get_claim
+
+from dpverify.checker.spec_claims import spec_claim
+from dpverify.search import DEFAULT_EVALS, search
+
+from .common import EXIT_FAIL, EXIT_OK, print_json, progress
+from .parse import parse_params
+
+__all__ = ["add_parser", "run", "resolve_target"]
+
+
+def resolve_target(name: str, params: dict) -> tuple[Any, dict | None]:
+    """``(claim, params to search at)`` for a claim id or a registered mechanism name."""
+    if name in all_claims():
+        return get_claim(name), (params or None)
+    if name in all_mechanisms():
+        spec = get_mechanism(name)
+        p = {**dict(spec.valid[0]), **params}
+        return spec_claim(spec, p, claim_id=f"{name} (its registry claim)"), p
+    if "." in name:  # claim ids are dotted, mechanism names never are: the right "did you mean" error
+        return get_claim(name), None
+    return get_mechanism(name), None
+
+
+def run(args: argparse.Namespace) -> int:
+    params = parse_params(args.param)
+    claim, at = resolve_target(args.claim, params)
+    grid = None if (args.grid == "none" or at is not None) else args.grid
+    prog = progress(not args.json)
+    res = search(claim, params=at, grid=grid, max_d=args.d, max_count=args.max_count, evals=args.evals, seed=args.seed,
+                 relation=args.relation, progress=(lambda n: prog(n, args.evals, claim.id)) if prog else None)
+    if prog:
+        sys.stderr.write("\n")
+    if args.json:
+        print_json(res.as_json())
+    else:
+        j = res.as_json()
+        print(f"{j['claim']}: {j['verdict']} (expected {j['expected']}), certified={j['certified']}, tight={j['tight']}")
+        print(f"  searched: {j['space']}\n  evaluations: {j['evaluations']} in {j['seconds']} s")
+        for name, ph in j["phases"].items():
+            print(f"    {name}: {ph['evaluations']} evaluations, best claimed/exact so far {ph['best_ratio']}")
+        if j["ratio_claimed_over_exact"]:
+            print(f"  claimed/exact at the tightest instance found: {j['ratio_claimed_over_exact']}")
+        if j["best"]:
+            w = j["best"]
+            print(f"  tightest instance: h={w['h']} h'={w['h_prime']} params={w['params']}")
+            print(f"    {w['label']}: lhs={w['lhs']} {w['op']} rhs={w['rhs']} (margin {w['margin']})")
+            if w["event"]:
+                print(f"    event ({w['direction']}): {', '.join(w['event'][:8])}{' ...' if len(w['event']) > 8 else ''}")
+                print(f"    P(event)={w['p_event']}  Q(event)={w['q_event']}")
+        if j["reason"]:
+            print(f"  {j['reason']}")
+    return EXIT_OK if res.as_expected else EXIT_FAIL
+
+
+def add_parser(sub: Any) -> None:
+    s = sub.add_parser("search", help="worst-case search for a claim's tightest instance (realistic parameters, large counts)")
+    s.add_argument("claim", help="a claim id, or a registered mechanism name (its own claim)")
+    s.add_argument("--param", action="append", metavar="NAME=VALUE", help="search at these parameters (repeatable)")
+    s.add_argument("--d", type=int, default=8, help="longest histogram (default 8)")
+    s.add_argument("--max-count", type=int, default=10_000, help="largest count (default 10000)")
+    s.add_argument("--evals", type=int, default=DEFAULT_EVALS, help=f"exact evaluations to spend (default {DEFAULT_EVALS})")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--grid", choices=("quick", "full", "none"), default="quick",
+                   help="realistic parameter grid applied to the claim's parameters (none: the claim's own)")
+    s.add_argument("--relation", help="add-remove | delta:N | linf | linf:N (default: the claim's)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=run)
