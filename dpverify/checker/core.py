@@ -34,7 +34,16 @@ from mechanisms.exact.cache import cached_distribution
 
 from proofs.claims import Claim, Comparison, Domain, Instance, PrivacyClaim, Statement
 
-from .enclosure import LawArrays, delta_enclosures, exp_bounds, float_bounds, law_arrays, margin_bounds
+from .enclosure import (
+    LawArrays,
+    delta_enclosures,
+    exp_bounds,
+    float_bounds,
+    law_arrays,
+    margin_bounds,
+    pure_margin_bounds,
+    ratio_bounds,
+)
 from .neighbours import histograms, parse_relation, resolve_relation
 from .numbers import fmt, is_interval, lift, margin_of, tolerance
 from .profile import eps_for_delta, pair_profile, profile_deltas, pure_eps
@@ -250,10 +259,11 @@ def _privacy_evaluate(claim: PrivacyClaim, inst: Instance, prec: int, interval: 
 def _enclosed(claim: PrivacyClaim, mech: Any, inst: Instance, prec: int, points: list) -> list[tuple[Comparison, dict]] | None:
     """The certified float-enclosure path (:mod:`dpverify.checker.enclosure`), or None when it cannot decide.
 
-    Used only when every claimed point has ``delta > 0`` and every comparison is decided by the
-    enclosure (margin interval entirely ``>= 0`` or entirely ``< 0``); otherwise the caller evaluates
-    the instance in full-precision intervals.  The margin travels as ``extra["margin_bounds"]``;
-    the witness of the tightest instance is re-evaluated in full precision (:func:`_witness`).
+    Used only when every comparison of the instance is decided by the enclosures -- ``delta_exact <=
+    delta`` by a margin interval entirely ``>= 0`` or entirely ``< 0``; a pure-DP point ``eps_exact <= eps``
+    by the largest probability ratio against ``e^eps`` -- otherwise the caller evaluates the instance in
+    full-precision intervals.  The margin travels as ``extra["margin_bounds"]``; the witness of the
+    tightest instance is re-evaluated in full precision (:func:`_witness`).
     """
     fast = _fast_points(claim, inst.params)
     if fast is None:
@@ -262,14 +272,25 @@ def _enclosed(claim: PrivacyClaim, mech: Any, inst: Instance, prec: int, points:
     if A is None or B is None:
         return None
     factors, claimed, labels = fast
+    approx = [i for i, (_, dc) in enumerate(points) if dc != 0]
+    encl = dict(zip(approx, delta_enclosures(A, B, [factors[i] for i in approx]))) if approx else {}
+    ratios = ratio_bounds(A, B) if len(approx) < len(points) else None
     out = []
-    for (eps, delta_c), (lo, hi, direction), cl, label in zip(points, delta_enclosures(A, B, factors), claimed, labels):
-        mb = margin_bounds((lo, hi), cl)
-        if not (mb[0] >= 0 or mb[1] < 0):
-            return None
-        extra = {"eps": eps, "delta_exact": (lo, hi), "delta_claimed": delta_c, "direction": direction, "fast": True,
-                 "margin_bounds": mb}
-        out.append((Comparison((lo, hi), "<=", delta_c, label=label), extra))
+    for i, ((eps, delta_c), cl, label) in enumerate(zip(points, claimed, labels)):
+        if i in encl:
+            lo, hi, direction = encl[i]
+            mb = margin_bounds((lo, hi), cl)
+            if not (mb[0] >= 0 or mb[1] < 0):
+                return None
+            extra = {"eps": eps, "delta_exact": (lo, hi), "delta_claimed": delta_c, "direction": direction, "fast": True,
+                     "margin_bounds": mb}
+            out.append((Comparison((lo, hi), "<=", delta_c, label=label), extra))
+        else:
+            mb = pure_margin_bounds(ratios, factors[i])
+            if mb is None:
+                return None
+            extra = {"eps": eps, "delta_exact": None, "delta_claimed": 0, "fast": True, "margin_bounds": mb}
+            out.append((Comparison(ratios, "<=", eps, label=label), extra))
     return out
 
 
@@ -279,11 +300,12 @@ def _fast_points(claim: PrivacyClaim, params: Mapping[str, Any]) -> tuple | None
     if key not in _PER_PARAMS:
         pts = _points(claim, params)
         factors = [exp_bounds(eps) for eps, _ in pts]
-        if not pts or any(dc == 0 for _, dc in pts) or any(f is None for f in factors):
+        if not pts or any(f is None for f in factors):
             _PER_PARAMS[key] = None
         else:
             _PER_PARAMS[key] = (factors, [float_bounds(dc) for _, dc in pts],
-                                [f"delta_exact({fmt(eps, 8)}) <= claimed" for eps, _ in pts])
+                                ["eps_exact (max |ln P/Q|) <= claimed eps" if dc == 0 else f"delta_exact({fmt(eps, 8)}) <= claimed"
+                                 for eps, dc in pts])
     return _PER_PARAMS[key]
 
 

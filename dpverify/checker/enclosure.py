@@ -32,7 +32,8 @@ import numpy as np
 
 from mechanisms.core import exact_context, to_ctx
 
-__all__ = ["LawArrays", "law_arrays", "float_bounds", "exp_bounds", "delta_enclosures", "margin_bounds"]
+__all__ = ["LawArrays", "law_arrays", "float_bounds", "exp_bounds", "delta_enclosures", "margin_bounds", "ratio_bounds",
+           "pure_margin_bounds"]
 
 _UP, _DOWN = np.inf, -np.inf
 
@@ -149,3 +150,46 @@ def delta_enclosures(A: LawArrays, B: LawArrays, factors: Sequence[tuple[float, 
 def margin_bounds(delta: tuple[float, float], claimed: tuple[float, float]) -> tuple[float, float]:
     """Doubles enclosing ``claimed - delta`` (the margin of ``delta <= claimed``), outward rounded."""
     return math.nextafter(claimed[0] - delta[1], -math.inf), math.nextafter(claimed[1] - delta[0], math.inf)
+
+
+def ratio_bounds(A: LawArrays, B: LawArrays) -> tuple[float, float]:
+    """Doubles ``lo <= max_o max(P(o)/Q(o), Q(o)/P(o)) <= hi`` over the outcomes of either law, outward rounded.
+
+    ``hi`` is ``inf`` when an outcome's probability may be 0 on one side and not on the other (its
+    lower end is 0): the pure-DP comparison then falls back to the full-precision path.
+    """
+    up, down, nxt = math.inf, -math.inf, math.nextafter
+    lo_best, hi_best = 1.0, 1.0
+    for X, Y in ((A, B), (B, A)):
+        for o, i in X.index.items():
+            j = Y.index.get(o)
+            xl, xh = X.lo_list[i], X.hi_list[i]
+            yl, yh = (0.0, 0.0) if j is None else (Y.lo_list[j], Y.hi_list[j])
+            if xh == 0.0:
+                continue
+            hi = up if yl == 0.0 else nxt(xh / yl, up)
+            lo = 0.0 if yh == 0.0 else nxt(xl / yh, down)
+            if yh == 0.0 and xl > 0.0:
+                lo = up  # certainly positive on one side only: the pure eps is +inf
+            hi_best, lo_best = max(hi_best, hi), max(lo_best, lo)
+    return lo_best, hi_best
+
+
+def pure_margin_bounds(ratios: tuple[float, float], factor: tuple[float, float]) -> tuple[float, float] | None:
+    """The margin ``eps - eps_exact`` as doubles when the comparison ``eps_exact <= eps`` is decided, else None.
+
+    Decided by ratios alone (no logarithm): holds iff ``max ratio <= e^eps``; violated iff ``> e^eps``.
+    The returned ends rank instances only; they are computed from logarithms widened by 4 ulps and
+    clamped so that their sign is the decided one.
+    """
+    (rlo, rhi), (flo, fhi) = ratios, factor
+    if rhi <= flo:
+        sign = 1
+    elif rlo > fhi:
+        sign = -1
+    else:
+        return None
+    w = lambda x, d: x if not math.isfinite(x) else math.nextafter(math.nextafter(math.nextafter(math.nextafter(x, d), d), d), d)  # noqa: E731
+    lo = w(math.log(flo), -math.inf) - (w(math.log(rhi), math.inf) if math.isfinite(rhi) else math.inf)
+    hi = w(math.log(fhi), math.inf) - w(math.log(rlo), -math.inf) if rlo > 0 else math.inf
+    return (max(lo, 0.0), max(hi, 0.0)) if sign > 0 else (min(lo, -5e-324), min(hi, -5e-324))

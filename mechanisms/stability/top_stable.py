@@ -60,6 +60,7 @@ DISTANCES = {
     "gap": lambda h, i: order_stat(h, i) - order_stat(h, i + 1) - 1,
     "gap-to-bottom": lambda h, i: order_stat(h, 1) - order_stat(h, i + 1) - 1,  # mutant: not a distance of f_i
     "next-rank": lambda h, i: order_stat(h, i + 1) - order_stat(h, i + 2) - 1,  # mutant: the gap one rank too low
+    "next-but-one": lambda h, i: order_stat(h, i) - order_stat(h, i + 2) - 1,  # mutant: compared with h_(i+2), not h_(i+1)
 }
 #: threshold centre as a function of (ctx, delta_q, eps_2): "printed" is Alg. 3 line 3.
 THRESHOLDS = {
@@ -208,7 +209,7 @@ class TopStable:
 
     def symmetries(self, d: int) -> frozenset:
         """Top sets by sorted_items (index only breaks ties), gaps and EM from count differences; shift-free unless kbar = d (gap q_kbar uses h_(kbar+1)) (:mod:`dpverify.checker.reductions`)."""
-        last = self.kbar + (2 if self.distance == "next-rank" else 1)  # the lowest order statistic a gap reads
+        last = self.kbar + (2 if self.distance in ("next-rank", "next-but-one") else 1)  # the lowest order statistic a gap reads
         return frozenset({"permute-ties"} | ({"shift"} if last <= d else set()))
 
     def critical_scales(self) -> tuple:

@@ -1,0 +1,119 @@
+"""The worst-case search (issue 16): it refutes the searched mutants that enumeration misses, raises no false
+alarm on correct claims, is deterministic, stays in its space, and its command keeps the documented interface."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from mechanisms.errors import InvalidParameter
+from mechanisms.registry import all_mechanisms, get_mechanism
+
+from proofs.claims import Comparison
+from proofs.registry import get_claim
+
+from dpverify.checker.core import check
+from dpverify.checker.spec_claims import spec_claim
+from dpverify.cli import main
+from dpverify.search import search
+from dpverify.search.candidates import derived_scales, gap_values, moves, sorted_histograms
+from dpverify.search.grid import QUICK, realistic_params
+from dpverify.search.run import closeness
+
+SEARCHED = sorted(n for n, s in all_mechanisms().items() if "searched" in s.tags)
+
+
+def test_there_are_searched_mutants_of_each_kind():
+    labels = " | ".join(get_mechanism(n).mutant for n in SEARCHED)
+    for kind in ("ln(1/delta)/eps where ln(kbar/delta)/eps is due", "one rank too low", "h_(i+2) instead of h_(i+1)"):
+        assert kind in labels
+
+
+@pytest.mark.parametrize("name", SEARCHED)
+def test_search_refutes_a_searched_mutant_that_enumeration_does_not(name):
+    spec = get_mechanism(name)
+    params = dict(spec.valid[0])
+    assert params["delta"] == Fraction(1, 10**6)
+    enum = check(spec_claim(spec, params, domain=(4, 3)))
+    assert enum.verdict == "holds", f"{name} is caught by enumeration on d=4, counts 0..3 already"
+    res = search(spec_claim(spec, params), grid=None, evals=200, seed=0)
+    assert res.verdict == "violated" and res.certified
+    w = res.best
+    assert w.h is not None and w.h_prime is not None and w.event and w.p_event is not None
+
+
+@pytest.mark.parametrize("cid", ["DR19.Thm1", "DR19.Lem4.1", "CWGM20.Thm3.2", "GJMR21.Thm8", "DR19.Lem6.1#corrected"])
+def test_no_false_alarm_on_a_correct_claim(cid):
+    res = search(get_claim(cid), evals=40, seed=3)
+    assert res.verdict == "holds" and res.evaluations > 0 and res.ratio >= 1
+
+
+@pytest.mark.parametrize("cid", ["DR19.Thm1#linf", "CWGM20.Thm3.2#mutant-gap-to-bottom", "GJMR21.Thm8#literal"])
+def test_the_printed_errata_are_still_refuted_by_the_search(cid):
+    assert search(get_claim(cid), grid=None, evals=40, seed=0).verdict == "violated"
+
+
+def test_search_is_deterministic_and_stays_in_its_space():
+    c = get_claim("DR19.Thm1")
+    a = search(c, evals=30, seed=7, max_d=5, max_count=50)
+    b = search(c, evals=30, seed=7, max_d=5, max_count=50)
+    assert a.as_json() | {"seconds": 0} == b.as_json() | {"seconds": 0}
+    assert a.evaluations <= 30
+    assert len(a.best.h) <= 5 and max(a.best.h + a.best.h_prime) <= 50
+
+
+def test_closeness_is_the_ratio_to_the_bound():
+    comps = [(Comparison(mpmath.mpf(1), "<=", 4), {}), (Comparison(mpmath.mpf(3), "<=", 4), {}), (Comparison(2, ">=", 1), {})]
+    c, i = closeness(comps)
+    assert c == mpmath.mpf(3) / 4 and i == 1
+    assert closeness([(Comparison(mpmath.mpf("0.1"), "<=", 0), {})])[0] == mpmath.inf
+    assert closeness([(Comparison(0, "<=", 0), {})])[0] == 0
+
+
+def test_candidates_are_built_around_the_scales():
+    scales = derived_scales({"eps": Fraction(1, 2), "delta": Fraction(1, 10**6), "kbar": 3})
+    assert any(abs(s - 2 * mpmath.log(3 * 10**6)) < 1e-9 for s in scales)  # ln(kbar/delta)/eps
+    gaps = gap_values(scales, 1000)
+    assert 0 in gaps and all(0 <= g <= 1000 for g in gaps) and int(2 * mpmath.log(10**6)) in gaps
+    import numpy as np
+
+    hs = sorted_histograms(4, gaps, 0, 1000, np.random.default_rng(0), 20)
+    assert all(len(h) == 4 and list(h) == sorted(h, reverse=True) and h[-1] == 0 and h[0] <= 1000 for h in hs)
+    assert all(sum(e) <= 2 for e in moves(4, "delta:2")) and any(-1 in e for e in moves(3, "linf"))
+
+
+def test_the_realistic_grid_keeps_other_parameters_and_tractable_laws():
+    pts = realistic_params({"k": 1, "kbar": 2, "eps": 1, "delta": Fraction(1, 10), "Delta": 1}, QUICK)
+    assert {p["delta"] for p in pts} == {Fraction(1, 10**6)} and {p["eps"] for p in pts} == {Fraction(1, 10), 1}
+    assert (1, 2) in {(p["k"], p["kbar"]) for p in pts} and all(p["Delta"] == 1 for p in pts)
+    assert realistic_params({"T": 1, "c": 2}, QUICK) == []
+
+
+def test_bad_search_input_is_a_named_error():
+    c = get_claim("DR19.Thm1")
+    with pytest.raises(InvalidParameter, match="evals=0 must be an integer >= 1"):
+        search(c, evals=0)
+    with pytest.raises(InvalidParameter, match="grid='huge'"):
+        search(c, grid="huge")
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_search_command_json_interface_and_exit_statuses(capsys):
+    code, out, _ = _run(capsys, "search", "DR19.Lem4.1", "--evals", "12", "--json")
+    d = json.loads(out)
+    assert code == 0 and {"claim", "verdict", "evaluations", "best", "ratio_claimed_over_exact"} <= set(d)
+    assert set(d["best"]) >= {"h", "h_prime", "params", "lhs", "rhs", "margin", "event", "p_event", "q_event"}
+    code, out, _ = _run(capsys, "search", "top-stable-mutant-next-rank", "--evals", "150")
+    assert code == 0 and "violated (expected violated)" in out  # a mutant's expected verdict is violated
+    code, _, err = _run(capsys, "search", "DR19.Thm1", "--evals", "0")
+    assert code == 2 and "evals=0" in err
+    code, _, err = _run(capsys, "search", "no-such-mechanism")
+    assert code == 2 and "mechanism='no-such-mechanism' is not registered" in err
