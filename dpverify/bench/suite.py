@@ -23,11 +23,13 @@ from typing import Any, Callable
 
 import numpy as np
 
+from dpverify.bench.throughput import CLAIMS as THROUGHPUT_CLAIMS
+from dpverify.bench.throughput import bench_throughput
 from dpverify.bench.workloads import SEED, netflix_counts, zipf_counts
 from dpverify.report.provenance import REPO_ROOT
 
 __all__ = ["timed", "bench_limitdom_target", "bench_batched", "bench_samplers",
-           "bench_peers", "bench_checker", "run_bench"]
+           "bench_peers", "bench_checker", "run_bench", "baseline_description"]
 
 
 LIMITDOM_RATIO_TARGET = 1.3
@@ -219,29 +221,21 @@ def _pipelinedp_rows(a: np.ndarray, k: int) -> list[dict]:
     return rows
 
 
-#: One representative claim per family for checker throughput.
-THROUGHPUT_CLAIMS = ("DR19.Lem4.1", "DR19.Thm1", "DR19.Lem6.1", "CWGM20.Thm3.2", "CWGM20.Thm2.8", "GJMR21.Thm8")
+def bench_checker(quick: bool = False, baseline: str | None = None) -> list[dict]:
+    """Exact checker throughput (instances per second; :mod:`dpverify.bench.throughput`), beside ``baseline`` if given."""
+    claims = THROUGHPUT_CLAIMS[:3] if quick else THROUGHPUT_CLAIMS
+    return bench_throughput(baseline, repeats=1 if quick else 2, claims=claims)
 
 
-def bench_checker() -> list[dict]:
-    """Exact checker throughput (instances per second, one process) on each claim's quick domain."""
-    from mechanisms.exact.cache import clear
+def baseline_description(baseline: str) -> str:
+    """The baseline checkout's commit, as ``git`` reports it (the checkout's path is not recorded)."""
+    import subprocess
 
-    from proofs.registry import all_claims
-
-    from dpverify.checker.core import check
-
-    rows = []
-    claims = all_claims()
-    for cid in THROUGHPUT_CLAIMS:
-        if cid not in claims:
-            continue
-        clear()
-        c = claims[cid]
-        r = check(c, c.quick_domain)
-        rows.append({"claim": cid, "domain": r.domain, "instances": r.pairs_checked, "seconds": r.seconds,
-                     "per_s": r.pairs_checked / r.seconds if r.seconds else None})
-    return rows
+    try:
+        sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=baseline, capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        sha = ""
+    return f"commit {sha}" if sha else "a checkout without git metadata"
 
 
 def machine() -> dict:
@@ -250,7 +244,7 @@ def machine() -> dict:
             "python": platform.python_version(), "numpy": np.__version__}
 
 
-def run_bench(quick: bool = False) -> dict:
+def run_bench(quick: bool = False, baseline: str | None = None) -> dict:
     """All benchmark sections (``quick``: smaller d for the tables and peers, fewer repeats).
 
     Both targets are measured at the sizes the issue states in either profile (d = 1e7 for the
@@ -261,7 +255,9 @@ def run_bench(quick: bool = False) -> dict:
     out["batched"] = bench_batched(draws=50_000 if quick else 200_000)
     out["samplers"] = bench_samplers((10**4, 10**5) if quick else (10**4, 10**5, 10**6, 10**7), repeats=1 if quick else 3)
     out["peers"] = bench_peers(d=10**5 if quick else 10**6)
-    out["checker"] = bench_checker()
+    out["checker"] = bench_checker(quick=quick, baseline=baseline)
+    if baseline:
+        out["checker_baseline"] = baseline_description(baseline)
     for name, fn in _optional_sections(quick):
         try:
             out[name] = fn()

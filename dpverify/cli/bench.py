@@ -14,7 +14,7 @@ __all__ = ["add_parser", "run"]
 def run(args: argparse.Namespace) -> int:
     from dpverify.bench.suite import run_bench
 
-    res = run_bench(quick=args.quick)
+    res = run_bench(quick=args.quick, baseline=args.baseline)
     path = write_performance(res, args.out)
     if args.json:
         print(json.dumps(res, indent=1, sort_keys=True, default=str))
@@ -30,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
 def add_parser(sub: Any) -> None:
     s = sub.add_parser("bench", help="benchmarks: samplers, peers, checker throughput -> reports/performance.md")
     s.add_argument("--quick", action="store_true")
+    s.add_argument("--baseline", metavar="DIR", help="another checkout of dpverify: measure checker throughput beside it")
     s.add_argument("--out", default="reports")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=run)

@@ -44,9 +44,10 @@ def domain_from_args(claim: Any, args: argparse.Namespace) -> Domain:
 def run(args: argparse.Namespace) -> int:
     claim = get_claim(args.claim)
     dom = domain_from_args(claim, args)
+    certify = not args.no_certify
     if args.workers == 1 and args.executor == "local" and not args.resume:
         prog = progress(not args.json)
-        res = check(claim, dom, certify=args.certify, progress=(lambda n: prog(n, None, claim.id)) if prog else None)
+        res = check(claim, dom, certify=certify, progress=(lambda n: prog(n, None, claim.id)) if prog else None)
         if prog:
             sys.stderr.write("\n")
     else:
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         store = ResultStore(args.resume) if args.resume else None
         executor = make_executor(args.executor, args.workers, args.scheduler)
         try:
-            res = check_parallel(claim, dom, certify=args.certify, executor=executor, store=store)
+            res = check_parallel(claim, dom, certify=certify, executor=executor, store=store)
         finally:
             executor.close()
     if args.json:
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         j = res.as_json()
         print(f"{j['claim']}: {j['verdict']} (expected {j['expected']}), certified={j['certified']}, tight={j['tight']}")
-        print(f"  domain: {j['domain']}\n  instances checked: {j['pairs_checked']} in {j['seconds']} s")
+        print(f"  domain: {j['domain']}\n  pairs: {j['coverage']}\n  instances checked: {j['pairs_checked']} in {j['seconds']} s")
         if j["ratio_claimed_over_exact"]:
             print(f"  claimed/exact at the tightest instance: {j['ratio_claimed_over_exact']}")
         if j["worst"]:
@@ -87,7 +88,8 @@ def add_parser(sub: Any) -> None:
     s.add_argument("--relation", help="add-remove | delta:N | linf")
     s.add_argument("--param", action="append", metavar="NAME=VALUE", help="override a parameter (repeatable)")
     s.add_argument("--quick", action="store_true", help="start from the claim's quick domain")
-    s.add_argument("--certify", action="store_true", help="evaluate every instance in interval arithmetic")
+    s.add_argument("--certify", action="store_true", help="(the default) decide every inequality in interval arithmetic")
+    s.add_argument("--no-certify", action="store_true", help="uncertified mp evaluation (faster; 'holds' is then not certified)")
     s.add_argument("--budget", type=float, default=600.0, help="refuse domains estimated to take longer (seconds)")
     s.add_argument("--force", action="store_true", help="run even if over --budget")
     add_exec_options(s, default_workers=1)

@@ -88,7 +88,11 @@ def _section(res: dict, title: str) -> list[str]:
         _batched_note(bt),
         "\n### Fast samplers (one draw; Zipf-like int64 histograms, seeded, and the Netflix counts)\n\n", _rows_table(res["samplers"]),
         "\n### Peers on the same input, same process (optional packages; `not run` when not installed)\n\n", _rows_table(res["peers"]),
-        "\n### Exact checker throughput (one process, quick domains)\n\n", _rows_table(res["checker"]),
+        "\n### Exact checker throughput (instances/s, one process; lengths 4, counts 0..3, every pair)\n\n",
+        ("Beside " + esc(res["checker_baseline"]) + ", measured alternately in the same run (`dpverify bench --baseline DIR`): *mp* is "
+         "the uncertified path (the default before the worst-case search issue), *certified* the interval path (the default now).\n\n"
+         if res.get("checker_baseline") else "*mp*: uncertified path; *certified*: the interval path (the default of `dpverify verify`).\n\n"),
+        _rows_table(res["checker"]),
     ]
     if "verify" in res:
         v = res["verify"]

@@ -140,7 +140,7 @@ CLAIMS = [
         mechanism=_ot(literal=True), points=lambda p: curve_points(p["k"], p["eps"], p["delta"], GRID),
         notes="With 2 candidates argmin(x+G) has the EM law (the Gumbel difference is logistic); from 3 candidates on it does not. "
               "Holds on every pair of d <= 5, counts 0..6 with dbar <= 4, but the worst-case search (`dpverify search "
-              "DR19.Lem6.8#literal-selection`, realistic grid) refutes it: at dbar = 5, k = 2, eps = 1, delta = 1e-6 the pair "
+              "DR19.Lem6.8#literal-selection`, realistic grid) refutes it. Witness: at dbar = 5, k = 2, eps = 1, delta = 1e-6 the pair "
               "(22,20,17,17,17) -> (22,20,18,18,18) has exact delta(2) = 7.6e-3 > 1e-6 (certified), and at dbar = 6 the pair "
               "(23,17,17,17,17,17) -> (23,17,18,18,18,18) has 2.3e-3 (sampling agrees: 0.0078 vs e^2 x 0.00073). The Gumbel's "
               "thin left tail makes argmin(v + Gumbel) far from the EM once three or more candidates are close: a selection "
