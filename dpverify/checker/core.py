@@ -179,27 +179,23 @@ def instances_of(claim: Claim, domain: Domain) -> Iterator[Instance]:
         yield Instance(tuple(h), tuple(g), dict(params))
 
 
-def _params_key(claim: Claim, params: Mapping[str, Any]) -> tuple:
-    return (claim.id, id(claim), tuple(sorted(((k, repr(v)) for k, v in params.items()))))
-
-
-#: per (claim, params): the mechanism, its claimed points and the exp(eps) factors (claims are immutable)
-_PER_PARAMS: dict[tuple, Any] = {}
+def _per_params(claim: Claim, what: str, params: Mapping[str, Any], make: Callable[[], Any]) -> Any:
+    """``make()`` once per (claim, what, parameter dict), kept on the claim object itself (claims are immutable;
+    the cache lives and dies with the claim, so a re-registered claim of the same id never sees a stale entry)."""
+    cache = claim.__dict__.setdefault("_dpverify_per_params", {})
+    key = (what, tuple(sorted(((k, repr(v)) for k, v in params.items()))))
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
 
 
 def claim_mechanism(claim: PrivacyClaim, params: Mapping[str, Any]) -> Any:
     """The claim's mechanism at ``params`` (built once per parameter dict)."""
-    key = ("mech",) + _params_key(claim, params)
-    if key not in _PER_PARAMS:
-        _PER_PARAMS[key] = claim.mechanism(params)
-    return _PER_PARAMS[key]
+    return _per_params(claim, "mechanism", params, lambda: claim.mechanism(params))
 
 
 def _points(claim: PrivacyClaim, params: Mapping[str, Any]) -> list:
-    key = ("points",) + _params_key(claim, params)
-    if key not in _PER_PARAMS:
-        _PER_PARAMS[key] = list(claim.points(params))
-    return _PER_PARAMS[key]
+    return _per_params(claim, "points", params, lambda: list(claim.points(params)))
 
 
 def pair_symmetries(claim: PrivacyClaim, params: Mapping[str, Any], d: int) -> frozenset:
@@ -283,30 +279,28 @@ def _enclosed(claim: PrivacyClaim, mech: Any, inst: Instance, prec: int, points:
             if not (mb[0] >= 0 or mb[1] < 0):
                 return None
             extra = {"eps": eps, "delta_exact": (lo, hi), "delta_claimed": delta_c, "direction": direction, "fast": True,
-                     "margin_bounds": mb}
+                     "margin_bounds": mb, "point": i}
             out.append((Comparison((lo, hi), "<=", delta_c, label=label), extra))
         else:
             mb = pure_margin_bounds(ratios, factors[i])
             if mb is None:
                 return None
-            extra = {"eps": eps, "delta_exact": None, "delta_claimed": 0, "fast": True, "margin_bounds": mb}
+            extra = {"eps": eps, "delta_exact": None, "delta_claimed": 0, "fast": True, "margin_bounds": mb, "point": i}
             out.append((Comparison(ratios, "<=", eps, label=label), extra))
     return out
 
 
 def _fast_points(claim: PrivacyClaim, params: Mapping[str, Any]) -> tuple | None:
     """Per parameter dict: ``e^eps`` and claimed-delta enclosures as doubles, or None if the fast path does not apply."""
-    key = ("fast",) + _params_key(claim, params)
-    if key not in _PER_PARAMS:
+    def make() -> tuple | None:
         pts = _points(claim, params)
         factors = [exp_bounds(eps) for eps, _ in pts]
         if not pts or any(f is None for f in factors):
-            _PER_PARAMS[key] = None
-        else:
-            _PER_PARAMS[key] = (factors, [float_bounds(dc) for _, dc in pts],
-                                ["eps_exact (max |ln P/Q|) <= claimed eps" if dc == 0 else f"delta_exact({fmt(eps, 8)}) <= claimed"
-                                 for eps, dc in pts])
-    return _PER_PARAMS[key]
+            return None
+        return (factors, [float_bounds(dc) for _, dc in pts],
+                ["eps_exact (max |ln P/Q|) <= claimed eps" if dc == 0 else f"delta_exact({fmt(eps, 8)}) <= claimed" for eps, dc in pts])
+
+    return _per_params(claim, "fast", params, make)
 
 
 def law(mech: Any, h: tuple, prec: int, interval: bool) -> dict:
@@ -314,9 +308,10 @@ def law(mech: Any, h: tuple, prec: int, interval: bool) -> dict:
     ``h - min(h)`` (the same law: declared, and checked in tests/test_reductions.py), so shifted
     histograms share one evaluation."""
     key = (id(mech), len(h))
-    shift = _SHIFT.get(key)
-    if shift is None:
-        shift = _SHIFT[key] = "shift" in symmetries_of(mech, len(h))
+    entry = _SHIFT.get(key)
+    if entry is None:  # the mechanism is kept in the entry, so its id is never reused while the entry lives
+        entry = _SHIFT[key] = (mech, "shift" in symmetries_of(mech, len(h)))
+    shift = entry[1]
     if shift and h:
         m = min(h)
         if m:
@@ -458,8 +453,7 @@ def scan(claim: Claim, instances: Iterable[Instance], *, prec: int = DEFAULT_PRE
 
 def _witness(claim: Claim, inst: Instance, comp: Comparison, m: Any, extra: dict, prec: int) -> Witness:
     if extra.get("fast"):  # a float enclosure ranked it: report the full-precision interval values
-        full = _privacy_evaluate(claim, inst, prec, True, fast=False)
-        comp, extra = next((c, e) for c, e in full if e.get("eps") == extra["eps"])
+        comp, extra = _privacy_evaluate(claim, inst, prec, True, fast=False)[extra["point"]]  # same point order
         with both_precisions(prec):
             m = margin_of(comp.lhs, comp.op, comp.rhs)
     if "P" in extra and "event" not in extra:  # a profile point: the witness event of the worse direction, now

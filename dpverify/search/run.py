@@ -157,10 +157,14 @@ class _Evaluator:
 def _points(claim: PrivacyClaim, params: Mapping[str, Any] | None, grid: Mapping | None, relation: str | None,
             max_d: int, max_count: int) -> list[_Point]:
     base = [dict(params)] if params is not None else [dict(p) for p in claim.domain.params]
-    if grid is not None:
+    if grid is not None:  # the claim's own points first, then the realistic ones derived from them
         custom = getattr(claim, "realistic", None)
-        expanded = [q for p in base for q in realistic_params(p, grid, custom)]
-        base = expanded or base
+        seen = {repr(sorted(p.items(), key=lambda kv: kv[0])) for p in base}
+        for q in [q for p in list(base) for q in realistic_params(p, grid, custom)]:
+            key = repr(sorted(q.items(), key=lambda kv: kv[0]))
+            if key not in seen:
+                seen.add(key)
+                base.append(q)
     out = []
     for p in base:
         try:
@@ -312,7 +316,7 @@ def search(
     rng = np.random.default_rng(seed)
     pts = _points(claim, params, grid_map, relation, max_d, max_count)
     space = (f"lengths up to {max_d}, counts 0..{max_count}, "
-             + (f"{len(pts)} parameter points ({describe_grid(grid_map)} applied to the claim's parameters)" if grid_map and params is None
+             + (f"{len(pts)} parameter points (the claim's own and {describe_grid(grid_map)} applied to them)" if grid_map and params is None
                 else f"{len(pts)} parameter point(s) as given"))
     if not pts:
         return SearchResult(**base, verdict="skipped", evaluations=0, best=None, ratio=None, certified=False, tight=False,
