@@ -79,7 +79,7 @@ CLAIMS = [
         id="DR19.CorF.1", title="Each tRR_i^k is (eps, delta)-DP", source=f"{SF}, Corollary F.1",
         statement="For every i in [d] and fixed k, along with given eps, delta > 0, the algorithm tRR_i^k is (eps, delta)-DP",
         code="mechanisms.limited_domain.fixed_threshold.TruncatedRR", relation="add-remove",
-        domain=widened(_dom(3, 3, "add-remove", _with_items(PF, 3))), quick=_dom(3, 2, "add-remove", _with_items(PF[:1], 3)),
+        domain=widened(_dom(3, 3, "add-remove", _with_items(PF, 3)), d=4, max_count=4), quick=_dom(3, 2, "add-remove", _with_items(PF[:1], 3)),
         mechanism=X.trr, points=lambda p: [(p["eps"], p["delta"])],
         notes="Tight (exact delta(eps) = delta at an index entering d_>(h) at h_(k+1)+1, Lemma F.2 item 2).",
     ),
