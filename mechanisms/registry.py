@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .discovery import discover, lookup
 from .errors import InvalidParameter
 
-__all__ = ["MechanismSpec", "all_mechanisms", "get_mechanism", "build", "construct", "exact_variant", "EXACT_TAG", "FLOAT_EPS", "FLOAT_DELTA"]
+__all__ = ["MechanismSpec", "all_mechanisms", "get_mechanism", "build", "construct", "exact_variant", "balanced_variant", "EXACT_TAG", "FLOAT_EPS", "FLOAT_DELTA"]
 
 
 @dataclass(frozen=True)
@@ -113,4 +113,19 @@ def exact_variant(cls: Any) -> Callable[..., Any]:
 
     make.__name__ = make.__qualname__ = f"{cls.__name__}[exact]"
     make.__doc__ = f"{cls.__name__}(..., exact=True)"
+    return make
+
+
+def balanced_variant(cls: Any) -> Callable[..., Any]:
+    """Factory building ``cls(**params, exact=True, balanced=True)``: the exact sampler on the
+    data-independent schedule (:mod:`mechanisms.exact.noisy_race`); entries ``*-exact-balanced``."""
+
+    def make(**params: Any) -> Any:
+        for key in ("exact", "balanced"):
+            if key in params:
+                raise InvalidParameter(f"{key}={params[key]!r}: this registry entry fixes exact=True, balanced=True")
+        return cls(**params, exact=True, balanced=True)
+
+    make.__name__ = make.__qualname__ = f"{cls.__name__}[exact,balanced]"
+    make.__doc__ = f"{cls.__name__}(..., exact=True, balanced=True)"
     return make
