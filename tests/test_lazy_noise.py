@@ -48,7 +48,7 @@ def test_ln_enclosures_contain_the_value_and_are_tight(x):
         with mpmath.workprec(3000):
             v = mpmath.log(x) * mpmath.mpf(2) ** prec
         assert lo <= v <= hi and hi - lo <= 2
-    for num, den in ((3, 7), (7, 3), (1, 10**30), (10**6, 1)):
+    for num, den in ((3, 7), (7, 3), (1, 10**30), (10**6, 1), (3, 2**70), (2**80 + 1, 2**62), (1, 1)):
         lo, hi = log_bounds(num, den, 100)
         with mpmath.workprec(3000):
             v = mpmath.log(mpmath.mpf(num) / den) * mpmath.mpf(2) ** 100

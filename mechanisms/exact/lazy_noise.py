@@ -44,8 +44,8 @@ def _terms(w: int) -> int:
     return w * 100 // 316 + 2
 
 
-def _atanh_sum(num: int, den: int, w: int, up: bool) -> int:
-    """A lower (``up=False``) or upper bound of ``atanh(num/den) 2^w`` for ``0 <= num/den <= 1/3``.
+def _atanh_bounds(num: int, den: int, w: int) -> tuple[int, int]:
+    """Integers ``lo <= atanh(num/den) 2^w <= hi`` for ``0 <= num/den <= 1/3``.
 
     ``atanh z = sum_j z^(2j+1)/(2j+1)``: every term is increasing in ``z``, so rounding ``z``,
     its square, the powers and the divisions all down (floor) gives a lower bound of the
@@ -54,26 +54,27 @@ def _atanh_sum(num: int, den: int, w: int, up: bool) -> int:
     The number of terms is fixed by ``w`` (work independent of the argument).
     """
     n_terms = _terms(w)
-    if up:
-        z = -((-num << w) // den)
-        z2 = -((-z * z) >> w)
-    else:
-        z = (num << w) // den
-        z2 = (z * z) >> w
-    s, p = 0, z
+    zl = (num << w) // den
+    zh = -((-num << w) // den)
+    z2l = (zl * zl) >> w
+    z2h = -((-zh * zh) >> w)
+    sl = sh = 0
+    pl, ph = zl, zh
     for j in range(n_terms):
         d = 2 * j + 1
-        s += -((-p) // d) if up else p // d
-        p = -((-p * z2) >> w) if up else (p * z2) >> w
-    if up:
-        s += -((-9 * p) // (8 * (2 * n_terms + 1)))
-    return s
+        sl += pl // d
+        sh -= (-ph) // d
+        pl = (pl * z2l) >> w
+        ph = -((-ph * z2h) >> w)
+    sh -= (-9 * ph) // (8 * (2 * n_terms + 1))
+    return sl, sh
 
 
 @lru_cache(maxsize=64)
 def _ln2_bounds(w: int) -> tuple[int, int]:
     """``lo <= ln(2) 2^w <= hi`` (``ln 2 = 2 atanh(1/3)``); a public constant, cached per precision."""
-    return 2 * _atanh_sum(1, 3, w, False), 2 * _atanh_sum(1, 3, w, True)
+    lo, hi = _atanh_bounds(1, 3, w)
+    return 2 * lo, 2 * hi
 
 
 def ln_int_bounds(x: int, prec: int) -> tuple[int, int]:
@@ -89,8 +90,9 @@ def ln_int_bounds(x: int, prec: int) -> tuple[int, int]:
     w = prec + 8 + max(1, k.bit_length())
     l2lo, l2hi = _ln2_bounds(w)
     p2 = 1 << k
-    lo = k * l2lo + 2 * _atanh_sum(x - p2, x + p2, w, False)
-    hi = k * l2hi + 2 * _atanh_sum(x - p2, x + p2, w, True)
+    alo, ahi = _atanh_bounds(x - p2, x + p2, w)
+    lo = k * l2lo + 2 * alo
+    hi = k * l2hi + 2 * ahi
     sh = w - prec
     return lo >> sh, -((-hi) >> sh)
 
@@ -98,7 +100,13 @@ def ln_int_bounds(x: int, prec: int) -> tuple[int, int]:
 def log_bounds(num: int, den: int, prec: int) -> tuple[int, int]:
     """Integers ``lo <= ln(num/den) 2^prec <= hi`` for integers ``num, den >= 1`` (a lower and an upper bound)."""
     a_lo, a_hi = ln_int_bounds(num, prec + 2)
-    b_lo, b_hi = ln_int_bounds(den, prec + 2)
+    if den & (den - 1) == 0:  # den = 2^l: l ln 2 (the Gumbel enclosures' case)
+        l = den.bit_length() - 1
+        w = prec + 10 + max(1, l.bit_length())
+        l2lo, l2hi = _ln2_bounds(w)
+        b_lo, b_hi = (l * l2lo) >> (w - prec - 2), -((-l * l2hi) >> (w - prec - 2))
+    else:
+        b_lo, b_hi = ln_int_bounds(den, prec + 2)
     return (a_lo - b_hi) >> 2, -((-(a_hi - b_lo)) >> 2)
 
 
@@ -196,6 +204,8 @@ class GumbelNoise:
         u = self.u
         a = (self.n << u.l) + u.m  # E in [a, a + 1] 2^-l
         den = 1 << u.l
-        lo = -log_bounds(a + 1, den, prec)[1]
-        hi = None if a == 0 else -log_bounds(a, den, prec)[0]
-        return lo, hi
+        if a == 0:
+            return -log_bounds(1, den, prec)[1], None
+        llo, lhi = log_bounds(a, den, prec)
+        # ln((a+1)/2^l) <= ln(a/2^l) + 1/a: one logarithm per enclosure, not two
+        return -(lhi + -((-1 << prec) // a)), -llo

@@ -159,16 +159,14 @@ def race_topk(values: Sequence[NoisyValue], k: int, stop: int | None, words: Ran
     chosen: list[int] = []
     stopped = False
     for _ in range(k):
-        best = -1
-        for i in range(n):
-            if best < 0:
-                if not taken[i]:
-                    best = i
-                continue
-            beats = _decide(values, encl, i, best, words, p)  # computed for every entry, used for the free ones
-            if beats and not taken[i]:
-                best = i
-        if best < 0:  # nothing left
+        # exactly n - 1 comparisons per round, whichever entries are taken or dummies: the running
+        # "best" starts at entry 0 (free or not) and every later entry is compared with it
+        best, free = 0, not taken[0]
+        for i in range(1, n):
+            beats = _decide(values, encl, i, best, words, p)
+            if not taken[i] and (beats or not free):
+                best, free = i, True
+        if not free:  # nothing left
             break
         taken[best] = True
         if not stopped:
