@@ -62,7 +62,7 @@ TIMING_ALPHA = 0.001
 #: Clopper–Pearson level used only to *score* candidate events on the selection split.
 SELECTION_LEVEL = 0.05
 #: Thresholds tau: these quantiles of a candidate pair's pooled selection times.
-QUANTILES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+QUANTILES = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 #: Matched pairs per candidate pair (selection) and for the certification of the chosen pair.
 DEFAULT_SELECT = 150
 DEFAULT_CERTIFY = 1500
