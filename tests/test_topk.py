@@ -314,3 +314,24 @@ def test_default_release_is_exact_balanced_on_the_secure_source(small: str, mech
     assert res.sampler == "exact" and res.private and res.not_private == []
     m = T._build(mech, T.check_params(mech, 2, 3, 1, "0.01", extra.get("max_items_per_user")))
     assert m.exact and m.balanced
+
+
+def test_budget_is_not_double_spent_by_concurrent_processes(capsys: pytest.CaptureFixture, tmp_path: Path, small: str) -> None:
+    """Process A holds the write transaction (test hook: sleeps between INSERT and COMMIT); process B asks for the
+    whole budget meanwhile.  B must wait for A's commit and then be refused: one round recorded, never two."""
+    db = str(tmp_path / "c.sqlite")
+    assert _cli(capsys, "topk", small, "--mechanism", "limit-dom", *UNSEEDED, "--k", "1", "--budget", db, "--k-star", "3",
+                "--l-star", "5")[0] == 0  # create the session (charges 1)
+    base = [sys.executable, "-m", "dpverify", "topk", small, "--mechanism", "limit-dom", *UNSEEDED, "--budget", db, "--json"]
+    a = subprocess.Popen([*base[:-1], "--k", "1", "--json"], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                         env={**os.environ, "DPVERIFY_TOPK_TEST_SLEEP": "3"})
+    try:
+        assert a.stderr.readline().strip() == "charging"  # A is inside its transaction
+        b = subprocess.run([*base, "--k", "2"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+        a_out, _ = a.communicate(timeout=60)
+    finally:
+        if a.poll() is None:
+            a.kill()
+    assert a.returncode == 0 and json.loads(a_out)["budget"]["k_used"] == 2
+    assert b.returncode == 2 and "exceeds the remaining index budget" in b.stderr
+    assert [c for _, c in _rounds(db)] == [1, 1]
