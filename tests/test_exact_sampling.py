@@ -143,7 +143,8 @@ def test_exact_weights_fit_including_the_lazy_refinement_path(prec, monkeypatch)
 
 # ----------------------------------------------------------------- the exact mechanisms fit their exact laws
 EXACT_SPECS = sorted((s for s in all_mechanisms().values() if "exact-sampler" in s.tags), key=lambda s: s.name)
-CASES = [(s, h) for s in EXACT_SPECS for h in s.examples[:2]]
+# the balanced schedules are slower (Gumbel enclosures need logarithms): one example here, all of them in test_contract
+CASES = [(s, h) for s in EXACT_SPECS for h in s.examples[:1 if s.name.endswith("-balanced") else 2]]
 
 
 @pytest.mark.parametrize("spec,h", CASES, ids=[f"{s.name}-{list(h)}" for s, h in CASES])
@@ -289,6 +290,6 @@ def test_exact_release_of_limit_dom_fits_its_law():
     top = [("a", 5), ("b", 5), ("c", 2), ("d", 2)]
     for balanced in (False, True):
         m = LimitDom(2, 3, 1, "1/10", exact=True, balanced=balanced)
-        draws = m.release(top, rng=np.random.default_rng(SEED), size=N // 2)
+        draws = m.release(top, rng=np.random.default_rng(SEED), size=N // 4)
         law = {tuple(x if x is BOT else "abcd"[x] for x in o): p for o, p in LimitDom(2, 3, 1, "1/10").distribution((5, 5, 2, 2)).items()}
         assert _fit(draws, law).p_value > LEVEL
