@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .discovery import discover, lookup
 from .errors import InvalidParameter
 
-__all__ = ["MechanismSpec", "all_mechanisms", "get_mechanism", "build", "construct", "exact_variant", "balanced_variant", "EXACT_TAG", "FLOAT_EPS", "FLOAT_DELTA"]
+__all__ = ["MechanismSpec", "all_mechanisms", "get_mechanism", "build", "construct", "exact_variant", "balanced_variant", "EXACT_TAG", "SLOW_TAG", "FLOAT_EPS", "FLOAT_DELTA"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,9 @@ def construct(spec: MechanismSpec, **params: Any) -> Any:
 
 #: tag and refusal messages of the ``*-exact`` registry entries (see :func:`exact_variant`)
 EXACT_TAG = frozenset({"exact-sampler"})
+#: tag of the entries whose samplers draw only ~10^3 outputs per second (the lazy-noise exact samplers):
+#: registry-wide audits cap their samples (``dpverify.auditor.zoo.SLOW_AUDIT_SAMPLES``)
+SLOW_TAG = frozenset({"slow-sampler"})
 FLOAT_EPS = "is a float; exact=True needs an exact rational eps"
 FLOAT_DELTA = "is a float; exact=True needs an exact rational delta"
 

@@ -23,8 +23,9 @@ law, the same as the float samplers' and as the closed forms of
 * :class:`LaplaceNoise` -- ``Lap(1) = sign * Exp(1)``; :class:`GumbelNoise` -- ``Gumbel(0, 1) =
   -ln Exp(1)`` (enclosed with :func:`log_bounds`).
 * :func:`log_bounds` -- integers ``lo <= ln(num/den) 2^prec <= hi`` from the ``atanh``
-  series with directed (floor / ceiling) fixed-point rounding and a tail bound; the number
-  of terms depends on ``prec`` only, never on the argument.
+  series with directed (floor / ceiling) fixed-point rounding and a tail bound, after an
+  argument reduction by a table of ``ln(1 + j/64)`` (public constants); the number of terms
+  depends on ``prec`` only, never on the argument.
 
 All enclosures are integers scaled by ``2^prec`` (an upper bound ``None`` means ``+inf``).
 """
@@ -39,21 +40,25 @@ __all__ = ["LazyUniform", "exact_exponential", "LaplaceNoise", "GumbelNoise", "l
 
 
 # ----------------------------------------------------------------- logarithms, integer-only
-def _terms(w: int) -> int:
-    """Series terms for ``2^-w`` accuracy with ``z <= 1/3`` (each term gains ``log2 9 > 3.16`` bits)."""
-    return w * 100 // 316 + 2
+#: Argument reduction: ``y in [1, 2)`` is divided by ``c_j = 1 + j/2^TABLE_BITS`` (``j`` its leading bits),
+#: leaving an ``atanh`` argument below ``1/(2^(TABLE_BITS+1)+1)``: about ``2 TABLE_BITS + 2`` bits per term.
+TABLE_BITS = 6
 
 
-def _atanh_bounds(num: int, den: int, w: int) -> tuple[int, int]:
-    """Integers ``lo <= atanh(num/den) 2^w <= hi`` for ``0 <= num/den <= 1/3``.
+def _terms(w: int, zbits: int) -> int:
+    """Series terms for ``2^-w`` accuracy when ``z^2 <= 2^-zbits`` (fixed by ``w``: work independent of the argument)."""
+    return w // zbits + 2
+
+
+def _atanh_bounds(num: int, den: int, w: int, zbits: int = 3) -> tuple[int, int]:
+    """Integers ``lo <= atanh(num/den) 2^w <= hi`` for ``0 <= num/den <= 1/3`` with ``(num/den)^2 <= 2^-zbits``.
 
     ``atanh z = sum_j z^(2j+1)/(2j+1)``: every term is increasing in ``z``, so rounding ``z``,
     its square, the powers and the divisions all down (floor) gives a lower bound of the
     truncated sum, all up (ceiling) an upper bound of it; the tail after ``N`` terms is at most
-    ``z^(2N+1) / ((2N+1)(1 - z^2)) <= (9/8) z^(2N+1)/(2N+1)``, added to the upper bound.
-    The number of terms is fixed by ``w`` (work independent of the argument).
+    ``z^(2N+1) / ((2N+1)(1 - z^2)) <= (9/8) z^(2N+1)/(2N+1)`` (``z <= 1/3``), added to the upper bound.
     """
-    n_terms = _terms(w)
+    n_terms = _terms(w, zbits)
     zl = (num << w) // den
     zh = -((-num << w) // den)
     z2l = (zl * zl) >> w
@@ -77,22 +82,34 @@ def _ln2_bounds(w: int) -> tuple[int, int]:
     return 2 * lo, 2 * hi
 
 
+@lru_cache(maxsize=1024)
+def _ln_table(j: int, w: int) -> tuple[int, int]:
+    """``lo <= ln(1 + j/2^TABLE_BITS) 2^w <= hi`` (``ln((2^T + j)/2^T) = 2 atanh(j/(2^(T+1) + j))``); public constants."""
+    lo, hi = _atanh_bounds(j, (2 << TABLE_BITS) + j, w)
+    return 2 * lo, 2 * hi
+
+
 def ln_int_bounds(x: int, prec: int) -> tuple[int, int]:
     """Integers ``lo <= ln(x) 2^prec <= hi`` for an integer ``x >= 1``.
 
-    ``x = 2^k y`` with ``1 <= y < 2``: ``ln x = k ln 2 + 2 atanh((x - 2^k)/(x + 2^k))``, the
-    ``atanh`` argument below 1/3.  Fixed-point at ``w = prec + 8 + bits(k)`` bits, then
-    rounded outwards to ``prec`` bits.
+    ``x = 2^k y`` with ``1 <= y < 2``, ``c = 1 + j/2^T`` with ``j`` the next ``T`` bits of ``y``:
+    ``ln x = k ln 2 + ln c + 2 atanh((y - c)/(y + c))``, the ``atanh`` argument below
+    ``2^-(T+1)``.  Fixed-point at ``w = prec + 10 + bits(k)`` bits, rounded outwards to ``prec`` bits.
     """
     if x < 1:
         raise ValueError(f"x={x} must be >= 1")
     k = x.bit_length() - 1
-    w = prec + 8 + max(1, k.bit_length())
+    w = prec + 10 + max(1, k.bit_length())
     l2lo, l2hi = _ln2_bounds(w)
-    p2 = 1 << k
-    alo, ahi = _atanh_bounds(x - p2, x + p2, w)
-    lo = k * l2lo + 2 * alo
-    hi = k * l2hi + 2 * ahi
+    T = TABLE_BITS
+    j = ((x - (1 << k)) << T) >> k  # leading T bits of y - 1
+    tlo, thi = _ln_table(j, w)
+    # (y - c)/(y + c) = (2^T x - (2^T + j) 2^k) / (2^T x + (2^T + j) 2^k), exact integers
+    cx = ((1 << T) + j) << k
+    num, den = (x << T) - cx, (x << T) + cx
+    alo, ahi = _atanh_bounds(num, den, w, 2 * T + 2)
+    lo = k * l2lo + tlo + 2 * alo
+    hi = k * l2hi + thi + 2 * ahi
     sh = w - prec
     return lo >> sh, -((-hi) >> sh)
 

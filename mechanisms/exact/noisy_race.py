@@ -45,7 +45,7 @@ from typing import Any, Callable, Sequence
 from .lazy_noise import GumbelNoise, LaplaceNoise, log_bounds
 from .sampling import WORD_BITS, RandomWords
 
-__all__ = ["NoisyValue", "greater", "race_topk", "first_pass", "make_values", "BALANCED_WORDS", "NOISES"]
+__all__ = ["Centre", "NoisyValue", "make_centres", "greater", "race_topk", "first_pass", "make_values", "BALANCED_WORDS", "NOISES"]
 
 #: Words of every noise revealed up front in the balanced schedule (62 bits each).
 BALANCED_WORDS = 2
@@ -63,20 +63,25 @@ def _ceil_mul(q: Fraction, x: int, g: int) -> int:
     return -((-q.numerator * x) // (q.denominator << g))
 
 
-class NoisyValue:
-    """``r + a ln(t) + s N`` (module docstring); ``N`` drawn at construction from ``words``."""
+class Centre:
+    """The exact part ``r + a ln(t)`` and the noise scale ``s`` of a noisy value; enclosures cached per precision.
 
-    __slots__ = ("r", "a", "t", "s", "noise", "_const")
+    Built once per race (per histogram), shared by every draw.
+    """
 
-    def __init__(self, r: Any, noise: Any, *, a: Any = 0, t: Any = 1, s: Any = 1):
+    __slots__ = ("r", "a", "t", "s", "_const", "_g")
+
+    def __init__(self, r: Any, *, a: Any = 0, t: Any = 1, s: Any = 1):
         self.r, self.a, self.t, self.s = Fraction(r), Fraction(a), Fraction(t), Fraction(s)
         if self.a < 0 or self.t <= 0 or self.s <= 0:
             raise ValueError("a noisy value needs a >= 0, t > 0, s > 0")
-        self.noise = noise
         self._const: dict[int, tuple[int, int]] = {}
+        self._g = 4 + self.s.numerator.bit_length()
 
-    def _centre(self, prec: int) -> tuple[int, int]:
-        if prec not in self._const:
+    def enclosure(self, prec: int) -> tuple[int, int]:
+        """``lo <= (r + a ln t) 2^prec <= hi``."""
+        c = self._const.get(prec)
+        if c is None:
             r = self.r
             lo, hi = (r.numerator << prec) // r.denominator, -((-r.numerator << prec) // r.denominator)
             if self.a:
@@ -84,16 +89,31 @@ class NoisyValue:
                 llo, lhi = log_bounds(self.t.numerator, self.t.denominator, prec + g)
                 lo += _floor_mul(self.a, llo, g)
                 hi += _ceil_mul(self.a, lhi, g)
-            self._const[prec] = (lo, hi)
-        return self._const[prec]
+            c = self._const[prec] = (lo, hi)
+        return c
+
+
+class NoisyValue:
+    """``r + a ln(t) + s N`` (module docstring): a :class:`Centre` and a lazily revealed noise ``N``."""
+
+    __slots__ = ("centre", "noise")
+
+    def __init__(self, r: Any, noise: Any, *, a: Any = 0, t: Any = 1, s: Any = 1, centre: "Centre | None" = None):
+        self.centre = centre if centre is not None else Centre(r, a=a, t=t, s=s)
+        self.noise = noise
 
     def bounds(self, prec: int) -> tuple[int, int | None]:
         """``lo <= value 2^prec <= hi`` from the revealed noise digits (``hi = None``: ``+inf``)."""
-        clo, chi = self._centre(prec)
-        g = 4 + self.s.numerator.bit_length()
+        c = self.centre
+        clo, chi = c.enclosure(prec)
+        g = c._g
         nlo, nhi = self.noise.bounds(prec + g)
-        lo = clo + _floor_mul(self.s, nlo, g)
-        hi = None if nhi is None else chi + _ceil_mul(self.s, nhi, g)
+        if c.s == 1:
+            lo = clo + (nlo >> g)
+            hi = None if nhi is None else chi - ((-nhi) >> g)
+        else:
+            lo = clo + _floor_mul(c.s, nlo, g)
+            hi = None if nhi is None else chi + _ceil_mul(c.s, nhi, g)
         return lo, hi
 
 
@@ -212,14 +232,22 @@ def first_pass(tests: Sequence[NoisyValue], threshold: NoisyValue, words: Random
     return found
 
 
-def make_values(centres: Sequence[tuple | None], noise: str, words: RandomWords) -> tuple[list[NoisyValue], list[bool]]:
-    """A ``NoisyValue`` per ``(r, a, t, s)`` tuple, drawing the noises in order; ``None`` -> a dummy
-    (centre 0, the same noise draw) marked in the returned mask."""
+def make_centres(centres: Sequence[tuple | None]) -> list[Centre]:
+    """A :class:`Centre` per ``(r, a, t, s)`` tuple (``None``: a dummy's centre 0)."""
+    out = []
+    for c in centres:
+        r, a, t, s = (0, 0, 1, 1) if c is None else c
+        out.append(Centre(r, a=a, t=t, s=s))
+    return out
+
+
+def make_values(centres: Sequence[Any], noise: str, words: RandomWords) -> tuple[list[NoisyValue], list[bool]]:
+    """A ``NoisyValue`` per centre, drawing the noises in order.  ``centres``: :class:`Centre` objects or
+    ``(r, a, t, s)`` tuples; ``None`` -> a dummy (centre 0, the same noise draw) marked in the returned mask."""
     kind: Callable[[RandomWords], Any] = NOISES[noise]
     values, dummy = [], []
     for c in centres:
-        r, a, t, s = (0, 0, 1, 1) if c is None else c
-        values.append(NoisyValue(r, kind(words), a=a, t=t, s=s))
+        values.append(NoisyValue(0, kind(words), centre=c if isinstance(c, Centre) else make_centres([c])[0]))
         dummy.append(c is None)
     return values, dummy
 
@@ -228,8 +256,11 @@ def race_draws(centres: Sequence[tuple | None], stop: int | None, k: int, noise:
                balanced: bool = False) -> list[tuple[list[int], bool]]:
     """``size`` independent races (:func:`race_topk`) over fresh noise: ``[(chosen, stopped), ...]``."""
     words = RandomWords.of(rng)
+    shared = make_centres(centres)  # built once: the centres' enclosures are cached across draws
+    mask = [c is None for c in centres]
     out = []
     for _ in range(size):
-        values, dummy = make_values(centres, noise, words)
+        values, _ = make_values(shared, noise, words)
+        dummy = mask
         out.append(race_topk(values, k, stop, words, balanced=balanced, dummy=dummy))
     return out

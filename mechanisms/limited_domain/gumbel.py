@@ -62,7 +62,7 @@ from mechanisms.limited_domain.domain import (
     strict_domain,
     top_sorted,
 )
-from mechanisms.registry import EXACT_TAG, FLOAT_DELTA, FLOAT_EPS, MechanismSpec, balanced_variant, exact_variant
+from mechanisms.registry import EXACT_TAG, FLOAT_DELTA, FLOAT_EPS, SLOW_TAG, MechanismSpec, balanced_variant, exact_variant
 
 __all__ = [
     "race_distribution",
@@ -463,7 +463,7 @@ REGISTRY = [
         invalid=[({**_LD, "delta": 0.1}, InvalidParameterType, "delta=0.1 " + FLOAT_DELTA)],
         examples=((3, 1, 1, 0), (5, 5, 2, 2), (4, 4, 4, 4)),
         paper="DR19 Algorithm 1 (seed 001 §3), sampled exactly with data-independent work",
-        claim=lambda p: (p["k"] * Fraction(p["eps"]), Fraction(p["delta"])), tags=EXACT_TAG,
+        claim=lambda p: (p["k"] * Fraction(p["eps"]), Fraction(p["delta"])), tags=EXACT_TAG | SLOW_TAG,
     ),
     MechanismSpec(
         name="strict-limit-dom-exact-balanced", factory=balanced_variant(StrictLimitDom),
@@ -471,6 +471,6 @@ REGISTRY = [
         invalid=[({**_LD, "delta": 0.1}, InvalidParameterType, "delta=0.1 " + FLOAT_DELTA)],
         examples=((3, 1, 1, 0), (5, 5, 2, 2, 1), (4, 4, 4, 4, 0)),
         paper="DR19 Algorithm 5 (seed 001 §6.2), sampled exactly with data-independent work",
-        claim=lambda p: (p["k"] * Fraction(p["eps"]), Fraction(p["delta"])), tags=EXACT_TAG,
+        claim=lambda p: (p["k"] * Fraction(p["eps"]), Fraction(p["delta"])), tags=EXACT_TAG | SLOW_TAG,
     ),
 ]

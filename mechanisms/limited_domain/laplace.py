@@ -66,7 +66,7 @@ from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.sampling import check_balanced_flag, check_exact_flag
 from mechanisms.exact.laplace_order import chain_probability, guard_bits, lap_vars, ordered_top_distribution
-from mechanisms.registry import EXACT_TAG, FLOAT_DELTA, MechanismSpec, balanced_variant, exact_variant
+from mechanisms.registry import EXACT_TAG, FLOAT_DELTA, SLOW_TAG, MechanismSpec, balanced_variant, exact_variant
 
 from .domain import _check_kbar_le_d, limited_domain, top_sorted
 from .peeling import _domain_param
@@ -355,7 +355,7 @@ REGISTRY = [
         paper="DR19 Algorithm 4 (seed 001 §6.1), sampled exactly (lazy Laplace noise); Lemma 6.1",
         relation="delta:1",
         claim=_lemma_6_1_claim,
-        tags=EXACT_TAG,
+        tags=EXACT_TAG | SLOW_TAG,
     ),
     MechanismSpec(
         name="limit-dom-lap-exact-balanced",
@@ -367,7 +367,7 @@ REGISTRY = [
         paper="DR19 Algorithm 4 (seed 001 §6.1), sampled exactly with data-independent work; Lemma 6.1",
         relation="delta:1",
         claim=_lemma_6_1_claim,
-        tags=EXACT_TAG,
+        tags=EXACT_TAG | SLOW_TAG,
     ),
     MechanismSpec(
         name="limit-dom-lap-printed",
