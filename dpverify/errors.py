@@ -11,6 +11,7 @@ from mechanisms.errors import (
     InvalidHistogram,
     InvalidParameter,
     InvalidParameterType,
+    NotAPrivateRelease,
     UnknownName,
 )
 
@@ -22,5 +23,6 @@ __all__ = [
     "UnknownName",
     "DomainTooLarge",
     "BudgetExceeded",
+    "NotAPrivateRelease",
     "AdapterError",
 ]

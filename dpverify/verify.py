@@ -7,7 +7,9 @@
    third-party audits (``audits.md``), as independent seeded tasks on one
    process pool (results identical for any number of workers), then
 2. the quick benchmark profile (``performance.md``), alone on the machine so
-   that its timings are not disturbed, and records the phases' wall times.
+   that its timings are not disturbed, and records the phases' wall times;
+3. the timing side-channel audits, quick profile (the "Timing side channels"
+   section of ``audits.md``, data ``timing.json``), alone on the machine too.
 
 ``--quick`` shrinks the experiments and audits; the benchmark is always its
 quick profile here (the full one is ``dpverify bench``).
@@ -90,7 +92,17 @@ def run_pages(outdir: Path | str, *, quick: bool, workers: int, phases: dict[str
     res["verify"] = timings
     write_performance(res, outdir)
     log("performance: written")
-    return {"audits_as_expected": data["all_as_expected"], **timings}
+    from dpverify.auditor.timing_suite import compute_timing
+    from dpverify.report.audits import write_timing
+
+    t = time.perf_counter()
+    tim = compute_timing("quick", command=command)
+    write_timing(tim, outdir)
+    timing_ok = all(r.get("as_expected", True) for r in tim["rows"])
+    log(f"timing audits: {len(tim['rows'])} rows, every row as expected: {'yes' if timing_ok else 'NO'}")
+    phases["timing audits (quick profile)"] = round(time.perf_counter() - t, 1)
+    timings["wall_seconds"] = round(time.perf_counter() - started, 1)
+    return {"audits_as_expected": data["all_as_expected"] and timing_ok, **timings}
 
 
 #: the enumerated domain a searched mutant is shown to survive: (length, largest count), as the ledger's default domains

@@ -22,6 +22,7 @@ __all__ = [
     "UnknownName",
     "DomainTooLarge",
     "BudgetExceeded",
+    "NotAPrivateRelease",
     "AdapterError",
 ]
 
@@ -55,6 +56,10 @@ class DomainTooLarge(DPVerifyError, ValueError):
 
 class BudgetExceeded(DPVerifyError, RuntimeError):
     """A privacy-budget object was asked for more than it can pay for."""
+
+
+class NotAPrivateRelease(BudgetExceeded):
+    """The budget ledger was asked to charge a run that is not a private release (seeded, float sampler)."""
 
 
 class AdapterError(DPVerifyError, ValueError):

@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .discovery import discover, lookup
 from .errors import InvalidParameter
 
-__all__ = ["MechanismSpec", "all_mechanisms", "get_mechanism", "build", "construct", "exact_variant", "EXACT_TAG", "FLOAT_EPS", "FLOAT_DELTA"]
+__all__ = ["MechanismSpec", "all_mechanisms", "get_mechanism", "build", "construct", "exact_variant", "balanced_variant", "EXACT_TAG", "SLOW_TAG", "FLOAT_EPS", "FLOAT_DELTA"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,9 @@ def construct(spec: MechanismSpec, **params: Any) -> Any:
 
 #: tag and refusal messages of the ``*-exact`` registry entries (see :func:`exact_variant`)
 EXACT_TAG = frozenset({"exact-sampler"})
+#: tag of the entries whose samplers draw only ~10^3 outputs per second (the lazy-noise exact samplers):
+#: registry-wide audits cap their samples (``dpverify.auditor.zoo.SLOW_AUDIT_SAMPLES``)
+SLOW_TAG = frozenset({"slow-sampler"})
 FLOAT_EPS = "is a float; exact=True needs an exact rational eps"
 FLOAT_DELTA = "is a float; exact=True needs an exact rational delta"
 
@@ -113,4 +116,19 @@ def exact_variant(cls: Any) -> Callable[..., Any]:
 
     make.__name__ = make.__qualname__ = f"{cls.__name__}[exact]"
     make.__doc__ = f"{cls.__name__}(..., exact=True)"
+    return make
+
+
+def balanced_variant(cls: Any) -> Callable[..., Any]:
+    """Factory building ``cls(**params, exact=True, balanced=True)``: the exact sampler on the
+    data-independent schedule (:mod:`mechanisms.exact.noisy_race`); entries ``*-exact-balanced``."""
+
+    def make(**params: Any) -> Any:
+        for key in ("exact", "balanced"):
+            if key in params:
+                raise InvalidParameter(f"{key}={params[key]!r}: this registry entry fixes exact=True, balanced=True")
+        return cls(**params, exact=True, balanced=True)
+
+    make.__name__ = make.__qualname__ = f"{cls.__name__}[exact,balanced]"
+    make.__doc__ = f"{cls.__name__}(..., exact=True, balanced=True)"
     return make

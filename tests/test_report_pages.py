@@ -162,3 +162,27 @@ def test_outcome_sets_iterate_in_the_same_order_in_every_process() -> None:
         out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True)
         seen.add(out.stdout)
     assert len(seen) == 1, seen
+
+
+def test_timing_section_is_rendered_from_its_data_escaped_and_rerendered_identically(tmp_path: Path) -> None:
+    from dpverify.report.audits import write_timing
+    from dpverify.report.render import render_all
+
+    audits = {"provenance": {"git_commit": "x", "versions": {"python": "3"}, "exact_prec_bits": 256}, "command": "c",
+              "packages": {}, "settings": {"seed": 1, "alpha": 0.01, "samples": 10}, "all_as_expected": True, "power": [],
+              "rows": [], "thirdparty": []}
+    write_audits(audits, tmp_path)
+    assert "Not measured yet: run `dpverify audit --timing" in (tmp_path / "audits.md").read_text()
+    row = {"target": "t|x", "role": "ours", "expected": "no violation found", "verdict": "LEAK", "as_expected": False,
+           "eps_lower_bound": 1.5, "pair_label": "a | <b>", "event": "T > 3.0 us", "p_hat": 0.5, "q_hat": 0.1, "sign_p": 1e-9,
+           "median_us": [3.0, 4.0], "detectable_eps": None}
+    timing = {"provenance": {"git_commit": "y"}, "command": "dpverify audit --timing", "profile": "quick",
+              "settings": {"seed": 1, "alpha": 0.001, "n_select": 60, "n_certify": 600, "params": {"k": 2}, "leak_loop": 5},
+              "rows": [row, {"target": "OpenDP", "role": "third party", "expected": None, "verdict": "not installed"}]}
+    write_timing(timing, tmp_path)
+    first = (tmp_path / "audits.md").read_bytes()
+    text = first.decode()
+    assert "## Timing side channels" in text and r"t\|x" in text and r"\<b\>" in text and "LEAK **(unexpected)**" in text
+    assert "| 1.500 |" in text and "not installed" in text
+    render_all(tmp_path, index=False)  # dpverify report: the same bytes from data/audits.json + data/timing.json
+    assert (tmp_path / "audits.md").read_bytes() == first

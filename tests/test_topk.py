@@ -163,6 +163,8 @@ def _cli(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
 
 
 BASE = ("--user", "user", "--item", "item", "--k", "2", "--kbar", "3", "--eps", "1", "--delta", "0.01", "--seed", "3")
+#: Without a seed: the secure source (a release the budget ledger may charge).
+UNSEEDED = BASE[:-2]
 
 
 def test_cli_json(capsys: pytest.CaptureFixture, small: str) -> None:
@@ -204,24 +206,24 @@ def _rounds(path: str) -> list[tuple]:
 
 def test_budget_charges_and_refuses(capsys: pytest.CaptureFixture, tmp_path: Path, small: str) -> None:
     db = str(tmp_path / "b.sqlite")
-    rc, _, err = _cli(capsys, "topk", small, "--mechanism", "limit-dom", *BASE, "--budget", db)
+    rc, _, err = _cli(capsys, "topk", small, "--mechanism", "limit-dom", *UNSEEDED, "--budget", db)
     assert rc == 2 and "--k-star and --l-star" in err and not _has_tables(db)  # nothing created
-    rc, out, _ = _cli(capsys, "topk", small, "--mechanism", "limit-dom", *BASE, "--budget", db, "--k-star", "3", "--l-star", "5", "--json")
+    rc, out, _ = _cli(capsys, "topk", small, "--mechanism", "limit-dom", *UNSEEDED, "--budget", db, "--k-star", "3", "--l-star", "5", "--json")
     j = json.loads(out)
     assert rc == 0 and j["charged"] == len(j["selected"]) and j["budget"]["k_used"] == j["charged"]
     assert [c for _, c in _rounds(db)] == [j["charged"]]
     used = j["charged"]
     # errors inside the round (missing column) roll back: nothing charged
-    rc, _, err = _cli(capsys, "topk", small, "--mechanism", "limit-dom", "--user", "nope", *BASE[2:], "--budget", db)
+    rc, _, err = _cli(capsys, "topk", small, "--mechanism", "limit-dom", "--user", "nope", *UNSEEDED[2:], "--budget", db)
     assert rc == 2 and "is not a column" in err and len(_rounds(db)) == 1
     # different per-round parameters than the session's: refused
-    rc, _, err = _cli(capsys, "topk", small, "--mechanism", "limit-dom", *BASE, "--eps", "2", "--budget", db)
+    rc, _, err = _cli(capsys, "topk", small, "--mechanism", "limit-dom", *UNSEEDED, "--eps", "2", "--budget", db)
     assert rc == 2 and "differs from the session" in err
     # other mechanisms are not Algorithm 2 rounds
-    rc, _, err = _cli(capsys, "topk", small, "--mechanism", "top-stable", *BASE, "--budget", db)
+    rc, _, err = _cli(capsys, "topk", small, "--mechanism", "top-stable", *UNSEEDED, "--budget", db)
     assert rc == 2 and "not allowed" in err
     # over budget: refused before any data is read (the DATA path does not even exist)
-    rc, _, err = _cli(capsys, "topk", str(tmp_path / "absent.csv"), "--mechanism", "limit-dom", *BASE, "--k", str(3 - used + 1),
+    rc, _, err = _cli(capsys, "topk", str(tmp_path / "absent.csv"), "--mechanism", "limit-dom", *UNSEEDED, "--k", str(3 - used + 1),
                       "--kbar", "3", "--budget", db)
     assert rc == 2 and "exceeds the remaining index budget" in err and len(_rounds(db)) == 1
     with pytest.raises(BudgetExceeded):
@@ -244,7 +246,7 @@ def _has_tables(db: str) -> bool:
 
 def test_budget_survives_kill_mid_charge(capsys: pytest.CaptureFixture, tmp_path: Path, small: str) -> None:
     db = str(tmp_path / "k.sqlite")
-    args = ["topk", small, "--mechanism", "limit-dom", *BASE, "--budget", db, "--json"]
+    args = ["topk", small, "--mechanism", "limit-dom", *UNSEEDED, "--budget", db, "--json"]
     cmd = [sys.executable, "-m", "dpverify", *args]
     assert _cli(capsys, *args, "--k-star", "20", "--l-star", "20")[0] == 0
     before = _rounds(db)
@@ -268,3 +270,68 @@ def test_budget_survives_kill_mid_charge(capsys: pytest.CaptureFixture, tmp_path
     after = _rounds(db)
     assert after[:-1] == before and len(after) == len(before) + 1 and after[-1][1] == j["charged"]
     assert j["budget"]["l_used"] == 2 and j["budget"]["k_used"] == sum(c for _, c in after)
+
+
+def test_seeded_and_float_releases_are_marked_not_private_and_refused_by_the_ledger(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                                                    small: str) -> None:
+    rc, out, _ = _cli(capsys, "topk", small, "--mechanism", "limit-dom", *BASE, "--json")
+    j = json.loads(out)
+    assert rc == 0 and j["private"] is False and j["sampler"] == "exact" and j["seed"] == 3
+    assert any("seeded" in w for w in j["not_private_because"]) and "seeded with 3" in j["randomness"]
+    rc, out, _ = _cli(capsys, "topk", small, "--mechanism", "limit-dom", *BASE)
+    assert rc == 0 and "private: false -- NOT a private release: seeded" in out
+    rc, out, err = _cli(capsys, "topk", small, "--mechanism", "top-stable", *UNSEEDED, "--float", "--json")
+    j = json.loads(out)
+    assert rc == 0 and j["private"] is False and j["sampler"] == "float" and err.startswith("warning: --float")
+    db = str(tmp_path / "s.sqlite")
+    assert _cli(capsys, "topk", small, "--mechanism", "limit-dom", *UNSEEDED, "--budget", db, "--k-star", "9", "--l-star", "9")[0] == 0
+    before = _rounds(db)
+    for extra in (("--seed", "3"), ("--float",)):
+        # the DATA path does not exist: refused before any read, nothing charged
+        rc, out, err = _cli(capsys, "topk", str(tmp_path / "absent.csv"), "--mechanism", "limit-dom", *UNSEEDED, *extra, "--budget", db)
+        assert rc == 2 and out == "" and "charges only private releases" in err.splitlines()[-1], err
+    assert _rounds(db) == before
+    from dpverify.errors import NotAPrivateRelease
+    from dpverify.topk.session import BudgetFile
+
+    bf = BudgetFile(db, eps=1, delta="0.01", Delta=None)
+    try:
+        with pytest.raises(NotAPrivateRelease, match="seeded"):
+            bf.charge(1, {}, run=lambda: pytest.fail("data read"), cost=lambda r: 1, describe=str,
+                      private=False, not_private=["seeded: anyone who knows the seed can reproduce the noise"])
+    finally:
+        bf.close()
+    assert _rounds(db) == before
+
+
+@pytest.mark.parametrize("mech,extra", [("limit-dom", {}), ("strict-limit-dom", {}), ("limit-dom-lap", {"max_items_per_user": 2}),
+                                        ("top-stable", {})])
+def test_default_release_is_exact_balanced_on_the_secure_source(small: str, mech: str, extra: dict) -> None:
+    from mechanisms.exact.sampling import SecureRandom
+
+    # SecureRandom has only `integers`: a float draw anywhere on the path would raise AttributeError
+    res = T.run_topk(small, "user", "item", mech, k=2, kbar=3, eps=1, delta="0.01", rng=SecureRandom(), **extra)
+    assert res.sampler == "exact" and res.private and res.not_private == []
+    m = T._build(mech, T.check_params(mech, 2, 3, 1, "0.01", extra.get("max_items_per_user")))
+    assert m.exact and m.balanced
+
+
+def test_budget_is_not_double_spent_by_concurrent_processes(capsys: pytest.CaptureFixture, tmp_path: Path, small: str) -> None:
+    """Process A holds the write transaction (test hook: sleeps between INSERT and COMMIT); process B asks for the
+    whole budget meanwhile.  B must wait for A's commit and then be refused: one round recorded, never two."""
+    db = str(tmp_path / "c.sqlite")
+    assert _cli(capsys, "topk", small, "--mechanism", "limit-dom", *UNSEEDED, "--k", "1", "--budget", db, "--k-star", "3",
+                "--l-star", "5")[0] == 0  # create the session (charges 1)
+    base = [sys.executable, "-m", "dpverify", "topk", small, "--mechanism", "limit-dom", *UNSEEDED, "--budget", db, "--json"]
+    a = subprocess.Popen([*base[:-1], "--k", "1", "--json"], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                         env={**os.environ, "DPVERIFY_TOPK_TEST_SLEEP": "3"})
+    try:
+        assert a.stderr.readline().strip() == "charging"  # A is inside its transaction
+        b = subprocess.run([*base, "--k", "2"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+        a_out, _ = a.communicate(timeout=60)
+    finally:
+        if a.poll() is None:
+            a.kill()
+    assert a.returncode == 0 and json.loads(a_out)["budget"]["k_used"] == 2
+    assert b.returncode == 2 and "exceeds the remaining index budget" in b.stderr
+    assert [c for _, c in _rounds(db)] == [1, 1]

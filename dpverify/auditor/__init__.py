@@ -7,7 +7,10 @@
 - :mod:`~dpverify.auditor.result`: result values;
 - :mod:`~dpverify.auditor.zoo`, :mod:`~dpverify.auditor.power`, :mod:`~dpverify.auditor.thirdparty`,
   :mod:`~dpverify.auditor.suite`: the registry audits, the power benchmark, third-party targets and the suite
-  behind ``reports/audits.md``.
+  behind ``reports/audits.md``;
+- :mod:`~dpverify.auditor.timing`, :mod:`~dpverify.auditor.timing_suite`: running time as an output -- the
+  timing side-channel audit (selection / certification splits, exact sign test, Clopper-Pearson eps lower
+  bound, power statement) and its targets (``dpverify audit --timing``).
 
 The audit function and its defaults are importable from here (``from dpverify.auditor import audit``); the
 top-level ``dpverify.audit`` is the same function.

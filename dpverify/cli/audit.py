@@ -61,6 +61,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--registry", nargs="*", metavar="NAME", help="audit every registered mechanism and mutant (or these)")
     s.add_argument("--power", action="store_true", help="run the power benchmark (delta-violation 0.05 at 95%%)")
     s.add_argument("--thirdparty", action="store_true", help="audit OpenDP / diffprivlib worked examples (if installed)")
+    s.add_argument("--timing", action="store_true",
+                   help="audit the running time of every exact sampler (lazy and balanced schedules) and OpenDP's top-k (timing side channels)")
+    s.add_argument("--timing-profile", choices=("quick", "full"), default="full", help="timing measurement sizes (default full)")
     s.add_argument("--write-report", metavar="PATH", help="with --registry/--power/--thirdparty: write Markdown (e.g. reports/audits.md)")
     s.add_argument("--workers", type=int, default=1, help="processes for --registry/--power/--thirdparty (rows identical for any value)")
     s.add_argument("--json", action="store_true")
@@ -96,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
 
     for item in args.load or []:
         load(item)
-    if args.registry is not None or args.power or args.thirdparty:
+    if args.registry is not None or args.power or args.thirdparty or args.timing:
         return _run_tables(args)
     from dpverify.auditor.core import audit
 
@@ -132,6 +135,14 @@ def _run_tables(args: argparse.Namespace) -> int:
                   f"{r['seconds']:>7.2f}s{flag}", flush=True)
 
     command = "dpverify audit " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["audit"] else "dpverify audit"
+    out = Path(args.write_report) if args.write_report else None
+    if out is not None and out.name != "audits.md":
+        raise InvalidParameter(f"--write-report {args.write_report}: the page must be named audits.md (its data goes to data/audits.json beside it)")
+    timing_ok = True
+    if args.timing:
+        timing_ok = _run_timing(args, command, out)
+        if args.registry is None and not args.power and not args.thirdparty:
+            return 0 if timing_ok else 1
     data = compute_audits(args.registry or None, samples=args.samples, seed=args.seed, alpha=args.alpha,
                           registry=args.registry is not None, power=args.power, thirdparty=args.thirdparty,
                           workers=args.workers, on_row=show, command=command)
@@ -141,13 +152,32 @@ def _run_tables(args: argparse.Namespace) -> int:
                   f"samples/input median {p['samples_median']} max {p['samples_max']}")
         for t in data["thirdparty"]:
             print(f"{t['target']:<72} {t['verdict']:<13} {t.get('note', '')}")
-    if args.write_report:
+    if out is not None:
         # the page is rendered from its data file (data/audits.json beside it), so `dpverify report` can re-render it
-        out = Path(args.write_report)
-        if out.name != "audits.md":
-            raise InvalidParameter(f"--write-report {args.write_report}: the page must be named audits.md (its data goes to data/audits.json beside it)")
         write_audits(data, out.parent)
         print(f"written {out}", file=sys.stderr)
     if args.json:
         _print({"audits": data["rows"], "power": data["power"], "thirdparty": data["thirdparty"], "all_as_expected": data["all_as_expected"]})
-    return 0 if data["all_as_expected"] else 1
+    return 0 if data["all_as_expected"] and timing_ok else 1
+
+
+def _run_timing(args: argparse.Namespace, command: str, out: Any) -> bool:
+    """``--timing``: measure, print, store ``data/timing.json`` beside the page; True if every row is as expected."""
+    import sys
+
+    from dpverify.auditor.timing_suite import compute_timing
+    from dpverify.report.audits import write_timing
+
+    def show(r: dict) -> None:
+        if not args.json:
+            flag = "" if r.get("as_expected", True) else "   <-- expected " + str(r["expected"])
+            eps = f"eps>={r['eps_lower_bound']:.3f}" if r.get("verdict") == "LEAK" else f"detectable eps {r.get('detectable_eps')}"
+            print(f"timing {r['target']:<64} {r['verdict']:<19} {eps:<22} {r.get('pair_label', '')}{flag}", flush=True)
+
+    t = compute_timing(args.timing_profile, on_row=show, command=command)
+    if out is not None:
+        write_timing(t, out.parent)
+        print(f"written {out} (timing section; data/timing.json)", file=sys.stderr)
+    if args.json:
+        _print({"timing": t["rows"]})
+    return all(r.get("as_expected", True) for r in t["rows"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 import numpy as np
@@ -30,14 +31,29 @@ def cmd_topk(args: argparse.Namespace) -> int:
 
     from dpverify.topk.release import check_params, run_topk
 
+    from mechanisms.exact.sampling import SecureRandom
+
+    from dpverify.topk.release import release_status
+
     seed = nonneg_int("--seed", args.seed) if args.seed is not None else None
     dprime = probability("--delta-prime", args.delta_prime, allow_zero=True)
     p = check_params(args.mechanism, args.k, args.kbar, args.eps, args.delta, args.max_items_per_user)
-    rng = np.random.default_rng(seed)
+    sampler = "float" if args.float else "exact"
+    if seed is not None:
+        rng: Any = np.random.default_rng(seed)
+    elif sampler == "float":
+        rng = np.random.default_rng()  # the float sampler needs numpy's float draws: PCG64, OS-seeded
+    else:
+        rng = SecureRandom()
+    private, why = release_status(sampler, rng, seed is not None)
+    if sampler == "float":
+        sys.stderr.write("warning: --float releases through the float sampler: not a private release "
+                         "(floating-point noise, Mironov 2012; numpy's PCG64 is not a secure generator)\n")
 
     def run() -> Any:
         return run_topk(args.data, args.user, args.item, args.mechanism, k=p["k"], kbar=p["kbar"], eps=p["eps"],
-                        delta=p["delta"], max_items_per_user=p["Delta"], rng=rng, delta_prime=dprime)
+                        delta=p["delta"], max_items_per_user=p["Delta"], rng=rng, delta_prime=dprime,
+                        sampler=sampler, seeded=seed is not None)
 
     budget_state = None
     if args.budget:
@@ -48,7 +64,8 @@ def cmd_topk(args: argparse.Namespace) -> int:
         bf = BudgetFile(args.budget, k_star=args.k_star, l_star=args.l_star, eps=p["eps"], delta=p["delta"], Delta=p["Delta"])
         try:
             request = {"data": args.data, "user": args.user, "item": args.item, "k": p["k"], "kbar": p["kbar"], "seed": seed}
-            res, budget_state = bf.charge(p["k"], request, run, cost=lambda r: r.output_size(), describe=_render)
+            res, budget_state = bf.charge(p["k"], request, run, cost=lambda r: r.output_size(), describe=_render,
+                                          private=private, not_private=why)
         finally:
             bf.close()
         import mpmath
@@ -61,7 +78,10 @@ def cmd_topk(args: argparse.Namespace) -> int:
     else:
         res = run()
     out = {"mechanism": res.mechanism, "selected": _render(res), "stopped_early": res.stopped, "ordered": res.ordered,
-           "rows_read": res.rows_read, "privacy": res.privacy, "params": res.params, "seed": seed}
+           "rows_read": res.rows_read, "privacy": res.privacy, "params": res.params, "seed": seed,
+           "sampler": res.sampler, "private": res.private, "not_private_because": res.not_private,
+           "randomness": "os.urandom (SecureRandom)" if isinstance(rng, SecureRandom) else f"numpy {type(rng.bit_generator).__name__}"
+           + (f" seeded with {seed}" if seed is not None else " seeded from OS entropy")}
     if budget_state is not None:
         out["charged"] = res.charge
         out["budget"] = budget_state
@@ -75,6 +95,8 @@ def cmd_topk(args: argparse.Namespace) -> int:
     pr = res.privacy
     print(f"privacy: ({pr['eps']}, {pr['delta']})-DP by {pr['theorem']}; neighbours: {pr['neighbours']}"
           + (f" -- {pr['note']}" if pr.get("note") else ""))
+    print(f"sampler: {res.sampler}; randomness: {out['randomness']}; private: "
+          + ("true" if res.private else "false -- NOT a private release: " + "; ".join(res.not_private)))
     if budget_state is not None:
         g = budget_state["session_guarantee"]
         print(f"budget {args.budget}: charged {res.charge}; k* used {budget_state['k_used']}/{budget_state['k_star']}, "
@@ -94,7 +116,9 @@ def add_parser(sub: Any) -> None:
     s.add_argument("--delta", required=True)
     s.add_argument("--delta-prime", default="0", help="delta' of Theorem 1 eq. (2) / Theorem 2 eq. (3) (default 0)")
     s.add_argument("--max-items-per-user", metavar="DELTA", help="bound each user to DELTA items (salted-hash rule)")
-    s.add_argument("--seed")
+    s.add_argument("--seed", help="reproducible noise for tests and experiments: the release is NOT private (reported as such)")
+    s.add_argument("--float", action="store_true",
+                   help="release through the float sampler (reference implementation): NOT private, prints a warning")
     s.add_argument("--budget", metavar="FILE", help="SQLite pay-what-you-get session (DR19 Algorithm 2)")
     s.add_argument("--k-star", help="with --budget, to create the session: total index budget k*")
     s.add_argument("--l-star", help="with --budget, to create the session: number of rounds l*")

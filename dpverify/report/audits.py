@@ -1,8 +1,10 @@
-"""``reports/audits.md``: rendered from the stored audit data (``data/audits.json``).
+"""``reports/audits.md``: rendered from the stored audit data (``data/audits.json``, ``data/timing.json``).
 
-The data is computed by :func:`dpverify.auditor.suite.compute_audits`; the page is rendered from
+The data is computed by :func:`dpverify.auditor.suite.compute_audits` and (the "Timing side
+channels" section) :func:`dpverify.auditor.timing_suite.compute_timing`; the page is rendered from
 that data only, so ``dpverify report`` re-renders it byte for byte.  Run times stay in the data,
-not on the page: two runs with the same seeds give the same Markdown.
+not on the page: two runs with the same seeds give the same Markdown -- except the timing
+section, whose measurements differ from run to run (its verdicts are designed not to).
 """
 
 from __future__ import annotations
@@ -10,19 +12,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .data import load, save
+from .data import data_path, load, save
 from .markdown import esc, table
 from .provenance import provenance_lines
 
-__all__ = ["render_audits_page", "write_audits"]
+__all__ = ["render_audits_page", "write_audits", "write_timing", "timing_section"]
 
 
 def _cell(x: Any) -> str:
     return "" if x is None else esc(x)
 
 
-def render_audits_page(data: dict, outdir: Path | str = "reports") -> Path:
-    """Write ``outdir/audits.md`` from :func:`compute_audits` data (times are not printed)."""
+def render_audits_page(data: dict, outdir: Path | str = "reports", timing: dict | None = None) -> Path:
+    """Write ``outdir/audits.md`` from :func:`compute_audits` data (times are not printed) and the timing data, if any."""
     st = data["settings"]
     extra = {"command": data["command"],
              "audit settings": f"seed {st['seed']}, alpha {st['alpha']} (confidence {1 - st['alpha']:g}), <= {st['samples']} samples per input"}
@@ -49,13 +51,66 @@ def render_audits_page(data: dict, outdir: Path | str = "reports") -> Path:
                   table(["implementation", "reference", "verdict", "privacy", "fit", "samples/input", "eps lower bound", "note"],
                         [[_cell(t["target"]), _cell(t["reference"]), _cell(t["verdict"]), _cell(t.get("privacy")), _cell(t.get("fit")),
                           _cell(t.get("samples_per_input")), _cell(t.get("eps_lower_bound")), _cell(t.get("note"))] for t in data["thirdparty"]])]
+    lines.append(timing_section(timing))
     p = Path(outdir) / "audits.md"
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text("".join(lines), encoding="utf-8")
     return p
 
 
+def _stored_timing(outdir: Path | str) -> dict | None:
+    return load(outdir, "timing") if data_path(outdir, "timing").exists() else None
+
+
 def write_audits(data: dict, outdir: Path | str = "reports") -> Path:
-    """Store ``data/audits.json`` and render ``audits.md`` from it."""
+    """Store ``data/audits.json`` and render ``audits.md`` from it (and the stored timing data)."""
     save(outdir, "audits", data)
-    return render_audits_page(load(outdir, "audits"), outdir)  # from the stored form: `dpverify report` gives the same bytes
+    # from the stored form: `dpverify report` gives the same bytes
+    return render_audits_page(load(outdir, "audits"), outdir, _stored_timing(outdir))
+
+
+def write_timing(timing: dict, outdir: Path | str = "reports") -> Path:
+    """Store ``data/timing.json`` and re-render ``audits.md`` (its other sections from ``data/audits.json``)."""
+    save(outdir, "timing", timing)
+    return render_audits_page(load(outdir, "audits"), outdir, _stored_timing(outdir))
+
+
+def _eps(x: Any) -> str:
+    return "" if x is None else f"{x:.3f}"
+
+
+def timing_section(t: dict | None) -> str:
+    """The "Timing side channels" section (``t``: :func:`dpverify.auditor.timing_suite.compute_timing` data)."""
+    head = "\n## Timing side channels\n\n"
+    if t is None:
+        return head + "Not measured yet: run `dpverify audit --timing --write-report reports/audits.md` (or `dpverify verify`).\n"
+    st = t["settings"]
+    p = st["params"]
+    out = [head,
+           f"Measured by `{esc(t['command'])}` (profile {esc(t['profile'])}); "
+           f"{esc(t['provenance']['git_commit'])}. The running time of one draw (`size=1`, as a release makes it) is treated as an\n",
+           "output and audited spec-less (`dpverify/auditor/timing.py`) on neighbouring pairs (add/remove one user) built to stress\n",
+           "data-dependent paths: per target, ", f"{st['n_select']} matched pairs of calls per candidate pair choose the pair and a\n",
+           "threshold event E = {T > tau} or {T < tau}; ", f"{st['n_certify']} fresh matched pairs certify it. Each pair of calls runs\n",
+           "h and h' back to back in a seeded random order with the garbage collector off, so under \"time independent of the input\"\n",
+           "the exact one-sided sign test on the discordant pairs holds whatever the machine does: a LEAK needs that test at\n",
+           f"alpha = {st['alpha']} and a Clopper-Pearson lower bound eps_lb = ln(P_lo(E|h) / P_hi(E|h')) > 0 (each at alpha/2);\n",
+           "`inconclusive` = the sign test rejects but no eps can be certified at this n. For `no violation found`, `detectable eps`\n",
+           "is the smallest ln(P(E|h)/P(E|h')) this design certifies with 80% probability at the observed base rate, assuming\n",
+           "independent calls (optimistic on a busy machine: noise only costs power). Parameters: ",
+           esc(", ".join(f"{k}={v}" for k, v in p.items())), "; Delta = 1 for the Laplace race; "
+           f"the power mutant adds {st['leak_loop']} busy-loop steps per unit of the top gap. Timings differ between runs; the\n",
+           "verdicts are designed not to (a false LEAK has probability <= alpha).\n\n"]
+    rows = []
+    for r in t["rows"]:
+        if r.get("verdict") == "not installed":
+            rows.append([_cell(r["target"]), _cell(r["role"]), "not installed", "", "", "", "", "", "", "", _cell(r.get("expected"))])
+            continue
+        ok = r.get("as_expected", True)
+        rows.append([_cell(r["target"]), _cell(r["role"]), _cell(r["verdict"]) + ("" if ok else " **(unexpected)**"),
+                     _eps(r["eps_lower_bound"]) if r["verdict"] == "LEAK" else "0", _cell(r.get("pair_label")), _cell(r["event"]),
+                     f"{r['p_hat']:.3f} / {r['q_hat']:.3f}", _cell(r["sign_p"]),
+                     " / ".join(f"{x:.0f}" for x in r["median_us"]), _eps(r.get("detectable_eps")), _cell(r.get("expected"))])
+    out.append(table(["target", "role", "verdict", "eps lower bound (timing alone)", "selected pair (h \\| h')", "event E",
+                      "P(E\\|h) / P(E\\|h')", "sign-test p", "median us (h / h')", "detectable eps (80%)", "expected"], rows))
+    return "".join(out)

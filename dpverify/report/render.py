@@ -4,7 +4,8 @@ Pages and their data (``DIR/data/*.json``, written by the command that computed 
 
 * README.md, errata.md, details.md, results.json, ``proofs/INDEX.md`` <- ``verify.json`` (``dpverify verify``)
 * performance.md <- ``performance_quick.json`` / ``performance_full.json`` (``dpverify verify``, ``dpverify bench``)
-* audits.md <- ``audits.json`` (``dpverify verify``, ``dpverify audit --registry ... --write-report``)
+* audits.md <- ``audits.json`` (``dpverify verify``, ``dpverify audit --registry ... --write-report``) and, for its
+  timing section, ``timing.json`` (``dpverify verify``, ``dpverify audit --timing --write-report``; optional)
 * experiments.md and its figures <- ``experiments.json`` (``dpverify verify``, ``dpverify experiments``)
 
 The same data gives byte-identical pages, and each page prints the provenance
@@ -45,7 +46,8 @@ def _performance(outdir: Path, index: bool) -> list[Path]:
 def _audits(outdir: Path, index: bool) -> list[Path]:
     from .audits import render_audits_page
 
-    return [render_audits_page(load(outdir, "audits"), outdir)]
+    timing = load(outdir, "timing") if data_path(outdir, "timing").exists() else None
+    return [render_audits_page(load(outdir, "audits"), outdir, timing)]
 
 
 def _experiments(outdir: Path, index: bool) -> list[Path]:

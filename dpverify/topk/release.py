@@ -43,6 +43,19 @@ on eps at the stated delta, as printed -- the checker tests the prints elsewhere
 StrictLimitDom, LimitDomLap and TopStable have no ``release`` entry: they are run
 by ``sample`` on the (padded) vector of the kbar+1 returned counts, and output
 indices are mapped back to the returned labels -- no further row is read.
+
+Samplers (``sampler=``, :data:`SAMPLERS`).  ``"exact"`` (the default) releases through
+the integer-only samplers on their data-independent schedule (``exact=True,
+balanced=True``; :mod:`mechanisms.exact.noisy_race`): exact lazy Gumbel noise for
+limit-dom / strict-limit-dom, exact lazy Laplace noise for limit-dom-lap / top-stable --
+the same output laws as the float samplers, so the theorems above cover them, with no
+floating-point noise (Mironov 2012) and work that does not depend on the counts.
+``"float"`` is the numpy float sampler (reference implementation; not for releases).
+
+Randomness.  :func:`release_status` says whether a release is private: only an exact
+sampler fed by :class:`mechanisms.exact.sampling.SecureRandom` (the operating system's
+CSPRNG, never seeded) is; a seeded generator (reproducible by anyone who knows the
+seed) or the float sampler is not, and says why.
 """
 
 from __future__ import annotations
@@ -61,7 +74,8 @@ from mechanisms.limited_domain.gumbel import LimitDom, StrictLimitDom
 from mechanisms.limited_domain.laplace import LimitDomLap
 from mechanisms.stability.top_stable import TopStable
 
-__all__ = ["MECHANISMS", "SALT", "PAD_LABELS", "top_rows", "TopkResult", "run_topk", "privacy_of", "label_json"]
+__all__ = ["MECHANISMS", "SAMPLERS", "SALT", "PAD_LABELS", "top_rows", "TopkResult", "run_topk", "privacy_of", "label_json",
+           "release_status"]
 
 #: Fixed salt of the contribution-bounding hash (data-independent; never change it
 #: silently: results with and without the change are different mechanisms' inputs).
@@ -69,6 +83,7 @@ SALT = "dpverify-topk-v1"
 #: Fixed filler labels (DR19 §6.2) used when fewer than kbar+1 items have a user.
 PAD_LABELS = tuple(f"<pad {i}>" for i in range(1, 10_001))
 MECHANISMS = ("limit-dom", "strict-limit-dom", "limit-dom-lap", "top-stable")
+SAMPLERS = ("exact", "float")
 _PARQUET = (".parquet", ".pq", ".parquet.gz")
 
 
@@ -222,6 +237,9 @@ class TopkResult:
     privacy: dict
     charge: int = 0
     params: dict = field(default_factory=dict)
+    sampler: str = "exact"
+    private: bool = False
+    not_private: list = field(default_factory=list)
 
     def output_size(self) -> int:
         """``|o|`` as DR19 Algorithm 2 charges it: indices plus one for a ⊥."""
@@ -255,25 +273,48 @@ def check_params(mechanism: str, k: int, kbar: int | None, eps: Any, delta: Any,
     return p
 
 
-def _build(mechanism: str, p: dict) -> Any:
+def _build(mechanism: str, p: dict, sampler: str = "exact") -> Any:
     k, kbar, eps, delta, Delta = p["k"], p["kbar"], p["eps"], p["delta"], p["Delta"]
+    if sampler not in SAMPLERS:
+        raise InvalidParameter(f"sampler={sampler!r} must be one of {', '.join(SAMPLERS)}")
+    ex = {"exact": True, "balanced": True} if sampler == "exact" else {}
     if mechanism == "limit-dom":
-        return LimitDom(k, kbar, eps, delta, Delta)
+        return LimitDom(k, kbar, eps, delta, Delta, **ex)
     if mechanism == "strict-limit-dom":
         # Algorithm 5 as printed has no Delta threshold (its Delta field is an unprinted probe):
         # SQL bounding, if asked for, only shrinks the neighbour relation; the threshold stays ln(kbar/delta)/eps.
-        return StrictLimitDom(k, kbar, eps, delta)
+        return StrictLimitDom(k, kbar, eps, delta, **ex)
     if mechanism == "limit-dom-lap":
-        return LimitDomLap(k, kbar, eps, delta, Delta)
-    return TopStable(k, kbar, eps, delta, transcript=False)
+        return LimitDomLap(k, kbar, eps, delta, Delta, **ex)
+    return TopStable(k, kbar, eps, delta, transcript=False, **ex)
+
+
+def release_status(sampler: str, rng: Any, seeded: bool) -> tuple[bool, list[str]]:
+    """``(private, reasons it is not)``: private only for the exact sampler on the secure source, unseeded."""
+    from mechanisms.exact.sampling import SecureRandom
+
+    why = []
+    if sampler != "exact":
+        why.append("float sampler: floating-point noise is open to Mironov's (2012) attacks")
+    if seeded:
+        why.append("seeded: anyone who knows the seed can reproduce the noise")
+    if not isinstance(rng, SecureRandom):
+        why.append("randomness not from the operating system's secure source")
+    return not why, why
 
 
 def run_topk(path: str, user: str, item: str, mechanism: str, *, k: int, kbar: int | None = None, eps: Any, delta: Any,
-             max_items_per_user: int | None = None, rng: np.random.Generator, delta_prime: Any = 0,
-             fetch: Callable[..., list] | None = None) -> TopkResult:
-    """Validate, read the true top-(kbar+1) with DuckDB, run the mechanism once, return the release."""
+             max_items_per_user: int | None = None, rng: Any, delta_prime: Any = 0,
+             fetch: Callable[..., list] | None = None, sampler: str = "exact", seeded: bool = False) -> TopkResult:
+    """Validate, read the true top-(kbar+1) with DuckDB, run the mechanism once, return the release.
+
+    ``rng``: a :class:`mechanisms.exact.sampling.SecureRandom` (a private release) or a numpy
+    ``Generator`` (tests, experiments; the float sampler needs one); ``seeded`` records
+    whether it was seeded (:func:`release_status`).
+    """
     p = check_params(mechanism, k, kbar, eps, delta, max_items_per_user)
-    mech = _build(mechanism, p)
+    mech = _build(mechanism, p, sampler)
+    private, why = release_status(sampler, rng, seeded)
     top = (fetch or top_rows)(path, user, item, p["kbar"], max_items_per_user=p["Delta"])
     top = _validate_top(top, p["kbar"])
     priv = privacy_of(mechanism, p["k"], p["eps"], p["delta"], Delta=p["Delta"], delta_prime=delta_prime)
@@ -293,6 +334,6 @@ def run_topk(path: str, user: str, item: str, mechanism: str, *, k: int, kbar: i
     stopped = bool(sel) and sel[-1] is BOT
     if stopped:
         sel = sel[:-1]
-    return TopkResult(mechanism, sel, stopped, ordered, len(top), priv,
+    return TopkResult(mechanism, sel, stopped, ordered, len(top), priv, sampler=sampler, private=private, not_private=why,
                       params={"k": p["k"], "kbar": p["kbar"], "eps": str(p["eps"]), "delta": str(p["delta"]),
                               "max_items_per_user": p["Delta"], "delta_prime": str(delta_prime)})

@@ -8,6 +8,10 @@ left) or ``k_i > k*`` left, and is charged ``|o_i|`` -- ⊥ counted as one eleme
 against k* and 1 against l*.  The whole session's guarantee is Theorem 2:
 ``(eq. (3) eps*, 2 l* delta + delta')``, whatever is used.
 
+Only private releases are charged: a seeded run or a float-sampler run is refused
+(``NotAPrivateRelease``) before the budget is checked or any data read -- its noise is
+reproducible or exposed, so recording it as a round would misstate what was released.
+
 Atomicity.  :meth:`BudgetFile.charge` runs one round inside ONE SQLite write
 transaction (``BEGIN IMMEDIATE``; the rollback journal with ``synchronous=FULL``):
 
@@ -39,7 +43,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from mechanisms import validation as V
-from mechanisms.errors import BudgetExceeded, InvalidParameter
+from mechanisms.errors import BudgetExceeded, InvalidParameter, NotAPrivateRelease
 
 __all__ = ["BudgetFile", "TEST_SLEEP_ENV"]
 
@@ -102,9 +106,19 @@ class BudgetFile:
         return {"k_star": self.meta["k_star"], "l_star": self.meta["l_star"], "k_used": k_used, "l_used": l_used,
                 "k_remaining": self.meta["k_star"] - k_used, "l_remaining": self.meta["l_star"] - l_used}
 
-    def charge(self, k: int, request: dict, run: Callable[[], Any], cost: Callable[[Any], int], describe: Callable[[Any], Any]) -> tuple[Any, dict]:
-        """One round of Algorithm 2, atomically (module docstring).  Returns ``(result, state after)``."""
+    def charge(self, k: int, request: dict, run: Callable[[], Any], cost: Callable[[Any], int], describe: Callable[[Any], Any],
+               *, private: bool = False, not_private: Any = ()) -> tuple[Any, dict]:
+        """One round of Algorithm 2, atomically (module docstring).  Returns ``(result, state after)``.
+
+        ``private`` must be true (an unseeded exact release from the secure source,
+        :func:`dpverify.topk.release.release_status`): a seeded or float run is refused with
+        ``NotAPrivateRelease`` before anything is read or charged -- its output is not
+        private, so charging it would count a reproducible draw as a real release.
+        """
         k = V.pos_int("k", k)
+        if not private:
+            why = "; ".join(not_private) or "not marked private"
+            raise NotAPrivateRelease(f"budget session {self.path!r} charges only private releases; this run is not private ({why})")
         self._con.execute("BEGIN IMMEDIATE")  # exclusive writer from the check to the commit
         try:
             st = self.state()

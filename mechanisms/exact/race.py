@@ -70,7 +70,7 @@ def em_topk_exact(h: Sequence[int], k: int, eps_q: Any, *, rng: np.random.Genera
     top = max(h)
     # x_i = eps_q (top - h_i) = p (top - h_i) / q, kept as integers over q
     table = ExactWeights([e.numerator * (top - c) for c in h], e.denominator)
-    words = RandomWords(rng)
+    words = RandomWords.of(rng)
     return [tuple(peel(table, k, words)[0]) for _ in range(size)]
 
 
@@ -92,7 +92,7 @@ def race_exact(
     if not xnum:
         return [(BOT,)] * size
     table = ExactWeights(xnum, e.denominator, factors)
-    words = RandomWords(rng)
+    words = RandomWords.of(rng)
     out = []
     for _ in range(size):
         chosen, stopped = peel(table, k, words, stop)

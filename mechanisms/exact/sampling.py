@@ -50,6 +50,7 @@ from mechanisms.errors import InvalidParameter, InvalidParameterType
 __all__ = [
     "WORD_BITS",
     "RandomWords",
+    "SecureRandom",
     "uniform_bits",
     "uniform_below",
     "bernoulli_rational",
@@ -59,6 +60,7 @@ __all__ = [
     "ExactWeights",
     "rational",
     "check_exact_flag",
+    "check_balanced_flag",
 ]
 
 #: Bits per call of ``rng.integers(0, 2**WORD_BITS)`` (int64-safe; numpy's bounded integers are unbiased).
@@ -78,11 +80,16 @@ class RandomWords:
     ``batch=1``: exactly the words used are drawn) or a ``RandomWords``.
     """
 
-    def __init__(self, rng: np.random.Generator, batch: int = 256):
-        if not isinstance(rng, np.random.Generator):
-            raise InvalidParameterType(f"rng={rng!r} must be a numpy.random.Generator")
+    def __init__(self, rng: "np.random.Generator | SecureRandom", batch: int = 256):
+        if not isinstance(rng, (np.random.Generator, SecureRandom)):
+            raise InvalidParameterType(f"rng={rng!r} must be a numpy.random.Generator or a SecureRandom")
         self.rng, self.batch = rng, batch
         self._buf: list[int] = []
+
+    @classmethod
+    def of(cls, rng: "np.random.Generator | SecureRandom | RandomWords", batch: int = 256) -> "RandomWords":
+        """``rng`` itself if it is already a ``RandomWords``, else words drawn from it ``batch`` at a time."""
+        return rng if isinstance(rng, RandomWords) else cls(rng, batch)
 
     def word(self) -> int:
         """One uniform integer in ``[0, 2^WORD_BITS)``."""
@@ -112,6 +119,52 @@ class RandomWords:
             u = self.bits(b)
             if u < n:
                 return u
+
+
+class SecureRandom:
+    """Uniform integers from the operating system's cryptographically secure source (``os.urandom``).
+
+    The exact samplers take randomness only through ``rng.integers(low, high, size)``;
+    this class offers that one method (and nothing that draws floats), fed by
+    ``randbytes`` (default :func:`os.urandom`, the source behind :mod:`secrets`):
+    a range ``[low, high)`` of width ``n`` is drawn by rejection from
+    ``bit_length(n - 1)`` uniform bits (8 bytes per value, the excess bits masked
+    off; accepts with probability > 1/2), so every value is exactly uniform if the
+    bytes are.  It cannot be seeded: a release drawn from it cannot be replayed.
+    ``randbytes`` is injectable so the tests can check the conversion on known bytes.
+
+    Why not a numpy ``BitGenerator``: numpy (2.x) ships none backed by a CSPRNG
+    (PCG64, MT19937, Philox and SFC64 are predictable from their outputs), and a
+    bit generator needs C-level function pointers, which pure Python cannot
+    provide soundly; the samplers only need ``integers``.
+    """
+
+    def __init__(self, randbytes: Any = None):
+        import os
+
+        self.randbytes = os.urandom if randbytes is None else randbytes
+
+    def _below(self, n: int) -> int:
+        if n == 1:
+            return 0
+        b = (n - 1).bit_length()
+        nbytes = (b + 7) // 8
+        mask = (1 << b) - 1
+        while True:
+            u = int.from_bytes(self.randbytes(nbytes), "little") & mask
+            if u < n:
+                return u
+
+    def integers(self, low: int, high: int | None = None, size: int | None = None, dtype: Any = np.int64) -> Any:
+        """Uniform integers in ``[low, high)`` (``high=None``: ``[0, low)``), like ``Generator.integers``."""
+        if high is None:
+            low, high = 0, low
+        low, high = int(low), int(high)
+        if high <= low:
+            raise ValueError(f"high={high} must be > low={low}")
+        if size is None:
+            return low + self._below(high - low)
+        return np.array([low + self._below(high - low) for _ in range(int(size))], dtype=dtype)
 
 
 def _words(rng: "np.random.Generator | RandomWords") -> RandomWords:
@@ -432,3 +485,11 @@ def check_exact_flag(mech: Any, names: Sequence[str]) -> None:
             v = getattr(mech, n)
             if v is not None:
                 rational(n, v)
+
+
+def check_balanced_flag(mech: Any) -> None:
+    """Validate ``mech.balanced`` (a bool; ``True`` needs ``exact=True``: the schedule is one of the exact samplers)."""
+    if not isinstance(mech.balanced, bool):
+        raise InvalidParameterType(f"balanced={mech.balanced!r} must be a bool")
+    if mech.balanced and not mech.exact:
+        raise InvalidParameter("balanced=True needs exact=True (the data-independent schedule is one of the exact samplers)")

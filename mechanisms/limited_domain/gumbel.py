@@ -52,7 +52,7 @@ from mechanisms._common import exact_top, is_wide, log_ratio, sampler_float, spl
 from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.gumbel_order import one_shot_integral
-from mechanisms.exact.sampling import check_exact_flag
+from mechanisms.exact.sampling import check_balanced_flag, check_exact_flag
 from mechanisms.limited_domain.domain import (
     VARIANTS,
     _check_kbar_le_d,
@@ -62,7 +62,7 @@ from mechanisms.limited_domain.domain import (
     strict_domain,
     top_sorted,
 )
-from mechanisms.registry import EXACT_TAG, FLOAT_DELTA, FLOAT_EPS, MechanismSpec, exact_variant
+from mechanisms.registry import EXACT_TAG, FLOAT_DELTA, FLOAT_EPS, SLOW_TAG, MechanismSpec, balanced_variant, exact_variant
 
 __all__ = [
     "race_distribution",
@@ -178,6 +178,33 @@ def _validate_delta_cap(self: Any) -> None:
         raise InvalidParameter(f"variant={self.variant!r} must be one of {VARIANTS}")
 
 
+def gumbel_race_exact(h: Any, dom: Sequence[int], k: int, eps: Any, bot_count: int, m: int, delta: Any, *,
+                      rng: Any, size: int, balanced: bool, pad_to: int | None = None) -> list[tuple]:
+    """The Gumbel race over ``dom ∪ {⊥}`` drawn with exact lazy Gumbel noise (:mod:`mechanisms.exact.noisy_race`).
+
+    Noisy values ``eps (h_i - bot_count) + G_i`` and ``ln(m/delta) + G_⊥`` (``eps h_⊥ = eps bot_count +
+    ln(m/delta)``, the common shift ``eps bot_count`` removed): the same law as :func:`race_sample`
+    and :func:`mechanisms.exact.race.race_exact`, pathwise the literal race of the module docstring.
+    ``pad_to``: dummy places up to that many (never chosen; balanced work for a data-sized ``dom``).
+    """
+    from mechanisms.exact.noisy_race import race_draws
+    from mechanisms.exact.sampling import rational
+
+    e, dl = rational("eps", eps), rational("delta", delta)
+    dom = [int(i) for i in dom]
+    centres: list = [(e * (int(h[i]) - bot_count), 0, 1, 1) for i in dom]
+    centres += [None] * max(0, (pad_to or 0) - len(dom))
+    stop = None
+    if m > 0:
+        stop = len(centres)
+        centres.append((0, 1, Fraction(m) / dl, 1))
+    out = []
+    for chosen, _ in race_draws(centres, stop, k, "gumbel", rng, size, balanced=balanced):
+        labels = tuple(dom[i] for i in chosen)
+        out.append(labels if len(labels) == k else labels + (BOT,))
+    return out
+
+
 @dataclass(frozen=True)
 class LimitDom:
     """LimitDom^{k,kbar} -- DR19 Algorithm 1 (001 §3), transcribed literally.
@@ -200,11 +227,13 @@ class LimitDom:
     Delta: int | None = None
     variant: str = "long"
     exact: bool = False
+    balanced: bool = False
 
     def __post_init__(self) -> None:
         _validate_common(self)
         _validate_delta_cap(self)
         check_exact_flag(self, ("eps", "delta"))
+        check_balanced_flag(self)
 
     def _prepare(self, h: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...], int, int]:
         h = V.histogram(h)
@@ -237,6 +266,8 @@ class LimitDom:
         dom = top[: self.kbar]
         c = (int(a[top[self.kbar]]) if top.size > self.kbar else 0) + 1
         m = bot_multiplier(self.kbar, self.Delta, len(a), self.variant)
+        if self.balanced:
+            return gumbel_race_exact(a, dom, self.k, self.eps, c, m, self.delta, rng=rng, size=size, balanced=True)
         if self.exact:
             from mechanisms.exact.race import race_exact
 
@@ -277,7 +308,8 @@ class LimitDom:
             raise InvalidParameter("top must be sorted by count, largest first")
         if len(set(labels)) != len(labels):
             raise InvalidParameter("top has repeated labels")
-        filler = [p for p in pad if p not in set(labels)]
+        seen = set(labels)  # once, not per pad label (10**4 pad labels in dpverify topk)
+        filler = [p for p in pad if p not in seen]
         need = self.kbar + 1 - len(labels)
         if need > 0:
             if len(filler) < need:
@@ -290,6 +322,11 @@ class LimitDom:
         a = np.asarray(counts, dtype=np.int64)
         # d is unknown here, so seed 000's d - kbar term cannot be used: the 001 threshold always.
         m = bot_multiplier(self.kbar, self.Delta, self.kbar + 1, "long")
+        if self.exact:
+            # every place of the padded top is in D (no d is known): kbar values and ⊥, whatever the data
+            out = gumbel_race_exact(a, list(range(self.kbar)), self.k, self.eps, counts[self.kbar] + 1, m, self.delta,
+                                    rng=rng, size=size, balanced=self.balanced)
+            return [tuple(x if x is BOT else labels[x] for x in o) for o in out]
         out = race_sample(a, np.arange(self.kbar), self.k, sampler_float("eps", self.eps), counts[self.kbar] + 1, m, self.delta, rng=rng, size=size)
         return [tuple(x if x is BOT else labels[x] for x in o) for o in out]
 
@@ -314,11 +351,13 @@ class StrictLimitDom:
     Delta: int | None = None
     variant: str = "long"
     exact: bool = False
+    balanced: bool = False
 
     def __post_init__(self) -> None:
         _validate_common(self)
         _validate_delta_cap(self)
         check_exact_flag(self, ("eps", "delta"))
+        check_balanced_flag(self)
         if self.variant != "long":
             raise InvalidParameter(f"variant={self.variant!r}: Algorithm 5 has only the printed ('long') form")
 
@@ -349,6 +388,9 @@ class StrictLimitDom:
         t = int(a[top[self.kbar]])
         dom = top[: self.kbar][a[top[: self.kbar]] > t]
         m = bot_multiplier(self.kbar, self.Delta, len(a))
+        if self.balanced:  # D padded with dummies to kbar places: |D| is data, the work must not show it
+            return gumbel_race_exact(a, dom, self.k, self.eps, t + 1, m, self.delta, rng=rng, size=size, balanced=True,
+                                     pad_to=self.kbar)
         if self.exact:
             from mechanisms.exact.race import race_exact
 
@@ -429,5 +471,22 @@ REGISTRY = [
         examples=((3, 1, 1, 0), (5, 5, 2, 2, 1), (4, 4, 4, 4, 0)),
         paper="DR19 Algorithm 5 (seed 001 §6.2), sampled exactly",
         claim=lambda p: (p["k"] * Fraction(p["eps"]), Fraction(p["delta"])), tags=EXACT_TAG,
+    ),
+    # the same laws by exact lazy Gumbel noise on the data-independent schedule (mechanisms.exact.noisy_race)
+    MechanismSpec(
+        name="limit-dom-exact-balanced", factory=balanced_variant(LimitDom),
+        valid=(_LD, {"k": 1, "kbar": 2, "eps": "0.5", "delta": "0.05"}, {**_LD, "Delta": 1}),
+        invalid=[({**_LD, "delta": 0.1}, InvalidParameterType, "delta=0.1 " + FLOAT_DELTA)],
+        examples=((3, 1, 1, 0), (5, 5, 2, 2), (4, 4, 4, 4)),
+        paper="DR19 Algorithm 1 (seed 001 §3), sampled exactly with data-independent work",
+        claim=lambda p: (p["k"] * Fraction(p["eps"]), Fraction(p["delta"])), tags=EXACT_TAG | SLOW_TAG,
+    ),
+    MechanismSpec(
+        name="strict-limit-dom-exact-balanced", factory=balanced_variant(StrictLimitDom),
+        valid=(_LD, {"k": 1, "kbar": 1, "eps": "0.5", "delta": "0.05"}),
+        invalid=[({**_LD, "delta": 0.1}, InvalidParameterType, "delta=0.1 " + FLOAT_DELTA)],
+        examples=((3, 1, 1, 0), (5, 5, 2, 2, 1), (4, 4, 4, 4, 0)),
+        paper="DR19 Algorithm 5 (seed 001 §6.2), sampled exactly with data-independent work",
+        claim=lambda p: (p["k"] * Fraction(p["eps"]), Fraction(p["delta"])), tags=EXACT_TAG | SLOW_TAG,
     ),
 ]

@@ -64,8 +64,9 @@ from mechanisms import validation as V
 from mechanisms._common import exact_top, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
 from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
+from mechanisms.exact.sampling import check_balanced_flag, check_exact_flag
 from mechanisms.exact.laplace_order import chain_probability, guard_bits, lap_vars, ordered_top_distribution
-from mechanisms.registry import MechanismSpec
+from mechanisms.registry import EXACT_TAG, FLOAT_DELTA, SLOW_TAG, MechanismSpec, balanced_variant, exact_variant
 
 from .domain import _check_kbar_le_d, limited_domain, top_sorted
 from .peeling import _domain_param
@@ -154,6 +155,30 @@ def laplace_race_sample(
     return np.concatenate(idx_parts, axis=0), np.concatenate(above_parts, axis=0)
 
 
+def laplace_race_exact(rel: Sequence[int], labels: Sequence[Any], k: int, eps: Any, delta: Any, Delta: int, literal: bool, *,
+                       rng: Any, size: int, balanced: bool) -> list:
+    """The race of Algorithm 4 drawn with exact lazy Laplace noise (:mod:`mechanisms.exact.noisy_race`).
+
+    ``rel[j] = h_i - h_(kbar+1)`` for the j-th item of the domain (``labels[j]`` its label).  Every
+    value is multiplied by ``eps`` (order unchanged): ``eps rel_j + L_j`` against
+    ``eps (1 + ln(Delta/delta)/eps) + L_⊥ = eps + ln(Delta/delta) + L_⊥`` (literal:
+    ``eps + eps ln(Delta/eps) + L_⊥``), ``L ~ Lap(1)``.  The same law as :meth:`LimitDomLap.sample`'s float
+    race and the closed form of :meth:`LimitDomLap.distribution`.
+    """
+    from mechanisms.exact.noisy_race import race_draws
+    from mechanisms.exact.sampling import rational
+
+    e, dl = rational("eps", eps), rational("delta", delta)
+    centres: list = [(e * int(c), 0, 1, 1) for c in rel]
+    stop = len(centres)
+    centres.append((e, e, Fraction(Delta) / e, 1) if literal else (e, 1, Fraction(Delta) / dl, 1))
+    out = []
+    for chosen, _ in race_draws(centres, stop, k, "laplace", rng, size, balanced=balanced):
+        lab = tuple(labels[j] for j in chosen)
+        out.append(lab if len(lab) == k else lab + (BOT,))
+    return out
+
+
 def _outcomes(labels: np.ndarray, idx: np.ndarray, above: np.ndarray, k: int) -> list:
     """Race results -> outcome tuples: first ``k`` labels, or the first ``j < k`` then BOT."""
     lab = labels[idx] if idx.size else idx
@@ -171,6 +196,9 @@ class LimitDomLap:
     ``ln(Delta/eps)`` as printed).  Output law: module docstring.  Claimed privacy
     (Lemma 6.1): ``(Delta eps, (e^{Delta eps} + 1) delta_bar)``-DP with
     ``delta_bar = (delta/4)(3 + ln(Delta/delta))`` under Delta-restricted neighbours.
+    ``exact=True``: :meth:`sample` draws the same law with exact lazy Laplace noise, integers only
+    (:func:`laplace_race_exact`; rational ``eps``, ``delta``); ``balanced=True`` (with ``exact``): the same
+    sampler on the data-independent schedule of :mod:`mechanisms.exact.noisy_race`.
     """
 
     k: int
@@ -179,9 +207,13 @@ class LimitDomLap:
     delta: Any
     Delta: int = 1
     literal: bool = False
+    exact: bool = False
+    balanced: bool = False
 
     def __post_init__(self) -> None:
         _validate(self)
+        check_exact_flag(self, ("eps", "delta"))
+        check_balanced_flag(self)
 
     def symmetries(self, d: int) -> frozenset:
         """Laplace race over d^kbar(h) (index only breaks ties); centres relative to h_(kbar+1), shift-free unless kbar = d (:mod:`dpverify.checker.reductions`)."""
@@ -210,6 +242,9 @@ class LimitDomLap:
         top = top_sorted(a, self.kbar + 1)  # the only data Algorithm 4 reads
         dom = top[: self.kbar]
         base = int(a[top[self.kbar]]) if top.size > self.kbar else 0
+        if self.exact:
+            return laplace_race_exact([int(a[i]) - base for i in dom], [int(i) for i in dom], self.k, self.eps, self.delta,
+                                      self.Delta, self.literal, rng=rng, size=size, balanced=self.balanced)
         centers = (a[dom] - base).astype(np.int64)  # ints: the race decides huge spreads exactly
         thr = 1.0 + threshold_offset_float(self.eps, self.delta, self.Delta, self.literal)
         idx, above = laplace_race_sample(centers, thr, self.k, 1.0 / sampler_float("eps", self.eps), rng=rng, size=size)
@@ -325,6 +360,30 @@ REGISTRY = [
         paper="DR19 Algorithm 4 (seed 001 §6.1) with the threshold ln(Delta/delta)/eps of App. D's proofs; Lemma 6.1",
         relation="delta:1",
         claim=_lemma_6_1_claim,
+    ),
+    MechanismSpec(
+        name="limit-dom-lap-exact",
+        factory=exact_variant(LimitDomLap),
+        valid=({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "Delta": 1},
+               {"k": 1, "kbar": 2, "eps": "0.5", "delta": "0.05", "Delta": 2}),
+        invalid=[({"k": 2, "kbar": 3, "eps": 1, "delta": 0.1}, InvalidParameterType, "delta=0.1 " + FLOAT_DELTA)],
+        examples=((3, 1, 1, 0), (5, 5, 2, 2), (4, 4, 4, 4)),
+        paper="DR19 Algorithm 4 (seed 001 §6.1), sampled exactly (lazy Laplace noise); Lemma 6.1",
+        relation="delta:1",
+        claim=_lemma_6_1_claim,
+        tags=EXACT_TAG | SLOW_TAG,
+    ),
+    MechanismSpec(
+        name="limit-dom-lap-exact-balanced",
+        factory=balanced_variant(LimitDomLap),
+        valid=({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "Delta": 1},
+               {"k": 1, "kbar": 2, "eps": "0.5", "delta": "0.05", "Delta": 2}),
+        invalid=[({"k": 2, "kbar": 3, "eps": 1, "delta": 0.1}, InvalidParameterType, "delta=0.1 " + FLOAT_DELTA)],
+        examples=((3, 1, 1, 0), (5, 5, 2, 2), (4, 4, 4, 4)),
+        paper="DR19 Algorithm 4 (seed 001 §6.1), sampled exactly with data-independent work; Lemma 6.1",
+        relation="delta:1",
+        claim=_lemma_6_1_claim,
+        tags=EXACT_TAG | SLOW_TAG,
     ),
     MechanismSpec(
         name="limit-dom-lap-printed",

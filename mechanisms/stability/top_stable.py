@@ -47,9 +47,10 @@ from mechanisms import validation as V
 from mechanisms._common import gumbel_top, relative_counts, sampler_counts, sampler_float
 from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, sorted_items, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
+from mechanisms.exact.sampling import check_balanced_flag, check_exact_flag
 from mechanisms.exact.threshold_runs import run_distribution, run_sample
 from mechanisms.exponential.em import em_weights, peeling_probability
-from mechanisms.registry import MechanismSpec
+from mechanisms.registry import EXACT_TAG, SLOW_TAG, MechanismSpec, balanced_variant, exact_variant
 
 from .calibration import solve_delta_q, split_c
 
@@ -97,6 +98,8 @@ class TopStable:
     distance: str = "gap"
     threshold: str = "printed"
     delta_split: str = "kbar"
+    exact: bool = False
+    balanced: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "k", V.pos_int("k", self.k))
@@ -117,6 +120,12 @@ class TopStable:
         if self.delta_split not in DELTA_SPLITS:
             raise InvalidParameter(f"delta_split={self.delta_split!r} must be one of {sorted(DELTA_SPLITS)}")
         object.__setattr__(self, "_dq", solve_delta_q(self.c, Fraction(self.delta) / DELTA_SPLITS[self.delta_split](self.kbar)))
+        check_exact_flag(self, ("eps", "delta", "p1", "eps_em"))
+        check_balanced_flag(self)
+        if self.exact and self.threshold != "printed":
+            raise InvalidParameter(f"threshold={self.threshold!r}: exact=True samples the printed threshold only")
+        if self.balanced and self.eps_em != 0:
+            raise InvalidParameter(f"eps_em={self.eps_em}: balanced=True covers the uniform selection (eps_em = 0) only")
 
     # -- parameters of Alg. 3 lines 1-3 (exact) --------------------------------
     @property
@@ -165,6 +174,8 @@ class TopStable:
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         h = self._check(h)
         size = V.pos_int("size", size)
+        if self.exact:
+            return self._sample_exact(h, rng, size)
         with exact_context(64) as ctx:
             T = float(self.threshold_value(ctx))
         # TS reads only the true top-(kbar+1): every query q_i (i <= kbar) is a
@@ -193,6 +204,66 @@ class TopStable:
                 pick = gumbel_top(scores, self.k / float(self.eps_em), self.k, rng=rng, size=1)[0]
                 out.append(self._wrap(i, frozenset(items[j] for j in pick)))
         return out
+
+    def _sample_exact(self, h: tuple, rng: Any, size: int) -> list:
+        """Algorithm 3 with exact lazy Laplace noise (:mod:`mechanisms.exact.noisy_race`), integers only.
+
+        Test ``i`` passes iff ``q_i + (2/eps_2) L_i > T + (1/eps_1) L_0``; multiplied by ``eps_2/2``:
+        ``(eps_2/2) q_i + L_i > ln(1/delta_q) + (eps_2/(2 eps_1)) L_0`` (``T (eps_2/2) = ln(1/delta_q)``,
+        ``L ~ Lap(1)``).  The EM stage with ``eps_EM = 0`` is a uniform k-subset: ``balanced=False``
+        draws ``k`` items without replacement from the ``i`` candidates; ``balanced=True`` draws a
+        uniform permutation of all ``kbar`` places and keeps the first ``k`` below ``i`` (uniform
+        too, and the same work for every ``i``); ``eps_EM > 0``: exact peeling EM.
+        """
+        from mechanisms.exact.noisy_race import first_pass, make_centres, make_values
+        from mechanisms.exact.race import em_topk_exact
+        from mechanisms.exact.sampling import RandomWords
+        from mechanisms.limited_domain.domain import top_sorted
+
+        order = [int(i) for i in top_sorted(sampler_counts(h), min(self.kbar + 1, len(h)))]
+        top_counts = [h[i] for i in order]
+        half = Fraction(self.eps2) / 2
+        dq = Fraction(self.delta_q)
+        tests = [(half * q, 0, 1, 1) for q in self.queries(top_counts)]
+        thr = (0, 1, 1 / dq, half / Fraction(self.eps1))
+        words = RandomWords.of(rng)
+        centres = make_centres([thr] + tests)  # once: enclosures cached across draws
+        out = []
+        for _ in range(size):
+            values, _dummy = make_values(centres, "laplace", words)
+            pos = first_pass(values[1:], values[0], words, balanced=self.balanced)
+            perm = self._permutation(words) if self.balanced else None
+            if pos is None:
+                out.append(self._wrap(None, None))
+                continue
+            i = self.kbar - pos
+            items = order[:i]
+            if i <= self.k:
+                out.append(self._wrap(i, frozenset(items)))
+            elif self.eps_em == 0:
+                if perm is not None:
+                    pick = [j for j in perm if j < i][: self.k]
+                else:
+                    pool = list(range(i))
+                    pick = []
+                    for r in range(self.k):  # partial Fisher-Yates
+                        j = r + words.below(i - r)
+                        pool[r], pool[j] = pool[j], pool[r]
+                        pick.append(pool[r])
+                out.append(self._wrap(i, frozenset(items[j] for j in pick)))
+            else:
+                sub = [h[j] for j in items]
+                pick = em_topk_exact(sub, self.k, Fraction(self.eps_em) / self.k, rng=words, size=1)[0]
+                out.append(self._wrap(i, frozenset(items[j] for j in pick)))
+        return out
+
+    def _permutation(self, words: Any) -> list[int]:
+        """A uniform permutation of ``range(kbar)`` (Fisher-Yates, ``kbar - 1`` uniform integers)."""
+        perm = list(range(self.kbar))
+        for r in range(self.kbar - 1):
+            j = r + words.below(self.kbar - r)
+            perm[r], perm[j] = perm[j], perm[r]
+        return perm
 
     # -- exact law ---------------------------------------------------------------
     def _em_stage(self, ctx: Any, h: tuple, items: list[int]) -> dict[frozenset, Any]:
@@ -264,6 +335,26 @@ REGISTRY = [
         examples=((3, 1, 1, 0), (5, 2, 0), (2, 2, 2)),
         paper="CWGM20 Alg. 3 (seed 002 §3), Theorem 3.2",
         claim=lambda p: (p["eps"] + p.get("eps_em", 0), p["delta"]),
+    ),
+    MechanismSpec(
+        name="top-stable-exact",
+        factory=exact_variant(TopStable),
+        valid=_VALID,
+        examples=((3, 1, 1, 0), (5, 2, 0), (2, 2, 2)),
+        paper="CWGM20 Alg. 3 (seed 002 §3), sampled exactly (lazy Laplace noise); Theorem 3.2",
+        claim=lambda p: (p["eps"] + p.get("eps_em", 0), p["delta"]),
+        tags=EXACT_TAG | SLOW_TAG,
+    ),
+    MechanismSpec(
+        name="top-stable-exact-balanced",
+        factory=balanced_variant(TopStable),
+        valid=tuple(v for v in _VALID if not v.get("eps_em")),
+        invalid=[({"k": 1, "kbar": 3, "eps": 1, "delta": Fraction(1, 5), "eps_em": Fraction(1, 2)}, InvalidParameter,
+                  "balanced=True covers the uniform selection")],
+        examples=((3, 1, 1, 0), (5, 2, 0), (2, 2, 2)),
+        paper="CWGM20 Alg. 3 (seed 002 §3), sampled exactly with data-independent work (eps_EM = 0); Theorem 3.2",
+        claim=lambda p: (p["eps"], p["delta"]),
+        tags=EXACT_TAG | SLOW_TAG,
     ),
     MechanismSpec(
         name="top-stable-mutant-zero-threshold",

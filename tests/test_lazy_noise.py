@@ -1,0 +1,233 @@
+"""Exact continuous noise (``mechanisms.exact.lazy_noise`` / ``noisy_race``) and the secure source.
+
+* ``ln`` enclosures contain the 3000-bit mpmath value and are tight (width <= 2 ulp).
+* Exp(1), Lap(1), Gumbel(0,1) variates fit their laws (seeded G-tests on 40 bins decided by the
+  revealed digits) and the exact comparison of noisy values (irrational centres included) has
+  the closed-form probability; POWER: a broken exponential (odd runs accepted) and a shifted
+  comparison are rejected by the same tests.
+* The balanced schedule's work is data-independent: with one seed, the random words drawn and the
+  comparisons made are identical for different histograms (the lazy schedule's are not: power).
+* ``SecureRandom``: reads ``os.urandom`` by default, uniform on known bytes (G-test), and a
+  modulo-reduction mutant is rejected (power).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import Counter
+from fractions import Fraction as F
+
+import mpmath
+import numpy as np
+import pytest
+
+from mechanisms.exact import noisy_race as NR
+from mechanisms.exact.lazy_noise import GumbelNoise, LaplaceNoise, LazyUniform, exact_exponential, ln_int_bounds, log_bounds
+from mechanisms.exact.sampling import RandomWords, SecureRandom
+from mechanisms.limited_domain import LimitDom, StrictLimitDom
+from mechanisms.limited_domain.laplace import LimitDomLap
+from mechanisms.stability.top_stable import TopStable
+
+from dpverify.auditor.stats import goodness_of_fit
+
+SEED = 20261125
+N = 8000
+#: Family-wise level 0.01, Bonferroni over the fit tests of this file.
+LEVEL = 0.01 / 20
+
+
+def _words(seed: int = SEED) -> RandomWords:
+    return RandomWords(np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("x", [1, 2, 3, 5, 7, 1000, 2**62 + 7, 10**40, 3**200])
+def test_ln_enclosures_contain_the_value_and_are_tight(x):
+    for prec in (10, 80, 200):
+        lo, hi = ln_int_bounds(x, prec)
+        with mpmath.workprec(3000):
+            v = mpmath.log(x) * mpmath.mpf(2) ** prec
+        assert lo <= v <= hi and hi - lo <= 2
+    for num, den in ((3, 7), (7, 3), (1, 10**30), (10**6, 1), (3, 2**70), (2**80 + 1, 2**62), (1, 1)):
+        lo, hi = log_bounds(num, den, 100)
+        with mpmath.workprec(3000):
+            v = mpmath.log(mpmath.mpf(num) / den) * mpmath.mpf(2) ** 100
+        assert lo <= v <= hi and hi - lo <= 3
+
+
+def _binned(values_lo: list[float], edges: np.ndarray, cdf) -> tuple[Counter, dict]:
+    idx = np.searchsorted(edges, values_lo, side="right")
+    counts = Counter(idx.tolist())
+    probs = {}
+    full = np.concatenate(([-np.inf], edges, [np.inf]))
+    for j in range(len(full) - 1):
+        probs[j] = cdf(full[j + 1]) - cdf(full[j])
+    return counts, probs
+
+
+def _exp_values(sampler, n: int) -> list[float]:
+    w = _words()
+    out = []
+    for _ in range(n):
+        k, u = sampler(w)
+        out.append(k + u.m / 2**u.l)  # within 2^-62 of the variate: bins decided by the revealed digits
+    return out
+
+
+def _exp_cdf(x: float) -> float:
+    return 0.0 if x <= 0 else (1.0 if x == np.inf else 1 - math.exp(-x))
+
+
+def test_exact_exponential_fits_exp1():
+    counts, probs = _binned(_exp_values(exact_exponential, N), np.linspace(0.1, 4, 39), _exp_cdf)
+    assert goodness_of_fit(counts, probs).p_value > LEVEL
+
+
+def _broken_exponential(words):
+    """POWER: accepts on an odd run (probability 1 - e^{-x}): a different law on each unit interval."""
+    n = 0
+    while True:
+        x = LazyUniform()
+        prev, run = x, 0
+        while True:
+            u = LazyUniform()
+            if u.less_than(prev, words):
+                prev, run = u, run + 1
+            else:
+                break
+        if run % 2 == 1:
+            return n, x
+        n += 1
+
+
+def test_power_a_broken_exponential_is_rejected():
+    counts, probs = _binned(_exp_values(_broken_exponential, N), np.linspace(0.1, 4, 39), _exp_cdf)
+    assert goodness_of_fit(counts, probs).p_value < LEVEL
+
+
+@pytest.mark.parametrize("kind", ["laplace", "gumbel"])
+def test_laplace_and_gumbel_noise_fit(kind):
+    w = _words()
+    cls, cdf = {
+        "laplace": (LaplaceNoise, lambda x: 0.5 * math.exp(x) if x < 0 else 1 - 0.5 * math.exp(-x)),
+        "gumbel": (GumbelNoise, lambda x: math.exp(-math.exp(-x))),
+    }[kind]
+    vals = []
+    for _ in range(N):
+        z = cls(w)
+        lo, hi = z.bounds(80)
+        while hi is None or hi - lo >= 2**30:  # Gumbel near E = 0: reveal more (the law is unchanged)
+            z.reveal(z.revealed + 62, w)
+            lo, hi = z.bounds(80)
+        vals.append(lo / 2**80)
+    counts, probs = _binned(vals, np.linspace(-3, 4, 39), lambda x: 0.0 if x == -np.inf else (1.0 if x == np.inf else cdf(x)))
+    assert goodness_of_fit(counts, probs).p_value > LEVEL
+
+
+def _p_laplace_diff_gt(t: float) -> float:
+    """``Pr[L1 - L2 > t]`` for independent Lap(1) (closed form)."""
+    if t >= 0:
+        return 0.5 * math.exp(-t) * (1 + t / 2)
+    return 1 - _p_laplace_diff_gt(-t)
+
+
+@pytest.mark.parametrize("shift,ok", [(0, True), (F(1, 5), False)])
+def test_exact_comparison_has_the_continuous_probability(shift, ok):
+    # X = 1/3 + ln(3/2) + L1 against Y = 0.7 + L2: Pr[X > Y] = Pr[L1 - L2 > 0.7 - 1/3 - ln 1.5]; shift: POWER
+    w = _words()
+    wins = 0
+    for _ in range(N):
+        x = NR.NoisyValue(F(1, 3) + shift, LaplaceNoise(w), a=1, t=F(3, 2))
+        y = NR.NoisyValue(F(7, 10), LaplaceNoise(w))
+        wins += NR.greater(x, y, w)
+    p = _p_laplace_diff_gt(0.7 - 1 / 3 - math.log(1.5))
+    fit = goodness_of_fit({True: wins, False: N - wins}, {True: p, False: 1 - p})
+    assert (fit.p_value > LEVEL) == ok
+
+
+class _CountingWords(RandomWords):
+    def __init__(self, seed: int):
+        super().__init__(np.random.default_rng(seed))
+        self.used = 0
+
+    def word(self) -> int:
+        self.used += 1
+        return super().word()
+
+
+def _work(mech, h, monkeypatch) -> tuple[int, int]:
+    calls = Counter()
+    real = NR.greater
+
+    def counting(*a, **kw):
+        calls["greater"] += 1
+        return real(*a, **kw)
+
+    monkeypatch.setattr(NR, "greater", counting)
+    w = _CountingWords(SEED)
+    mech.sample(h, rng=w, size=30)
+    monkeypatch.setattr(NR, "greater", real)
+    return w.used, calls["greater"]
+
+
+PAIRS = [
+    (LimitDom(2, 4, 1, "1/100", exact=True, balanced=True), (50, 49, 3, 0, 0, 0), (0, 0, 0, 0, 0, 0)),
+    (StrictLimitDom(2, 4, 1, "1/100", exact=True, balanced=True), (50, 49, 3, 0, 0, 0), (9, 9, 9, 9, 9, 9)),
+    (LimitDomLap(2, 4, 1, "1/100", Delta=2, exact=True, balanced=True), (50, 49, 3, 0, 0, 0), (0, 0, 0, 0, 0, 0)),
+    (TopStable(2, 4, 1, "1/100", transcript=False, exact=True, balanced=True), (90, 50, 10, 1, 0, 0), (1, 1, 1, 1, 1, 1)),
+]
+
+
+@pytest.mark.parametrize("mech,h1,h2", PAIRS, ids=lambda x: type(x).__name__ if not isinstance(x, tuple) else None)
+def test_balanced_work_does_not_depend_on_the_data(mech, h1, h2, monkeypatch):
+    """Same seed, different histograms: the same random words and the same number of refinements (0 here)."""
+    assert _work(mech, h1, monkeypatch) == _work(mech, h2, monkeypatch)
+
+
+@pytest.mark.parametrize("mech,h1,h2", PAIRS[2:], ids=["LimitDomLap", "TopStable"])
+def test_power_the_lazy_schedule_work_depends_on_the_data(mech, h1, h2, monkeypatch):
+    lazy = type(mech)(**{**{f: getattr(mech, f) for f in mech.__dataclass_fields__}, "balanced": False})
+    assert _work(lazy, h1, monkeypatch) != _work(lazy, h2, monkeypatch)
+
+
+# ----------------------------------------------------------------- SecureRandom
+def _stream(seed: bytes):
+    """Known bytes: SHAKE-256 of a fixed seed, read in order."""
+    buf = bytearray(hashlib.shake_256(seed).digest(1 << 18))
+
+    def randbytes(n: int) -> bytes:
+        out = bytes(buf[:n])
+        del buf[:n]
+        return out
+
+    return randbytes
+
+
+def test_secure_random_defaults_to_os_urandom_and_has_no_float_draws():
+    import os
+
+    s = SecureRandom()
+    assert s.randbytes is os.urandom
+    assert not any(hasattr(s, m) for m in ("random", "laplace", "gumbel", "uniform", "exponential", "choice"))
+    a = s.integers(0, 2**62, size=64)
+    assert a.dtype == np.int64 and a.min() >= 0 and a.max() < 2**62 and len(set(a.tolist())) == 64
+    assert 5 <= s.integers(5, 6) < 6
+    with pytest.raises(ValueError, match="must be > low"):
+        s.integers(3, 3)
+
+
+def test_secure_random_is_uniform_on_known_bytes():
+    s = SecureRandom(_stream(b"dpverify-secure-1"))
+    draws = Counter(s.integers(0, 10, size=20_000).tolist())
+    assert goodness_of_fit(draws, {i: 0.1 for i in range(10)}).p_value > LEVEL
+
+
+def test_power_a_modulo_reduction_is_rejected():
+    src = _stream(b"dpverify-secure-1")
+    draws = Counter((src(1)[0] & 3) % 3 for _ in range(20_000))  # no rejection: 0 twice as likely
+    assert goodness_of_fit(draws, {i: 1 / 3 for i in range(3)}).p_value < LEVEL
+
+
+def test_exact_samplers_run_on_the_secure_source():
+    out = LimitDom(2, 3, 1, "1/10", exact=True).sample((3, 1, 1, 0), rng=SecureRandom(), size=5)
+    assert len(out) == 5 and all(o in LimitDom(2, 3, 1, "1/10").distribution((3, 1, 1, 0)) for o in out)
