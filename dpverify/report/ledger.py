@@ -176,7 +176,8 @@ def verify_data(results: list[CheckResult], *, mode: str = "default", figures: l
 
 OTHER_PAGES = (("errata.md", "errata and boundary probes"), ("details.md", "every entry in detail"),
                ("performance.md", "benchmarks (`dpverify bench`)"), ("audits.md", "black-box audits"),
-               ("experiments.md", "utility experiments on real data"))
+               ("experiments.md", "utility experiments on real data"),
+               ("composition.md", "composition of bounded-range mechanisms: every accountant, certified optimum, dp-accounting cross-checks"))
 
 
 def render_verify_pages(data: dict, outdir: Path | str = "reports") -> list[Path]:
