@@ -44,7 +44,7 @@ from mechanisms import validation as V
 from mechanisms._common import check_k_le_d, exact_top, is_wide, relative_ints, sampler_float, split_noisy
 from mechanisms.core import DEFAULT_PREC, exact_context, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
-from mechanisms.registry import MechanismSpec
+from mechanisms.registry import MechanismSpec, zcdp_claim
 
 __all__ = ["PermuteAndFlip", "PeelingPF", "pf_probabilities", "pf_expected_error", "exponential_noise_top"]
 
@@ -240,7 +240,22 @@ def _invalid() -> list:
     ]
 
 
+def _tanh_rho(eps: Any) -> Fraction:
+    """A rational upper bound on ``eps tanh(eps/2)`` (the claimed rho is then slightly weaker, still valid)."""
+    import math
+
+    e = Fraction(eps)
+    return e * Fraction(math.tanh(float(e) / 2)) * (1 + Fraction(1, 10**12))
+
+
 REGISTRY = [
+    MechanismSpec(
+        name="permute-and-flip-zcdp", factory=lambda **p: PermuteAndFlip(p["eps"], factor2=True),
+        valid=({"eps": 2},), examples=((1, 1), (2, 0)), relation="linf",
+        paper="MS20 Algorithm 1 (scale 2/eps) with the valid zCDP claim eps tanh(eps/2) (eps-DP => zCDP, Steinke 2024 Thm 5); "
+        "audited through the (eps/2, delta)-DP point it implies (CKS20): the correct twin of mutant-pf-em-zcdp-claim",
+        claim=zcdp_claim(lambda p: _tanh_rho(p["eps"]), lambda p: Fraction(p["eps"]) / 2),
+    ),
     MechanismSpec(
         name="permute-and-flip",
         factory=PermuteAndFlip,

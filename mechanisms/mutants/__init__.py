@@ -1,6 +1,10 @@
-"""The mutant zoo: deliberately broken mechanisms, each labelled with what is wrong (STYLE.md §6)."""
+"""The mutant zoo: deliberately broken mechanisms, each labelled with what is wrong (STYLE.md §6).
 
-from . import basic
+:mod:`~mechanisms.mutants.basic`: wrong mechanisms; :mod:`~mechanisms.mutants.claims`: right mechanisms with a wrong
+published claim (permute-and-flip carrying the exponential mechanism's zCDP guarantee).
+"""
+
+from . import basic, claims
 from .basic import (
     EMHalfScale,
     GumbelBudgetNotSplit,
@@ -15,4 +19,4 @@ __all__ = ["EMHalfScale", "GumbelBudgetNotSplit", "NoisyMaxWithValue", "NoisyVal
            "LimitDomThresholdMutant", "PeelingWithReplacement", "REGISTRY"]
 
 #: every mutant of the zoo (the registry discovers each module's own list; this is their union, for tests and audits)
-REGISTRY = [*basic.REGISTRY]
+REGISTRY = [*basic.REGISTRY, *claims.REGISTRY]
