@@ -694,7 +694,7 @@ def adaptivity_gap_witness(*, eps: Any = 1, eps_g: Any = 0, k: int = 2) -> dict:
     if k != 2:
         raise InvalidParameter(f"k={k} must be 2 (the witness policy has two steps)")
     ad = adaptive_policy_delta(e, g, e / 2, e / 4, 3 * e / 4, interval=True)
-    lo, up, t = br_sup_t_branch_and_bound(2, e, g, rel_tol=1e-6)
+    lo, up, t = br_sup_t_branch_and_bound(2, e, g, rel_tol=1e-4, prec=96)
     with exact_context(DEFAULT_PREC, False):
         na, ell, t_c = br_nonadaptive_delta(2, e, g)
     return {"k": 2, "eps": e, "eps_g": g, "policy": {"t1": e / 2, "t2_after_high": e / 4, "t2_after_low": 3 * e / 4},
