@@ -93,7 +93,7 @@ CLAIMS = [
         id="CR21.BR#topk-k-eps", title="Probe: one-shot Gumbel top-k is k eps-bounded-range", source=SRC + "; DDR20 (BR composition)",
         statement="(probe) M^k_Gumbel, the composition of k eps-BR steps, is itself k eps-bounded range",
         code="mechanisms.exponential.OneShotGumbel", relation="add-remove", notion="br", probe=True, expected="violated",
-        domain=Domain(d=4, max_count=3, params=({"k": 2, "eps": 1},)), quick=Domain(d=4, max_count=3, params=({"k": 2, "eps": 1},)),
+        domain=Domain(d=4, max_count=3, params=({"k": 2, "eps": 1},)), quick=Domain(d=4, max_count=2, params=({"k": 2, "eps": 1},)),
         mechanism=lambda p: OneShotGumbel(p["k"], p["eps"]), points=lambda p: [p["k"] * p["eps"]],
         notes="False: each step's loss lies in an interval of length eps, but where that interval sits depends on the earlier "
         "outputs, so the total loss can spread over more than k eps (witness h=(0,0,2,3), h'=(0,1,3,3): range 2.855 > 2). "
@@ -128,7 +128,7 @@ CLAIMS = [
         "does not enjoy EM's bounded-range / zCDP guarantees",
         statement="(probe) report-noisy-max with Lap(1/eps) on monotone counts (eps-DP) is eps^2/8-zCDP like the exponential mechanism",
         code="mechanisms.laplace.ReportNoisyMaxLaplace(eps, sensitivity=1/2)", relation="add-remove", notion="zcdp", probe=True, expected="violated",
-        domain=Domain(d=3, max_count=1, params=({"eps": 1},)), quick=Domain(d=2, max_count=1, params=({"eps": 1},)),
+        domain=Domain(d=3, max_count=1, params=({"eps": 1},)), quick=Domain(d=3, max_count=1, params=({"eps": 1},)),
         mechanism=lambda p: ReportNoisyMaxLaplace(p["eps"], sensitivity=F(1, 2)), points=lambda p: [_rho(p["eps"])],
         notes="sensitivity=1/2 gives the scale b = 2*sensitivity/eps = 1/eps: eps-DP for monotone counts (Dwork-Roth Claim 3.9), "
         "checked as BS16.Prop1.4#laplace-rnm's premise; it is neither eps-BR nor eps^2/8-zCDP. Valid: eps^2/2 (BS16 Prop. 1.4).",
@@ -138,7 +138,7 @@ CLAIMS = [
         statement="(probe) LimitDom^{k,kbar}, a peeling EM on a limited domain, is k eps^2/8-zCDP",
         code="mechanisms.limited_domain.LimitDom", relation="add-remove", notion="zcdp", probe=True, expected="violated",
         domain=Domain(d=3, max_count=2, params=({"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10)},)),
-        quick=Domain(d=3, max_count=2, params=({"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10)},)),
+        quick=Domain(d=3, max_count=1, params=({"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10)},)),
         mechanism=lambda p: LimitDom(p["k"], p["kbar"], p["eps"], p["delta"]), points=lambda p: [p["k"] * _rho(p["eps"])],
         notes="No rho works: a neighbour moves an item into the limited domain, so one side outputs it with probability 0 and "
         "D_alpha = inf for every alpha > 1. DR19 (seed 001) makes no zCDP claim for the limited-domain family; the right notion would "
