@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Callable
+from typing import Callable
 
 __all__ = ["available", "version", "worst_pair_pld", "pure_dp_pld", "zcdp_rdp", "rr_event_count", "advanced_composition", "DISCRETIZATION"]
 
