@@ -276,7 +276,9 @@ class ZCDPCheck:
     ``status``: ``"holds"``, ``"violated"`` or ``"inconclusive"``.  ``alpha`` / ``d_alpha``: the witness
     order and ``D_alpha`` there (violated), or the order where ``D_alpha / alpha`` was largest
     (``alpha_star``; ``None`` means the limit ``alpha -> 1``, i.e. KL).  ``ratio``: ``D_alpha / alpha`` at the
-    reported order (the pair's rho is at least this).  ``how`` says which step decided.
+    reported order (the pair's rho is at least this).  ``how`` says which step decided.  ``extra["sup"]``,
+    when present, is the pair's largest ``D_alpha/alpha`` found if it is not at the witness order (KL, the
+    limit at 1, when the witness is an explicit alpha just above 1).
     """
 
     status: str
@@ -397,9 +399,10 @@ def _certify_zcdp(P: Mapping, Q: Mapping, rho: Any, max_pieces: int) -> ZCDPChec
     if _lo(kl_v) > _hi(r):
         a = _exact_point(1 + (_mid(kl_v) / _mid(r) - 1) / 2)
         bad, d, ratio = check_at(a)
+        sup = {"sup": kl_v, "sup_at": "alpha -> 1 (KL)"} if a_star is None else {}
         if bad:
-            return ZCDPCheck("violated", a, d, ratio, "KL > rho: D_alpha >= KL > rho alpha just above alpha = 1")
-        return ZCDPCheck("violated", None, kl_v, kl_v, "KL > rho: D_alpha -> KL > rho as alpha -> 1")
+            return ZCDPCheck("violated", a, d, ratio, "KL > rho: D_alpha >= KL > rho alpha just above alpha = 1", extra=sup)
+        return ZCDPCheck("violated", None, kl_v, kl_v, "KL > rho: D_alpha -> KL > rho as alpha -> 1", extra=sup)
     best = dict(alpha=None if a_star is None else _exact_point(a_star), ratio=None)
     if a_star is None:
         best["d"], best["ratio"] = kl_v, kl_v

@@ -73,7 +73,7 @@ def _zcdp(P: dict, Q: dict, rhos: list, interval: bool) -> list:
         for A, B, direction in ((P, Q, "h->h'"), (Q, P, "h'->h")):
             res = certify_zcdp(A, B, rho)
             ctx = ctx_of(next(iter(A.values())))
-            lhs = res.ratio
+            lhs = res.extra.get("sup", res.ratio)  # the pair's largest D_alpha/alpha found (KL when that is the limit at 1)
             if res.status == "inconclusive" and interval:
                 lo = lhs.a if isinstance(lhs, mpmath.iv.mpf) else lhs
                 lhs = mpmath.iv.mpf([lo, mpmath.mp.inf])
@@ -81,7 +81,7 @@ def _zcdp(P: dict, Q: dict, rhos: list, interval: bool) -> list:
             other = renyi(B, A, a) if a is not None else None
             rho_alpha = (to_ctx(ctx, rho) * to_ctx(ctx, a)) if a is not None else to_ctx(ctx, rho)
             details = {
-                "notion": "rho-zCDP", "claimed": rho, "exact": res.ratio, "status": res.status, "how": res.how,
+                "notion": "rho-zCDP", "claimed": rho, "exact": lhs if res.status != "inconclusive" else res.ratio, "status": res.status, "how": res.how,
                 "alpha": alpha_str(a), "D_alpha": res.d_alpha, "rho_times_alpha": rho_alpha,
                 "D_alpha_over_alpha": res.ratio, "direction": direction,
             }
@@ -89,6 +89,9 @@ def _zcdp(P: dict, Q: dict, rhos: list, interval: bool) -> list:
                 details["D_alpha_other_direction"] = other
             if "outcome" in res.extra:
                 details["outcome_only_one_side"] = res.extra["outcome"]
+            if "sup_at" in res.extra:
+                details["sup_D_alpha_over_alpha"] = res.extra["sup"]
+                details["sup_at"] = res.extra["sup_at"]
             extra = {"eps": None, "delta_exact": None, "delta_claimed": None, "direction": direction, "event": [], "details": details}
             verb = {"violated": "D_alpha > rho alpha", "holds": "D_alpha <= rho alpha for all alpha > 1",
                     "inconclusive": "not decided"}[res.status]
