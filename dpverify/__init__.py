@@ -7,6 +7,9 @@ The flat public API (``import dpverify`` is enough):
 - claims: ``claims()``, ``get_claim(id)``, ``check(claim, domain=None, certify=False)``;
 - profiles: ``pair_profile(P, Q, eps)``, ``eps_for_delta``, ``pure_eps``, ``hockey_stick``;
 - neighbours: ``neighbours(h, relation)``, ``pairs(d, max_count, relation)``, ``is_neighbour``;
+- divergences: ``renyi(P, Q, alpha)``, ``zcdp_rho(P, Q)``, ``br_range(P, Q)``, ``privacy_loss_distribution(P, Q)``;
+- composition: ``optimal_br_composition(k, eps, delta)`` -- the optimal eps of k non-adaptive eps-bounded-range
+  mechanisms at delta (Dong, Durfee & Rogers 2020), certified; ``PrivacyBudget`` for adaptive compositions;
 - errors: the exception tree (``DPVerifyError`` and subclasses).
 """
 
@@ -15,6 +18,7 @@ from mechanisms.registry import MechanismSpec, build, get_mechanism
 from mechanisms.registry import all_mechanisms as mechanisms_registry
 
 from proofs.claims import Comparison, Domain, Instance, Obligation, PrivacyClaim, Statement
+from proofs.composition.br_optimal import optimal_br_composition
 from proofs.registry import all_claims as claims
 from proofs.registry import get_claim
 
@@ -22,6 +26,7 @@ from .auditor import AuditResult, audit
 from .budget import PrivacyBudget
 from .byo import register
 from .checker import CheckResult, check
+from .checker.divergences import br_range, privacy_loss_distribution, renyi, zcdp_rho
 from .checker.neighbours import is_neighbour, neighbours, pairs
 from .checker.profile import eps_for_delta, hockey_stick, pair_profile, pure_eps
 from .errors import (
@@ -47,4 +52,5 @@ __all__ = [
     "DomainTooLarge", "BudgetExceeded", "AdapterError",
     "is_neighbour", "neighbours", "pairs",
     "eps_for_delta", "hockey_stick", "pair_profile", "pure_eps",
+    "renyi", "zcdp_rho", "br_range", "privacy_loss_distribution", "optimal_br_composition",
 ]

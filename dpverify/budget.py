@@ -2,16 +2,16 @@
 
 >>> from fractions import Fraction
 >>> from mechanisms.exponential import PeelingEM
->>> b = PrivacyBudget(eps_cap=3, delta_cap=Fraction(1, 10**6))
+>>> b = PrivacyBudget(eps_cap=2, delta_cap=Fraction(1, 10**6))
 >>> s = b.add(PeelingEM(k=50, eps=Fraction(1, 10)))   # 50 eps-range-bounded steps
->>> s.method, round(s.eps, 3)
-('lemma4.4', 2.108)
->>> b.add(PeelingEM(k=50, eps=Fraction(1, 10)))       # 100 steps in all: ~3.13 > 3
+>>> s.method, round(s.eps, 3)                          # Lemma 4.4 would say 2.108
+('zcdp', 1.66)
+>>> b.add(PeelingEM(k=50, eps=Fraction(1, 10)))       # 100 steps in all: ~2.42 > 2
 Traceback (most recent call last):
 ...
-mechanisms.errors.BudgetExceeded: composing PeelingEM(k=50, eps=1/10, ...) would spend eps=3.12826 > eps_cap=3 at delta=1e-06 (tightest bound: lemma4.4); nothing was added
+mechanisms.errors.BudgetExceeded: composing PeelingEM(k=50, eps=1/10, ...) would spend eps=2.41909 > eps_cap=2 at delta=1e-06 (tightest bound: zcdp); nothing was added
 >>> len(b.items), round(b.spent().eps, 3)
-(1, 2.108)
+(1, 1.66)
 
 What is composed, and how each item is accounted (DR19 = seed 001):
 
@@ -34,18 +34,34 @@ What is composed, and how each item is accounted (DR19 = seed 001):
 ``add(MultiLimitDomSession(...))``
     a pay-what-you-get session (Theorem 2), handled like a LimitDom group.
 
-Bounds tried (each an **upper bound** on the composed eps at a delta; the budget
-reports the smallest valid one, rounded *up* to a float):
+Bounds tried (each an **upper bound** on the composed eps at a delta, valid for items
+chosen *adaptively*; the budget reports the smallest valid one, rounded *up* to a float,
+and names it in ``Spend.method``):
 
 * ``basic`` -- (sum eps_i, sum delta_i);
 * ``theorem3`` -- DR19 Theorem 3 (KOV-improved advanced composition);
 * ``lemma4.4`` -- DR19 Lemma 4.4, eq. (4), only when *every* item is range-bounded;
+* ``zcdp`` -- only when every item is range-bounded: eps_i-BR is eps_i^2/8-zCDP (Cesar &
+  Rogers 2021), zCDP composes adaptively, and the optimal conversion of Canonne, Kamath &
+  Steinke 2020 gives the eps at delta (:func:`proofs.composition.zcdp.cks_eps`);
+* ``ddr20-adaptive`` -- only when every item is range-bounded: Dong, Durfee & Rogers'
+  adaptive bound (Prop. 4; :func:`proofs.composition.br_optimal.ddr20_adaptive_eps`);
 * ``optimal-dp`` -- the exact optimal composition of the items as (eps_i, delta_i)-DP
   points (KOV Thm 3.3 = DR19 Lemma A.1 when homogeneous; Murtagh-Vadhan Thm 1.5 /
   KOV Thm 3.5 otherwise), when its PLD has at most ``max_atoms`` atoms;
 * ``theorem1`` / ``theorem2`` -- for LimitDom-only budgets (see above).  These are
   paper theorems that ``dpverify verify`` checks (DR19.Thm1, DR19.Thm2); pass
-  ``use_limitdom_theorems=False`` to rely on composition theorems only.
+  ``use_limitdom_theorems=False`` to rely on composition theorems only.  Their eps term
+  (eq. (2) / (3)) is DR19 Lemma 4.4 applied to the at most k (k*) adaptively chosen
+  eps-BR exponential-mechanism calls inside (Corollary 5.2 / Lemma 7.1); the proofs use
+  nothing else about it, so any valid bound for that composition may replace it:
+  ``theorem1/zcdp``, ``theorem1/ddr20-adaptive``, ``theorem1/optimal-dp`` (and the same for
+  ``theorem2``) are Theorem 1 (2) with that step bounded by the named accountant.
+
+Not used: the *optimal non-adaptive* composition of eps-BR mechanisms
+(:func:`proofs.composition.br_optimal.br_optimal_eps`).  A budget composes what it is
+given in sequence, and peeling / one-shot top-k and pay-what-you-get rounds are adaptive
+compositions, for which that value is too small (ledger ``DDR20.Gap``).
 
 Anything else is refused with :class:`InvalidParameterType` (the budget cannot
 account for it), and composing past ``(eps_cap, delta_cap)`` raises
@@ -69,9 +85,10 @@ from mechanisms.limited_domain import LimitDom, StrictLimitDom
 from mechanisms.pay_what_you_get import MultiLimitDomSession
 
 from proofs.composition import bounds as C
-from proofs.composition import pld
+from proofs.composition import br_optimal, pld
+from proofs.composition import zcdp as Z
 
-__all__ = ["Item", "Spend", "PrivacyBudget"]
+__all__ = ["Item", "Spend", "PrivacyBudget", "br_adaptive_accountants", "theorem2_accountants"]
 
 
 @dataclass(frozen=True)
@@ -109,6 +126,33 @@ class Spend:
     method: str
     candidates: dict = field(default_factory=dict)
     eps_exact: Any = None
+
+
+def br_adaptive_accountants(k: int, eps: Any, delta: Any, *, prec: int = DEFAULT_PREC) -> dict[str, Any]:
+    """Upper bounds on the eps at ``delta`` of k *adaptively* chosen eps-bounded-range mechanisms, by accountant.
+
+    ``lemma4.4`` (DR19 eq. (4), i.e. eq. (2)/(3)), ``zcdp`` (CR21 + CKS20), ``ddr20-adaptive`` (DDR20 Prop. 4) and
+    ``optimal-dp`` (KOV: each step is eps-DP).  ``None`` where an accountant says nothing at this delta.
+    """
+    out: dict[str, Any] = {"lemma4.4": C.eq3_eps(k, eps, delta, prec=prec)}
+    dpos = delta > 0
+    out["zcdp"] = Z.cks_eps(k * Z.br_rho(eps), delta) if dpos else None
+    out["ddr20-adaptive"] = br_optimal.ddr20_adaptive_eps([eps] * k, delta, prec=prec) if dpos else None
+    out["optimal-dp"] = pld.rr_eps(k, eps, delta, prec=prec)
+    return out
+
+
+def theorem2_accountants(k_star: int, l_star: int, eps: Any, delta: Any, delta_prime: Any, *, prec: int = DEFAULT_PREC) -> dict:
+    """DR19 Theorem 2 for a pay-what-you-get session, with its composition step bounded by the tightest valid accountant.
+
+    ``(eps_acc, 2 l* delta + delta')``-DP where ``eps_acc`` bounds the adaptive composition of at most k*
+    eps-BR exponential-mechanism calls at ``delta'`` (Lemma 7.1; printed: eq. (3) = Lemma 4.4).  Returns
+    ``{"eps", "delta", "accountant", "candidates"}`` with every accountant's eps (module docstring).
+    """
+    cands = br_adaptive_accountants(k_star, Fraction(eps), Fraction(delta_prime), prec=prec)
+    valid = {m: v for m, v in cands.items() if v is not None}
+    best = min(valid, key=lambda m: valid[m])
+    return {"eps": valid[best], "delta": 2 * l_star * Fraction(delta) + Fraction(delta_prime), "accountant": best, "candidates": cands}
 
 
 def _up(x: Any) -> float:
@@ -271,6 +315,8 @@ class PrivacyBudget:
         cands["theorem3"] = C.advanced_eps(es, delta - dsum, ds, prec=p) if delta is not None and dsum <= delta < 1 + dsum and delta - dsum < 1 else None
         if all(it.kind == "rb" for it in items) and delta is not None:
             cands["lemma4.4"] = C.range_bounded_eps(es, delta, prec=p)
+            cands["zcdp"] = Z.cks_eps(sum((Z.br_rho(e) for e in es), Fraction(0)), delta) if delta > 0 else None
+            cands["ddr20-adaptive"] = br_optimal.ddr20_adaptive_eps(es, delta, prec=p) if delta > 0 else None
         if delta is not None and self._optimal_ok(es) and dsum <= delta:
             if len(set(es)) == 1 and len(set(ds)) == 1:
                 cands["optimal-dp"] = pld.rr_eps(len(es), es[0], delta, delta0=ds[0], prec=p)
@@ -279,9 +325,15 @@ class PrivacyBudget:
         grp = self._ld_group(items)
         if grp is not None and delta is not None:
             k_star, l_star, e, d = grp
+            thms = [("theorem2", delta - 2 * l_star * d)]
             if len(items) == 1 and items[0].kind == "limitdom":
-                cands["theorem1"] = C.eq2_eps(k_star, e, delta - d, prec=p) if d <= delta else None
-            cands["theorem2"] = C.eq3_eps(k_star, e, delta - 2 * l_star * d, prec=p) if 2 * l_star * d <= delta else None
+                thms.insert(0, ("theorem1", delta - d))
+            for name, dp in thms:
+                if dp < 0:
+                    cands[name] = None
+                    continue
+                for acc, v in br_adaptive_accountants(k_star, e, dp, prec=p).items():
+                    cands[name if acc == "lemma4.4" else f"{name}/{acc}"] = v
         valid = {m: v for m, v in cands.items() if v is not None and v != mpmath.mp.inf}
         if not valid:
             raise InvalidParameter(f"delta={float(delta):.6g} is certified by no bound for what was composed "
@@ -298,6 +350,8 @@ class PrivacyBudget:
         out: dict[str, Any] = {"basic": C.basic_delta(es, x, ds, prec=p), "theorem3": C.advanced_delta(es, x, ds, prec=p)}
         if all(it.kind == "rb" for it in items):
             out["lemma4.4"] = C.range_bounded_delta(es, x, prec=p)
+            out["zcdp"] = Z.cks_delta(sum((Z.br_rho(e) for e in es), Fraction(0)), x, prec=p)
+            out["ddr20-adaptive"] = br_optimal.ddr20_adaptive_delta(es, x, prec=p)
         if self._optimal_ok(es):
             out["optimal-dp"] = pld.rr_hetero_delta(es, x, ds, prec=p)
         grp = self._ld_group(items)

@@ -7,7 +7,8 @@
    third-party audits (``audits.md``), as independent seeded tasks on one
    process pool (results identical for any number of workers), then
 2. the quick benchmark profile (``performance.md``), alone on the machine so
-   that its timings are not disturbed, and records the phases' wall times;
+   that its timings are not disturbed, then the composition page (``composition.md``,
+   every accountant with its run time), and records the phases' wall times;
 3. the timing side-channel audits, quick profile (the "Timing side channels"
    section of ``audits.md``, data ``timing.json``), alone on the machine too.
 
@@ -67,10 +68,12 @@ def run_pages(outdir: Path | str, *, quick: bool, workers: int, phases: dict[str
     ``phases``: the wall seconds of the phases so far (checks, figures), extended here;
     ``started``: ``time.perf_counter()`` at the start of ``dpverify verify``.
     """
+    from dpverify.accounting.table import GRID, QUICK_GRID, compute_composition
     from dpverify.auditor.core import DEFAULT_SAMPLES
     from dpverify.auditor.suite import compute_audits
     from dpverify.bench.suite import run_bench
     from dpverify.report.audits import write_audits
+    from dpverify.report.composition_page import write_composition
     from dpverify.report.performance import write_performance
 
     outdir = Path(outdir)
@@ -87,6 +90,11 @@ def run_pages(outdir: Path | str, *, quick: bool, workers: int, phases: dict[str
     t = time.perf_counter()
     res = run_bench(quick=True)
     phases["benchmarks (quick profile)"] = round(time.perf_counter() - t, 1)
+    t = time.perf_counter()  # after the benchmark, alone: the page reports run times
+    comp = compute_composition(QUICK_GRID if quick else GRID, command=command, extras=not quick)
+    write_composition(comp, outdir)
+    log("composition: written")
+    phases["composition page"] = round(time.perf_counter() - t, 1)
     timings = {"phases": phases, "wall_seconds": round(time.perf_counter() - started, 1), "complete": True}
     res["command"] = command
     res["verify"] = timings

@@ -19,6 +19,7 @@ from typing import Any
 #: public mechanism classes -> the module that defines them
 _FLAT = {
     **dict.fromkeys(("ExponentialMechanism", "PeelingEM", "OneShotGumbel"), "mechanisms.exponential.em"),
+    **dict.fromkeys(("PermuteAndFlip", "PeelingPF"), "mechanisms.exponential.permute_flip"),
     **dict.fromkeys(("ReportNoisyMaxLaplace", "LaplaceTopK"), "mechanisms.laplace.noisy_max"),
     **dict.fromkeys(("LimitDom", "StrictLimitDom"), "mechanisms.limited_domain.gumbel"),
     **dict.fromkeys(("LEM", "PLEM"), "mechanisms.limited_domain.peeling"),

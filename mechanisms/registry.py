@@ -13,12 +13,14 @@ from __future__ import annotations
 import inspect
 from dataclasses import dataclass, field
 from functools import lru_cache
+from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
 from .discovery import discover, lookup
 from .errors import InvalidParameter
 
-__all__ = ["MechanismSpec", "all_mechanisms", "get_mechanism", "build", "construct", "exact_variant", "balanced_variant", "EXACT_TAG", "SLOW_TAG", "FLOAT_EPS", "FLOAT_DELTA"]
+__all__ = ["MechanismSpec", "all_mechanisms", "get_mechanism", "build", "construct", "exact_variant", "balanced_variant", "EXACT_TAG", "SLOW_TAG", "FLOAT_EPS", "FLOAT_DELTA",
+           "zcdp_claim", "zcdp_implied_delta"]
 
 
 @dataclass(frozen=True)
@@ -132,3 +134,57 @@ def balanced_variant(cls: Any) -> Callable[..., Any]:
     make.__name__ = make.__qualname__ = f"{cls.__name__}[exact,balanced]"
     make.__doc__ = f"{cls.__name__}(..., exact=True, balanced=True)"
     return make
+
+
+def zcdp_implied_delta(rho: Any, eps: Any) -> Fraction:
+    """A rational **upper** bound on the delta at ``eps`` of any rho-zCDP mechanism (Canonne, Kamath & Steinke 2020, §2.3).
+
+    ``delta <= exp((a-1)(a rho - eps)) / a * (1 - 1/a)^(a-1)`` for *every* ``a > 1``; ``a`` is the minimiser found
+    by bisection, the bound is evaluated in ``mpmath.iv`` and its upper end rounded up to 12 digits.  (The same
+    conversion as ``proofs.composition.zcdp.cks_delta``, re-evaluated here because this layer cannot import
+    ``proofs``; ``tests/test_mutants_zcdp.py`` checks that the two agree.)
+    """
+    import mpmath
+
+    with mpmath.mp.workprec(128):
+        r, e = mpmath.mpf(Fraction(rho).numerator) / Fraction(rho).denominator, mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator
+        g = lambda a: (2 * a - 1) * r - e + mpmath.log(1 - 1 / a)  # noqa: E731  (increasing; its root is the best alpha)
+        lo, hi = mpmath.mpf(1) + mpmath.mpf(2) ** -60, max(mpmath.mpf(2), (e + 1) / r + 2)
+        for _ in range(64):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if g(mid) > 0 else (mid, hi)
+        man, exp_ = ((lo + hi) / 2).man_exp
+    a = Fraction(man) * Fraction(2) ** exp_
+    saved = mpmath.iv.prec
+    try:
+        mpmath.iv.prec = 128
+        iv = mpmath.iv
+        A = iv.mpf(a.numerator) / a.denominator
+        v = iv.exp((A - 1) * (A * (iv.mpf(Fraction(rho).numerator) / Fraction(rho).denominator)
+                              - iv.mpf(Fraction(eps).numerator) / Fraction(eps).denominator)) / A * (1 - 1 / A) ** (A - 1)
+        upper = mpmath.mp.make_mpf(v._mpi_[1])
+    finally:
+        mpmath.iv.prec = saved
+    um, ue = upper.man_exp
+    exact = Fraction(um) * Fraction(2) ** ue
+    d = Fraction(mpmath.nstr(upper, 12, min_fixed=-mpmath.inf, max_fixed=mpmath.inf))
+    step = Fraction(1, 10**15)
+    while d < exact:  # rounded to nearest: step up until above
+        d += step
+    return min(d, Fraction(1))
+
+
+def zcdp_claim(rho: Callable[[Mapping[str, Any]], Any], eps: Callable[[Mapping[str, Any]], Any]) -> Callable[[Mapping[str, Any]], tuple[Any, Any]]:
+    """A registry ``claim`` for a mechanism claimed rho-zCDP: the (eps, delta)-DP point that rho-zCDP implies at ``eps(params)``.
+
+    The audits check (eps, delta) points; a zCDP claim implies one at every eps (:func:`zcdp_implied_delta`), so
+    an audit that refutes the point refutes the zCDP claim.  (A passing audit says nothing about Rényi
+    divergences beyond that point.)
+    """
+
+    def claim(p: Mapping[str, Any]) -> tuple[Any, Any]:
+        e = Fraction(eps(p))
+        return e, zcdp_implied_delta(Fraction(rho(p)), e)
+
+    claim.__doc__ = "(eps', delta') implied by the claimed rho-zCDP (CKS20)"
+    return claim

@@ -6,6 +6,7 @@ Kinds (``Claim.kind``):
     :class:`PrivacyClaim` -- "mechanism M(params) is (eps, delta)-DP under relation R"
     for one or several claimed points; a claimed *curve* (e.g. DR19 Theorem 1:
     (eps'(delta'), delta + delta') for every delta' >= 0) is given as a grid of points.
+    Its ``notion`` may instead be eps-bounded-range, rho-zCDP or (alpha, eps)-RDP (:data:`NOTIONS`).
     The checker (``dpverify.checker.core``) quantifies over neighbouring pairs of a domain
     and computes the exact privacy profile.
 ``obligation``
@@ -42,6 +43,7 @@ __all__ = [
     "Statement",
     "VERDICTS",
     "RELATIONS_DOC",
+    "NOTIONS",
 ]
 
 #: Verdict vocabulary, shared by checker, CLI and reports.
@@ -164,19 +166,35 @@ class Claim:
         return self.id.split("#", 1)[0]
 
 
+#: Privacy notions a :class:`PrivacyClaim` can state, and what its ``points(params)`` returns for each.
+NOTIONS = {
+    "dp": "[(eps, delta), ...]: (eps, delta)-DP at every point (delta = 0: pure eps-DP)",
+    "br": "[eta, ...]: eta-bounded-range (DR19 Def. 4.2): max_o ln P/Q - min_o ln P/Q <= eta for every pair",
+    "zcdp": "[rho, ...]: rho-zCDP (Bun & Steinke 2016 Def. 1.1): D_alpha(M(x)||M(x')) <= rho alpha for every alpha > 1",
+    "rdp": "[(alpha, eps), ...]: (alpha, eps)-RDP (Mironov 2017): D_alpha(M(x)||M(x')) <= eps at every point (alpha = 'inf' allowed)",
+}
+
+
 @dataclass(frozen=True)
 class PrivacyClaim(Claim):
-    """A claimed (eps, delta)-DP guarantee (or a sampled curve of them).
+    """A claimed privacy guarantee of a mechanism: (eps, delta)-DP points, or another ``notion``.
 
-    ``mechanism(params)`` builds the mechanism; ``points(params)`` returns the
-    claimed ``[(eps, delta), ...]`` -- the claim is that for every point,
-    ``delta_exact(eps) <= delta`` for every neighbouring pair in both directions.
-    ``d_of(params)`` may restrict the histogram length (default: the domain's ``d``).
+    ``mechanism(params)`` builds the mechanism; ``points(params)`` returns the claimed
+    bounds, whose form depends on ``notion`` (:data:`NOTIONS`).  For the default
+    ``notion="dp"`` they are ``[(eps, delta), ...]`` -- the claim is that for every point,
+    ``delta_exact(eps) <= delta`` for every neighbouring pair in both directions (a claimed
+    *curve* is a grid of points).  For ``"br"``, ``"zcdp"`` and ``"rdp"`` every ordered pair of
+    neighbours must satisfy the bound (``dpverify.checker.notions``).
     """
 
     mechanism: Callable[[Mapping[str, Any]], Any] = None  # type: ignore[assignment]
-    points: Callable[[Mapping[str, Any]], Sequence[tuple[Any, Any]]] = None  # type: ignore[assignment]
+    points: Callable[[Mapping[str, Any]], Sequence[Any]] = None  # type: ignore[assignment]
     kind: str = "privacy"
+    notion: str = "dp"
+
+    def __post_init__(self) -> None:
+        if self.notion not in NOTIONS:
+            raise ValueError(f"notion={self.notion!r} must be one of {', '.join(NOTIONS)}")
 
 
 @dataclass(frozen=True)

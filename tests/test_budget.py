@@ -41,8 +41,10 @@ def test_range_bounded_spend_is_above_truth(k, eps, delta):
     s = b.add(PeelingEM(k=k, eps=eps))
     assert s.eps >= s.eps_exact
     assert le(range_bounded.br_delta(k, eps, s.eps)[0], delta)           # reported float is safe
-    assert le(pld.rr_delta(k, eps, s.eps_exact), delta) or s.method == "lemma4.4"
+    assert le(pld.rr_delta(k, eps, s.eps_exact), delta) or s.method in ("lemma4.4", "zcdp", "ddr20-adaptive")
     assert s.candidates["lemma4.4"] is not None
+    assert le(C.br_optimal_eps(k, eps, delta).eps_lo, s.eps_exact)      # never below the (non-adaptive) optimum
+    assert s.eps == min(v for v in s.candidates.values() if v is not None) == s.candidates[s.method]
 
 
 @pytest.mark.parametrize("delta", [F(1, 10**9), D6, F(1, 100)])
@@ -74,15 +76,19 @@ def test_limit_dom_uses_theorems_1_and_2():
     b = PrivacyBudget()
     b.add(LimitDom(k=10, kbar=12, eps=F(1, 10), delta=D6))
     s = b.eps_at(F(1, 10**5))
-    assert s.method == "theorem1" and s.eps_exact == C.eq2_eps(10, F(1, 10), F(1, 10**5) - D6)
+    assert s.candidates["theorem1"] == budget_mod._up(C.eq2_eps(10, F(1, 10), F(1, 10**5) - D6))
+    # Theorem 1's composition step bounded by the zCDP route (k eps^2/8, CKS20) is tighter here
+    assert s.method == "theorem1/zcdp" and s.eps_exact == C.cks_eps(10 * C.br_rho(F(1, 10)), F(1, 10**5) - D6)
     b.add_limit_dom(5, F(1, 10), D6)
     s = b.eps_at(F(1, 10**4))
-    assert "theorem1" not in s.candidates
-    assert s.candidates["theorem2"] is not None and s.method == "theorem2"
-    assert s.eps_exact == C.eq3_eps(15, F(1, 10), F(1, 10**4) - 4 * D6)
+    assert not any(m.startswith("theorem1") for m in s.candidates)
+    assert s.candidates["theorem2"] == budget_mod._up(C.eq3_eps(15, F(1, 10), F(1, 10**4) - 4 * D6))
+    assert s.method.startswith("theorem2") and s.eps_exact == min(
+        C.eq3_eps(15, F(1, 10), F(1, 10**4) - 4 * D6), C.cks_eps(15 * C.br_rho(F(1, 10)), F(1, 10**4) - 4 * D6),
+        C.ddr20_adaptive_eps([F(1, 10)] * 15, F(1, 10**4) - 4 * D6), pld.rr_eps(15, F(1, 10), F(1, 10**4) - 4 * D6))
     off = PrivacyBudget(use_limitdom_theorems=False)
     off.add_limit_dom(10, F(1, 10), D6)
-    assert "theorem1" not in off.eps_at(F(1, 10**5)).candidates
+    assert not any(m.startswith(("theorem1", "theorem2")) for m in off.eps_at(F(1, 10**5)).candidates)
 
 
 def test_cap_refusal_leaves_budget_unchanged():
@@ -138,3 +144,19 @@ def test_mutant_budget_is_caught_by_the_same_check():
         s = b.eps_at(delta)
         caught |= not le(pld.rr_delta(k, eps, s.eps), delta)
     assert caught
+
+
+def test_the_tightest_valid_accountant_is_named_and_the_nonadaptive_optimum_is_not_used():
+    """Peeling EM is an adaptive composition: the budget may use Lemma 4.4, the zCDP route, DDR20's adaptive bound or KOV,
+    never the smaller optimal non-adaptive value (DDR20.Gap shows it is not valid adaptively)."""
+    from dpverify.budget import br_adaptive_accountants, theorem2_accountants
+
+    b = PrivacyBudget(delta_cap=D6)
+    s = b.add(PeelingEM(k=1000, eps=F(1, 10)))
+    assert s.method == "zcdp" and abs(s.eps - 8.8458893) < 1e-6
+    assert s.eps > float(C.br_optimal_eps(1000, F(1, 10), D6).eps_hi)  # the non-adaptive optimum, 8.3006
+    acc = br_adaptive_accountants(1000, F(1, 10), D6)
+    assert set(acc) == {"lemma4.4", "zcdp", "ddr20-adaptive", "optimal-dp"} and min(acc, key=lambda m: acc[m]) == "zcdp"
+    g = theorem2_accountants(1000, 5, F(1, 10), D6, D6)
+    assert g["accountant"] == "zcdp" and g["delta"] == 11 * D6 and g["eps"] == acc["zcdp"]
+    assert theorem2_accountants(3, 2, 1, D6, 0)["accountant"] in ("lemma4.4", "optimal-dp")  # delta' = 0: pure bounds only

@@ -94,3 +94,21 @@ def test_result_json_has_the_documented_fields():
     for key in ("h", "h_prime", "eps", "delta_exact", "delta_claimed", "event"):
         assert key in j["worst"]
     float(j["worst"]["p_event"])  # probabilities are decimal strings
+
+
+def test_fmt_prints_interval_end_points_at_their_own_precision():
+    """fmt once converted interval end points at the mp precision of the caller (53 bits) and printed 30 digits of
+    which 14 were noise (found by tests/test_notions.py re-checking a certified witness from its JSON)."""
+    import mpmath
+
+    from dpverify.checker.numbers import fmt
+
+    saved = mpmath.iv.prec
+    try:
+        mpmath.iv.prec = 256
+        x = mpmath.iv.log(mpmath.iv.mpf(3))
+    finally:
+        mpmath.iv.prec = saved
+    lo = fmt(x).strip("[]").split(", ")[0]
+    with mpmath.workprec(256):
+        assert abs(mpmath.mpf(lo) - mpmath.log(3)) < mpmath.mpf(10) ** -29

@@ -76,3 +76,29 @@ def test_internal_errors_exit_70(capsys, monkeypatch):
     monkeypatch.setattr(claims_command, "run", boom)
     code, _, err = run(capsys, "claims")
     assert code == 70 and "internal error" in err and "Traceback" in err
+
+
+def test_profile_divergences_of_the_opendp_pair(capsys):
+    """``profile --zcdp --range --renyi --pld``: the numbers of opendp issue #2911's pair (PF at scale 1, eps = 2)."""
+    code, out, _ = run(capsys, "profile", "permute-and-flip", "--param", "eps=2", "--param", "factor2=true", "--h", "1,1", "--h2", "2,0",
+                       "--zcdp", "--range", "--renyi", "1,2", "--renyi", "inf", "--pld", "--json")
+    import json
+
+    j = json.loads(out)
+    assert code == 0
+    assert j["zcdp"]["rho"].startswith("0.72753033") and j["zcdp"]["direction"] == "h->h'"
+    assert float(j["zcdp"]["rho_upper_certified"]) >= float(j["zcdp"]["rho"])
+    assert j["br_range"]["eta"].startswith("2.62308126")
+    assert [r["alpha"] for r in j["renyi"]] == ["1", "2", "inf"] and j["renyi"][1]["D_alpha"].startswith("1.37691873")
+    assert [a["loss"][:6] for a in j["pld"]["atoms"]] == ["-0.623", "2.0"]
+    code, out, _ = run(capsys, "profile", "em", "--param", "eps=1", "--h", "1,0,2", "--zcdp", "--range")
+    assert code == 0 and "smallest zCDP rho" in out and "bounded range" in out
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["profile", "em", "--param", "eps=1", "--h", "1,0", "--renyi", "0"], "alpha=0 must be > 0"),
+    (["profile", "em", "--param", "eps=1", "--h", "1,0", "--pld"], "--pld needs --h2"),
+])
+def test_profile_divergence_errors(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and needle in err and "Traceback" not in err

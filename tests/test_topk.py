@@ -212,6 +212,9 @@ def test_budget_charges_and_refuses(capsys: pytest.CaptureFixture, tmp_path: Pat
     j = json.loads(out)
     assert rc == 0 and j["charged"] == len(j["selected"]) and j["budget"]["k_used"] == j["charged"]
     assert [c for _, c in _rounds(db)] == [j["charged"]]
+    g = j["budget"]["session_guarantee"]  # the tightest valid accountant, named, with every candidate
+    cands = {m: float(v) for m, v in g["candidates"].items() if v is not None}
+    assert g["accountant"] in cands and float(g["eps"]) == min(cands.values()) and "lemma4.4" in cands
     used = j["charged"]
     # errors inside the round (missing column) roll back: nothing charged
     rc, _, err = _cli(capsys, "topk", small, "--mechanism", "limit-dom", "--user", "nope", *UNSEEDED[2:], "--budget", db)

@@ -292,6 +292,12 @@ def _optional_sections(quick: bool) -> list[tuple[str, Callable[[], Any]]]:
     except ImportError:
         pass
     try:
+        from .composition import bench_br_optimal
+
+        secs.append(("br_optimal", lambda: bench_br_optimal(repeats=1 if quick else 3)))
+    except ImportError:
+        pass
+    try:
         from dpverify.auditor.power import audit_power_benchmark
 
         secs.append(("audit_power", lambda: audit_power_benchmark(runs=3 if quick else 10)))

@@ -45,6 +45,7 @@ from .enclosure import (
     ratio_bounds,
 )
 from .neighbours import histograms, parse_relation, resolve_relation
+from .notions import evaluate_notion
 from .numbers import fmt, is_interval, lift, margin_of, tolerance
 from .profile import eps_for_delta, pair_profile, profile_deltas, pure_eps
 from .reductions import canonical_pairs, describe
@@ -73,9 +74,10 @@ class Witness:
     event: list = field(default_factory=list)
     p_event: Any = None
     q_event: Any = None
+    details: dict | None = None  # notion claims (BR, zCDP, RDP): order alpha, both divergences, ... (checker.notions)
 
     def as_json(self) -> dict:
-        return {
+        out = {
             "h": list(self.h) if self.h is not None else None,
             "h_prime": list(self.h_prime) if self.h_prime is not None else None,
             "params": {k: fmt(v) if not isinstance(v, (int, str)) else v for k, v in self.params.items()},
@@ -93,6 +95,10 @@ class Witness:
             "p_event": fmt(self.p_event) if self.p_event is not None else None,
             "q_event": fmt(self.q_event) if self.q_event is not None else None,
         }
+        if self.details is not None:  # only notion claims carry it: (eps, delta) witnesses keep their JSON unchanged
+            out["details"] = {k: v if isinstance(v, (str, bool)) or v is None else (outcome_str(v) if isinstance(v, (tuple, frozenset)) else fmt(v))
+                              for k, v in self.details.items()}
+        return out
 
 
 def outcome_str(o: Any) -> str:
@@ -334,6 +340,9 @@ def evaluate_instance(claim: Claim, inst: Instance, *, prec: int = DEFAULT_PREC,
     a claim without k) raises :class:`InvalidParameter` naming it, not ``TypeError``.
     """
     try:
+        if isinstance(claim, PrivacyClaim) and claim.notion != "dp":  # BR, zCDP, RDP: their own module
+            with both_precisions(prec):
+                return evaluate_notion(claim, inst, prec=prec, interval=interval)
         if isinstance(claim, PrivacyClaim):
             return _privacy_evaluate(claim, inst, prec, interval)
         with both_precisions(prec):
@@ -464,7 +473,7 @@ def _witness(claim: Claim, inst: Instance, comp: Comparison, m: Any, extra: dict
         inst.h, inst.h_prime, dict(inst.params), comp.label, comp.lhs, comp.op, comp.rhs, m,
         eps=extra.get("eps"), delta_exact=extra.get("delta_exact"), delta_claimed=extra.get("delta_claimed"),
         direction=extra.get("direction"), event=extra.get("event", []),
-        p_event=extra.get("p_event"), q_event=extra.get("q_event"),
+        p_event=extra.get("p_event"), q_event=extra.get("q_event"), details=extra.get("details"),
     )
     if "eps_exact" in extra:
         w.eps_exact = extra["eps_exact"]
@@ -544,6 +553,10 @@ def finish(base: CheckResult, acc: Partial, *, certify: bool, seconds: float) ->
             num, den = worst.rhs, worst.lhs
         else:
             num, den = worst.delta_claimed, worst.delta_exact
+        den = mpmath.mpf(den.mid) if is_interval(den) else lift(mpmath.mp, den)
+        ratio = mpmath.inf if den == 0 else lift(mpmath.mp, num) / den
+    elif worst is not None and worst.details and "claimed" in worst.details:  # notion claims: claimed / exact bound
+        num, den = worst.details["claimed"], worst.details["exact"]
         den = mpmath.mpf(den.mid) if is_interval(den) else lift(mpmath.mp, den)
         ratio = mpmath.inf if den == 0 else lift(mpmath.mp, num) / den
     certified = bool(acc.n) and acc.all_exact_or_interval and verdict != "inconclusive"

@@ -90,8 +90,9 @@ def fmt(x: Any, digits: int = 30) -> str:
         return str(x)
     if isinstance(x, Fraction):
         return str(x) if x.denominator < 10**12 else mpmath.nstr(mpmath.mpf(x.numerator) / x.denominator, digits)
-    if is_interval(x):
-        return f"[{mpmath.nstr(mpmath.mpf(x.a), digits)}, {mpmath.nstr(mpmath.mpf(x.b), digits)}]"
+    if is_interval(x):  # the end points' raw values: mpmath.mpf(x.a) would round them to the current mp precision (53 bits)
+        lo, hi = (mpmath.mp.make_mpf(e) for e in x._mpi_)
+        return f"[{mpmath.nstr(lo, digits)}, {mpmath.nstr(hi, digits)}]"
     if isinstance(x, float):
         return repr(x)
     if hasattr(x, "evalf") and not isinstance(x, mpmath.mpf):

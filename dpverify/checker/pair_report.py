@@ -29,8 +29,18 @@ def profile_report(
     eps_grid: Sequence[Any] = (),
     delta: Any = None,
     show_distribution: bool = False,
+    renyi_orders: Sequence[Any] = (),
+    zcdp: bool = False,
+    br: bool = False,
+    pld: bool = False,
 ) -> dict:
-    """Exact delta(eps) for the pair (h, h2), or the worst over all neighbours of h when h2 is None."""
+    """Exact delta(eps) for the pair (h, h2), or the worst over all neighbours of h when h2 is None.
+
+    Also (each the worst over the neighbours when ``h2`` is None): ``renyi_orders`` -- ``D_alpha`` in the worse
+    direction at each order (``"inf"`` allowed; 1 is KL); ``zcdp`` -- the pair's smallest rho (both orders), a
+    value attained and a certified upper end (interval laws); ``br`` -- the bounded-range parameter (range of
+    ln P/Q); ``pld`` -- the privacy-loss distribution of the pair (needs ``h2``).
+    """
     grid = list(eps_grid) or [mpmath.mpf(e) for e in DEFAULT_EPS_GRID]
     with mpmath.mp.workprec(DEFAULT_PREC):
         P = mech.distribution(h)
@@ -63,6 +73,8 @@ def profile_report(
                 rep["violates"] = any(d > bound for d in worst_deltas)  # exact values, not their printed strings
                 if rep["violates"]:
                     text.append("  VIOLATION: delta(eps) exceeds the given delta at some requested eps")
+        if renyi_orders or zcdp or br or pld:
+            _divergence_section(mech, h, laws, P, rep, text, renyi_orders, zcdp, br, pld, h2 is not None)
         if show_distribution:
             dist = {outcome_str(o): fmt(p) for o, p in P.items()}
             rep["distribution"] = dist
@@ -70,6 +82,56 @@ def profile_report(
             text += [f"    {o:<20} {p}" for o, p in dist.items()]
         rep["text"] = text
         return rep
+
+
+def _divergence_section(mech: Any, h: tuple, laws: list, P: dict, rep: dict, text: list, orders: Sequence[Any], zcdp: bool, br: bool,
+                        pld: bool, given_pair: bool) -> None:
+    from mechanisms.errors import InvalidParameter
+
+    from .divergences import br_range, parse_alpha, privacy_loss_distribution, renyi, zcdp_rho
+    from .notions import alpha_str
+
+    if orders:
+        rows = []
+        for a in orders:
+            al = parse_alpha(a)
+            best = None
+            for g, Q in laws:
+                for d, direction in ((renyi(P, Q, al), "h->h'"), (renyi(Q, P, al), "h'->h")):
+                    if best is None or d > best[0]:
+                        best = (d, direction, g)
+            rows.append({"alpha": alpha_str(al), "D_alpha": fmt(best[0]), "direction": best[1], "h_prime": list(best[2])})
+            text.append(f"  Renyi D_{alpha_str(al)}: {fmt(best[0], 12)} ({best[1]}, h'={list(best[2])})")
+        rep["renyi"] = rows
+    if zcdp:
+        Pi = mech.distribution(h, interval=True)
+        best = None
+        for g, Q in laws:
+            r = zcdp_rho(P, Q, Pi=Pi, Qi=mech.distribution(g, interval=True))
+            if best is None or r["lower"] > best[0]["lower"]:
+                best = (r, g)
+        r, g = best
+        rep["zcdp"] = {"rho": fmt(r["lower"]), "rho_upper_certified": fmt(r["upper"]), "alpha": alpha_str(r["alpha"]),
+                       "direction": r["direction"], "h_prime": list(g), **({"reason": r["reason"]} if "reason" in r else {})}
+        text.append(f"  smallest zCDP rho: {fmt(r['lower'], 12)} (sup over alpha of D_alpha/alpha, at alpha={alpha_str(r['alpha'])}, "
+                    f"{r['direction']}, h'={list(g)}); certified rho <= {fmt(r['upper'], 12)}")
+    if br:
+        best = max(((br_range(P, Q), g) for g, Q in laws), key=lambda t: t[0].value)
+        b, g = best
+        rep["br_range"] = {"eta": fmt(b.value), "h_prime": list(g), "outcome_max_loss": outcome_str(b.argmax),
+                           "outcome_min_loss": outcome_str(b.argmin), "loss_max": fmt(b.l_max), "loss_min": fmt(b.l_min)}
+        text.append(f"  bounded range (max - min of ln P/Q): {fmt(b.value, 12)} (h'={list(g)}; max at {outcome_str(b.argmax)}, "
+                    f"min at {outcome_str(b.argmin)})")
+    if pld:
+        if not given_pair:
+            raise InvalidParameter("--pld needs --h2 (the privacy-loss distribution of one pair)")
+        d = privacy_loss_distribution(P, laws[0][1])
+        rep["pld"] = {"atoms": [{"loss": fmt(L), "p_mass": fmt(p), "q_mass": fmt(q), "outcomes": [outcome_str(o) for o in outs]}
+                                for L, p, q, outs in d.atoms], "p_mass_at_plus_inf": fmt(d.p_inf), "q_mass_at_minus_inf": fmt(d.q_neg_inf)}
+        text.append("  privacy-loss distribution of h vs h' (loss = ln P/Q, P-mass, Q-mass):")
+        text += [f"    {fmt(L, 12):<20} {fmt(p, 12):<20} {fmt(q, 12):<20} {', '.join(outcome_str(o) for o in outs)}" for L, p, q, outs in d.atoms]
+        if d.p_inf != 0 or d.q_neg_inf != 0:
+            text.append(f"    +inf: P-mass {fmt(d.p_inf, 12)}; -inf: Q-mass {fmt(d.q_neg_inf, 12)}")
 
 
 def compare_distributions(m1: Any, m2: Any, d: int, max_count: int, digits: int = 60) -> dict:

@@ -1,4 +1,8 @@
-"""``dpverify profile MECHANISM --h ...``: the exact privacy profile delta(eps) of a pair (or of the worst neighbour)."""
+"""``dpverify profile MECHANISM --h ...``: the exact privacy profile delta(eps) of a pair (or of the worst neighbour).
+
+``--renyi ALPHAS``, ``--zcdp``, ``--range``, ``--pld`` add the pair's Rényi divergences, smallest zCDP rho,
+bounded-range parameter and privacy-loss distribution (``dpverify.checker.divergences``); ``--json`` includes them.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,11 @@ from typing import Any
 from mechanisms.registry import build
 from mechanisms.validation import probability, real
 
+from dpverify.checker.divergences import parse_alpha
 from dpverify.checker.pair_report import profile_report
 
 from .common import EXIT_FAIL, EXIT_OK, print_json
-from .parse import parse_h, parse_params
+from .parse import parse_h, parse_params, parse_value
 
 __all__ = ["add_parser", "run"]
 
@@ -22,7 +27,10 @@ def run(args: argparse.Namespace) -> int:
     h2 = parse_h(args.h2, "--h2") if args.h2 else None
     eps = [real("--eps", e) for e in (args.eps or [])]
     delta = probability("--delta", args.delta, allow_zero=True) if args.delta is not None else None
-    rep = profile_report(mech, h, h2, relation=args.relation, eps_grid=eps, delta=delta, show_distribution=args.distribution)
+    orders = [a.strip() for item in (args.renyi or []) for a in item.split(",") if a.strip()]
+    orders = [parse_alpha(a if a.lower() in ("inf", "infinity") else parse_value(a)) for a in orders]  # a bad order fails here, named
+    rep = profile_report(mech, h, h2, relation=args.relation, eps_grid=eps, delta=delta, show_distribution=args.distribution,
+                         renyi_orders=orders, zcdp=args.zcdp, br=args.range, pld=args.pld)
     if args.json:
         print_json(rep)
     else:
@@ -41,5 +49,9 @@ def add_parser(sub: Any) -> None:
     s.add_argument("--eps", action="append", help="eps value(s) to evaluate delta at (repeatable)")
     s.add_argument("--delta", help="also report eps(delta) and flag delta(eps) > delta")
     s.add_argument("--distribution", action="store_true", help="print the exact output distributions")
+    s.add_argument("--renyi", action="append", metavar="ALPHAS", help="Renyi divergence at these orders, comma-separated (1 = KL, inf = max divergence)")
+    s.add_argument("--zcdp", action="store_true", help="the pair's smallest zCDP rho = sup over alpha > 1 of D_alpha/alpha (certified upper end)")
+    s.add_argument("--range", action="store_true", help="the bounded-range parameter: max - min of ln P/Q")
+    s.add_argument("--pld", action="store_true", help="the privacy-loss distribution of the pair (needs --h2)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=run)

@@ -70,10 +70,13 @@ def cmd_topk(args: argparse.Namespace) -> int:
             bf.close()
         import mpmath
 
-        from mechanisms.pay_what_you_get.session import theorem2_guarantee
+        from dpverify.budget import theorem2_accountants
 
-        e, d = theorem2_guarantee(bf.meta["k_star"], bf.meta["l_star"], p["eps"], p["delta"], dprime)
-        budget_state["session_guarantee"] = {"eps": mpmath.nstr(e, 12), "delta": str(d), "theorem": "DR19 Theorem 2, eq. (3)"}
+        g = theorem2_accountants(bf.meta["k_star"], bf.meta["l_star"], p["eps"], p["delta"], dprime)
+        budget_state["session_guarantee"] = {
+            "eps": mpmath.nstr(g["eps"], 12), "delta": str(g["delta"]), "accountant": g["accountant"],
+            "theorem": "DR19 Theorem 2, its composition step (Lemma 7.1) bounded by the tightest valid accountant",
+            "candidates": {m: (None if v is None else mpmath.nstr(v, 12)) for m, v in g["candidates"].items()}}
         res.charge = res.output_size()
     else:
         res = run()
@@ -100,7 +103,8 @@ def cmd_topk(args: argparse.Namespace) -> int:
     if budget_state is not None:
         g = budget_state["session_guarantee"]
         print(f"budget {args.budget}: charged {res.charge}; k* used {budget_state['k_used']}/{budget_state['k_star']}, "
-              f"l* used {budget_state['l_used']}/{budget_state['l_star']}; session: ({g['eps']}, {g['delta']})-DP by {g['theorem']}")
+              f"l* used {budget_state['l_used']}/{budget_state['l_star']}; session: ({g['eps']}, {g['delta']})-DP by DR19 Theorem 2 "
+              f"with accountant {g['accountant']} (" + ", ".join(f"{m} {v}" for m, v in g["candidates"].items() if v is not None) + ")")
     return 0
 
 

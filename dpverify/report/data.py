@@ -35,6 +35,7 @@ MADE_BY = {
     "audits": "dpverify verify (or dpverify audit --registry --power --thirdparty --write-report reports/audits.md)",
     "experiments": "dpverify verify (or dpverify experiments)",
     "timing": "dpverify verify (or dpverify audit --timing --write-report reports/audits.md)",
+    "composition": "dpverify verify (or dpverify composition)",
 }
 
 

@@ -108,6 +108,7 @@ def _section(res: dict, title: str) -> list[str]:
                         ("joint_sets", "k-set JOINT, exact (GJMR21 Lemmas 6-7 counts; MovieLens; seconds)"),
                         ("joint_flint", "JOINT Lemma 7 products: Python ints vs python-flint (SetTables, all gaps; seconds)"),
                         ("exact_samplers", "Exact (integer-only) samplers vs float samplers"),
+                        ("br_optimal", "Optimal composition of k eps-bounded-range mechanisms, certified (DDR20; target: under 1 s at k = 1000)"),
                         ("audit_power", "Audit power: samples used per verdict")):
         if key in res:
             lines += [f"\n### {title2}\n\n", _rows_table(res[key])]

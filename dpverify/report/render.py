@@ -7,6 +7,7 @@ Pages and their data (``DIR/data/*.json``, written by the command that computed 
 * audits.md <- ``audits.json`` (``dpverify verify``, ``dpverify audit --registry ... --write-report``) and, for its
   timing section, ``timing.json`` (``dpverify verify``, ``dpverify audit --timing --write-report``; optional)
 * experiments.md and its figures <- ``experiments.json`` (``dpverify verify``, ``dpverify experiments``)
+* composition.md <- ``composition.json`` (``dpverify verify``, ``dpverify composition``)
 
 The same data gives byte-identical pages, and each page prints the provenance
 (commit, versions, seed, constants) stored with its data, not the state of the
@@ -57,8 +58,15 @@ def _experiments(outdir: Path, index: bool) -> list[Path]:
     return [render_from_data(load_data(data_path(outdir, "experiments")), outdir)]
 
 
+def _composition(outdir: Path, index: bool) -> list[Path]:
+    from .composition_page import render_composition_page
+
+    return [render_composition_page(load(outdir, "composition"), outdir)]
+
+
 RENDERERS: dict[str, Callable[[Path, bool], list[Path]]] = {
     "verify": _verify_pages, "performance": _performance, "audits": _audits, "experiments": _experiments,
+    "composition": _composition,
 }
 
 

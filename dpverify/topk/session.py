@@ -6,7 +6,12 @@ per-round ``(eps, delta, Delta)``; each round runs ``LimitDom^{k_i, kbar_i}`` wi
 those parameters, is refused if the session is closed (``k* <= 0`` or ``l* <= 0``
 left) or ``k_i > k*`` left, and is charged ``|o_i|`` -- ⊥ counted as one element --
 against k* and 1 against l*.  The whole session's guarantee is Theorem 2:
-``(eq. (3) eps*, 2 l* delta + delta')``, whatever is used.
+``(eps*, 2 l* delta + delta')``, whatever is used, where ``eps*`` bounds the adaptive
+composition of at most k* eps-bounded-range exponential-mechanism calls at ``delta'``
+(Lemma 7.1; printed as eq. (3) = Lemma 4.4).  ``dpverify topk --budget`` reports it with
+the tightest valid accountant for that step and names it
+(:func:`dpverify.budget.theorem2_accountants`: Lemma 4.4, the zCDP route, DDR20's adaptive
+bound or KOV; never the optimal *non-adaptive* value, which the adaptive rounds do not have).
 
 Only private releases are charged: a seeded run or a float-sampler run is refused
 (``NotAPrivateRelease``) before the budget is checked or any data read -- its noise is

@@ -8,6 +8,13 @@ every eps-BR pair is a post-processing of some RR_{eps,t}.  Everything here is a
 **lower bound** on the worst case of k adaptively composed eps-BR mechanisms: exact
 for the pair (or adaptive grid policy) found, but the sup over t is searched, not
 proved.  See :mod:`proofs.composition.pld` for the PLD machinery (and the eps-DP side).
+
+**Never use** :func:`br_eps` / :func:`br_delta` **as an upper bound** (an accountant's eps): the
+search over t (grid + golden section) lands on a neighbouring peak of delta_t, which dips by about
+1 % between the stationary points t_l at k = 1000.  At k = 1000, eps = 0.1, delta = 1e-6 it returns
+8.3005831, 6.2e-5 *below* the optimum 8.3006452.  Every caller in this repository uses them as lower
+bounds / necessary checks (DR19.Lem4.4's "truth", the composition-ratio table, the accountant
+cross-check); the certified non-adaptive optimum is :func:`proofs.composition.br_optimal.br_optimal_eps`.
 """
 
 from __future__ import annotations
@@ -168,7 +175,9 @@ def br_delta(k: Any, eps: Any, eps_target: Any, *, prec: int = DEFAULT_PREC, int
 def br_eps(k: Any, eps: Any, delta: Any, *, prec: int = DEFAULT_PREC) -> tuple[Any, Any]:
     """``(eps, t*)``: max over searched t of the exact eps(delta) of k-fold RR_{eps,t}.
 
-    **Lower bound** on the worst-case eps of k adaptively composed eps-BR mechanisms.
+    **Lower bound** on the worst-case eps of k adaptively composed eps-BR mechanisms -- and, because
+    the search can miss the sup over t, possibly below the *non-adaptive* optimum too (see the module
+    docstring): not an accountant.  Use :func:`proofs.composition.br_optimal.br_optimal_eps`.
     """
     k = V.pos_int("k", k)
     e = _exact(pos_real("eps", eps))

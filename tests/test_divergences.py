@@ -1,0 +1,191 @@
+"""Exact divergences (dpverify.checker.divergences) against brute force, and the zCDP certificate against dense grids.
+
+Every formula has a twin: Rényi divergences of rational laws at integer orders are exact rationals
+inside a logarithm; the bounded-range parameter and the PLD are recomputed outcome by outcome; the
+zCDP verdict is held against D_alpha/alpha on a dense alpha grid (a refuting grid point must never
+coexist with "holds", and a claimed rho below a grid value must be refuted).
+"""
+
+import random
+from fractions import Fraction as F
+
+import mpmath
+import pytest
+
+from dpverify.checker import divergences as D
+from dpverify.checker.core import both_precisions
+from dpverify.checker.profile import hockey_stick
+
+PREC = 256
+
+
+def _laws(rnd, n, zeros=False):
+    def one():
+        w = [rnd.randint(0 if zeros else 1, 12) for _ in range(n)]
+        if not sum(w):
+            w[0] = 1
+        s = sum(w)
+        return {i: F(x, s) for i, x in enumerate(w) if x}
+    return one(), one()
+
+
+def _mp(law):
+    return {o: mpmath.mpf(p.numerator) / p.denominator for o, p in law.items()}
+
+
+def _iv(law):
+    return {o: mpmath.iv.mpf(p.numerator) / p.denominator for o, p in law.items()}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_integer_orders_are_exact_rationals_inside_a_log(seed):
+    rnd = random.Random(seed)
+    P, Q = _laws(rnd, rnd.randint(2, 6))
+    with both_precisions(PREC):
+        for a in (2, 3, 5):
+            exact = sum(p ** a / Q[o] ** (a - 1) for o, p in P.items())  # a Fraction
+            want = mpmath.log(mpmath.mpf(exact.numerator) / exact.denominator) / (a - 1)
+            got = D.renyi(_mp(P), _mp(Q), a)
+            assert abs(got - want) < mpmath.mpf(10) ** -60
+            enc = D.renyi(_iv(P), _iv(Q), a)
+            assert enc.a <= want <= enc.b
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_limits_monotonicity_and_kl(seed):
+    rnd = random.Random(100 + seed)
+    laws = _laws(rnd, rnd.randint(2, 5))
+    with both_precisions(PREC):
+        P, Q = (_mp(x) for x in laws)
+        kl = sum(p * mpmath.log(p / Q[o]) for o, p in P.items())
+        assert abs(D.kl(P, Q) - kl) < mpmath.mpf(10) ** -70
+        assert D.renyi(P, Q, 1) == D.kl(P, Q)
+        assert abs(D.renyi(P, Q, 1 + mpmath.mpf(10) ** -30) - kl) < mpmath.mpf(10) ** -25
+        dinf = max(mpmath.log(p) - mpmath.log(Q[o]) for o, p in P.items())
+        assert D.renyi(P, Q, "inf") == dinf == D.max_divergence(P, Q)
+        assert abs(D.renyi(P, Q, 10**6) - dinf) < mpmath.mpf(10) ** -4
+        orders = [F(1, 2), F(9, 10), 1, F(11, 10), 2, 3, 10, 100]
+        vals = [D.renyi(P, Q, a) for a in orders]
+        assert all(x <= y + mpmath.mpf(10) ** -70 for x, y in zip(vals, vals[1:]))  # non-decreasing in alpha
+
+
+def test_supports_that_differ():
+    P, Q = {0: mpmath.mpf(1) / 2, 1: mpmath.mpf(1) / 2}, {0: mpmath.mpf(1)}  # exact binary values
+    assert D.renyi(P, Q, 2) == mpmath.inf and D.kl(P, Q) == mpmath.inf and D.max_divergence(P, Q) == mpmath.inf
+    assert D.renyi(Q, P, 2) == mpmath.log(2) and D.br_range(P, Q).value == mpmath.inf
+    assert abs(D.renyi(P, Q, F(1, 2)) - mpmath.log(2)) < 1e-15  # -2 ln(sqrt(1/2) * 1)
+    res = D.certify_zcdp(P, Q, 1)
+    assert res.status == "violated" and res.d_alpha == mpmath.inf
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_br_range_and_pld_against_outcome_by_outcome(seed):
+    rnd = random.Random(200 + seed)
+    laws = _laws(rnd, rnd.randint(2, 6), zeros=seed % 2 == 1)
+    with both_precisions(PREC):
+        P, Q = (_mp(x) for x in laws)
+        if set(P) == set(Q):
+            Ls = [mpmath.log(P[o]) - mpmath.log(Q[o]) for o in P]
+            r = D.br_range(P, Q)
+            assert r.value == max(Ls) - min(Ls)
+            assert abs(r.value - D.br_range(Q, P).value) < mpmath.mpf(10) ** -70
+            assert mpmath.log(P[r.argmax]) - mpmath.log(Q[r.argmax]) == max(Ls)
+        pld = D.privacy_loss_distribution(P, Q)
+        assert abs(sum(p for _, p, _, _ in pld.atoms) + pld.p_inf - 1) < mpmath.mpf(10) ** -70
+        for e in (0, F(1, 3), 1, 2):
+            assert abs(pld.delta(e) - hockey_stick(P, Q, e)[0]) < mpmath.mpf(10) ** -70
+
+
+def _grid_max(P, Q):
+    """max of D_alpha/alpha over a dense grid of alpha in (1, 60] (a lower bound on the pair's rho)."""
+    grid = [1 + mpmath.mpf(2) ** (-j / 4) for j in range(1, 80)] + [mpmath.mpf(a) / 8 for a in range(9, 480)]
+    return max((D.renyi(P, Q, a) / a, a) for a in grid)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_zcdp_certificate_agrees_with_a_dense_grid(seed):
+    rnd = random.Random(300 + seed)
+    Pf, Qf = _laws(rnd, rnd.randint(2, 5))
+    with both_precisions(PREC):
+        P, Q = _mp(Pf), _mp(Qf)
+        g, a = _grid_max(P, Q)
+        # a claimed rho below a value the pair attains is refuted, with a witness that re-checks
+        res = D.certify_zcdp(_iv(Pf), _iv(Qf), mpmath.mpf(g) * (1 - mpmath.mpf(10) ** -3))
+        assert res.status == "violated"
+        assert D.renyi(P, Q, res.alpha) > res.alpha * mpmath.mpf(g) * (1 - mpmath.mpf(10) ** -3)
+        # the smallest rho: lower >= every grid value (up to the search's accuracy), the certified upper holds on the grid
+        rr = D.zcdp_rho(P, Q, Pi=_iv(Pf), Qi=_iv(Qf))
+        assert rr["lower"] >= g * (1 - mpmath.mpf(10) ** -9) and rr["upper"] >= rr["lower"]
+        assert rr["upper"] <= rr["lower"] * (1 + mpmath.mpf(10) ** -6)
+        assert D.certify_zcdp(_iv(Pf), _iv(Qf), rr["upper"] * (1 + mpmath.mpf(10) ** -20)).status == "holds"
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_bounded_range_implies_range_squared_over_8(seed):
+    """CR21's theorem on random pairs: sup_alpha D_alpha/alpha <= R^2/8 (certified), both orders."""
+    rnd = random.Random(400 + seed)
+    Pf, Qf = _laws(rnd, rnd.randint(2, 6))
+    with both_precisions(PREC):
+        R = D.br_range(_mp(Pf), _mp(Qf)).value
+        rho = R * R / 8 * (1 + mpmath.mpf(10) ** -30)
+        for A, B in ((Pf, Qf), (Qf, Pf)):
+            assert D.certify_zcdp(_iv(A), _iv(B), rho).status == "holds"
+
+
+def test_the_opendp_reproducer_pair():
+    """Issue #2911's pair at scale 1 (eps = 2): PF is not 2-BR and violates rho = 1/2 at alpha = 2; EM satisfies both."""
+    with both_precisions(PREC):
+        e2 = mpmath.exp(-2)
+        pf_h, pf_g = {0: mpmath.mpf(1) / 2, 1: mpmath.mpf(1) / 2}, {0: 1 - e2 / 2, 1: e2 / 2}
+        assert abs(D.br_range(pf_h, pf_g).value - (2 + mpmath.log(2 - e2))) < mpmath.mpf(10) ** -70
+        assert mpmath.nstr(D.br_range(pf_h, pf_g).value, 8) == "2.6230813"
+        assert mpmath.nstr(D.renyi(pf_h, pf_g, 2), 8) == "1.3769187"  # > rho * alpha = 1
+        assert mpmath.nstr(D.zcdp_rho(pf_h, pf_g)["lower"], 4) == "0.7275"
+        assert D.certify_zcdp(pf_h, pf_g, F(1, 2)).status == "violated"
+        z = 1 + mpmath.exp(-2)
+        em_h, em_g = {0: mpmath.mpf(1) / 2, 1: mpmath.mpf(1) / 2}, {0: 1 / z, 1: e2 / z}
+        assert abs(D.br_range(em_h, em_g).value - 2) < mpmath.mpf(10) ** -70
+        assert mpmath.nstr(D.renyi(em_h, em_g, 2), 4) == "0.8676"
+        assert D.certify_zcdp(em_h, em_g, F(1, 2)).status == "holds"
+
+
+def test_refutation_does_not_rely_on_the_maximiser_search(monkeypatch):
+    """Power of the sound path: with the maximiser search disabled, bisection still refutes an interior violation."""
+    with both_precisions(PREC):
+        P = {0: mpmath.mpf(96) / 100, 1: mpmath.mpf(4) / 100}
+        Q = {0: mpmath.mpf(9999) / 10000, 1: mpmath.mpf(1) / 10000}
+        g, a = _grid_max(P, Q)
+        assert a > 2  # the sup sits well inside (1, inf): neither the alpha -> 1 nor the D_inf step decides
+        monkeypatch.setattr(D, "rho_search", lambda lr: (D.kl(P, Q), None))
+        res = D.certify_zcdp(P, Q, g * (1 - mpmath.mpf(10) ** -2))
+        assert res.status == "violated" and res.how.startswith("D_alpha > rho alpha at a bisection point")
+        assert D.certify_zcdp(P, Q, g * (1 + mpmath.mpf(10) ** -2)).status == "holds"
+
+
+def test_tight_claims_are_inconclusive_not_holds():
+    """The worst 1-BR pair RR_{1,t*} (t* = ln(e - 1)) has its sup of D_alpha/alpha at alpha -> 1, i.e. rho = KL:
+    a claim equal to it can be neither proved nor refuted in intervals; slightly above it is proved, below refuted."""
+    with both_precisions(PREC):
+        for ctx in (mpmath.iv, mpmath.mp):
+            e = ctx.exp(1)
+            p1, q1 = 1 / (e - 1), 1 / (e - 1) ** 2
+            P, Q = {1: p1, 0: 1 - p1}, {1: q1, 0: 1 - q1}
+            if ctx is mpmath.mp:
+                kl = D.kl(P, Q)
+                assert D.renyi(P, Q, F(101, 100)) / F(101, 100) < kl  # the sup is the limit at 1 (checked here)
+                continue
+            kl = D.kl(P, Q)
+            assert D.certify_zcdp(P, Q, kl).status == "inconclusive"
+            assert D.certify_zcdp(P, Q, kl.b * (1 + mpmath.mpf(10) ** -30)).status == "holds"
+            assert D.certify_zcdp(P, Q, kl.a * (1 - mpmath.mpf(10) ** -40)).status == "violated"
+
+
+def test_bad_input():
+    from mechanisms.errors import InvalidParameter
+
+    with pytest.raises(InvalidParameter, match="alpha=0 must be > 0"):
+        D.renyi({0: mpmath.mpf(1)}, {0: mpmath.mpf(1)}, 0)
+    with pytest.raises(InvalidParameter, match="rho=0 must be > 0"):
+        D.certify_zcdp({0: mpmath.mpf(1)}, {0: mpmath.mpf(1)}, 0)
+    with pytest.raises(InvalidParameter, match="must be a non-empty mapping"):
+        D.kl({}, {0: 1})
