@@ -29,21 +29,24 @@ verdict, so a regression in either direction fails a test.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 __all__ = [
+    "COSTLY",
+    "NOTIONS",
+    "RELATIONS_DOC",
+    "VERDICTS",
+    "Claim",
     "Comparison",
     "Domain",
-    "widened",
     "Instance",
-    "Claim",
-    "PrivacyClaim",
     "Obligation",
+    "PrivacyClaim",
+    "WIDE",
     "Statement",
-    "VERDICTS",
-    "RELATIONS_DOC",
-    "NOTIONS",
+    "widened",
 ]
 
 #: Verdict vocabulary, shared by checker, CLI and reports.
@@ -96,6 +99,8 @@ class Domain:
     ``reduce``: a privacy claim enumerates one pair per symmetry class of its
     mechanism (``dpverify.checker.reductions``); ``False`` enumerates every pair.
     ``extra`` carries claim-specific settings (e.g. a grid of delta').
+    ``wide``: ``(d, max_count)`` that ``dpverify verify --wide`` grows the domain to (issue 16);
+    ``None``: the domain is already as wide as it is checked.
     """
 
     d: int = 3
@@ -105,6 +110,7 @@ class Domain:
     extra: Mapping[str, Any] = field(default_factory=dict)
     min_d: int | None = None
     reduce: bool = True
+    wide: tuple[int, int] | None = None
 
     @property
     def lengths(self) -> range:
@@ -117,16 +123,40 @@ class Domain:
         ds = f"d={self.d}" if self.min_d is None or self.min_d == self.d else f"d={self.min_d}..{self.d}"
         return f"{ds}, counts 0..{self.max_count}, relation {self.relation}, params [{ps}]" + (f", {ex}" if ex else "")
 
+    def widest(self) -> Domain:
+        """The domain ``dpverify verify --wide`` checks: grown to :attr:`wide` (itself when ``wide`` is None)."""
+        if self.wide is None:
+            return self
+        d, m = self.wide
+        return replace(self, d=max(self.d, d), max_count=max(self.max_count, m), min_d=1, wide=None)
 
-def widened(domain: Domain, d: int = 5, max_count: int = 6) -> Domain:
+
+#: ``widened(..., **COSTLY)``: for claims whose laws are costly to compute (Laplace integrals, the threshold runs
+#: of TS / FS / A_OQR / A_stab, Gumbel under l_inf, Algorithm 6's Gumbel selection): gaps up to 6 on up to 4
+#: items by default (1,556 canonical pairs with shift + permute-ties, against 9,347 at d <= 5), d = 5 under
+#: ``dpverify verify --wide``
+COSTLY: Mapping[str, Any] = {"d": 4, "max_count": 6, "wide": (5, 6)}
+
+#: ``Domain(..., wide=WIDE)``: the ``--wide`` level of claims whose default domain stays narrow because each pair
+#: is costly (permute-and-flip's permutation sums, the joint exponential mechanism over k-sets, Rényi/zCDP
+#: profiles at every order): d <= 5, counts 0..6 under ``dpverify verify --wide``
+WIDE: tuple[int, int] = (5, 6)
+
+
+def widened(domain: Domain, d: int = 5, max_count: int = 6, *, wide: tuple[int, int] | None = None) -> Domain:
     """``domain`` grown to every length up to ``d`` (from 1) and counts up to ``max_count`` (issue 16).
 
     For a privacy claim the pairs are reduced by its mechanism's proved symmetries
     (``dpverify.checker.reductions``), so the canonical domain stays small: at ``d = 5`` and
     counts ``0..6`` a mechanism with ``shift`` and ``permute-ties`` has 7,791 canonical add/remove
-    pairs (of 354,486), and ``shift`` makes them cover every count level.
+    pairs (of 354,486), and ``shift`` makes them cover every count level.  ``wide``: the larger
+    ``(d, max_count)`` that ``dpverify verify --wide`` checks, for claims whose laws are too costly
+    to check that wide by default (default: ``(d, max_count)``, nothing wider).
     """
-    return replace(domain, d=max(domain.d, d), max_count=max(domain.max_count, max_count), min_d=1)
+    grown = replace(domain, d=max(domain.d, d), max_count=max(domain.max_count, max_count), min_d=1)
+    if wide is not None and (wide[0] > grown.d or wide[1] > grown.max_count):
+        return replace(grown, wide=(max(grown.d, wide[0]), max(grown.max_count, wide[1])))
+    return grown
 
 
 @dataclass(frozen=True)
@@ -159,6 +189,11 @@ class Claim:
     def quick_domain(self) -> Domain:
         """The domain used by ``verify --quick`` and by the pinned-verdict tests."""
         return self.quick or self.domain
+
+    @property
+    def wide_domain(self) -> Domain:
+        """The domain used by ``verify --wide``: the default domain grown to ``domain.wide``."""
+        return self.domain.widest()
 
     @property
     def paper_id(self) -> str:

@@ -9,7 +9,10 @@ the claim's pinned ``expected`` verdict, 1 otherwise.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from mechanisms.errors import InvalidParameter
 
 from proofs.registry import all_claims
 
@@ -17,12 +20,12 @@ from .core import CheckResult
 from .parallel import Job, make_executor, run_jobs
 from .store import ResultStore
 
-__all__ = ["run_claim", "run_all"]
+__all__ = ["run_all", "run_claim"]
 
 
-def run_claim(claim_id: str, quick: bool = False, certify: bool = False) -> CheckResult:
-    """Check one claim by id on its default domain (``quick``: its quick domain), in this process."""
-    return run_all([claim_id], quick=quick, certify=certify, executor=make_executor("serial"))[0]
+def run_claim(claim_id: str, quick: bool = False, certify: bool = False, wide: bool = False) -> CheckResult:
+    """Check one claim by id on its default domain (``quick``: its quick domain; ``wide``: its wide one), in this process."""
+    return run_all([claim_id], quick=quick, certify=certify, wide=wide, executor=make_executor("serial"))[0]
 
 
 def run_all(
@@ -30,15 +33,23 @@ def run_all(
     *,
     quick: bool = False,
     certify: bool = False,
+    wide: bool = False,
     workers: int | None = None,
     executor: Any = None,
     store: ResultStore | None = None,
     on_result: Callable[[int, int, CheckResult], None] | None = None,
 ) -> list[CheckResult]:
-    """Check every claim (or ``ids``) on one shared executor; results in registry order, independent of ``workers``."""
+    """Check every claim (or ``ids``) on one shared executor; results in registry order, independent of ``workers``.
+
+    The domain of each claim: its ``quick`` domain, its ``wide`` domain (``dpverify verify --wide``,
+    issue 16) or, by default, its default domain.
+    """
     claims = all_claims()
     ids = list(ids) if ids is not None else list(claims)
-    jobs = [Job(i, claims[i].quick_domain if quick else claims[i].domain, certify) for i in ids]
+    if quick and wide:
+        raise InvalidParameter("quick=True and wide=True: choose one domain level")
+    level = {(True, False): "quick_domain", (False, True): "wide_domain", (False, False): "domain"}[(bool(quick), bool(wide))]
+    jobs = [Job(i, getattr(claims[i], level), certify) for i in ids]
     own = executor is None
     executor = executor or make_executor("local", workers)
     try:

@@ -19,12 +19,12 @@ from dpverify.checker.neighbours import parse_relation
 from .common import EXIT_FAIL, EXIT_OK, add_exec_options, print_json, progress
 from .parse import parse_params
 
-__all__ = ["add_parser", "run", "domain_from_args"]
+__all__ = ["add_parser", "domain_from_args", "run"]
 
 
 def domain_from_args(claim: Any, args: argparse.Namespace) -> Domain:
     """The claim's domain (quick with ``--quick``) with the command line's overrides, within ``--budget``."""
-    dom = claim.quick_domain if getattr(args, "quick", False) else claim.domain
+    dom = claim.quick_domain if getattr(args, "quick", False) else claim.wide_domain if getattr(args, "wide", False) else claim.domain
     changes: dict[str, Any] = {}
     if args.d is not None:
         changes["d"] = pos_int("--d", args.d)
@@ -87,7 +87,9 @@ def add_parser(sub: Any) -> None:
     s.add_argument("--max-count", type=int)
     s.add_argument("--relation", help="add-remove | delta:N | linf")
     s.add_argument("--param", action="append", metavar="NAME=VALUE", help="override a parameter (repeatable)")
-    s.add_argument("--quick", action="store_true", help="start from the claim's quick domain")
+    level = s.add_mutually_exclusive_group()
+    level.add_argument("--quick", action="store_true", help="start from the claim's quick domain")
+    level.add_argument("--wide", action="store_true", help="start from the claim's wide domain (what `dpverify verify --wide` checks)")
     s.add_argument("--certify", action="store_true", help="(the default) decide every inequality in interval arithmetic")
     s.add_argument("--no-certify", action="store_true", help="uncertified mp evaluation (faster; 'holds' is then not certified)")
     s.add_argument("--budget", type=float, default=600.0, help="refuse domains estimated to take longer (seconds)")

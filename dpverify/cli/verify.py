@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     searches: dict = {}
     mutants: list = []
     try:
-        results = run_all(ids, quick=args.quick, certify=certify, executor=executor, store=store, on_result=on_result)
+        results = run_all(ids, quick=args.quick, wide=args.wide, certify=certify, executor=executor, store=store, on_result=on_result)
         if not args.no_search:
             t = time.perf_counter()
             evals = args.search_evals or (QUICK_SEARCH_EVALS if args.quick else SEARCH_EVALS)
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     phases = {"checks and search": round(wall, 1)}
     pages_ok = True
     if not args.no_write:
-        mode = (("quick" if args.quick else "default") + " domains" + (", certified" if certify else ", not certified (--no-certify)")
+        mode = (("quick" if args.quick else "wide" if args.wide else "default") + " domains" + (", certified" if certify else ", not certified (--no-certify)")
                 + ("" if args.no_search else f"; worst-case search, {args.grid} grid"))
         figs = None
         if not args.only and not args.no_figures:
@@ -120,7 +120,10 @@ def _is_repo_reports(out: str) -> bool:
 
 def add_parser(sub: Any) -> None:
     s = sub.add_parser("verify", help="the main job: check every claim, write reports/ and proofs/INDEX.md")
-    s.add_argument("--quick", action="store_true", help="quick domains (minutes -> seconds)")
+    level = s.add_mutually_exclusive_group()
+    level.add_argument("--quick", action="store_true", help="quick domains (minutes -> seconds)")
+    level.add_argument("--wide", action="store_true",
+                       help="every privacy claim on its wide domain (d up to 5, counts up to 6 where the default is narrower; hours)")
     s.add_argument("--certify", action="store_true", help="(the default) evaluate every inequality in interval arithmetic")
     s.add_argument("--no-certify", action="store_true", help="uncertified mp verdicts (faster; 'holds' is then not certified)")
     s.add_argument("--no-search", action="store_true", help="skip the worst-case search of the privacy claims")

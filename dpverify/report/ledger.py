@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-from proofs.claims import RELATIONS_DOC, Claim
+from proofs.claims import RELATIONS_DOC, Claim, PrivacyClaim
 from proofs.registry import OTHER_PAPERS, all_claims, required_ids
 
 from dpverify.checker.core import CheckResult
@@ -173,11 +173,25 @@ def _entry(r: CheckResult, claims: dict[str, Claim], search: dict | None = None)
     if search is not None:
         e["search"] = {k: v for k, v in search.items() if k != "seconds"}
     c = claims.get(r.claim)
+    reach = _reach(r, c)
+    if reach is not None:
+        e["reach"] = reach
     e["meta"] = {
         "source": getattr(c, "source", ""), "statement": getattr(c, "statement", ""), "code": getattr(c, "code", ""),
         "notes": getattr(c, "notes", ""), "probe": bool(getattr(c, "probe", False)), "reason": getattr(c, "reason", "") or "",
     }
     return e
+
+
+def _reach(r: CheckResult, c: Claim | None) -> dict | None:
+    """How far a privacy claim's checked domain reaches: its largest length and count, and the wider
+    ``(d, max_count)`` of ``verify --wide`` if any (None: not a privacy claim, or a domain of its own)."""
+    if not isinstance(c, PrivacyClaim):
+        return None
+    for dom in (c.domain, c.quick_domain, c.wide_domain):
+        if dom.describe() == r.domain:
+            return {"d": dom.d, "max_count": dom.max_count, "wide": list(c.domain.wide) if c.domain.wide else None}
+    return None
 
 
 def verify_data(results: list[CheckResult], *, mode: str = "default", figures: list | None = None,

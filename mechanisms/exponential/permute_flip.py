@@ -166,6 +166,14 @@ class PermuteAndFlip:
             probs = pf_probabilities(ctx, h, _eps_q(ctx, self.eps, self.sensitivity, self.factor2))
             return {(i,): p for i, p in enumerate(probs)}
 
+    def symmetries(self, d: int) -> frozenset:
+        """``p_r = exp(eps_q (h_r - max h))``: count differences only, no index used (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"shift", "permute"})
+
+    def critical_scales(self) -> tuple:
+        """The coin's scale ``1/eps_q`` in count units (the worst-case search builds its gaps around it)."""
+        return (float(_scale(self)),)
+
 
 @dataclass(frozen=True)
 class PeelingPF:
@@ -227,6 +235,14 @@ class PeelingPF:
                     rem = tuple(x for x in rem if x != i)
                 out[o] = p
             return out
+
+    def symmetries(self, d: int) -> frozenset:
+        """``p_r = exp(eps_q (h_r - max h))``: count differences only, no index used; each round's remaining set is permuted with the items (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"shift", "permute"})
+
+    def critical_scales(self) -> tuple:
+        """The coin's scale ``1/eps_q`` in count units (the worst-case search builds its gaps around it)."""
+        return (float(_scale(self)),)
 
 
 def _invalid() -> list:
