@@ -12,6 +12,7 @@ from mechanisms.errors import (
     InvalidParameter,
     InvalidParameterType,
     UnknownName,
+    UserCodeError,
 )
 
 __all__ = [
@@ -23,4 +24,5 @@ __all__ = [
     "DomainTooLarge",
     "BudgetExceeded",
     "AdapterError",
+    "UserCodeError",
 ]

@@ -23,6 +23,7 @@ __all__ = [
     "DomainTooLarge",
     "BudgetExceeded",
     "AdapterError",
+    "UserCodeError",
 ]
 
 
@@ -59,3 +60,9 @@ class BudgetExceeded(DPVerifyError, RuntimeError):
 
 class AdapterError(DPVerifyError, ValueError):
     """A black-box target's output cannot be mapped to a mechanism outcome."""
+
+
+class UserCodeError(DPVerifyError, RuntimeError):
+    """A researcher's own code failed: a file loaded with ``--load`` / ``DPVERIFY_LOAD``, or a mechanism,
+    claim or lemma function registered with ``dpverify.byo``.  The message is one line naming the file,
+    the line and the exception (and, for a function, the instance it was called on)."""
