@@ -63,10 +63,10 @@ def load(what: str, *, source: str = "--load") -> str:
     what = what.strip()
     if _is_file(what):
         path = Path(what)
-        if not path.is_file():
-            raise InvalidParameter(f"{source} {what}: no such file")
         key = str(path.resolve())
         modname = file_module_name(path)
+        if modname not in sys.modules and not path.is_file():
+            raise InvalidParameter(f"{source} {what}: no such file")
         if modname not in sys.modules:
             spec = importlib.util.spec_from_file_location(modname, path)
             if spec is None or spec.loader is None:
