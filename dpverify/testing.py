@@ -175,10 +175,10 @@ def _instance_text(w: dict) -> str:
     return text
 
 
-def describe_check(res: Any) -> str:
+def describe_check(res: Any, expected: str | None = None) -> str:
     """A check result with its coverage: verdict, domain, pairs enumerated, instances, certified, tightest instance."""
     j = res.as_json()
-    lines = [f"{j['claim']}: {j['verdict']} (expected {j['expected']}); certified: {'yes' if j['certified'] else 'no'}"
+    lines = [f"{j['claim']}: {j['verdict']} (expected {expected or j['expected']}); certified: {'yes' if j['certified'] else 'no'}"
              + (", tight (bound attained up to the working precision)" if j["tight"] else ""),
              f"  domain: {j['domain']}", f"  pairs enumerated: {j['coverage'] or '-'}; {j['pairs_checked']} instances checked"]
     if j["worst"]:
@@ -249,7 +249,7 @@ def assert_claim(
         domain = dc_replace(obj.domain, d=V.pos_int("d", d), max_count=V.nonneg_int("max_count", m))
     want = expected or obj.expected
     res = check(obj, domain, certify=certify)
-    text = describe_check(res)
+    text = describe_check(res, want)
     bad = res.verdict != want
     sres = None
     if search:
@@ -260,7 +260,7 @@ def assert_claim(
         if sres.verdict in ("skipped", "inconclusive", "error") or (sres.verdict == "violated" and want == "holds"):
             bad = True
     if bad:
-        raise AssertionError(f"{obj.id}: not as expected ({want})\n{text}")
+        raise AssertionError(f"{obj.id}: a verdict is not the expected one ({want})\n{text}")
     return ClaimResult(res, sres)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
+import sysconfig
 from fractions import Fraction
 from pathlib import Path
 from types import TracebackType
@@ -35,6 +36,11 @@ __all__ = ["where", "caller", "one_line", "place", "show_params", "Guarded", "gu
 _OURS = tuple(str(Path(__file__).resolve().parents[2] / pkg) + os.sep for pkg in ("mechanisms", "proofs", "dpverify"))
 
 
+#: the standard library's and the installed packages' folders
+_LIBRARIES = tuple(sorted({str(Path(p).resolve()) + os.sep for k, p in sysconfig.get_paths().items()
+                           if k in ("stdlib", "platstdlib", "purelib", "platlib") and p}))
+
+
 def _ours(filename: str) -> bool:
     """Frames of dpverify itself, of the import machinery and of the interpreter's own modules are never the user's."""
     if filename.startswith("<"):
@@ -46,21 +52,35 @@ def _ours(filename: str) -> bool:
     return full.startswith(_OURS) or "importlib" in Path(filename).parts or Path(filename).name == "runpy.py"
 
 
+def _library(filename: str) -> bool:
+    """The standard library and installed packages (numpy, mpmath, ...): the user's code calls into them."""
+    try:
+        full = str(Path(filename).resolve())
+    except OSError:  # pragma: no cover
+        return False
+    return full.startswith(_LIBRARIES)
+
+
 def where(exc: BaseException, prefer: str | None = None) -> tuple[str, int] | None:
-    """``(file, line)`` of the deepest traceback frame in user code (in ``prefer`` if given and present); None if none."""
+    """``(file, line)`` of the deepest traceback frame in user code (in ``prefer`` if given and present); None if none.
+
+    Frames of dpverify, of the import machinery, of the standard library and of installed packages are
+    skipped (the last of them is used only when the traceback holds nothing else)."""
     if isinstance(exc, SyntaxError) and exc.filename and not _ours(exc.filename):
         return exc.filename, exc.lineno or 0
     tb: TracebackType | None = exc.__traceback__
-    best = preferred = None
+    best = fallback = preferred = None
     want = str(Path(prefer).resolve()) if prefer else None
     while tb is not None:
         fn = tb.tb_frame.f_code.co_filename
         if not _ours(fn):
-            best = (fn, tb.tb_lineno)
+            fallback = (fn, tb.tb_lineno)
+            if not _library(fn):
+                best = fallback
             if want and str(Path(fn).resolve()) == want:
-                preferred = best
+                preferred = fallback
         tb = tb.tb_next
-    return preferred or best
+    return preferred or best or fallback
 
 
 def caller() -> tuple[str, int] | None:

@@ -27,7 +27,7 @@ from dpverify.checker import parallel
 
 from .guard import one_line, place, where
 
-__all__ = ["ENV_VAR", "load", "load_from_env", "load_for_command", "loaded"]
+__all__ = ["ENV_VAR", "load", "load_from_env", "load_for_command", "loaded", "unload"]
 
 #: the environment variable every command honours: a path list separated by ``os.pathsep``
 ENV_VAR = "DPVERIFY_LOAD"
@@ -89,11 +89,21 @@ def load(what: str, *, source: str = "--load") -> str:
                                            "or a module importable from here)") from None
                 raise UserCodeError(_failed(source, what, where(exc), exc)) from exc
             except (Exception, SystemExit) as exc:  # noqa: BLE001
-                raise UserCodeError(_failed(source, what, where(exc), exc)) from exc
+                origin = _origin(what)
+                raise UserCodeError(_failed(source, what, where(exc, prefer=origin), exc, origin)) from exc
     if key not in _LOADED:
         _LOADED.append(key)
         parallel.WORKER_SETUP.append((load, (key,)))
     return key
+
+
+def _origin(module: str) -> str | None:
+    """The resolved file of ``module`` (None if it has none)."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    return str(Path(spec.origin).resolve()) if spec is not None and spec.origin and spec.origin != "built-in" else None
 
 
 def load_from_env(var: str = ENV_VAR) -> list[str]:
@@ -110,3 +120,31 @@ def load_for_command(items: Sequence[str] | None) -> list[str]:
         if key not in out:
             out.append(key)
     return out
+
+
+def unload(what: str) -> list[str]:
+    """Forget a loaded file: unregister the mechanisms, claims and lemmas it registered and let a later
+    :func:`load` execute it again (a notebook or a test suite reloading an edited file).  Returns the
+    names and claim ids removed."""
+    from proofs.registry import all_claims
+
+    from . import mechanism as M
+
+    key = str(Path(what).resolve()) if _is_file(what) else what
+    target = key if _is_file(what) else getattr(sys.modules.get(what), "__file__", None)
+    target = str(Path(target).resolve()) if target else None
+    removed = []
+    for name, loc in list(M._USER_MECHANISMS.items()):
+        if loc is not None and target and str(Path(loc[0]).resolve()) == target:
+            M.unregister(name)
+            removed.append(name)
+    for cid, loc in list(M._USER_CLAIMS.items()):
+        if loc is not None and target and str(Path(loc[0]).resolve()) == target:
+            all_claims().pop(cid, None)
+            M._USER_CLAIMS.pop(cid, None)
+            removed.append(cid)
+    sys.modules.pop(file_module_name(key) if _is_file(what) else what, None)
+    if key in _LOADED:
+        _LOADED.remove(key)
+    parallel.WORKER_SETUP[:] = [s for s in parallel.WORKER_SETUP if s != (load, (key,))]
+    return removed
