@@ -263,6 +263,12 @@ def test_search_works_without_hints_on_pairs_and_histograms(rnm):
     try:
         reg = register("byo-t-plain", Plain, params={"eps": 1}, claim=(1, 0), examples=((2, 1, 0),), domain=(2, 3))
         assert reg.check().coverage == "every pair (no reduction)"
+        from mechanisms.core import critical_scales_of
+
+        assert critical_scales_of(reg.build()) == ()
+        hinted = register("byo-t-plain", Plain, params={"eps": 1}, claim=(1, 0), examples=((2, 1, 0),), domain=(2, 3),
+                          critical_scales=lambda p: [5 / p["eps"]], replace=True)
+        assert critical_scales_of(hinted.build()) == (5,) and critical_scales_of(hinted.build(eps=5)) == (1,)
         res = search(reg.claim, evals=30, grid=None, max_d=4)
         assert res.verdict == "holds" and res.evaluations >= 20 and "lengths up to 4" in res.space
         lem = register_lemma("t-pairs", monotone, params={"eps": 1}, domain=(2, 2))

@@ -299,6 +299,8 @@ def register(
     if valid is None:
         valid = (dict(params or {}),)
     cid = claim_id or f"BYO.{name}"
+    if not isinstance(cid, str) or "." not in cid:
+        raise InvalidParameter(f"claim_id={cid!r} must be dotted (e.g. 'MyPaper.Thm1'): claim ids are dotted, mechanism names not")
     regs = all_mechanisms()
     if name in regs and not replace:
         raise already(name, "name")
