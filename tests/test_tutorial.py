@@ -123,9 +123,9 @@ def test_tutorial_commands_print_what_the_tutorial_shows(folder):
     report = folder / "my-report"
     pages = {p: (report / p).read_bytes() for p in ("README.md", "coverage.md", "errata.md", "details.md", "results.json")}
     assert b"BYO.rnm-geometric.tail-draft" in pages["errata.md"] and b"## Searched lemmas" in pages["coverage.md"]
-    res = subprocess.run([sys.executable, "-c", "from dpverify.cli import main; raise SystemExit(main(['report', '--out', 'my-report', "
-                          "'--only', 'verify']))"], capture_output=True, text=True, cwd=folder, env=_clean_env(), timeout=300)
-    assert res.returncode == 0, res.stderr
+    from dpverify.report.render import render_all
+
+    assert not render_all(report, index=False, only=["verify"])["missing"]  # from data/verify.json alone
     assert all((report / p).read_bytes() == b for p, b in pages.items())
     # one command through the installed console script, in a clean process, and the CI step
     first = next(c for c in ours if "check" in c["argv"])

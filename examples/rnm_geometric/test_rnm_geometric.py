@@ -10,12 +10,12 @@ message says what the verdict covers (domain, pairs enumerated, certified or not
 
 
 def test_privacy_claim_holds_exhaustively_and_under_search(dp_claim):
-    res = dp_claim("BYO.rnm-geometric", search=True, evals=20)
+    res = dp_claim("BYO.rnm-geometric", search=True, evals=12)
     assert res.check.certified and res.search.verdict == "holds"
 
 
 def test_tail_lemma_holds(dp_claim):
-    dp_claim("BYO.rnm-geometric.tail", search=True, evals=20)
+    dp_claim("BYO.rnm-geometric.tail", search=True, evals=12)
 
 
 def test_first_draft_is_refuted_with_a_witness(dp_claim):
