@@ -349,7 +349,13 @@ def _privacy_claim(spec: MechanismSpec, domain: Any, cid: str, notion: str, poin
     else:
         raise InvalidParameter(f"domain={domain!r} must be (d, max_count) or a proofs.claims.Domain")
     base = spec_claim(dc_replace(spec, claim=lambda p: points(p)[0]), domain=dom, claim_id=cid)
-    changes: dict[str, Any] = {"points": points}
+
+    def mechanism(q: Mapping[str, Any], f: Callable[..., Any] = spec.factory) -> Any:
+        return f(**q)
+
+    # the user's module, so that a result store (check --resume) keys its chunks by the user's source
+    mechanism.__module__ = getattr(spec.factory, "__module__", __name__)
+    changes: dict[str, Any] = {"points": points, "mechanism": mechanism}
     if notion != "dp":
         changes.update(notion=notion, title=f"{spec.name} satisfies its claimed {notion} bound",
                        statement=f"{spec.name} is claim(params)-{notion} under {spec.relation}")
