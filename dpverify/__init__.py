@@ -5,6 +5,8 @@ The flat public API (``import dpverify`` is enough):
 - mechanisms: ``dpverify.mechanisms_registry()`` / ``build(name, **params)``, and the
   classes in the ``mechanisms`` package;
 - claims: ``claims()``, ``get_claim(id)``, ``check(claim, domain=None, certify=False)``;
+- your own: ``register(name, Mechanism, claim=...)``, ``register_lemma(name, fn, ...)`` (:mod:`dpverify.byo`),
+  ``assert_claim(id)`` for CI;
 - profiles: ``pair_profile(P, Q, eps)``, ``eps_for_delta``, ``pure_eps``, ``hockey_stick``;
 - neighbours: ``neighbours(h, relation)``, ``pairs(d, max_count, relation)``, ``is_neighbour``;
 - divergences: ``renyi(P, Q, alpha)``, ``zcdp_rho(P, Q)``, ``br_range(P, Q)``, ``privacy_loss_distribution(P, Q)``;
@@ -24,7 +26,7 @@ from proofs.registry import get_claim
 
 from .auditor import AuditResult, audit
 from .budget import PrivacyBudget
-from .byo import register
+from .byo import register, register_lemma
 from .checker import CheckResult, check
 from .checker.divergences import br_range, privacy_loss_distribution, renyi, zcdp_rho
 from .checker.neighbours import is_neighbour, neighbours, pairs
@@ -38,8 +40,9 @@ from .errors import (
     InvalidParameter,
     InvalidParameterType,
     UnknownName,
+    UserCodeError,
 )
-from .testing import assert_dp
+from .testing import assert_claim, assert_dp
 
 __version__ = "0.1.0"
 
@@ -47,9 +50,9 @@ __all__ = [
     "BOT", "DEFAULT_PREC", "exact_context", "sorted_items",
     "MechanismSpec", "mechanisms_registry", "build", "get_mechanism",
     "Comparison", "Domain", "Instance", "Obligation", "PrivacyClaim", "Statement", "claims", "get_claim",
-    "CheckResult", "check", "PrivacyBudget", "audit", "AuditResult", "register", "assert_dp",
+    "CheckResult", "check", "PrivacyBudget", "audit", "AuditResult", "register", "register_lemma", "assert_dp", "assert_claim",
     "DPVerifyError", "InvalidParameter", "InvalidParameterType", "InvalidHistogram", "UnknownName",
-    "DomainTooLarge", "BudgetExceeded", "AdapterError",
+    "DomainTooLarge", "BudgetExceeded", "AdapterError", "UserCodeError",
     "is_neighbour", "neighbours", "pairs",
     "eps_for_delta", "hockey_stick", "pair_profile", "pure_eps",
     "renyi", "zcdp_rho", "br_range", "privacy_loss_distribution", "optimal_br_composition",

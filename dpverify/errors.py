@@ -13,6 +13,7 @@ from mechanisms.errors import (
     InvalidParameterType,
     NotAPrivateRelease,
     UnknownName,
+    UserCodeError,
 )
 
 __all__ = [
@@ -25,4 +26,5 @@ __all__ = [
     "BudgetExceeded",
     "NotAPrivateRelease",
     "AdapterError",
+    "UserCodeError",
 ]

@@ -10,6 +10,16 @@
   spec-less ``dpverify.auditor.audit`` over the domain (or ``inputs``); FAIL
   raises, and so does INCONCLUSIVE unless ``allow_inconclusive``.
 
+``assert_claim(claim, ...)`` checks a registered claim or lemma -- a ledger entry, or one a
+researcher registered (:mod:`dpverify.byo`) -- on its domain, optionally also by the worst-case
+search, and raises ``AssertionError`` when a verdict is not the expected one, with what the
+verdict covers (domain, pairs enumerated, certified or not, the searched space) and the witness::
+
+    def test_my_claim():
+        assert_claim("BYO.my-rnm", search=True, evals=100)
+
+(the pytest fixture ``dp_claim`` is the same function, after loading ``--dpverify-load`` files).
+
 ``assert_pair_dp(mech, h, h_prime, eps, delta)`` checks one pair exactly and
 is meant for hypothesis::
 
@@ -28,7 +38,7 @@ is requested.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import mpmath
 
@@ -43,6 +53,10 @@ __all__ = [
     "DEFAULT_ASSERT_DOMAIN",
     "DEFAULT_ASSERT_SAMPLES",
     "assert_dp",
+    "assert_claim",
+    "ClaimResult",
+    "describe_check",
+    "describe_search",
     "assert_pair_dp",
     "histograms",
     "neighbouring_pairs",
@@ -142,6 +156,112 @@ def _assert_exact(mech: Any, eps: Any, delta: Any, relation: str, domain: tuple[
             f"P={short_num(w['p_event'], 12)} Q={short_num(w['q_event'], 12)}"
         )
     return res
+
+
+class ClaimResult(NamedTuple):
+    """What :func:`assert_claim` ran: the exhaustive check and, if asked, the worst-case search."""
+
+    check: Any
+    search: Any = None
+
+
+def _instance_text(w: dict) -> str:
+    where = f"h={w['h']}" + (f" h'={w['h_prime']}" if w.get("h_prime") is not None else "")
+    params = ", ".join(f"{k}={v}" for k, v in (w.get("params") or {}).items())
+    text = f"{where} params={{{params}}}: {w['label'] or 'comparison'}: {short_num(w['lhs'], 12)} {w['op']} {short_num(w['rhs'], 12)}" \
+           f" (margin {short_num(w['margin'], 6)})"
+    if w.get("event"):
+        text += f"; event ({w.get('direction')}) {w['event'][:6]}: P={short_num(w['p_event'], 12)} Q={short_num(w['q_event'], 12)}"
+    return text
+
+
+def describe_check(res: Any, expected: str | None = None) -> str:
+    """A check result with its coverage: verdict, domain, pairs enumerated, instances, certified, tightest instance."""
+    j = res.as_json()
+    lines = [f"{j['claim']}: {j['verdict']} (expected {expected or j['expected']}); certified: {'yes' if j['certified'] else 'no'}"
+             + (", tight (bound attained up to the working precision)" if j["tight"] else ""),
+             f"  domain: {j['domain']}", f"  pairs enumerated: {j['coverage'] or '-'}; {j['pairs_checked']} instances checked"]
+    if j["worst"]:
+        lines.append(f"  tightest instance: {_instance_text(j['worst'])}")
+    if j["reason"]:
+        lines.append(f"  reason: {j['reason']}")
+    return "\n".join(lines)
+
+
+def describe_search(res: Any) -> str:
+    """A search result with its coverage: verdict, searched space, evaluations, certified, best instance."""
+    j = res.as_json()
+    lines = [f"  search: {j['verdict']}; certified: {'yes' if j['certified'] else 'no'}; {j['evaluations']} evaluations",
+             f"    searched space: {j['space']}"]
+    if j["best"]:
+        lines.append(f"    tightest instance found: {_instance_text(j['best'])}")
+    if j["reason"]:
+        lines.append(f"    reason: {j['reason']}")
+    return "\n".join(lines)
+
+
+def assert_claim(
+    claim: Any,
+    domain: Any = None,
+    *,
+    expected: str | None = None,
+    certify: bool = True,
+    search: bool = False,
+    evals: int = 200,
+    grid: str | None = "quick",
+    max_d: int = 8,
+    max_count: int = 10_000,
+    seed: int = 0,
+) -> ClaimResult:
+    """Assert that a claim's verdict is the expected one (module docstring); returns a :class:`ClaimResult`.
+
+    ``claim``: a claim id, a registered mechanism name (its claim), a ``Claim`` object or what
+    :func:`dpverify.byo.register` / ``register_lemma`` returned.  ``domain``: ``(d, max_count)`` or a
+    ``Domain`` (default: the claim's own).  ``expected``: default the claim's own (``"holds"`` for a
+    researcher's entry unless registered otherwise).  ``certify`` (default): every comparison decided in
+    interval arithmetic.  ``search``: also run the worst-case search (``evals``, ``grid``, ``max_d``,
+    ``max_count``, ``seed`` as :func:`dpverify.search.search`).  Fails on any other verdict, on a
+    ``skipped`` or ``inconclusive`` one (nothing is passed silently), and when the search refutes a claim
+    expected to hold; the message says what each verdict covers.
+    """
+    from dataclasses import replace as dc_replace
+
+    from proofs.claims import Claim, Domain
+    from proofs.registry import all_claims, get_claim
+
+    from dpverify.checker.core import check
+
+    obj = getattr(claim, "claim", claim)
+    if isinstance(obj, str):
+        if obj not in all_claims() and obj in all_mechanisms():
+            byo = f"BYO.{obj}"
+            if byo in all_claims():
+                obj = byo
+            else:
+                from dpverify.checker.spec_claims import spec_claim
+
+                obj = spec_claim(get_mechanism(obj))
+        obj = get_claim(obj) if isinstance(obj, str) else obj
+    if not isinstance(obj, Claim):
+        raise TypeError(f"assert_claim() needs a claim id, a registered mechanism name or a Claim, not {claim!r}")
+    if domain is not None and not isinstance(domain, Domain):
+        d, m = domain
+        domain = dc_replace(obj.domain, d=V.pos_int("d", d), max_count=V.nonneg_int("max_count", m))
+    want = expected or obj.expected
+    res = check(obj, domain, certify=certify)
+    text = describe_check(res, want)
+    bad = res.verdict != want
+    sres = None
+    if search:
+        from dpverify.search import search as run_search
+
+        sres = run_search(obj, grid=grid, max_d=max_d, max_count=max_count, evals=evals, seed=seed)
+        text += "\n" + describe_search(sres)
+        if sres.verdict in ("skipped", "inconclusive", "error") or (sres.verdict == "violated" and want == "holds"):
+            bad = True
+    if bad:
+        raise AssertionError(f"{obj.id}: a verdict is not the expected one ({want})\n{text}")
+    return ClaimResult(res, sres)
 
 
 def assert_pair_dp(mech: Any, h: Sequence[int], h_prime: Sequence[int], eps: Any, delta: Any = 0, *, prec: int = 128) -> None:

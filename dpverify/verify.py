@@ -33,6 +33,8 @@ QUICK_SEARCH_EVALS = 24
 
 
 def _search_task(task: tuple) -> dict:
+    from mechanisms.errors import UserCodeError
+
     from proofs.registry import get_claim
 
     from dpverify.search import search
@@ -40,17 +42,21 @@ def _search_task(task: tuple) -> dict:
     claim_id, evals, grid, seed = task
     try:
         return search(get_claim(claim_id), grid=grid, evals=evals, seed=seed).as_json()
+    except UserCodeError:  # a researcher's own function failed: the user's error (exit 2), named where it happened
+        raise
     except Exception as exc:  # noqa: BLE001 - one crashing search must not hide the others; reported as an error
         return {"claim": claim_id, "verdict": "error", "reason": f"{type(exc).__name__}: {exc}", "evaluations": 0}
 
 
 def run_searches(ids: list[str], executor, *, evals: int, grid: str | None, seed: int = 0) -> dict[str, dict]:
-    """The worst-case search of every privacy claim in ``ids`` (seeded: the same results for any executor)."""
-    from proofs.claims import PrivacyClaim
+    """The worst-case search of every privacy claim in ``ids``, and of every lemma that asks for it (a
+    researcher's lemma, ``dpverify.byo.register_lemma``: ``searched=True``); seeded: the same results for any executor."""
+    from proofs.claims import Obligation, PrivacyClaim
     from proofs.registry import all_claims
 
     claims = all_claims()
-    todo = [cid for cid in ids if isinstance(claims[cid], PrivacyClaim)]
+    todo = [cid for cid in ids if isinstance(claims[cid], PrivacyClaim)
+            or (isinstance(claims[cid], Obligation) and getattr(claims[cid], "searched", False))]
     out = executor.map(_search_task, [(cid, evals, grid, seed) for cid in todo])
     return dict(zip(todo, out))
 

@@ -24,6 +24,7 @@ __all__ = [
     "BudgetExceeded",
     "NotAPrivateRelease",
     "AdapterError",
+    "UserCodeError",
 ]
 
 
@@ -64,3 +65,9 @@ class NotAPrivateRelease(BudgetExceeded):
 
 class AdapterError(DPVerifyError, ValueError):
     """A black-box target's output cannot be mapped to a mechanism outcome."""
+
+
+class UserCodeError(DPVerifyError, RuntimeError):
+    """A researcher's own code failed: a file loaded with ``--load`` / ``DPVERIFY_LOAD``, or a mechanism,
+    claim or lemma function registered with ``dpverify.byo``.  The message is one line naming the file,
+    the line and the exception (and, for a function, the instance it was called on)."""

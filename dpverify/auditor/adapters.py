@@ -62,7 +62,7 @@ import numpy as np
 from mechanisms.core import BOT
 from mechanisms.errors import AdapterError, InvalidParameter
 
-__all__ = ["SHAPES", "H_FORMATS", "BOT_TOKENS", "load_target", "Target", "OutcomeAdapter", "reference_kind"]
+__all__ = ["SHAPES", "H_FORMATS", "BOT_TOKENS", "load_target", "file_module_name", "Target", "OutcomeAdapter", "reference_kind"]
 
 SHAPES = ("mechanism", "batch", "single", "unseeded")
 H_FORMATS = ("list", "tuple", "array")
@@ -72,6 +72,12 @@ BOT_TOKENS = frozenset({"⊥", "bot", "BOT", "Bot", "stop", "STOP"})
 
 #: Draws per call of a batch target (bounds memory of very large audits).
 BATCH_CHUNK = 50_000
+
+
+def file_module_name(path: Path | str) -> str:
+    """The module name a ``.py`` file is executed under (once per process, whoever loads it: an audit target,
+    ``dpverify --load``): derived from its resolved path."""
+    return "_dpverify_target_" + hashlib.sha1(str(Path(path).resolve()).encode()).hexdigest()[:16]
 
 
 def _describe(obj: Any) -> str:
@@ -97,7 +103,7 @@ def load_target(spec: str, params: Mapping[str, Any] | None = None) -> Any:
         path = Path(where)
         if not path.is_file():
             raise InvalidParameter(f"target={spec!r}: no file {where}")
-        modname = "_dpverify_target_" + hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:16]
+        modname = file_module_name(path)
         module = sys.modules.get(modname)  # a file is executed once per process
         if module is None:
             loader = importlib.util.spec_from_file_location(modname, path)

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import mpmath
 
 from mechanisms.core import DEFAULT_PREC
-from mechanisms.errors import InvalidParameter
+from mechanisms.errors import InvalidParameter, UserCodeError
 from mechanisms.validation import pos_int
 
 from proofs.claims import Claim, Domain, Instance, Statement
@@ -34,7 +34,7 @@ from proofs.registry import all_claims, get_claim
 from .core import CheckResult, Partial, base_result, finish, instances_of, scan
 from .store import ResultStore, code_hash
 
-__all__ = ["CHUNK_SIZE", "Job", "run_jobs", "check_parallel", "make_executor"]
+__all__ = ["CHUNK_SIZE", "Job", "run_jobs", "check_parallel", "make_executor", "WORKER_SETUP", "in_worker"]
 
 
 def _iv_from_mpi(mpi: tuple) -> Any:
@@ -75,8 +75,37 @@ def _scan_task(task: tuple[str, list[Instance], int, bool]) -> Partial:
     claim_id, block, prec, certify = task
     try:
         return scan(get_claim(claim_id), block, prec=prec, certify=certify)
+    except UserCodeError:  # a researcher's own function failed: the user's error (exit 2), named where it happened
+        raise
     except Exception as exc:  # noqa: BLE001 - one crashing claim must not hide the others
         return Partial(n=len(block), error=f"{type(exc).__name__}: {exc}")
+
+
+#: ``(function, args)`` every worker process runs once before its first task -- e.g. ``dpverify.byo.load`` of
+#: the files a user loaded with ``--load``, so that a worker that does not inherit this process's memory (a
+#: ``spawn`` start method, a Dask worker) knows the mechanisms and claims they register.  Appended to by
+#: ``dpverify.byo.load``; the functions must be importable by name (they are pickled by reference).
+WORKER_SETUP: list[tuple[Callable, tuple]] = []
+_DONE: set = set()
+
+
+class _InWorker:
+    """A task function that first runs the pending :data:`WORKER_SETUP` steps of this process (picklable)."""
+
+    def __init__(self, fn: Callable, setup: tuple):
+        self.fn, self.setup = fn, setup
+
+    def __call__(self, task: Any) -> Any:
+        for step in self.setup:
+            if step not in _DONE:
+                step[0](*step[1])
+                _DONE.add(step)
+        return self.fn(task)
+
+
+def in_worker(fn: Callable) -> Callable:
+    """``fn`` preceded, in each worker process, by the setup steps registered so far (``fn`` itself if none)."""
+    return _InWorker(fn, tuple(WORKER_SETUP)) if WORKER_SETUP else fn
 
 
 class _Serial:
@@ -94,7 +123,7 @@ class _Local:
         self.pool = ProcessPoolExecutor(max_workers=workers)
 
     def map(self, fn: Callable, tasks: Sequence) -> Iterator:
-        return self.pool.map(fn, tasks, chunksize=1)
+        return self.pool.map(in_worker(fn), tasks, chunksize=1)
 
     def close(self) -> None:
         self.pool.shutdown(cancel_futures=True)
@@ -109,7 +138,7 @@ class _Dask:
         self.client = Client(scheduler) if scheduler else Client(processes=True)
 
     def map(self, fn: Callable, tasks: Sequence) -> Iterator:
-        futures = self.client.map(fn, list(tasks), pure=False)
+        futures = self.client.map(in_worker(fn), list(tasks), pure=False)
         for f in futures:  # in submission order: deterministic merge
             yield f.result()
 

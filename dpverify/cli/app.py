@@ -1,14 +1,20 @@
 """Command-line interface (thin: parse, call the library, print); one module per command in this package.
 
+``dpverify [--load FILE_OR_MODULE]... COMMAND ...``: before any command runs, the files (or modules) named
+by ``$DPVERIFY_LOAD`` (separated by ``os.pathsep``) and then by each ``--load`` are loaded
+(:mod:`dpverify.byo.load`), so the mechanisms, claims and lemmas they register work in every command as the
+built-in ones do.
+
 Exit status: 0 success / every verdict as expected; 1 a verdict not as expected
 (or a violation found by ``check``/``profile --eps --delta``); 2 a user error
-(no traceback); 3 inconclusive (audits); 70 an internal error (a bug: traceback
-and a request to report it).
+(no traceback; a failing file or function of the user's is one, named in one line); 3 inconclusive
+(audits); 70 an internal error (a bug: traceback and a request to report it).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 
@@ -24,7 +30,11 @@ COMMANDS = (claims, check, search, profile, verify, mechanisms, equal, audit, be
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = Parser(prog="dpverify", description="Exact verification and auditing of DP top-k selection mechanisms.")
+    p = Parser(prog="dpverify", description="Exact verification and auditing of DP top-k selection mechanisms.",
+               epilog="Environment: DPVERIFY_LOAD=F1%sF2 loads these files (or modules) first, as --load does." % os.pathsep)
+    p.add_argument("--load", action="append", dest="load_first", metavar="FILE_OR_MODULE",
+                   help="a .py file or module to load before the command (repeatable): what it registers with "
+                        "dpverify.byo.register / register_lemma works in every command")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     for command in COMMANDS:
         command.add_parser(sub)
@@ -35,6 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        from dpverify.byo.load import load_for_command
+
+        load_for_command(getattr(args, "load_first", None))
         return int(args.func(args))
     except DPVerifyError as exc:
         print(f"dpverify: error: {exc}", file=sys.stderr)

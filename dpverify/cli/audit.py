@@ -57,7 +57,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--h-format", choices=H_FORMATS, default="list", help="how histograms are passed to the target")
     s.add_argument("--no-fit", action="store_true", help="skip the goodness-of-fit test against the spec")
     s.add_argument("--method", choices=("g", "pearson"), default="g", help="goodness-of-fit statistic")
-    s.add_argument("--load", action="append", metavar="FILE_OR_MODULE", help="import first (e.g. a file registering a mechanism)")
+    s.add_argument("--load", action="append", metavar="FILE_OR_MODULE",
+                   help="import first (e.g. a file registering a mechanism); the same as the global dpverify --load")
     s.add_argument("--registry", nargs="*", metavar="NAME", help="audit every registered mechanism and mutant (or these)")
     s.add_argument("--power", action="store_true", help="run the power benchmark (delta-violation 0.05 at 95%%)")
     s.add_argument("--thirdparty", action="store_true", help="audit OpenDP / diffprivlib worked examples (if installed)")
@@ -95,9 +96,9 @@ def _print(obj: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``dpverify audit``; returns the exit status."""
-    from dpverify.byo import load
+    from dpverify.byo.load import load
 
-    for item in args.load or []:
+    for item in args.load or []:  # the same as the global `dpverify --load F audit ...`
         load(item)
     if args.registry is not None or args.power or args.thirdparty or args.timing:
         return _run_tables(args)

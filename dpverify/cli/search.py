@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import Any
 
 from mechanisms.registry import all_mechanisms, get_mechanism
 
 from proofs.registry import all_claims, get_claim
 
+from dpverify.byo import claim_of
 from dpverify.checker.spec_claims import spec_claim
 from dpverify.search import DEFAULT_EVALS, search
 
@@ -31,6 +33,9 @@ def resolve_target(name: str, params: dict) -> tuple[Any, dict | None]:
     if name in all_mechanisms():
         spec = get_mechanism(name)
         p = {**dict(spec.valid[0]), **params}
+        own = claim_of(name)  # a mechanism registered by the user's file: the claim it was registered with (any notion)
+        if own is not None:
+            return replace(own, id=f"{name} (its registered claim {own.id})"), p
         return spec_claim(spec, p, claim_id=f"{name} (its registry claim)"), p
     if "." in name:  # claim ids are dotted, mechanism names never are: the right "did you mean" error
         return get_claim(name), None

@@ -31,6 +31,12 @@ def run(args: argparse.Namespace) -> int:
         ids = [i for i in ids if any(i.startswith(p) for p in args.only)]
         if not ids:  # checking nothing and exiting 0 would be a silent pass
             raise InvalidParameter(f"--only {', '.join(map(repr, args.only))} matches no registered claim id (`dpverify claims` lists them)")
+    from dpverify.byo import user_claims
+
+    mine = user_claims()
+    if not args.no_write and any(i in mine for i in ids) and _is_repo_reports(args.out):
+        raise InvalidParameter(f"--out {args.out} is the repository's ledger; entries registered by your own files "
+                               f"({', '.join(i for i in ids if i in mine)}) go to a report of their own: give --out DIR")
     start = time.perf_counter()
     tty = sys.stderr.isatty()
 
@@ -53,13 +59,17 @@ def run(args: argparse.Namespace) -> int:
             t = time.perf_counter()
             evals = args.search_evals or (QUICK_SEARCH_EVALS if args.quick else SEARCH_EVALS)
             searches = run_searches(ids, executor, evals=evals, grid=None if args.grid == "none" else args.grid)
-            mutants = searched_mutant_rows(executor)
+            if not all(i in mine for i in ids):  # a report of the user's entries only does not re-run the toolkit's own mutants
+                mutants = searched_mutant_rows(executor)
             bad_search = [cid for cid, s in searches.items() if s.get("verdict") == "violated" and results_expected(results, cid) == "holds"]
             bad_search += [r["name"] for r in mutants if not r["search_verdict"].startswith("violated")]
             if not args.json:
-                print(f"search: {len(searches)} privacy claims x {evals} evaluations ({args.grid} grid) in {time.perf_counter() - t:.0f} s"
+                lemmas = sum(1 for cid in searches if all_claims()[cid].kind != "privacy")
+                print(f"search: {len(searches) - lemmas} privacy claims" + (f" and {lemmas} lemmas" if lemmas else "")
+                      + f" x {evals} evaluations ({args.grid} grid) in {time.perf_counter() - t:.0f} s"
                       + (f"; not as expected: {', '.join(bad_search)}" if bad_search
-                         else "; no violation of a claim that holds; every searched mutant refuted"),
+                         else "; no violation of a claim that holds" + ("; every searched mutant refuted" if mutants
+                                                                        else " (searched mutants not run: only your own entries)")),
                       flush=True)
     finally:
         executor.close()

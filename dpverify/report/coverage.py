@@ -128,6 +128,28 @@ def _reach(entries: list[dict]) -> str:
     return table(["exhaustive domain", "privacy claims", "which"], rows)
 
 
+def _lemmas(entries: list[dict]) -> str:
+    """Lemmas that were searched (a researcher's, ``dpverify.byo.register_lemma``): both checks side by side."""
+    rows = []
+    for e in entries:
+        s = e.get("search") or {}
+        if e["kind"] != "obligation" or not s:
+            continue
+        b = s.get("best") or {}
+        rows.append([code(e["claim"]), f"{esc(e['verdict'])}{' (certified)' if e['certified'] else ''}",
+                     esc(e["domain"]) + "; " + esc(e.get("coverage", "")), str(e["pairs_checked"]), esc(s.get("space", "-")),
+                     str(s.get("evaluations", "-")), f"{esc(s.get('verdict', '-'))}{' (certified)' if s.get('certified') else ''}",
+                     esc(f"h={b.get('h')}" + (f" h'={b['h_prime']}" if b.get("h_prime") is not None else "")
+                         + f"; {b.get('label')}: margin {short_num(b.get('margin'))}") if b else "-"])
+    if not rows:
+        return ""
+    return ("## Searched lemmas\n\n"
+            "Lemmas registered with the search switched on: enumerated on their domain (every instance, no reduction) and\n"
+            "searched over candidate instances at larger counts and lengths (closeness lhs/rhs of their comparisons).\n\n"
+            + table(["lemma", "enumeration verdict", "exhaustive domain (instances enumerated)", "instances", "searched space",
+                     "evaluations", "search verdict", "tightest instance found by the search"], rows) + "\n")
+
+
 def _mutants(rows: list[dict]) -> str:
     if not rows:
         return "_not run_\n"
@@ -155,6 +177,7 @@ def render_coverage(data: dict, outdir: Path | str = "reports") -> Path:
         "Every length from 1 up to d is enumerated, counts 0..M (with *shift*: any pair whose counts span at most M).\n\n",
         _reach(entries), "\n",
         "## Privacy claims: enumeration and search side by side\n\n", _table(entries), "\n",
+        _lemmas(entries),
         "## Where the search found a tighter instance than the enumeration\n\n", _tighter(entries), "\n",
         "## Claims whose bound is never approached\n\n",
         f"Claimed/exact at least {FAR} (or +inf) in the enumeration and in the search.\n\n", _never(entries), "\n",

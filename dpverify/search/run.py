@@ -20,6 +20,14 @@ equivalent under the mechanism's declared symmetries are evaluated once.  The be
 re-evaluated in interval arithmetic (``check(..., certify=True)``): a violation is reported only
 when certified there, with the usual witness.  "holds" means *no violation in the searched space*:
 the result states that space, the evaluations spent and the best closeness found by each phase.
+
+A lemma (:class:`~proofs.claims.Obligation`) is searched the same way when the checker builds its
+instances (no ``instances=`` of its own): candidate pairs -- or single histograms under
+``relation="none"`` -- of lengths from its domain's smallest up to ``max_d``, never reduced by
+symmetries, around the critical scales of its ``mechanism(params)`` if it has one (a researcher's
+lemma, :mod:`dpverify.byo`) or scales derived from its parameters.  Its parameters are expanded over
+the realistic grid only when it sets ``search_grid`` (a researcher's lemma does by default); a
+ledger lemma is searched at its own parameter points, where its hypotheses are known to hold.
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ import numpy as np
 from mechanisms.core import DEFAULT_PREC, symmetries_of
 from mechanisms.errors import InvalidParameter
 
-from proofs.claims import Claim, Domain, Instance, PrivacyClaim, Statement
+from proofs.claims import Claim, Domain, Instance, Obligation, PrivacyClaim, Statement
 
 from dpverify.checker.core import CheckResult, Witness, check, claim_mechanism, defined_at, evaluate_instance
 from dpverify.checker.neighbours import resolve_relation
@@ -136,11 +144,12 @@ class _Evaluator:
         if self.used >= self.budget:
             return None
         d = len(h)
-        key = (id(pt), canonical(h, g, pt.sym.get(d, frozenset()), pt.relation))
+        single = pt.relation == "none"  # a lemma about single histograms: the move is not used
+        key = (id(pt), tuple(h)) if single else (id(pt), canonical(h, g, pt.sym.get(d, frozenset()), pt.relation))
         if key in self.seen:
             return None
         self.seen.add(key)
-        inst = Instance(tuple(h), tuple(g), dict(pt.params))
+        inst = Instance(tuple(h), None if single else tuple(g), dict(pt.params))
         try:
             comps = evaluate_instance(self.claim, inst, prec=self.prec, interval=False)
         except InvalidParameter:
@@ -154,8 +163,43 @@ class _Evaluator:
         return s
 
 
-def _points(claim: PrivacyClaim, params: Mapping[str, Any] | None, grid: Mapping | None, relation: str | None,
+def _moves(d: int, relation: str) -> list[tuple[int, ...]]:
+    """The structured moves of :func:`~dpverify.search.candidates.moves`; the zero move for single histograms."""
+    return [(0,) * d] if relation == "none" else moves(d, relation)
+
+
+def _searched_grid(claim: Claim, grid: Mapping | None) -> Mapping | None:
+    """The realistic grid for a privacy claim or a lemma that asks for it (``search_grid``), else None."""
+    return grid if isinstance(claim, PrivacyClaim) or getattr(claim, "search_grid", False) else None
+
+
+def _lemma_mechanism(claim: Claim, p: Mapping[str, Any]) -> Any:
+    """The mechanism a lemma is about (for its critical scales), or None."""
+    if getattr(claim, "mechanism", None) is None:
+        return None
+    try:
+        return claim_mechanism(claim, p)
+    except InvalidParameter:
+        return None
+
+
+def not_searched(claim: Claim) -> str:
+    """Why ``claim`` is not searched (``""`` when it is): statements, symbolic proofs, lemmas with their own instances."""
+    if isinstance(claim, Statement):
+        return "a statement: nothing to search"
+    if isinstance(claim, PrivacyClaim):
+        return ""
+    if not isinstance(claim, Obligation) or claim.kind == "symbolic" or claim.evaluate is None:
+        return "a symbolic proof: nothing to search"
+    if claim.instances is not None:
+        return "the lemma enumerates its own instances: no candidate generator applies"
+    return ""
+
+
+def _points(claim: Claim, params: Mapping[str, Any] | None, grid: Mapping | None, relation: str | None,
             max_d: int, max_count: int) -> list[_Point]:
+    privacy = isinstance(claim, PrivacyClaim)
+    grid = _searched_grid(claim, grid)
     base = [dict(params)] if params is not None else [dict(p) for p in claim.domain.params]
     if grid is not None:  # the claim's own points first, then the realistic ones derived from them
         custom = getattr(claim, "realistic", None)
@@ -166,18 +210,19 @@ def _points(claim: PrivacyClaim, params: Mapping[str, Any] | None, grid: Mapping
                 seen.add(key)
                 base.append(q)
     out = []
+    first = 1 if privacy else min(claim.domain.lengths)
     for p in base:
         try:
-            mech = claim_mechanism(claim, p) if isinstance(claim, PrivacyClaim) else None
+            mech = claim_mechanism(claim, p) if privacy else None
         except InvalidParameter:
             continue
-        lengths = [d for d in range(1, max_d + 1) if not isinstance(claim, PrivacyClaim) or defined_at(claim, p, d)]
+        lengths = [d for d in range(first, max_d + 1) if not privacy or defined_at(claim, p, d)]
         if not lengths:
             continue
         spread = sorted({lengths[0], lengths[min(1, len(lengths) - 1)], lengths[min(2, len(lengths) - 1)], lengths[-1]})
         rel = search_relation(claim, p, relation)
         sym = {d: (symmetries_of(mech, d) if mech is not None else frozenset()) for d in spread}
-        scales = scales_for(mech, p)
+        scales = scales_for(mech if privacy else _lemma_mechanism(claim, p), p)
         out.append(_Point(p, mech, rel, spread, gap_values(scales, max_count), sym))
     return out
 
@@ -193,7 +238,7 @@ def _screen(ev: _Evaluator, pts: list[_Point], share: int, max_count: int, rng: 
                 for h in sorted_histograms(d, pt.gaps, b, max_count, rng, n=12):
                     hs = [h] if ({"permute", "permute-ties"} & pt.sym[d]) else [h, tuple(rng.permutation(h).tolist())]
                     for hh in hs:
-                        for e in moves(d, pt.relation):
+                        for e in _moves(d, pt.relation):
                             for sign in (1, -1):
                                 if pair_from(hh, e, sign, max_count) is not None:
                                     cands.append((hh, e, sign))
@@ -226,7 +271,8 @@ def _climb(ev: _Evaluator, pt: _Point, steps: int, max_count: int, rng: np.rando
         k = int(rng.integers(0, len(pt.pool)))
         s0, h, e, sign = pt.pool[k]
         d = len(h)
-        h2, e2 = mutate(h, e, pt.gaps, max_count, rng, pt.relation, keep_order=bool({"permute", "permute-ties"} & pt.sym.get(d, set())))
+        h2, e2 = mutate(h, e, pt.gaps, max_count, rng, "add-remove" if pt.relation == "none" else pt.relation,
+                        keep_order=bool({"permute", "permute-ties"} & pt.sym.get(d, set())))
         if rng.random() < 0.1 and not pt.relation.startswith("linf"):
             sign = -sign  # the other direction of the move (removal instead of addition)
         p = pair_from(h2, e2, sign, max_count)
@@ -251,7 +297,7 @@ def _targeted(ev: _Evaluator, pt: _Point, steps: int, max_count: int, seed: int)
     d = len(pt.pool[0][1])
     kind_linf = pt.relation.startswith("linf")
     gaps = pt.gaps
-    ms = moves(d, pt.relation)
+    ms = _moves(d, pt.relation)
     stop = ev.used + steps
 
     @hseed(seed)
@@ -308,16 +354,23 @@ def search(
     if not isinstance(max_count, int) or isinstance(max_count, bool) or max_count < 1:
         raise InvalidParameter(f"max_count={max_count!r} must be an integer >= 1")
     base = dict(claim=claim.id, title=claim.title, expected=claim.expected)
-    if isinstance(claim, Statement) or not isinstance(claim, PrivacyClaim):
-        why = ("a statement: nothing to search" if isinstance(claim, Statement)
-               else "lemma obligations are searched through their own instance generators (not yet)")
+    why = not_searched(claim)
+    if why:
         return SearchResult(**base, verdict="skipped", evaluations=0, best=None, ratio=None, certified=False, tight=False,
                             space="-", seconds=0.0, points=0, reason=why)
     rng = np.random.default_rng(seed)
     pts = _points(claim, params, grid_map, relation, max_d, max_count)
-    space = (f"lengths up to {max_d}, counts 0..{max_count}, "
-             + (f"{len(pts)} parameter points (the claim's own and {describe_grid(grid_map)} applied to them)" if grid_map and params is None
-                else f"{len(pts)} parameter point(s) as given"))
+    grid_used = _searched_grid(claim, grid_map)
+    if isinstance(claim, PrivacyClaim):
+        reach = f"lengths up to {max_d}, counts 0..{max_count}, "
+    else:
+        first = min(claim.domain.lengths)
+        what = "single histograms" if pts and pts[0].relation == "none" else "pairs (no symmetry reduction)"
+        reach = f"{what} of lengths {first}..{max_d}, counts 0..{max_count}, " if first < max_d else f"{what} of length {first}, counts 0..{max_count}, "
+    own = "as given" if params is not None or isinstance(claim, PrivacyClaim) else "(the lemma's own)"
+    space = (reach
+             + (f"{len(pts)} parameter points (the claim's own and {describe_grid(grid_used)} applied to them)" if grid_used and params is None
+                else f"{len(pts)} parameter point(s) {own}"))
     if not pts:
         return SearchResult(**base, verdict="skipped", evaluations=0, best=None, ratio=None, certified=False, tight=False,
                             space=space, seconds=time.perf_counter() - start, points=0, reason="no parameter point is defined")
@@ -361,8 +414,8 @@ def search(
                         points=len(pts), phases=phases, reason=cert.reason)
 
 
-def _certify(claim: PrivacyClaim, inst: Instance) -> CheckResult:
+def _certify(claim: Claim, inst: Instance) -> CheckResult:
     """The best instance re-evaluated in interval arithmetic (the search's verdict rests on it)."""
-    dom = Domain(d=len(inst.h), max_count=max(max(inst.h), max(inst.h_prime)), relation=claim.domain.relation,
+    dom = Domain(d=len(inst.h), max_count=max(max(inst.h), max(inst.h_prime or inst.h)), relation=claim.domain.relation,
                  params=(dict(inst.params),))
     return check(claim, dom, certify=True, instances=[inst])

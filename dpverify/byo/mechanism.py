@@ -1,0 +1,377 @@
+"""Register a researcher's mechanism and its privacy claim: after :func:`register` the name works everywhere a
+built-in one does, and the claim is the ledger entry ``BYO.<name>`` (or ``claim_id``).
+
+The claim is stated in the claim kinds the installed ledger knows (``proofs.claims.PrivacyClaim``):
+
+* ``notion="dp"`` (the default): ``claim`` is an ``(eps, delta)`` point -- pure eps-DP is ``(eps, 0)`` -- a
+  list of points (a sampled curve), or a function of the parameter dict returning either;
+* another ``notion`` (e.g. ``"zcdp"``, ``"rdp"``, ``"br"`` where ``PrivacyClaim`` has a ``notion`` field): the
+  claimed values in that notion's form, passed through unchanged; on a ledger without the field the keyword
+  is refused with an error naming the kind.
+
+Search hints are declared by the mechanism itself -- ``symmetries(d)`` (also used by the checker's reductions)
+and ``critical_scales()`` -- or given here as ``critical_scales=`` (a function of the parameters).  Declared
+symmetries are spot-checked at registration on random pairs (:func:`check_declared_symmetries`): a
+declaration the laws contradict is refused, since a reduction by a wrong symmetry would make a verdict cover
+less than it says.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from dataclasses import replace as dc_replace
+from typing import Any, Callable, Mapping, Sequence
+
+import mpmath
+
+from mechanisms import validation as V
+from mechanisms.core import symmetries_of
+from mechanisms.errors import DPVerifyError, InvalidParameter
+from mechanisms.registry import MechanismSpec, all_mechanisms
+
+from proofs.claims import Domain, PrivacyClaim
+from proofs.registry import all_claims
+
+from dpverify.checker.spec_claims import spec_claim
+
+from .guard import Guarded, caller, guarded_call, place, show_params
+
+__all__ = ["DEFAULT_BYO_DOMAIN", "Registered", "register", "unregister", "user_claims", "check_declared_symmetries",
+           "notions_supported", "origin_of", "claim_of"]
+
+#: Domain ``(d, max_count)`` on which a registered claim is checked by default
+#: (every neighbouring pair of histograms of length d with counts 0..max_count).
+DEFAULT_BYO_DOMAIN = (3, 3)
+
+#: claim id -> where it was registered (file, line); the entries a researcher brought (for reports and refusals)
+_USER_CLAIMS: dict[str, tuple[str, int] | None] = {}
+#: mechanism name -> where it was registered
+_USER_MECHANISMS: dict[str, tuple[str, int] | None] = {}
+#: mechanism name -> the claim ids registered with it
+_CLAIMS_OF: dict[str, list[str]] = {}
+
+#: random pairs per length (2..4) on which a declared symmetry is spot-checked at registration
+SYMMETRY_TRIALS = 4
+
+
+def user_claims() -> dict[str, str]:
+    """The claim ids registered through :mod:`dpverify.byo` in this process, with where each was registered."""
+    return {cid: place(loc) for cid, loc in _USER_CLAIMS.items() if cid in all_claims()}
+
+
+def claim_of(name: str) -> Any:
+    """The privacy claim registered with the user's mechanism ``name`` (None for a built-in or unknown name)."""
+    ids = _CLAIMS_OF.get(name) or []
+    return all_claims().get(ids[0]) if ids else None
+
+
+def origin_of(name: str) -> str:
+    """Where a user's mechanism or claim id was registered (``file.py, line N``), or ``""``."""
+    loc = _USER_MECHANISMS.get(name) or _USER_CLAIMS.get(name)
+    return place(loc) if loc else ""
+
+
+def notions_supported() -> tuple[str, ...]:
+    """The claim notions the installed ledger can state (``("dp",)`` unless ``PrivacyClaim`` has a ``notion`` field)."""
+    if "notion" not in getattr(PrivacyClaim, "__dataclass_fields__", {}):
+        return ("dp",)
+    import proofs.claims as pc
+
+    return tuple(getattr(pc, "NOTIONS", {"dp": ""}))
+
+
+def _is_point(x: Any) -> bool:
+    return isinstance(x, (tuple, list)) and len(x) == 2 and not any(isinstance(v, (tuple, list)) for v in x)
+
+
+def _normalise(value: Any, notion: str, where_: str) -> list:
+    """The claimed points as a list (module docstring); an error names the value when it has the wrong shape."""
+    pairs = notion in ("dp", "rdp")
+    if pairs:
+        if _is_point(value):
+            return [tuple(value)]
+        if isinstance(value, (tuple, list)) and value and all(_is_point(v) for v in value):
+            return [tuple(v) for v in value]
+        what = "an (eps, delta) pair" if notion == "dp" else "an (alpha, eps) pair"
+        raise InvalidParameter(f"claim={value!r}{where_} must be {what}, a list of them, or a function of the parameters returning one")
+    if isinstance(value, (tuple, list)):
+        if value and not any(isinstance(v, (tuple, list)) for v in value):
+            return list(value)
+        raise InvalidParameter(f"claim={value!r}{where_} must be a {notion} value, a list of them, or a function of the parameters")
+    return [value]
+
+
+def _points_fn(claim: Any, notion: str, name: str) -> Callable[[Mapping[str, Any]], list]:
+    if callable(claim):
+        def points(p: Mapping[str, Any]) -> list:
+            value = guarded_call(claim, f"claim of {name!r} raised on params {show_params(p)}", dict(p))
+            return _normalise(value, notion, f" (returned by the claim function at {show_params(p)})")
+
+        return points
+    fixed = _normalise(claim, notion, "")
+    return lambda p: list(fixed)
+
+
+def _protocol_factory(factory: Callable[..., Any], name: str, scales: Callable | None) -> Callable[..., Any]:
+    """``factory`` whose objects are :class:`Guarded` (with ``critical_scales`` from ``scales`` if given)."""
+    import inspect
+
+    def build(**params: Any) -> Any:
+        obj = guarded_call(factory, f"mechanism {name!r}: constructing it with {show_params(params)}", **params)
+        g = Guarded(obj, name, params)
+        if scales is not None:
+            g.__dict__["critical_scales"] = lambda p=dict(params): tuple(guarded_call(scales, f"critical_scales of {name!r}", p))
+        return g
+
+    build.__qualname__ = getattr(factory, "__qualname__", "factory")
+    build.__module__ = getattr(factory, "__module__", __name__)
+    try:  # so that dpverify.registry.construct names a missing or unknown parameter (exit 2, not a TypeError)
+        build.__signature__ = inspect.signature(factory)  # type: ignore[attr-defined]
+    except (TypeError, ValueError):
+        pass
+    return build
+
+
+def _signature(P: dict, Q: dict) -> list:
+    zero = mpmath.mpf(0)
+    mid = lambda x: mpmath.mpf(x.mid) if isinstance(x, mpmath.iv.mpf) else mpmath.mpf(x)  # noqa: E731
+    return sorted((mpmath.nstr(mid(P.get(o, zero)), 30), mpmath.nstr(mid(Q.get(o, zero)), 30)) for o in set(P) | set(Q))
+
+
+def check_declared_symmetries(mech: Any, name: str, relation: str, *, lengths: Sequence[int] = (2, 3, 4),
+                              trials: int = SYMMETRY_TRIALS, seed: str = "") -> None:
+    """Refuse (``InvalidParameter``) a declared symmetry that a random neighbouring pair contradicts.
+
+    For each length, ``trials`` random pairs (counts 0..4) are compared with their image under a shift by
+    1..3 (``shift``) or a random allowed permutation (``permute``, ``permute-ties``): the multiset of
+    ``(P(o), Q(o))`` -- which fixes every profile and divergence -- must not change (30 digits at 128 bits).
+    A spot check, not a proof: ``tests/test_reductions.py`` does the same for the built-in mechanisms.
+    """
+    from dpverify.checker.neighbours import neighbours, parse_relation
+
+    kind, _ = parse_relation(relation)
+    rel = relation if kind != "linf" else "linf"
+    rng = random.Random(f"dpverify-byo-symmetries-{name}-{seed}")
+    for d in lengths:
+        try:
+            sym = symmetries_of(mech, d)
+        except DPVerifyError:
+            continue
+        if not sym:
+            continue
+        from dpverify.checker.reductions import check_symmetries
+
+        check_symmetries(sym)
+        for _ in range(trials):
+            h = tuple(rng.randint(0, 4) for _ in range(d))
+            nb = list(neighbours(h, rel))
+            g = rng.choice(nb)
+            try:
+                base = _signature(mech.distribution(h, prec=128), mech.distribution(g, prec=128))
+            except InvalidParameter:
+                break  # not defined at this length
+            images = []
+            if "shift" in sym:
+                c = rng.randint(1, 3)
+                images.append((f"a shift by {c}", tuple(x + c for x in h), tuple(x + c for x in g)))
+            if {"permute", "permute-ties"} & sym:
+                order = rng.sample(range(d), d) if "permute" in sym else _tie_preserving(h, g, rng)
+                images.append((f"the permutation {order}", tuple(h[i] for i in order), tuple(g[i] for i in order)))
+            for what, a, b in images:
+                if _signature(mech.distribution(a, prec=128), mech.distribution(b, prec=128)) != base:
+                    raise InvalidParameter(
+                        f"mechanism {name!r} declares symmetries {sorted(sym)} at d={d}, but its laws change under {what}: "
+                        f"the pair h={h}, h'={g} and its image h={a}, h'={b} have different laws (declare fewer symmetries)")
+
+
+def _tie_preserving(h: Sequence[int], g: Sequence[int], rng: random.Random) -> list[int]:
+    """A random order of the items keeping index order within equal ``h`` counts and within equal ``g`` counts."""
+    left, order = list(range(len(h))), []
+    while left:
+        free = [j for j in left if not any(i < j and (h[i] == h[j] or g[i] == g[j]) for i in left)]
+        j = rng.choice(free)
+        order.append(j)
+        left.remove(j)
+    return order
+
+
+@dataclass
+class Registered:
+    """A registered mechanism: its ``spec``, its ``claim`` (a ``PrivacyClaim``) and shortcuts."""
+
+    spec: MechanismSpec
+    claim: PrivacyClaim
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def build(self, **params: Any) -> Any:
+        """The mechanism object at ``params`` (default: the registered ones)."""
+        return self.spec.factory(**(params or dict(self.spec.valid[0])))
+
+    def check(self, domain: Domain | tuple[int, int] | None = None, *, certify: bool = False) -> Any:
+        """Exact check of the claim on every neighbouring pair of ``domain`` (a ``CheckResult``)."""
+        from dpverify.checker.core import check
+
+        return check(self.claim, _domain(domain, self.claim), certify=certify)
+
+    def search(self, **kwargs: Any) -> Any:
+        """The worst-case search of the claim (:func:`dpverify.search.search`; keywords passed on)."""
+        from dpverify.search import search
+
+        return search(self.claim, **kwargs)
+
+    def profile(self, h: Sequence[int], h_prime: Sequence[int] | None = None, *, eps_grid: Sequence[Any] = (), delta: Any = None) -> dict:
+        """Exact delta(eps) on ``(h, h_prime)`` or against the worst neighbour of ``h`` (``dpverify profile``)."""
+        from dpverify.checker.pair_report import profile_report
+
+        hh = V.histogram(h)
+        h2 = V.histogram(h_prime, "h_prime") if h_prime is not None else None
+        return profile_report(self.build(), hh, h2, relation=self.spec.relation, eps_grid=eps_grid, delta=delta)
+
+    def audit(self, target: Any = None, **kwargs: Any) -> Any:
+        """``dpverify.auditor.audit(target, spec=<this>, ...)`` (target None: its own sampler)."""
+        from dpverify.auditor.core import audit
+
+        return audit(target, spec=self.spec, **kwargs)
+
+
+def _domain(domain: Domain | tuple[int, int] | None, claim: Any) -> Domain:
+    if domain is None:
+        return claim.domain
+    if isinstance(domain, Domain):
+        return domain
+    if not isinstance(domain, (tuple, list)) or len(domain) != 2:
+        raise InvalidParameter(f"domain={domain!r} must be (d, max_count) or a proofs.claims.Domain")
+    return dc_replace(claim.domain, d=V.pos_int("d", domain[0]), max_count=V.nonneg_int("max_count", domain[1]))
+
+
+def already(name: str, what: str) -> InvalidParameter:
+    """The "registered twice" error, saying where the first registration was (when it was a user's)."""
+    first = origin_of(name)
+    return InvalidParameter(f"{what}={name!r} is already registered" + (f" (at {first})" if first else " (a built-in)")
+                            + "; pass replace=True to replace it")
+
+
+def register(
+    name: str,
+    mechanism: Callable[..., Any],
+    *,
+    claim: Any,
+    notion: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    valid: Sequence[Mapping[str, Any]] | None = None,
+    relation: str = "add-remove",
+    examples: Sequence[Sequence[int]] = ((3, 1, 1, 0), (2, 2, 0)),
+    domain: tuple[int, int] | Domain = DEFAULT_BYO_DOMAIN,
+    critical_scales: Callable[[Mapping[str, Any]], Sequence[Any]] | None = None,
+    claim_id: str | None = None,
+    expected: str | None = None,
+    paper: str = "",
+    mutant: str = "",
+    replace: bool = False,
+) -> Registered:
+    """Register ``mechanism`` (a class or factory called with the parameters) as ``name`` (module docstring).
+
+    ``claim`` (and ``notion``): what is claimed, see the module docstring.  ``params``: the default
+    parameters (or ``valid``, a list of parameter dicts, the first being the default); the claim is checked
+    at every one of them on ``domain`` (``(d, max_count)`` or a ``Domain``) under ``relation``.  The
+    mechanism is added to the mechanism registry and its claim, as ``claim_id`` (default ``BYO.<name>``),
+    to the claim registry, ``expected`` to hold (``"violated"`` for a ``mutant``).  A mechanism whose
+    ``distribution(h)`` takes no ``prec``/``interval`` keywords is still checked; its verdicts are then
+    certified only when its probabilities are exact (ints, Fractions).  Re-registering a name needs
+    ``replace=True``.
+    """
+    from dpverify.checker.neighbours import parse_relation
+
+    if not isinstance(name, str) or not name.strip() or "." in name:
+        raise InvalidParameter(f"name={name!r} must be a non-empty string without '.' (claim ids are dotted, mechanism names not)")
+    parse_relation(relation)
+    notion = "dp" if notion is None else notion
+    if notion != "dp" and notion not in notions_supported():
+        if notions_supported() == ("dp",):
+            raise InvalidParameter(f"notion={notion!r}: this dpverify states privacy claims as (eps, delta)-DP only "
+                                   "(its PrivacyClaim has no notion field); give claim=(eps, delta), claim=(eps, 0) for pure DP, "
+                                   "or state a lemma with dpverify.byo.register_lemma")
+        raise InvalidParameter(f"notion={notion!r} must be one of {', '.join(notions_supported())}")
+    if valid is None:
+        valid = (dict(params or {}),)
+    cid = claim_id or f"BYO.{name}"
+    if not isinstance(cid, str) or "." not in cid:
+        raise InvalidParameter(f"claim_id={cid!r} must be dotted (e.g. 'MyPaper.Thm1'): claim ids are dotted, mechanism names not")
+    regs = all_mechanisms()
+    if name in regs and not replace:
+        raise already(name, "name")
+    if cid in all_claims() and not replace:
+        raise already(cid, "claim_id")
+    points = _points_fn(claim, notion, name)
+    dp_claim = (lambda p: points(p)[0]) if notion == "dp" else None  # the (eps, delta) an audit tests
+    spec = MechanismSpec(
+        name=name, factory=_protocol_factory(mechanism, name, critical_scales), valid=tuple(dict(v) for v in valid),
+        examples=tuple(tuple(e) for e in examples), paper=paper or "user-registered", mutant=mutant, relation=relation,
+        claim=dp_claim, tags=frozenset({"byo"}),
+    )
+    for p in spec.valid:
+        mech = spec.factory(**p)  # fail now, with the user's own error, if the parameters are wrong
+        points(p)
+        check_declared_symmetries(mech, name, relation, seed=repr(sorted(p.items(), key=lambda kv: kv[0])))
+    claim_obj = _privacy_claim(spec, domain, cid, notion, points)
+    if expected is not None:
+        from proofs.claims import VERDICTS
+
+        if expected not in VERDICTS:
+            raise InvalidParameter(f"expected={expected!r} must be one of {', '.join(VERDICTS)}")
+        claim_obj = dc_replace(claim_obj, expected=expected)
+    # The registries are discovered from modules and memoised (lru_cache) as dicts; a
+    # registration adds to those dicts, so every later lookup in this process sees it.
+    if replace and name in _CLAIMS_OF:
+        for old in _CLAIMS_OF.pop(name):
+            all_claims().pop(old, None)
+    regs[name] = spec
+    all_claims()[cid] = claim_obj
+    origin = caller()
+    _USER_MECHANISMS[name] = origin
+    _USER_CLAIMS[cid] = origin
+    _CLAIMS_OF[name] = [cid]
+    return Registered(spec, claim_obj)
+
+
+def _privacy_claim(spec: MechanismSpec, domain: Any, cid: str, notion: str, points: Callable) -> PrivacyClaim:
+    """The registry entry's claim (:func:`~dpverify.checker.spec_claims.spec_claim`) with the user's points and notion,
+    at every valid parameter dict."""
+    if isinstance(domain, Domain):
+        dom = domain
+    elif isinstance(domain, (tuple, list)) and len(domain) == 2:
+        dom = Domain(d=V.pos_int("d", domain[0]), max_count=V.nonneg_int("max_count", domain[1]), relation=spec.relation,
+                     params=tuple(dict(v) for v in spec.valid))
+    else:
+        raise InvalidParameter(f"domain={domain!r} must be (d, max_count) or a proofs.claims.Domain")
+    base = spec_claim(dc_replace(spec, claim=lambda p: points(p)[0]), domain=dom, claim_id=cid)
+
+    def mechanism(q: Mapping[str, Any], f: Callable[..., Any] = spec.factory) -> Any:
+        return f(**q)
+
+    # the user's module, so that a result store (check --resume) keys its chunks by the user's source
+    mechanism.__module__ = getattr(spec.factory, "__module__", __name__)
+    changes: dict[str, Any] = {"points": points, "mechanism": mechanism}
+    if notion != "dp":
+        changes.update(notion=notion, title=f"{spec.name} satisfies its claimed {notion} bound",
+                       statement=f"{spec.name} is claim(params)-{notion} under {spec.relation}")
+    try:
+        return dc_replace(base, **changes)
+    except ValueError as exc:  # PrivacyClaim validates its notion
+        raise InvalidParameter(f"notion={notion!r}: {exc}") from None
+
+
+def unregister(name: str) -> None:
+    """Remove a mechanism registered with :func:`register` (and its claim)."""
+    spec = all_mechanisms().get(name)
+    if spec is None or "byo" not in spec.tags:
+        raise InvalidParameter(f"name={name!r} is not a mechanism registered with dpverify.byo.register")
+    del all_mechanisms()[name]
+    _USER_MECHANISMS.pop(name, None)
+    for cid in _CLAIMS_OF.pop(name, []):
+        all_claims().pop(cid, None)
+        _USER_CLAIMS.pop(cid, None)
