@@ -6,6 +6,7 @@ Pages and their data (``DIR/data/*.json``, written by the command that computed 
 * performance.md <- ``performance_quick.json`` / ``performance_full.json`` (``dpverify verify``, ``dpverify bench``)
 * audits.md <- ``audits.json`` (``dpverify verify``, ``dpverify audit --registry ... --write-report``)
 * experiments.md and its figures <- ``experiments.json`` (``dpverify verify``, ``dpverify experiments``)
+* mutation.md <- ``mutation.json`` (the opt-in ``python .ci/mutation/run.py``; ``dpverify verify`` does not repeat it)
 
 The same data gives byte-identical pages, and each page prints the provenance
 (commit, versions, seed, constants) stored with its data, not the state of the
@@ -55,8 +56,15 @@ def _experiments(outdir: Path, index: bool) -> list[Path]:
     return [render_from_data(load_data(data_path(outdir, "experiments")), outdir)]
 
 
+def _mutation(outdir: Path, index: bool) -> list[Path]:
+    from .mutation import render_mutation_page
+
+    return [render_mutation_page(load(outdir, "mutation"), outdir)]
+
+
 RENDERERS: dict[str, Callable[[Path, bool], list[Path]]] = {
     "verify": _verify_pages, "performance": _performance, "audits": _audits, "experiments": _experiments,
+    "mutation": _mutation,
 }
 
 
