@@ -253,3 +253,76 @@ def test_witness_json_formats_params_and_outcomes():
     assert j["eps"] is None and j["delta_exact"] is None and j["p_event"] is None and j["q_event"] is None
     assert j["eps_exact_at_claimed_delta"] is None and j["direction"] is None and j["margin"] == "1"
     assert outcome_str(frozenset({"b", "a"})) == "{a, b}" and outcome_str(()) == "()" and outcome_str(BOT) == str(BOT)
+
+
+def test_result_and_witness_json_have_exactly_the_documented_keys():
+    r = check(_claim([(0, Fraction(1, 8))]))
+    j = r.as_json()
+    assert set(j) == {"claim", "title", "kind", "verdict", "expected", "as_expected", "domain", "relation", "pairs_checked",
+                      "certified", "tight", "ratio_claimed_over_exact", "seconds", "reason", "worst"}
+    assert set(j["worst"]) == {"h", "h_prime", "params", "label", "lhs", "op", "rhs", "margin", "eps", "delta_exact",
+                               "delta_claimed", "eps_exact_at_claimed_delta", "direction", "event", "p_event", "q_event"}
+    assert j["ratio_claimed_over_exact"] == "0.5" and j["worst"]["delta_claimed"] == "1/8" and j["worst"]["delta_exact"] == "0.25"
+    assert j["worst"]["eps"] == "0" and j["worst"]["event"] == ["0"] and j["worst"]["direction"] == "h->h'"
+    assert 0 <= r.seconds < 60 and j["seconds"] == round(r.seconds, 3)
+    assert CheckResult("c", "t", "k", "holds", "holds", "-", "none", 0, False, seconds=1.23456).as_json()["seconds"] == 1.235
+    assert CheckResult("c", "t", "k", "holds", "violated", "-", "none", 0, False).as_json()["as_expected"] is False
+
+
+def test_scan_counts_times_and_passes_the_precision():
+    precs = []
+
+    def evaluate(inst, prec, interval):
+        precs.append((prec, interval))
+        return [Comparison(1, "<=", 2)]
+
+    ob = Obligation(id="TEST.p", title="", source="", statement="", code="", relation="none",
+                    domain=Domain(d=1, max_count=2, relation="none"), evaluate=evaluate)
+    acc = scan(ob, instances_of(ob, ob.domain), prec=77, certify=True)
+    assert acc.n == 3 and precs == [(77, True)] * 3 and 0 <= acc.seconds < 60 and acc.worst.label == ""
+    assert check(ob, prec=99).pairs_checked == 3 and precs[-1] == (99, False)
+    assert scan(ob, []).n == 0 and scan(ob, []).worst is None
+
+
+@pytest.mark.parametrize("msg", ["f() got an unexpected keyword argument 'k'", "f() missing 1 required positional argument: 'k'",
+                                 "f() got multiple values for keyword argument 'k'"])
+def test_every_parameter_mismatch_message_is_translated(msg):
+    def evaluate(inst, prec, interval):
+        raise TypeError(msg)
+
+    ob = Obligation(id="TEST.m", title="", source="", statement="", code="", relation="none",
+                    domain=Domain(d=1, max_count=0, relation="none"), evaluate=evaluate)
+    with pytest.raises(InvalidParameter, match=r"^params \{\} do not fit claim TEST.m: f\(\)"):
+        evaluate_instance(ob, Instance((0,), None, {}))
+
+
+def test_several_points_each_give_a_comparison_in_order():
+    claim = _claim([(Fraction(1, 2), 0), (1, 0), (0, Fraction(1, 4)), (0, Fraction(1, 2))])
+    comps = evaluate_instance(claim, Instance((0,), (1,), {}))
+    assert [c.rhs for c, _ in comps] == [Fraction(1, 2), 1, Fraction(1, 4), Fraction(1, 2)]
+    assert [e["delta_claimed"] for _, e in comps] == [0, 0, Fraction(1, 4), Fraction(1, 2)]
+    assert [e["delta_exact"] for _, e in comps][:2] == [None, None] and comps[2][1]["delta_exact"] == F(1) / 4
+    assert comps[2][0].label == "delta_exact(0) <= claimed" and comps[2][1]["P"] == {0: F(3) / 4, 1: F(1) / 4}
+    assert comps[2][1]["Q"] == {0: F(1) / 2, 1: F(1) / 2} and comps[2][1]["eps"] == 0
+    iv_comps = evaluate_instance(claim, Instance((0,), (1,), {}), interval=True)
+    assert all(isinstance(c.lhs, iv.mpf) for c, _ in iv_comps)
+    assert evaluate_instance(claim, Instance((0,), (1,), {}), prec=64)[0][0].lhs != comps[0][0].lhs  # prec reaches the law
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Outcome 1 is impossible on h_0 = 0 (listed with an explicit 0 first) and has probability 1/2 otherwise."""
+
+    def distribution(self, h, *, prec=53, interval=False):
+        with exact_context(prec, interval) as ctx:
+            return {1: ctx.mpf(0), 0: ctx.mpf(1)} if h[0] == 0 else {0: ctx.mpf(1) / 2, 1: ctx.mpf(1) / 2}
+
+
+def test_pure_dp_witness_of_an_outcome_one_side_cannot_produce():
+    for certify in (False, True):
+        claim = PrivacyClaim(id="TEST.gate", title="", source="", statement="", code="", domain=Domain(d=1, max_count=1),
+                             mechanism=lambda p: Gate(), points=lambda p: [(5, 0)])
+        r = check(claim, certify=certify)
+        w = r.worst
+        assert r.verdict == "violated" and r.certified is certify and w.eps_exact == mpmath.inf and w.event == [1]
+        assert w.direction == "h'->h" and w.p_event == F(1) / 2 and w.q_event == 0 and r.ratio == 0
