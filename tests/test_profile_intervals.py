@@ -137,6 +137,9 @@ def test_hockey_stick_tight_claim_straddles_zero_in_interval_mode():
     assert event == ["a", "b"] and d.a == 0 and 0 < d.b < F(10) ** -15
     pp = pair_profile(A, A, 0)
     assert pp.delta.a == 0 and pp.p_event.a <= 1 <= pp.p_event.b
+    assert pp.direction == "h->h'"  # overlapping intervals are ranked by their upper ends (a tie: h -> h')
+    B = {"a": third / 2, "b": 1 - third / 2}  # at eps = 0.1, d(A||B) ~ 0.149 > d(B||A) ~ 0.097
+    assert pair_profile(A, B, "0.1").direction == "h->h'" and pair_profile(B, A, "0.1").direction == "h'->h"
     # equal point laws at eps = 0: terms are exactly 0, nothing may be positive
     d, event = hockey_stick(_iv(P1), _iv(P1), 0)
     assert event == [] and d == 0
