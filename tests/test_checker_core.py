@@ -326,3 +326,121 @@ def test_pure_dp_witness_of_an_outcome_one_side_cannot_produce():
         w = r.worst
         assert r.verdict == "violated" and r.certified is certify and w.eps_exact == mpmath.inf and w.event == [1]
         assert w.direction == "h'->h" and w.p_event == F(1) / 2 and w.q_event == 0 and r.ratio == 0
+
+
+# ---- issue 23, second round: the survivors of the first mutation run of core.py ----
+
+
+@dataclass(frozen=True)
+class Gate2:
+    """As Gate, but outcome 1 is simply absent from the law on h_0 = 0 (no explicit zero); laws in thirds."""
+
+    def distribution(self, h, *, prec=53, interval=False):
+        with exact_context(prec, interval) as ctx:
+            return {0: ctx.mpf(1)} if h[0] == 0 else {0: ctx.mpf(1) / 3, 1: ctx.mpf(2) / 3}
+
+
+@dataclass(frozen=True)
+class Const:
+    def distribution(self, h, *, prec=53, interval=False):
+        with exact_context(prec, interval) as ctx:
+            return {0: ctx.mpf(1) / 3, 1: ctx.mpf(2) / 3}
+
+
+def _pc(mech, points, d=1, m=1):
+    return PrivacyClaim(id="TEST.pc", title="", source="", statement="", code="", domain=Domain(d=d, max_count=m),
+                        mechanism=lambda p: mech, points=lambda p: points)
+
+
+def test_certified_witness_numbers_are_all_intervals_and_absent_outcomes_count_zero():
+    for certify in (False, True):
+        r = check(_pc(Gate2(), [(5, 0)]), certify=certify)
+        w = r.worst
+        assert r.verdict == "violated" and w.event == [1] and w.direction == "h'->h" and w.eps_exact == mpmath.inf
+        assert w.q_event == 0 and abs(w.p_event - F(2) / 3) < F(10) ** -15  # P(1) is not a key of the law on h = (0,)
+        assert isinstance(w.q_event, iv.mpf) is certify and isinstance(w.p_event, iv.mpf) is certify
+    r = check(_pc(Gate2(), [(1, Fraction(1, 10))]), certify=True)
+    assert all(isinstance(x, iv.mpf) for x in (r.worst.delta_exact, r.worst.p_event, r.worst.q_event))
+
+
+def test_equal_laws_have_no_pure_dp_witness_event():
+    r = check(_pc(Const(), [(1, 0)]))
+    w = r.worst
+    assert r.verdict == "holds" and w.event == [] and w.p_event is None and w.q_event is None and w.eps_exact == 0
+    assert w.as_json()["event"] == [] and w.as_json()["p_event"] is None
+
+
+def test_approximate_label_prints_eps_to_8_digits():
+    comps = evaluate_instance(_claim([(LN2, Fraction(1, 8))]), Instance((0,), (1,), {}))
+    assert comps[0][0].label == "delta_exact(0.69314718) <= claimed"
+    assert not isinstance(comps[0][0].lhs, iv.mpf)  # the default evaluation is mp, not intervals
+
+
+def test_statement_and_obligation_results_carry_no_ratio_and_an_empty_event():
+    s = Statement(id="TEST.d", title="", source="", statement="", code="", reason="r")
+    r = check(s)
+    assert r.certified is False and r.pairs_checked == 0 and r.ratio is None and r.as_json()["ratio_claimed_over_exact"] is None
+    b = base_result(_claim([(1, 0)]), Domain(d=1, max_count=1))
+    assert (b.verdict, b.pairs_checked, b.certified, b.claim, b.title, b.kind, b.reason) == ("holds", 0, False, "TEST.coin", "coin",
+                                                                                           "privacy", "")
+    o = check(_obligation([[Comparison(1, "<=", 2)]]))
+    assert o.ratio is None and o.as_json()["ratio_claimed_over_exact"] is None and o.worst.event == []
+    assert o.as_json()["worst"]["event"] == [] and o.as_json()["worst"]["delta_claimed"] is None
+    w = Witness(None, None, {}, "", 1, "<=", 2, 1)
+    assert w.as_json()["h"] is None and w.as_json()["delta_claimed"] is None
+    r = finish(base_result(s, s.domain), Partial(n=1, error="boom"), certify=False, seconds=1.25)
+    assert r.seconds == 1.25
+
+
+def test_claims_own_instances_see_the_domain_and_relations_reach_the_pairs():
+    own = _obligation([[Comparison(1, "<=", 1)]] * 5, instances=lambda d: [Instance((d.max_count,), None, {})])
+    r = check(own, Domain(d=1, max_count=3, relation="none"))
+    assert r.pairs_checked == 1 and r.worst.h == (3,)
+    linf = list(instances_of(_claim([(1, 0)]), Domain(d=2, max_count=1, relation="linf")))
+    assert ((1, 0), (0, 1)) not in [(i.h, i.h_prime) for i in linf] and ((0, 1), (1, 0)) in [(i.h, i.h_prime) for i in linf]
+
+
+def test_outcome_sets_sort_by_their_text_so_mixed_outcomes_print():
+    assert outcome_str(frozenset({9, 10})) == "{10, 9}"
+    assert outcome_str(frozenset({1, BOT})) == "{1, ⊥}"
+
+
+def test_tight_and_straddle_flags_at_their_boundaries():
+    # exact margins all > 0: not tight
+    r = check(_obligation([[Comparison(1, "<=", 2)], [Comparison(Fraction(1, 3), "<=", Fraction(1, 2))]]))
+    assert r.verdict == "holds" and not r.tight
+    # an interval margin [-1, 0] may be negative: inconclusive when certifying
+    r = check(_obligation([[Comparison(iv.mpf([2, 3]), "<=", 2)]]), certify=True)
+    assert r.verdict == "inconclusive" and r.tight
+    # interval equality is never "tight" nor a straddle, even when the difference may be 0
+    r = check(_obligation([[Comparison(iv.mpf([1, 2]), "==", iv.mpf([1, 2]))]]), certify=True)
+    assert r.verdict == "holds" and not r.tight and not r.certified
+    # a straddle stays a straddle when a later instance is clear
+    r = check(_obligation([[Comparison(iv.mpf([0, 2]), "<=", 1)], [Comparison(iv.mpf([0, 1]), "<=", 5)]]), certify=True)
+    assert r.verdict == "inconclusive"
+
+
+def test_rounding_allowance_scales_with_both_sides_and_is_inclusive():
+    tol2 = F(2) ** -12  # 2^-(53 - 40) times the scale 2
+    with mpmath.workprec(53):
+        a, b = F(2), F(2) - tol2  # margin exactly -tol at scale max(|a|, |b|) = 2
+        for comp in (Comparison(a, "<=", b), Comparison(b, ">=", a)):
+            r = check(_obligation([[comp]]), prec=53)
+            assert r.verdict == "holds" and r.tight, comp
+        r = check(_obligation([[Comparison(a, "<=", b - tol2)]]), prec=53)
+        assert r.verdict == "violated"
+
+
+def test_interval_margins_rank_by_lower_end_not_midpoint():
+    comps = [[Comparison(iv.mpf([1, 2]), "<=", 3)], [Comparison(iv.mpf([-7, 3]), "<=", 3)]]  # margins [1, 2], [0, 10]
+    r = check(_obligation(comps))
+    assert r.worst.h == (1,)  # lower end 0 < 1, although its midpoint 5 > 1.5
+
+
+def test_scan_defaults_to_mp():
+    seen = []
+    ob = Obligation(id="TEST.s", title="", source="", statement="", code="", relation="none",
+                    domain=Domain(d=1, max_count=0, relation="none"),
+                    evaluate=lambda inst, prec, interval: seen.append(interval) or [Comparison(1, "<=", 1)])
+    scan(ob, instances_of(ob, ob.domain))
+    assert seen == [False]
