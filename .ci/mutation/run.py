@@ -15,7 +15,9 @@ function and diff, not by mutmut's id or line number) carries its one-line reaso
 is a test gap.  Results go to ``reports/data/mutation.json`` (merged per module) and the page
 ``reports/mutation.md`` is rendered from it (``dpverify report`` re-renders it byte-identically).
 ``--baseline`` stores the run as the module's "before" figures instead; ``--reasons-only``
-re-applies ``equivalent.toml`` to the stored runs and re-renders, running nothing.
+re-applies ``equivalent.toml`` to the stored runs and re-renders, running nothing;
+``--merge-before OTHER.json`` takes the "before" runs of a ``--baseline`` run made in a clone of an
+older commit.
 """
 from __future__ import annotations
 
@@ -146,6 +148,8 @@ def main() -> int:
     ap.add_argument("--only", default="*", help="glob on mutmut ids, e.g. '*x_pure_eps__*' (debugging; not written)")
     ap.add_argument("--baseline", action="store_true", help="store the figures as the module's 'before' (no survivor list)")
     ap.add_argument("--out", default=str(REPO / "reports"), help="reports directory (default: the repository's reports/)")
+    ap.add_argument("--merge-before", type=Path, metavar="DATA_JSON",
+                    help="copy the 'before' runs stored in another mutation.json (a --baseline run in a clone of an older commit)")
     ap.add_argument("--reasons-only", action="store_true", help="re-apply equivalent.toml to the stored results and re-render; run nothing")
     ap.add_argument("--no-write", action="store_true", help="print the result, write nothing")
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/dpverify-mutation"))
@@ -177,7 +181,7 @@ def main() -> int:
         save(out, "mutation", data)
         render_mutation_page(load(out, "mutation"), out)
 
-    for module in ([] if a.reasons_only else modules):
+    for module in ([] if a.reasons_only or a.merge_before else modules):
         p = {**defaults, **plan.get(module, {})}
         tests = a.tests or p.get("tests") or ap.error(f"{module}: no test selection (--tests or a modules.toml entry)")
         sample = a.sample if a.sample is not None else p.get("sample", 0)
@@ -200,7 +204,11 @@ def main() -> int:
             data["modules"][module] = {**entry, **({"before": before} if before else {})}
         data["provenance"] = snapshot()
         write(data)
-    if a.reasons_only:
+    if a.merge_before:
+        for module, e in json.loads(a.merge_before.read_text())["modules"].items():
+            if e.get("before"):
+                data["modules"].setdefault(module, {})["before"] = e["before"]
+    if a.reasons_only or a.merge_before:
         write(data)
     return 0
 
