@@ -101,3 +101,12 @@ def test_short_num_rounds_for_tables_and_keeps_exact_forms():
     assert short_num("n/a") == "n/a" and short_num("") == ""
     # parsed at 256 bits: a 40-digit string keeps its digits beyond double precision
     assert short_num("0.1000000000000000000000000000000000000001", 40) == "0.1000000000000000000000000000000000000001"
+
+
+def test_sympy_irrationals_keep_the_context_precision_beyond_80_digits():
+    """Regression (issue 23): lift evaluated sympy irrationals to 80 digits whatever the context's precision,
+    so at 400 bits (120 digits) sqrt(2) was off by 1e-80."""
+    with mpmath.workprec(400):
+        assert abs(lift(mpmath.mp, sympy.sqrt(2)) - mpmath.sqrt(2)) < F(10) ** -115
+    with mpmath.workprec(53):
+        assert lift(mpmath.mp, sympy.sqrt(2)) == mpmath.sqrt(2)
