@@ -110,3 +110,44 @@ def test_sympy_irrationals_keep_the_context_precision_beyond_80_digits():
         assert abs(lift(mpmath.mp, sympy.sqrt(2)) - mpmath.sqrt(2)) < F(10) ** -115
     with mpmath.workprec(53):
         assert lift(mpmath.mp, sympy.sqrt(2)) == mpmath.sqrt(2)
+
+
+def test_lift_takes_sympy_rationals_exactly_at_any_precision():
+    with mpmath.workprec(400):  # beyond the digits an evalf fallback would give
+        assert abs(lift(mpmath.mp, sympy.Rational(1, 3)) - F(1) / 3) < F(10) ** -118
+    # an unevaluated sum is rational (is_rational) but not a Rational (is_Rational): it is evaluated, not split into p/q
+    s = sympy.Add(1, sympy.Rational(1, 2), evaluate=False)
+    assert s.is_rational and not s.is_Rational
+    assert lift(mpmath.mp, s) == F("1.5")
+
+
+def test_exact_sympy_margin_uses_the_difference_itself():
+    assert margin_of(sympy.Rational(1, 3), "<=", sympy.Rational(2, 3)) == Fraction(1, 3)  # sum 1 has another denominator
+
+
+def test_fmt_of_sympy_floats_and_complex_numbers():
+    x = sympy.Float("0.1", 40)
+    assert fmt(x) == str(x)  # sympy numbers print as sympy writes them, not through mpmath
+    assert fmt(mpmath.mpc(1, 2) / 3, 4) == "(0.3333 + 0.6667j)"  # mpmath numbers are rounded to the digits asked
+
+
+def test_short_num_on_lists_that_are_not_intervals():
+    assert short_num("[1, 2, 3]") == "[1, 2, 3]"
+    assert short_num("[0.1234567, 0.2345678, 0.3456789]") == "[0.123457, 0.2345678, 0.3456789]"
+    assert short_num("[0.1234567, 0.2345678]", 2) == "[0.12, 0.23]"
+
+
+def _frac(x):
+    m = mpmath.mpf(x)
+    return Fraction(int(m.man)) * Fraction(2) ** int(m.exp)
+
+
+def test_sympy_rationals_are_enclosed_not_read_through_a_decimal_string():
+    """q = 1 + 2^-52 + 10^-90: its 80-digit decimal string is the double 1 + 2^-52 itself, a one-point interval that
+    does not contain q.  lift goes through the exact rational, so a certified comparison encloses q."""
+    q = sympy.Rational(2**52 + 1, 2**52) + sympy.Rational(1, 10**90)
+    exact = Fraction(int(q.p), int(q.q))
+    r = lift(iv, q)
+    assert _frac(r.a) <= exact <= _frac(r.b)
+    s = iv.mpf(str(q.evalf(80)))  # the decimal route, for contrast: excludes q
+    assert _frac(s.b) < exact
