@@ -207,3 +207,31 @@ def test_samples_to_certify_finds_the_smallest_n_to_a_few_percent():
     assert samples_to_certify(0.5, 0.1, 0, 0.4, 0.01) is None  # 0.5 - 0.1 - 0.4 = 0: no violation to certify
     # certified at the first size tried (16), then bisected down within [8, 16]
     assert samples_to_certify(0.99, 0.0, 0, 0.0, 0.5) == 8
+
+
+def test_fit_counts_unobserved_bins_and_a_single_observation():
+    r = goodness_of_fit({"a": 10, "b": 0}, {"a": 0.5, "b": 0.5}, min_expected=1.0)
+    assert r.statistic == pytest.approx(2 * 10 * math.log(2), rel=1e-12) and r.df == 1  # an empty bin adds 0, not nan
+    one = goodness_of_fit({"a": 1}, {"a": 0.5, "b": 0.5}, min_expected=0.1)
+    assert one.n == 1 and one.df == 1 and one.p_value == pytest.approx(_st.chi2.sf(2 * math.log(2), 1), rel=1e-12)
+
+
+def test_pool_is_filled_by_expected_counts_not_observed_ones():
+    probs = {"a": 0.6, "b": 0.35, "c": 0.049, "d": 0.001}
+    r = goodness_of_fit({"a": 62, "b": 35, "c": 0, "d": 3}, probs)
+    assert (r.pooled, r.bins) == (2, 3)  # expected 0.1 + 4.9 = 5.0 closes the pool, whatever was observed
+
+
+def test_fit_json_keys():
+    j = goodness_of_fit({"a": 6, "b": 4}, {"a": 0.5, "b": 0.5}, min_expected=1).as_json()
+    assert set(j) == {"n", "method", "statistic", "df", "p_value", "bins", "pooled_outcomes", "impossible_outcomes",
+                      "largest_deviations"}
+    assert (j["n"], j["method"], j["df"], j["bins"]) == (10, "g", 1, 2)
+
+
+def test_samples_to_certify_edges():
+    # no violation in the estimates -> None, even at a level where the bounds would overshoot the estimates
+    assert samples_to_certify(0.5, 0.1, 0, 0.4, 0.9) is None
+    # the first size that certifies is 32: a limit of 32 still allows it, 31 does not
+    assert samples_to_certify(0.9, 0.05, 0, 0.3, 0.01, limit=32) == 19
+    assert samples_to_certify(0.9, 0.05, 0, 0.3, 0.01, limit=31) is None
