@@ -220,3 +220,17 @@ def test_level_sets_grow_while_they_improve_and_stop_at_max_prefix():
     many_h = Counter({i: 10 for i in range(100)})
     many_g = Counter({i: 1 for i in range(100)})
     assert len(E._best_prefix(many_h, many_g, 1000, 100, 1, 0)[2]) == E.MAX_PREFIX
+
+
+def test_distribution_calls_are_plain_mp_and_uninspectable_callables_are_trusted_with_prec():
+    law = call_distribution(Coin(), (1,))
+    assert all(type(p) is mpmath.mpf for p in law.values())  # not intervals: audits use mp laws
+    assert E._accepts_prec(max) is True  # no signature to read: assume the protocol
+    assert E._accepts_prec(lambda h, **kw: None) and not E._accepts_prec(lambda h: None)
+
+
+def test_level_sets_smooth_unseen_outcomes_on_the_other_side():
+    ch = Counter({"b": 500, "a": 500})
+    cg = Counter({"b": 1000})
+    evs = {(e.a, e.b): e.outcomes for _, e in empirical_events((0,), (1,), ch, cg, 1, 0, per_pair=2)}
+    assert evs[(0,), (1,)] == frozenset({"a"})  # a never seen on (1): smoothed ratio (500.5/1000)/(0.5/1000) ranks it first
