@@ -107,3 +107,131 @@ def test_samples_to_certify_is_consistent():
     m = n // 2
     assert delta_lower_bound(cp_lower(round(0.6 * m), m, 0.001), cp_upper(round(0.1 * m), m, 0.001), 1) <= 0
     assert samples_to_certify(0.2, 0.1, 1, 0.0, 0.001) is None  # no violation in the estimates
+
+
+# ---- issue 23: exact expectations for every branch (mutants of stats.py survived the tests above) ----
+
+from scipy import stats as _st  # noqa: E402
+
+from dpverify.auditor.stats import ROUNDING_SLACK, FitResult  # noqa: E402
+
+
+@pytest.mark.parametrize("x,n,a", [(3, 10, 0.05), (1, 1, 0.05), (7, 9, 0.01), (499, 1000, 0.2)])
+def test_clopper_pearson_are_the_beta_quantiles_widened_by_the_slack(x, n, a):
+    lo, hi = _st.beta.ppf(a, x, n - x + 1), _st.beta.ppf(1 - a, x + 1, n - x) if x < n else 1.0
+    assert cp_lower(x, n, a) == lo * (1 - ROUNDING_SLACK) and cp_lower(x, n, a) < lo
+    if x < n:
+        assert cp_upper(x, n, a) == hi * (1 + ROUNDING_SLACK) + 1e-300 and cp_upper(x, n, a) > hi
+    assert cp_lower(0, n, a) == 0.0 and cp_upper(n, n, a) == 1.0
+    assert cp_lower(x, 0, a) == 0.0 and cp_upper(0, 0, a) == 1.0  # no samples: no information
+
+
+@pytest.mark.parametrize("a", [0, 1, -0.1, 1.5])
+def test_levels_outside_the_open_unit_interval_are_refused(a):
+    with pytest.raises(ValueError, match=f"level a={a!r} must be in"):
+        cp_lower(1, 2, a)
+    with pytest.raises(ValueError, match=f"level a={a!r} must be in"):
+        cp_upper(1, 2, a)
+
+
+def test_exp_up_is_an_upper_bound_within_a_few_ulps():
+    from fractions import Fraction
+
+    import mpmath
+
+    for eps in (0, 1, 0.3, Fraction(1, 3), mpmath.mpf("2.5"), 700):
+        e = math.exp(float(eps))
+        assert e < exp_up(eps) <= e * (1 + 1e-11)
+    assert delta_lower_bound(0.5, 0.25, 2) == 0.5 - exp_up(2) * 0.25
+
+
+def test_eps_lower_bound_edges_and_value():
+    p_lo = 0.2
+    assert eps_lower_bound(p_lo, 0.1, p_lo / (1 + ROUNDING_SLACK)) == -math.inf  # num == 0 exactly
+    assert eps_lower_bound(p_lo, 0.1, 0.1999) > -math.inf
+    assert eps_lower_bound(0.5, 0.0, 0.1) == math.inf and eps_lower_bound(0.5, -0.0, 0.1) == math.inf
+    v = eps_lower_bound(0.5, 0.1, 0.1)
+    assert math.log(4) - 1e-11 < v < math.log(4) - 4 * ROUNDING_SLACK  # rounded down, by little
+    assert bonferroni(0.01, 1) == 0.01 and bonferroni(0.01, -3) == 0.01 and bonferroni(0.02, 2) == 0.01
+
+
+def test_fit_statistics_are_the_textbook_formulas():
+    probs = {"a": 0.5, "b": 0.25, "c": 0.25}
+    counts = {"a": 60, "b": 20, "c": 20}
+    g = goodness_of_fit(counts, probs)
+    stat = 2 * (60 * math.log(60 / 50) + 20 * math.log(20 / 25) * 2)
+    assert g.method == "g" and g.n == 100 and g.df == 2 and g.bins == 3 and g.pooled == 0
+    assert g.statistic == pytest.approx(stat, rel=1e-12) and g.p_value == pytest.approx(_st.chi2.sf(stat, 2), rel=1e-12)
+    p = goodness_of_fit(counts, probs, method="pearson")
+    assert p.method == "pearson" and p.statistic == pytest.approx(100 / 50 + 25 / 25 * 2, rel=1e-12)
+    assert p.p_value == pytest.approx(_st.chi2.sf(4.0, 2), rel=1e-12)
+    assert [w[0] for w in g.worst] == ["a", "b", "c"] and g.worst[0] == ("a", 60, 50.0)
+    # an outcome of probability 0 that was never observed is no evidence against the law
+    assert goodness_of_fit({**counts, "z": 0}, {**probs, "z": 0.0}).p_value == g.p_value
+    # an observed outcome missing from the law (or of probability 0) refutes it
+    r = goodness_of_fit({**counts, "z": 2}, {**probs, "z": 0.0})
+    assert (r.p_value, r.statistic, r.df, r.bins, r.impossible) == (0.0, math.inf, 0, 0, {"z": 2})
+    j = r.as_json()
+    assert j["statistic"] == "inf" and j["p_value"] == 0.0 and j["pooled_outcomes"] == 0 and j["method"] == "g"
+
+
+def test_fit_with_nothing_to_test_is_a_pass_not_an_error():
+    assert goodness_of_fit({}, {"a": 1.0}).p_value == 1.0  # no samples
+    one = goodness_of_fit({"a": 10}, {"a": 1.0})  # one bin: nothing is testable
+    assert (one.p_value, one.df, one.bins, one.statistic) == (1.0, 0, 1, 0.0)
+    tiny = goodness_of_fit({"a": 3, "b": 1}, {"a": 0.7, "b": 0.3})  # every bin pooled into one
+    assert (tiny.p_value, tiny.bins, tiny.pooled) == (1.0, 1, 2)
+
+
+def test_fit_pools_exactly_the_small_bins():
+    probs = {"a": 0.6, "b": 0.35, "c": 0.049, "d": 0.001}
+    r = goodness_of_fit({"a": 60, "b": 35, "c": 5, "d": 0}, probs, min_expected=5.0)
+    assert (r.pooled, r.bins, r.df) == (2, 3, 2)  # c (4.9) and d (0.1) pooled to 5.0
+    r = goodness_of_fit({"a": 60, "b": 35, "c": 5, "d": 0}, probs, min_expected=4.8)
+    assert (r.pooled, r.bins) == (2, 3)  # d < 4.8 starts the pool; c joins while the pool is below 4.8
+    r = goodness_of_fit({"a": 600, "b": 350, "c": 49, "d": 1}, probs, min_expected=1.0)
+    assert (r.pooled, r.bins) == (0, 4)  # d's expected count is exactly 1.0: not pooled
+    j = FitResult(10, "g", 1.23456, 1, 0.5, 2, 0, {}, [("x", 3, 2.34567)]).as_json()
+    assert j["largest_deviations"] == [{"outcome": "x", "observed": 3, "expected": 2.346}] and j["statistic"] == 1.23456
+
+
+def test_samples_to_certify_finds_the_smallest_n_to_a_few_percent():
+    n = samples_to_certify(0.6, 0.1, 1, 0.05, 0.01)
+    assert n is not None
+
+    def ok(m):
+        return delta_lower_bound(cp_lower(round(0.6 * m), m, 0.01), cp_upper(round(0.1 * m), m, 0.01), 1) > 0.05
+
+    assert ok(n) and not ok(int(n / 1.09) - 1)
+    assert samples_to_certify(0.6, 0.1, 1, 0.05, 0.01, limit=8) is None  # more than the limit would be needed
+    assert samples_to_certify(0.5, 0.1, 0, 0.4, 0.01) is None  # 0.5 - 0.1 - 0.4 = 0: no violation to certify
+    # certified at the first size tried (16), then bisected down within [8, 16]
+    assert samples_to_certify(0.99, 0.0, 0, 0.0, 0.5) == 8
+
+
+def test_fit_counts_unobserved_bins_and_a_single_observation():
+    r = goodness_of_fit({"a": 10, "b": 0}, {"a": 0.5, "b": 0.5}, min_expected=1.0)
+    assert r.statistic == pytest.approx(2 * 10 * math.log(2), rel=1e-12) and r.df == 1  # an empty bin adds 0, not nan
+    one = goodness_of_fit({"a": 1}, {"a": 0.5, "b": 0.5}, min_expected=0.1)
+    assert one.n == 1 and one.df == 1 and one.p_value == pytest.approx(_st.chi2.sf(2 * math.log(2), 1), rel=1e-12)
+
+
+def test_pool_is_filled_by_expected_counts_not_observed_ones():
+    probs = {"a": 0.6, "b": 0.35, "c": 0.049, "d": 0.001}
+    r = goodness_of_fit({"a": 62, "b": 35, "c": 0, "d": 3}, probs)
+    assert (r.pooled, r.bins) == (2, 3)  # expected 0.1 + 4.9 = 5.0 closes the pool, whatever was observed
+
+
+def test_fit_json_keys():
+    j = goodness_of_fit({"a": 6, "b": 4}, {"a": 0.5, "b": 0.5}, min_expected=1).as_json()
+    assert set(j) == {"n", "method", "statistic", "df", "p_value", "bins", "pooled_outcomes", "impossible_outcomes",
+                      "largest_deviations"}
+    assert (j["n"], j["method"], j["df"], j["bins"]) == (10, "g", 1, 2)
+
+
+def test_samples_to_certify_edges():
+    # no violation in the estimates -> None, even at a level where the bounds would overshoot the estimates
+    assert samples_to_certify(0.5, 0.1, 0, 0.4, 0.9) is None
+    # the first size that certifies is 32: a limit of 32 still allows it, 31 does not
+    assert samples_to_certify(0.9, 0.05, 0, 0.3, 0.01, limit=32) == 19
+    assert samples_to_certify(0.9, 0.05, 0, 0.3, 0.01, limit=31) is None

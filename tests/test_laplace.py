@@ -212,3 +212,47 @@ def test_sampler_shapes_and_spread_limit():
         laplace_top_indices((0, 2**63), 1.0, 1, rng=rng, size=1)
     big = laplace_top_indices((0, 1), 1e300, 1, rng=rng, size=4)  # float fallback for astronomically wide noise
     assert big.shape == (4, 1)
+
+
+# ---- issue 23: batching, the spread limit at its boundary, the wide-noise fallback ----
+
+
+def test_batches_draw_the_same_stream_as_one_block(monkeypatch):
+    """Rows are drawn in blocks of _BATCH_CELLS // d; numpy fills them sequentially, so blocking changes nothing."""
+    from mechanisms.laplace import noisy_max as NM
+
+    h = (3, 1, 1, 0, 2)
+    one = NM.laplace_top_indices(h, 1.5, 3, rng=np.random.default_rng(SEED), size=23)
+    monkeypatch.setattr(NM, "_BATCH_CELLS", 3 * len(h))  # 3 rows per block: 8 blocks, the last one short
+    blocks = NM.laplace_top_indices(h, 1.5, 3, rng=np.random.default_rng(SEED), size=23)
+    assert blocks.shape == (23, 3) and (blocks == one).all()
+    monkeypatch.setattr(NM, "_BATCH_CELLS", 2)  # fewer cells than items: still one row per block
+    assert (NM.laplace_top_indices(h, 1.5, 3, rng=np.random.default_rng(SEED), size=23) == one).all()
+
+
+def test_spread_limit_is_inclusive_and_ties_go_to_the_smaller_index():
+    rng = np.random.default_rng(SEED)
+    assert laplace_top_indices((0, 2**62), 1.0, 2, rng=rng, size=3).tolist() == [[1, 0]] * 3  # spread exactly 2**62
+    with pytest.raises(InvalidHistogram, match=r"^max\(h\)-min\(h\)=4611686018427387905 must be <= 2\*\*62 for the sampler"):
+        laplace_top_indices((0, 2**62 + 1), 1.0, 1, rng=rng, size=1)
+    # equal noisy values (a zero-scale limit is not allowed, so force them with equal counts and the same noise)
+    class Zero:
+        def laplace(self, loc, scale, size):
+            return np.zeros(size)
+
+    assert laplace_top_indices((2, 5, 5, 1), 1.0, 3, rng=Zero(), size=2).tolist() == [[1, 2, 0]] * 2
+
+
+def test_wide_noise_fallback_orders_by_the_float_sum():
+    """Noise beyond 2**61 takes the float path: the order is that of h + z, ties to the smaller index."""
+    class Fixed:
+        def laplace(self, loc, scale, size):
+            return np.tile(np.array([2.0**62, 0.0, -(2.0**62)]), (size[0], 1))
+
+    assert laplace_top_indices((0, 0, 0), 1.0, 3, rng=Fixed(), size=2).tolist() == [[0, 1, 2]] * 2
+
+    class Tied:
+        def laplace(self, loc, scale, size):
+            return np.tile(np.array([0.0, 2.0**62, 2.0**62]), (size[0], 1))
+
+    assert laplace_top_indices((0, 5, 5), 1.0, 2, rng=Tied(), size=1).tolist() == [[1, 2]]

@@ -59,3 +59,49 @@ def test_bad_histograms_are_refused():
         list(neighbours((1, -1)))
     with pytest.raises(InvalidHistogram, match="must be a non-negative integer"):
         list(neighbours((1, 2.0)))
+
+
+def test_count_pairs_counts_what_pairs_yields():
+    from dpverify.checker.neighbours import count_pairs
+
+    # add-remove on counts 0..m: every h with h + e inside the box, e in {0,1}^d \ {0}
+    assert count_pairs(1, 3) == 3 and count_pairs(2, 1) == 5 and count_pairs(2, 2, "delta:1") == 12
+    for relation in ("add-remove", "delta:1", "linf"):
+        assert count_pairs(3, 2, relation) == len(list(pairs(3, 2, relation)))
+    assert count_pairs(2, 2, "linf") == 20  # 3x3 king-move graph: 12 straight + 8 diagonal edges
+
+
+def test_default_relation_is_add_remove_and_aliases_parse():
+    assert is_neighbour((1, 1), (2, 2)) and not is_neighbour((1, 1), (2, 0))
+    assert set(neighbours((1, 1))) == {(2, 2), (2, 1), (1, 2), (0, 0), (0, 1), (1, 0)}  # no cap without max_count
+    assert list(pairs(1, 2)) == [((0,), (1,)), ((1,), (2,))]
+    for alias in ("add-remove", "addremove", "add_remove", " Add-Remove "):
+        assert parse_relation(alias) == ("add-remove", None)
+    assert parse_relation("LINF") == ("linf", None) and parse_relation("Delta:3") == ("delta", 3)
+
+
+@pytest.mark.parametrize("bad", ["delta:2:3", "delta:1:", "delta:-1"])
+def test_delta_relation_takes_exactly_one_integer(bad):
+    with pytest.raises(InvalidParameter, match="relation="):
+        parse_relation(bad)
+
+
+def test_enumeration_order_is_fixed():
+    """Witnesses are the *first* tightest instance, so the enumeration order is part of every report."""
+    assert list(neighbours((1, 1), "add-remove", 2)) == [(1, 2), (1, 0), (2, 1), (0, 1), (2, 2), (0, 0)]
+    assert list(neighbours((1,), "linf")) == [(0,), (2,)]
+    assert list(neighbours((0, 1), "linf", 1)) == [(0, 0), (1, 0), (1, 1)]
+    assert list(pairs(2, 1, "linf")) == [((0, 0), (0, 1)), ((0, 0), (1, 0)), ((0, 0), (1, 1)), ((0, 1), (1, 0)),
+                                         ((0, 1), (1, 1)), ((1, 0), (1, 1))]
+
+
+def test_bad_arguments_name_the_parameter():
+    with pytest.raises(InvalidHistogram, match=r"^h_prime\[0\]=-1 must be >= 0"):
+        is_neighbour((1,), (-1,))
+    with pytest.raises(InvalidParameter, match="^max_count=-1 must be >= 0"):
+        list(neighbours((1,), "add-remove", -1))
+    with pytest.raises(InvalidParameter, match="^max_count=-1 must be >= 0"):
+        list(histograms(2, -1))
+    with pytest.raises(InvalidParameter, match="^d=0 must be >= 1"):
+        list(histograms(0, 1))
+    assert not is_neighbour((1, 1), (1, 1, 1))  # different lengths are never neighbours

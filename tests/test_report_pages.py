@@ -124,7 +124,7 @@ def test_missing_data_is_a_clear_error_naming_the_command(tmp_path: Path) -> Non
     with pytest.raises(InvalidParameter, match="dpverify bench"):
         render_performance(tmp_path)
     res = render_all(tmp_path, index=False)
-    assert set(res["missing"]) == {"verify", "performance", "audits", "experiments", "composition"} and not res["written"]
+    assert set(res["missing"]) == {"verify", "performance", "audits", "experiments", "composition", "mutation"} and not res["written"]
     assert "dpverify verify" in res["missing"]["verify"]
 
 
@@ -186,3 +186,42 @@ def test_timing_section_is_rendered_from_its_data_escaped_and_rerendered_identic
     assert "| 1.500 |" in text and "not installed" in text
     render_all(tmp_path, index=False)  # dpverify report: the same bytes from data/audits.json + data/timing.json
     assert (tmp_path / "audits.md").read_bytes() == first
+
+
+def _mutation_data() -> dict:
+    """A stored mutation run as .ci/mutation/run.py writes it: one sampled module with an equivalent survivor and a gap."""
+    surv = [{"id": "m.x_f__mutmut_1", "status": "survived", "function": "f", "line": 7, "diff": "-    if a <= 0:\n+    if a < 0:",
+             "reason": "a == 0 gives [0, 0] on both branches"},
+            {"id": "m.x_g__mutmut_2", "status": "no tests", "function": "C.g", "line": 9, "diff": "-    return x | y\n+    return x & y",
+             "reason": None}]
+    entry = {"tests": ["tests/test_x.py"], "generated": 100, "run": 40, "sampled": True, "seed": 1, "only": "*",
+             "counts": {"killed": 38, "survived": 1, "no tests": 1}, "killed": 38, "equivalent": 1, "survivors": surv,
+             "score": 0.95, "score_non_equivalent": 0.9744, "wall_seconds": 12.0, "commit": "abc123"}
+    before = {**entry, "counts": {"killed": 30, "survived": 10}, "killed": 30, "equivalent": 1, "score_non_equivalent": 0.7692,
+              "commit": "abc000"}
+    return {"tool": "mutmut 3.8.1", "command": "python .ci/mutation/run.py [MODULE ...]", "skip_patterns": [r"raise \w+\("],
+            "isolation": "forkserver", "provenance": {"git_commit": "abc123", "versions": {"python": "3"}, "exact_prec_bits": 256},
+            "plan": {}, "todo": {"dpverify/checker/divergences.py": "not merged yet"},
+            "modules": {"dpverify/checker/profile.py": {**entry, "before": before}}}
+
+
+def test_mutation_page_rerenders_byte_identically_with_scores_reasons_and_gaps(tmp_path: Path) -> None:
+    from dpverify.report.mutation import write_mutation
+
+    text = write_mutation(_mutation_data(), tmp_path).read_text()
+    first = (tmp_path / "mutation.md").read_bytes()
+    assert main(["report", "--out", str(tmp_path), "--only", "mutation", "--no-index"]) == 0
+    assert (tmp_path / "mutation.md").read_bytes() == first
+    assert "- git commit: `abc123`" in text and "`abc000`" in text  # the commit each figure was computed at
+    assert "97.4 % (38/39), 95 % CI" in text and "76.9 % (30/39)" in text  # sampled: an estimate with its interval
+    assert "a == 0 gives \\[0, 0\\] on both branches" in text
+    assert "**gap** (no tests)" in text and "`return x \\| y`" in text  # pipes in code cannot break the table
+    assert "divergences.py" in text
+
+
+def test_wilson_interval_brackets_the_share() -> None:
+    from dpverify.report.mutation import wilson
+
+    lo, hi = wilson(38, 39)
+    assert 0.86 < lo < 38 / 39 < hi <= 1.0
+    assert wilson(0, 0) == (0.0, 1.0) and wilson(10, 10)[1] > 0.999999 and wilson(0, 10)[0] < 1e-12

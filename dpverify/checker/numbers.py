@@ -33,8 +33,8 @@ def lift(ctx: Any, x: Any) -> Any:
     if hasattr(x, "is_Rational") and getattr(x, "is_Rational", False):  # sympy Rational
         return to_ctx(ctx, Fraction(int(x.p), int(x.q)))
     if hasattr(x, "evalf") and not isinstance(x, (int, float, Fraction)):
-        # sympy irrational: evaluate with enough digits (not certified; callers mark exact comps)
-        return ctx.mpf(str(x.evalf(80)))
+        # sympy irrational: evaluate with more digits than the context keeps (not certified; callers mark exact comps)
+        return ctx.mpf(str(x.evalf(max(80, ctx.dps + 10))))
     if isinstance(x, mpmath.mpf):
         return ctx.mpf(x) if ctx is mpmath.mp else ctx.mpf(x)
     return to_ctx(ctx, x)

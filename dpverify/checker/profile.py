@@ -165,19 +165,21 @@ def pure_eps(P: Mapping, Q: Mapping) -> tuple[Any, Any, str]:
     _check_laws(P, Q)
     ctx = ctx_of(next(iter(P.values())))
     best, arg, direction = ctx.mpf(0), None, "h->h'"
+    lows = []
     for o in list(P) + [o for o in Q if o not in P]:
-        p, q = P.get(o, 0), Q.get(o, 0)
+        # a probability is >= 0: an interval enclosure reaching below 0 (e.g. 1 - sum) is cut at 0, not logged
+        p, q = clip0(P.get(o, 0)), clip0(Q.get(o, 0))
         pz, qz = _is_zero(p), _is_zero(q)
         if pz and qz:
             continue
         if pz != qz:
             return ctx.inf, o, ("h->h'" if qz else "h'->h")
         lr = ctx.log(p) - ctx.log(q)
+        lows.append(lr)
         for val, dirn in ((lr, "h->h'"), (-lr, "h'->h")):
             if _up(val) > _up(best):
                 best, arg, direction = val, o, dirn
     if ctx is mpmath.iv:  # enclosure of the max: lower end = max of lower ends
-        lows = [ctx.log(P[o]) - ctx.log(Q[o]) for o in P if not _is_zero(P[o]) and not _is_zero(Q.get(o, 0))]
         lo = max([max(x.a, (-x).a) for x in lows] + [0])
         best = ctx.mpf([lo, _up(best)])
     return best, arg, direction

@@ -5,6 +5,7 @@
 - :mod:`~dpverify.report.ledger`: the ledger pages (README, errata, details, results.json) and ``proofs/INDEX.md``;
 - :mod:`~dpverify.report.audits`, :mod:`~dpverify.report.performance`, :mod:`~dpverify.report.experiments`: the
   audits, performance and experiments pages;
+- :mod:`~dpverify.report.mutation`: the mutation-testing page (data from the opt-in ``.ci/mutation/run.py``);
 - :mod:`~dpverify.report.figures`, :mod:`~dpverify.report.figure1`, :mod:`~dpverify.report.composition`,
   :mod:`~dpverify.report.accountants`: figures and composition tables;
 - :mod:`~dpverify.report.render`: every page re-rendered from its data (``dpverify report``).

@@ -36,6 +36,7 @@ MADE_BY = {
     "experiments": "dpverify verify (or dpverify experiments)",
     "timing": "dpverify verify (or dpverify audit --timing --write-report reports/audits.md)",
     "composition": "dpverify verify (or dpverify composition)",
+    "mutation": "python .ci/mutation/run.py (opt-in mutation testing, see tests/README.md)",
 }
 
 

@@ -8,6 +8,7 @@ Pages and their data (``DIR/data/*.json``, written by the command that computed 
   timing section, ``timing.json`` (``dpverify verify``, ``dpverify audit --timing --write-report``; optional)
 * experiments.md and its figures <- ``experiments.json`` (``dpverify verify``, ``dpverify experiments``)
 * composition.md <- ``composition.json`` (``dpverify verify``, ``dpverify composition``)
+* mutation.md <- ``mutation.json`` (the opt-in ``python .ci/mutation/run.py``; ``dpverify verify`` does not repeat it)
 
 The same data gives byte-identical pages, and each page prints the provenance
 (commit, versions, seed, constants) stored with its data, not the state of the
@@ -64,9 +65,16 @@ def _composition(outdir: Path, index: bool) -> list[Path]:
     return [render_composition_page(load(outdir, "composition"), outdir)]
 
 
+def _mutation(outdir: Path, index: bool) -> list[Path]:
+    from .mutation import render_mutation_page
+
+    return [render_mutation_page(load(outdir, "mutation"), outdir)]
+
+
 RENDERERS: dict[str, Callable[[Path, bool], list[Path]]] = {
     "verify": _verify_pages, "performance": _performance, "audits": _audits, "experiments": _experiments,
     "composition": _composition,
+    "mutation": _mutation,
 }
 
 

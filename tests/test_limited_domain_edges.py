@@ -1,0 +1,96 @@
+"""Edges of the limited-domain family that mutation testing found untested (issue 23).
+
+Unsigned numpy histograms, the unknown-domain ``release`` and its pad list at the exact boundary,
+and the helpers of eq. (5)/(9)/(6) on ties, ``kbar = d`` and the NeurIPS variant.
+"""
+
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+from mechanisms.core import BOT
+from mechanisms.errors import InvalidHistogram, InvalidParameter
+from mechanisms.limited_domain import LimitDom
+from mechanisms.limited_domain.domain import as_counts, bot_multiplier, limited_domain, strict_domain, top_sorted
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.uint64, np.int8, np.int64])
+def test_integer_numpy_histograms_of_every_width_are_counts(dtype):
+    a = as_counts(np.array([3, 0, 7], dtype=dtype))
+    assert a.dtype == np.int64 and a.tolist() == [3, 0, 7]
+
+
+def test_unsigned_histograms_are_refused_only_above_int64():
+    ok = as_counts(np.array([2**63 - 1, 0], dtype=np.uint64))
+    assert ok.tolist() == [2**63 - 1, 0]
+    with pytest.raises(InvalidParameter, match=r"^h has a count 9223372036854775808 >= 2\*\*63"):
+        as_counts(np.array([1, 2**63], dtype=np.uint64))
+    with pytest.raises(InvalidParameter, match=r"^h\[1\]=-2 must be >= 0"):
+        as_counts(np.array([1, -2, -1], dtype=np.int64))
+    assert as_counts([1, 2]).tolist() == [1, 2]
+    with pytest.raises(InvalidHistogram):
+        as_counts(np.array([1.0, 2.0]))  # float arrays go through the full validation and are refused
+    with pytest.raises(InvalidHistogram):
+        as_counts(np.zeros((2, 2), dtype=np.int64))
+    with pytest.raises(InvalidHistogram):
+        as_counts(np.array([], dtype=np.int64))
+
+
+def test_an_unsigned_histogram_samples_like_the_same_counts_as_a_list():
+    M = LimitDom(2, 3, 1, F(1, 10))
+    h = [5, 1, 4, 0, 2]
+    for dtype in (np.uint8, np.uint64):
+        assert M.sample(np.array(h, dtype=dtype), rng=np.random.default_rng(3), size=200) == \
+            M.sample(h, rng=np.random.default_rng(3), size=200)
+
+
+def test_release_pad_list_at_its_exact_boundary():
+    M = LimitDom(2, 3, 1, F(1, 10))
+    ref = M.sample([3, 1, 0, 0], rng=np.random.default_rng(11), size=200)
+    names = ["a", "b", "x", "y"]
+    want = [tuple(x if x is BOT else names[x] for x in o) for o in ref]
+    # exactly as many usable pad labels as needed (labels already in top are skipped, not counted)
+    assert M.release([("a", 3), ("b", 1)], rng=np.random.default_rng(11), size=200, pad=["b", "x", "a", "y"]) == want
+    with pytest.raises(InvalidParameter, match=r"^pad has 1 usable labels but 2 are needed to fill the top-\(kbar\+1\) \(kbar=3\)"):
+        M.release([("a", 3), ("b", 1)], rng=np.random.default_rng(0), pad=["a", "x", "b"])
+    # a full top-(kbar+1) needs no pad at all; a longer top is cut to kbar+1
+    full = [("a", 3), ("b", 1), ("x", 0), ("y", 0)]
+    assert M.release(full, rng=np.random.default_rng(11), size=200) == want
+    assert M.release(full + [("z", 0)], rng=np.random.default_rng(11), size=200) == want
+    # equal counts are allowed in top (ties), repeated labels and unsorted counts are not
+    assert M.release([("a", 2), ("b", 2), ("c", 2), ("d", 2)], rng=np.random.default_rng(0), size=5)
+    with pytest.raises(InvalidParameter, match="^top has repeated labels"):
+        M.release([("a", 3), ("a", 1)], rng=np.random.default_rng(0), pad=["x", "y"])
+    with pytest.raises(InvalidParameter, match="^top must be sorted by count, largest first"):
+        M.release([("a", 3), ("b", 1), ("c", 2)], rng=np.random.default_rng(0), pad=["x"])
+    with pytest.raises(InvalidParameter, match=r"^top\[1\] count=-1 must be >= 0"):
+        M.release([("a", 3), ("b", -1)], rng=np.random.default_rng(0), pad=["x", "y"])
+    with pytest.raises(InvalidParameter, match="^size=0 must be >= 1"):
+        M.release(full, rng=np.random.default_rng(0), size=0)
+
+
+def test_release_of_the_top_alone_matches_the_whole_histogram_law():
+    """The threshold uses top[kbar]'s count + 1 (h_(kbar+1) + 1) and m = min(Delta, kbar) without d."""
+    M = LimitDom(1, 2, 1, F(1, 10), Delta=1)
+    top = [("p", 7), ("q", 6), ("r", 5)]
+    out = M.release(top, rng=np.random.default_rng(2), size=300)
+    ref = M.sample([7, 6, 5, 0, 0], rng=np.random.default_rng(2), size=300)
+    assert out == [tuple(x if x is BOT else "pqr"[x] for x in o) for o in ref]
+
+
+def test_domains_and_multiplier():
+    h = (2, 5, 5, 1, 5)
+    assert limited_domain(h, 2) == (1, 2) and limited_domain(h, 5) == (1, 2, 4, 0, 3)
+    assert strict_domain(h, 2) == () and strict_domain(h, 3) == (1, 2, 4) and strict_domain((3, 1, 1), 3) == (0, 1, 2)
+    with pytest.raises(InvalidParameter, match=r"^kbar=6 must be <= d=5 \(the number of items\)"):
+        limited_domain(h, 6)
+    assert bot_multiplier(3, None, 10) == 3 and bot_multiplier(3, 2, 10) == 2 and bot_multiplier(3, 5, 10) == 3
+    assert bot_multiplier(3, None, 4, "neurips") == 1 and bot_multiplier(3, 2, 4, "long") == 2
+    assert bot_multiplier(3, None, 3, "neurips") == 0
+    a = np.array(h)
+    for n in range(1, 6):
+        assert top_sorted(a, n).tolist() == list(limited_domain(h, n))
+    assert top_sorted(a, 9).tolist() == [1, 2, 4, 0, 3]
+    b = np.array([0, 1, 1, 0, 1, 1])
+    assert top_sorted(b, 3).tolist() == [1, 2, 4] and top_sorted(b, 5).tolist() == [1, 2, 4, 5, 0]

@@ -1,0 +1,114 @@
+"""Exact laws of noisy-threshold runs (mechanisms.exact.threshold_runs) against quadrature twins (issue 23).
+
+``Pr[pattern] = int pdf_X(x) prod_i (S_i(x) if passed else F_i(x)) dx`` is evaluated by
+``mpmath.quad`` on the Laplace densities written out by hand; the closed forms must agree to
+18 digits.  Noise-free tests (scale 0, the mutants' path) and a point-mass threshold are
+checked against their direct values; the sampler against the exact law by a seeded G-test.
+"""
+
+from collections import Counter
+from fractions import Fraction as F
+
+import mpmath
+import numpy as np
+import pytest
+
+from mechanisms.core import exact_context
+from mechanisms.exact.threshold_runs import laplace_tail_exact, run_distribution, run_sample
+
+from dpverify.auditor.stats import goodness_of_fit
+
+
+def M(x):
+    """An exact rational as an mp number."""
+    return mpmath.mpf(x.numerator) / x.denominator if isinstance(x, F) else mpmath.mpf(x)
+
+
+def _pdf(x, c, b):
+    return mpmath.exp(-abs(x - c) / b) / (2 * b)
+
+
+def _cdf(x, c, b):
+    return mpmath.exp((x - c) / b) / 2 if x < c else 1 - mpmath.exp(-(x - c) / b) / 2
+
+
+def _quad_pattern(t, bt, centers, scales, pattern):
+    def f(x):
+        v = _pdf(x, t, bt)
+        for p, c, b in zip(pattern, centers, scales):
+            v *= (1 - _cdf(x, c, b)) if p else _cdf(x, c, b)
+        return v
+
+    pts = sorted({t, *centers[: len(pattern)]})
+    return mpmath.quad(f, [-mpmath.inf, *pts, mpmath.inf])
+
+
+def _stop_at_first_pass(p):
+    return p[-1]
+
+
+@pytest.mark.parametrize("stop", [_stop_at_first_pass, lambda p: False], ids=["first-pass", "never"])
+def test_run_law_equals_quadrature_and_sums_to_one(stop):
+    t, bt, centers, scales = F(1, 2), F(2), [F(1), F(0), F(3, 2)], [F(1), F(3, 2), F(1, 2)]
+    with exact_context(160) as ctx:
+        law = run_distribution(ctx, t, bt, centers, scales, stop)
+        with mpmath.workprec(160):
+            assert abs(sum(law.values()) - 1) < mpmath.mpf(10) ** -40
+        with mpmath.workprec(80):  # the quadrature twin: 20 digits are plenty to tell a wrong formula
+            for pattern, p in law.items():
+                assert len(pattern) == 3 or stop(pattern)
+                q = _quad_pattern(M(t), M(bt), [M(c) for c in centers], [M(b) for b in scales], pattern)
+                assert abs(p - q) < mpmath.mpf(10) ** -18, pattern
+    assert set(law) == ({(True,), (False, True), (False, False, True), (False, False, False)} if stop is _stop_at_first_pass
+                        else set(law))
+
+
+def test_runs_without_queries_noise_free_tests_and_a_point_mass_threshold():
+    with exact_context(100) as ctx:
+        assert run_distribution(ctx, 0, 1, [], [], lambda p: False) == {(): 1}
+        # noise-free queries (scale 0): a test passes iff q >= X; X = 1/2 + Lap(1)
+        law = run_distribution(ctx, F(1, 2), 1, [F(2), F(-1)], [0, 0], lambda p: False)
+        pr_x_le = lambda v: _cdf(M(v), mpmath.mpf(1) / 2, 1)  # noqa: E731
+        want = {(True, True): pr_x_le(-1), (True, False): pr_x_le(2) - pr_x_le(-1), (False, False): 1 - pr_x_le(2),
+                (False, True): 0}
+        for pat, v in want.items():
+            assert abs(law[pat] - v) < mpmath.mpf(10) ** -25, pat
+        # no threshold noise (scale 0): the pattern law is the product of the tests' laws at x = T
+        law = run_distribution(ctx, F(1, 2), 0, [F(1), F(0)], [F(1), F(2)], lambda p: False)
+        s1, s2 = 1 - _cdf(mpmath.mpf(1) / 2, 1, 1), 1 - _cdf(mpmath.mpf(1) / 2, 0, 2)
+        assert abs(law[(True, False)] - s1 * (1 - s2)) < mpmath.mpf(10) ** -25
+        assert abs(law[(False, True)] - (1 - s1) * s2) < mpmath.mpf(10) ** -25
+
+
+def test_run_law_in_interval_mode_encloses_the_mp_law():
+    args = (F(1, 2), F(1), [F(1), F(0)], [F(1), F(2)], _stop_at_first_pass)
+    with exact_context(120) as ctx:
+        mp_law = run_distribution(ctx, *args)
+    with exact_context(120, interval=True) as ctx:
+        iv_law = run_distribution(ctx, *args)
+    assert set(mp_law) == set(iv_law)
+    for pat, p in mp_law.items():
+        assert iv_law[pat].a <= p <= iv_law[pat].b and iv_law[pat].delta < mpmath.mpf(10) ** -30
+
+
+def test_laplace_tail_equals_quadrature():
+    with exact_context(160) as ctx:
+        for shift, ba, bb in ((F(1, 2), F(1), F(2)), (F(-1), F(1, 3), F(1, 3)), (F(3), F(2), F(1, 2))):
+            v = laplace_tail_exact(ctx, shift, ba, bb)
+            with mpmath.workprec(80):
+                # Pr[A > shift + B] = int pdf_{shift+B}(y) Pr[Lap(b_a) > y] dy
+                q = mpmath.quad(lambda y: _pdf(y, M(shift), M(bb)) * (1 - _cdf(y, 0, M(ba))),
+                                sorted({-mpmath.inf, 0, M(shift), mpmath.inf}))
+                assert abs(v - q) < mpmath.mpf(10) ** -18
+
+
+def test_run_sample_fits_the_exact_law():
+    t, bt, centers, scales = 0.5, 2.0, np.array([1.0, 0.0, 1.5]), np.array([1.0, 1.5, 0.5])
+    m = run_sample(t, bt, centers, scales, rng=np.random.default_rng(20261125), size=6000)
+    assert m.shape == (6000, 3) and m.dtype == bool
+    with exact_context(64) as ctx:
+        law = run_distribution(ctx, F(1, 2), F(2), [F(1), F(0), F(3, 2)], [F(1), F(3, 2), F(1, 2)], lambda p: False)
+    fit = goodness_of_fit(Counter(tuple(bool(x) for x in row) for row in m), {k: float(v) for k, v in law.items()})
+    assert fit.p_value > 0.001, fit.as_json()
+    wrong = run_sample(t, 0.5, centers, scales, rng=np.random.default_rng(20261125), size=6000)  # threshold scale forgotten
+    assert goodness_of_fit(Counter(tuple(bool(x) for x in row) for row in wrong), {k: float(v) for k, v in law.items()}).p_value < 0.001
