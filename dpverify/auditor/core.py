@@ -77,6 +77,7 @@ __all__ = [
     "EXIT_STATUS",
     "audit",
     "look_schedule",
+    "exact_pair_search",
 ]
 
 #: Samples per input histogram an audit may draw (selection + estimation).  The
@@ -254,7 +255,7 @@ def audit(
                              alpha=alpha, max_pairs=max_pairs, sequential=sequential, single_event=single_event, law=law, start=start)
     search_info = None
     if search:
-        ranked, search_info = _exact_pair_search(ref, d)
+        ranked, search_info = exact_pair_search(ref, d)
         cands = [(h, g) for _, _, h, g, _ in ranked]
     else:
         cands = candidate_pairs(ref, inputs=inputs, domain=domain)
@@ -407,7 +408,7 @@ def _numeric_outputs(tgt: Target, ref: Reference, inputs: Any, domain: Any, seed
     return False
 
 
-def _exact_pair_search(ref: Reference, d: int) -> tuple[list, dict]:
+def exact_pair_search(ref: Reference, d: int) -> tuple[list, dict]:
     """Rank pairs of histograms of length ``d`` by the reference's exact profile (:func:`dpverify.auditor.inputs.exact_search`)."""
     factor = math.exp(float(ref.eps)) if ref.eps is not None else math.inf
 

@@ -24,8 +24,8 @@ events are used where the ratio is flat and tiny-mass ones where the ratio explo
 Attack sets below a minimum probability are handled explicitly: an event needs at least
 :data:`MIN_HITS` tuning hits under ``a`` (so ``Pr[M(a) in S] >~ MIN_HITS / n_tune``);
 its mass under ``b`` may be zero (a support difference, certified by a zero count).  The
-predicted bound uses conservative tuning estimates (:data:`TUNE_LEVEL`), so an event is not
-chosen for a ratio seen on a handful of tuning hits.
+predicted bound uses tuning bounds that hold simultaneously over the thresholds tried
+(:data:`TUNE_LEVEL`), so an event is not chosen for a ratio seen on a handful of tuning hits.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from typing import Any, Callable
 
 import numpy as np
 from scipy import optimize, sparse, special, stats
+from threadpoolctl import threadpool_limits
 
 from .features import FeatureMap, row_keys
 
@@ -44,7 +45,7 @@ __all__ = ["ExactScore", "LinearScore", "TableScore", "fit_logistic", "Threshold
 
 #: an attack set needs at least this many hits under its numerator input on the tuning sample
 MIN_HITS = 10
-#: one-sided level of the tuning-sample bounds that make predictions conservative (about one standard error)
+#: one-sided level of the tuning-sample bounds that make predictions conservative, split over the thresholds tried
 TUNE_LEVEL = 0.16
 #: L2 penalty of the logistic regression (per sample, on the mean log-loss)
 L2 = 1e-6
@@ -126,7 +127,9 @@ def fit_logistic(Fa: sparse.csr_matrix, Fb: sparse.csr_matrix, *, l2: float = L2
         g = -wt * y * special.expit(-m)
         return loss, np.concatenate([F.T @ g + l2 * w, [g.sum()]])
 
-    res = optimize.minimize(f, np.zeros(p + 1), jac=True, method="L-BFGS-B", options={"maxiter": maxiter})
+    # one BLAS thread: L-BFGS-B's many tiny BLAS calls were 50x slower with OpenBLAS threads on a busy 2-core machine
+    with threadpool_limits(limits=1, user_api="blas"):
+        res = optimize.minimize(f, np.zeros(p + 1), jac=True, method="L-BFGS-B", options={"maxiter": maxiter})
     return res.x[:p], float(res.x[p])
 
 
@@ -159,6 +162,12 @@ class ThresholdChoice:
     q_tune: float
     n_tune: int
     predicted_eps_lower: float
+    plugin_eps_lower: float = -math.inf
+
+    @property
+    def rank(self) -> float:
+        """What pairs and events are ranked by: the plug-in prediction (the threshold itself was chosen conservatively)."""
+        return self.plugin_eps_lower
 
     def member(self, s: np.ndarray) -> np.ndarray:
         return s >= self.t if self.side > 0 else s <= self.t
@@ -176,12 +185,15 @@ def _candidates(sa: np.ndarray, k_min: int) -> np.ndarray:
 
 def threshold_events(sa: np.ndarray, sb: np.ndarray, *, n_cert: int, level: float, delta: float,
                      min_hits: int = MIN_HITS) -> list[ThresholdChoice]:
-    """The best upper-set event of ``sa`` vs ``sb`` and the best lower-set one (``b`` over ``a``), by predicted eps lower bound.
+    """The best upper-set event of ``sa`` vs ``sb`` and the best lower-set one (``b`` over ``a``), best first by :attr:`ThresholdChoice.rank`.
 
     ``sa``/``sb``: scores of tuning samples of ``a`` and ``b``.  Predictions use
     :func:`predicted_eps_lower` at the certification size ``n_cert`` and per-bound level
-    ``level`` from conservative tuning estimates (Clopper–Pearson bounds at :data:`TUNE_LEVEL`,
-    about one standard error: small tuning counts are not taken at face value).  Returns up to two choices, best first.
+    ``level`` from conservative tuning estimates (Clopper–Pearson bounds at :data:`TUNE_LEVEL`
+    divided by the number of thresholds tried, so they hold simultaneously: the best of many noisy
+    small-count ratios is not taken at face value).  The chosen threshold's plug-in prediction (tuning
+    frequencies taken as the truth) ranks choices against each other: a conservative ranking would
+    prefer large, weak events of noise-free pairs to the strong but smaller events of the pairs that matter.  Returns up to two choices, best first.
     """
     out = []
     for side, num, den in ((1, sa, sb), (-1, -sb, -sa)):
@@ -192,18 +204,20 @@ def threshold_events(sa: np.ndarray, sb: np.ndarray, *, n_cert: int, level: floa
         sn, sd = np.sort(num), np.sort(den)
         xa = na - np.searchsorted(sn, ts, side="left")
         xb = nb - np.searchsorted(sd, ts, side="left")
-        ok = xa >= min_hits
+        ok = (xa >= min_hits) & ~((xa == na) & (xb == nb))  # an event holding every output says nothing
         if not ok.any():
             continue
         ts, xa, xb = ts[ok], xa[ok], xb[ok]
-        # conservative plug-in: tuning bounds at about one standard error, so a ratio seen on a
-        # handful of tuning hits is not mistaken for a large one
-        p, q = _cp_lower(xa, na, TUNE_LEVEL), _cp_upper(xb, nb, TUNE_LEVEL)
+        # conservative plug-in: tuning bounds holding simultaneously over the thresholds tried, so the
+        # largest of many noisy ratios (a handful of tuning hits) is not mistaken for a large one
+        lv = TUNE_LEVEL / ts.size
+        p, q = _cp_lower(xa, na, lv), _cp_upper(xb, nb, lv)
         pred = predicted_eps_lower(p, q, n_cert, level, delta)
         j = int(np.argmax(pred))
         t = float(ts[j]) if side > 0 else -float(ts[j])
-        out.append(ThresholdChoice(side, t, float(xa[j] / na), float(xb[j] / nb), int(min(na, nb)), float(pred[j])))
-    out.sort(key=lambda c: c.predicted_eps_lower, reverse=True)
+        plug = float(predicted_eps_lower(np.array([xa[j] / na]), np.array([max(xb[j], 0.5) / nb]), n_cert, level, delta)[0])
+        out.append(ThresholdChoice(side, t, float(xa[j] / na), float(xb[j] / nb), int(min(na, nb)), float(pred[j]), plug))
+    out.sort(key=lambda c: c.rank, reverse=True)
     return out
 
 

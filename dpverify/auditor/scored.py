@@ -148,7 +148,7 @@ class PairScreen:
 
     @property
     def predicted(self) -> float:
-        return self.choices[0].predicted_eps_lower if self.choices else -math.inf
+        return self.choices[0].rank if self.choices else -math.inf
 
     def as_json(self) -> dict:
         return {"h": list(self.a), "h_prime": list(self.b), "pattern": self.tag, "screening_rows": self.rows,
@@ -165,13 +165,21 @@ def _screen_pair(ps: PairScreen, sampler: RowSampler, n: int, exact: Callable | 
     if exact is not None:
         ps.score = ExactScore(exact, ps.a, ps.b)
         ta, tb = A, B
-    else:
-        half = n // 2
-        tr_a, tr_b = A[: min(half, MAX_TRAIN)], B[: min(half, MAX_TRAIN)]
-        ps.discrete = is_discrete(np.vstack([tr_a, tr_b]))
-        ps.score = learned_score(tr_a, tr_b, discrete=ps.discrete)
-        ta, tb = A[half:], B[half:]
-    ps.choices = threshold_events(ps.score(ta), ps.score(tb), n_cert=n_cert, level=level, delta=delta)
+        ps.choices = threshold_events(ps.score(ta), ps.score(tb), n_cert=n_cert, level=level, delta=delta)
+        return
+    half = n // 2
+    tr_a, tr_b = A[: min(half, MAX_TRAIN)], B[: min(half, MAX_TRAIN)]
+    ta, tb = A[half:], B[half:]
+    ps.discrete = is_discrete(np.vstack([tr_a, tr_b]))
+    # discrete outputs: the table of empirical ratios and the logistic regression compete on the tuning half
+    best = None
+    for kind in ((True, False) if ps.discrete else (False,)):
+        sc = learned_score(tr_a, tr_b, discrete=kind)
+        ch = threshold_events(sc(ta), sc(tb), n_cert=n_cert, level=level, delta=delta)
+        r = ch[0].rank if ch else -math.inf
+        if best is None or r > best[0]:
+            best = (r, sc, ch)
+    _, ps.score, ps.choices = best
 
 
 def scored_audit(
@@ -206,9 +214,16 @@ def scored_audit(
     halvings = max(0, math.ceil(math.log2(len(screens) / max_pairs))) if len(screens) > max_pairs else 0
     n = max(MIN_SCREEN, top >> halvings)
     history: list[dict] = []
+    refused: dict = {}
     while True:
-        for ps in screens:
-            _screen_pair(ps, sampler, n, exact_loglik, n_cert=n_cert, level=level, delta=d_claim)
+        for ps in list(screens):
+            try:
+                _screen_pair(ps, sampler, n, exact_loglik, n_cert=n_cert, level=level, delta=d_claim)
+            except AdapterError as exc:  # an input outside the target's domain (e.g. a count above its n): drop the pair
+                refused[f"{list(ps.a)} vs {list(ps.b)}"] = str(exc)
+                screens.remove(ps)
+        if not screens:
+            raise AdapterError("the target refused every candidate pair: " + "; ".join(list(refused.values())[:3]))
         history.append({"rows_per_input": n, "pairs": len(screens)})
         if len(screens) <= max_pairs:
             break
@@ -226,7 +241,7 @@ def scored_audit(
             events.append(ScoreEvent(
                 a, b, frozenset(), f"threshold of the {ps.score.kind} chosen on independent screening samples ({ps.tag})",
                 score=ps.score, choice=ch, description=f"{{score {op} {ch.t:.6g}}} ({ps.score.kind})"))
-    events.sort(key=lambda e: e.choice.predicted_eps_lower, reverse=True)
+    events.sort(key=lambda e: e.choice.rank, reverse=True)
     if single_event:
         events = events[:1]
 
@@ -255,7 +270,7 @@ def scored_audit(
             break
     return {
         "tests": tests, "looks_used": looks_used, "level": level, "n_cert": drawn and max(drawn.values()) or 0,
-        "screens": screens, "history": history, "used": sampler.used(), "encoder": encoder, "events": events,
+        "screens": screens, "history": history, "used": sampler.used(), "encoder": encoder, "events": events, "refused": refused,
     }
 
 

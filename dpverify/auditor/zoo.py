@@ -13,6 +13,11 @@ that establish this (STYLE.md §6):
 * a mutant tagged ``implements:<name>``: its sampler as a black box against
   ``<name>`` -- expected ``FAIL`` (fit and/or privacy).
 
+A mutant tagged ``search-inputs`` (its violation lives at large counts, outside the
+small default domain) has its privacy audit search the inputs (``d`` = the length of
+its first example, :mod:`dpverify.auditor.inputs`), and :func:`exact_claim_check`
+checks its claim on the searched pairs.
+
 :func:`exact_catch` is the exact-checker half: the mutant's claim is checked
 on the audit's candidate pairs (verdict ``violated`` expected), or for a
 ``still-private`` mutant the exact laws are compared with ``<name>``'s.
@@ -29,11 +34,15 @@ import mpmath
 
 from mechanisms.registry import MechanismSpec, all_mechanisms, get_mechanism
 
-from .core import DEFAULT_SAMPLES, AuditResult, audit
+from .core import DEFAULT_SAMPLES, AuditResult, audit, exact_pair_search
 from .events import candidate_pairs, resolve_reference
 from .stats import DEFAULT_ALPHA, DEFAULT_SEED
 
 __all__ = ["ZooCase", "zoo_plan", "exact_claim_check", "run_case", "audit_registry", "exact_catch", "implements", "SLOW_SAMPLERS"]
+
+#: kind suffix of the privacy audit of a ``search-inputs`` mutant, and how many searched pairs its exact check takes
+SEARCHED = " (inputs searched)"
+SEARCHED_PAIRS = 20
 
 #: Registry names whose samplers draw fewer than ~10^4 outputs per second; the
 #: default test subset audits them with a small budget only (full runs: slow tests).
@@ -79,7 +88,7 @@ def zoo_plan(names: Iterable[str] | None = None) -> list[ZooCase]:
             out.append(ZooCase(name, name, "FAIL" if refuted else "PASS", "refuted claim (erratum)" if refuted else "correct"))
             continue
         if "still-private" not in spec.tags:
-            out.append(ZooCase(name, name, "FAIL", "privacy mutant"))
+            out.append(ZooCase(name, name, "FAIL", "privacy mutant" + (SEARCHED if "search-inputs" in spec.tags else "")))
         ref = implements(spec)
         if ref is not None and ref in regs:
             out.append(ZooCase(name, ref, "FAIL", "black box vs reference"))
@@ -91,7 +100,8 @@ def run_case(case: ZooCase, *, samples: int = DEFAULT_SAMPLES, seed: int = DEFAU
     tspec = get_mechanism(case.target)
     params = dict(tspec.valid[0])
     target = None if case.target == case.reference else tspec.factory(**params)
-    return audit(target, spec=case.reference, params=params, samples=samples, seed=seed, alpha=alpha)
+    d = len(tspec.examples[0]) if case.kind.endswith(SEARCHED) else None
+    return audit(target, spec=case.reference, params=params, samples=samples, seed=seed, alpha=alpha, d=d)
 
 
 def audit_registry(
@@ -161,5 +171,10 @@ def exact_claim_check(spec: MechanismSpec, params: dict | None = None) -> Any:
 
     params = dict(spec.valid[0]) if params is None else dict(params)
     ref = resolve_reference(spec, params)
-    insts = [Instance(h, g, params) for h, g in candidate_pairs(ref)]
+    if "search-inputs" in spec.tags:
+        ranked, _ = exact_pair_search(ref, len(spec.examples[0]))
+        pairs = [(h, g) for _, _, h, g, _ in ranked[:SEARCHED_PAIRS]]
+    else:
+        pairs = candidate_pairs(ref)
+    insts = [Instance(h, g, params) for h, g in pairs]
     return check(spec_claim(spec, params), instances=insts)

@@ -34,6 +34,7 @@ MADE_BY = {
     "performance_full": "dpverify bench",
     "audits": "dpverify verify (or dpverify audit --registry --power --thirdparty --write-report reports/audits.md)",
     "experiments": "dpverify verify (or dpverify experiments)",
+    "catalogue": "dpverify audit --catalogue --write-report reports/audits.md",
 }
 
 
