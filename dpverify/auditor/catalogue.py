@@ -62,6 +62,8 @@ CERT_SHARE = 0.75
 SEED = 20260101
 #: candidate pairs screened per member (the literature's first; DP-Sniper screens StatDP's 8 or 2)
 CANDIDATES = 12
+#: pairs the exact search of a discrete member scores (a count: the same on any machine)
+EXACT_SEARCH_PAIRS = 600
 
 #: (DP-Sniper logistic regression, DP-Sniper neural network, StatDP run 1, StatDP run 2) eps lower bounds
 PUBLISHED: dict[str, tuple[float, float, float | None, float | None]] = {
@@ -151,7 +153,7 @@ def _exact_pairs(m: Member, mech: Any, n_cert: int, level: float, keep: int = 4)
         return best, pure
 
     scales = scales_for(mech, eps=m.claim_eps, delta=0, d=m.d, params=_params(mech))
-    ranked, stats = exact_search(score, m.d, m.relation, scales, max_laws=2000, seconds=90)
+    ranked, stats = exact_search(score, m.d, m.relation, scales, max_laws=EXACT_SEARCH_PAIRS)
     return [(h, g, tag) for _, _, h, g, tag in ranked[:keep]], {**stats, "best_predicted": ranked[0][0] if ranked else None}
 
 
@@ -217,7 +219,7 @@ def false_alarm(names: Iterable[str] | None = None, *, seeds: int = 20, budget: 
     """Audit every correct member (or ``names``) with ``seeds`` seeds; one row per member with the number of false FAILs."""
     ms = [m for m in MEMBERS if m.correct and (names is None or m.name in set(names))]
     tasks = [(m.name, mode, SEED + 1 + s, budget, alpha) for m in ms for s in range(seeds)]
-    rows = _map(_member_task, tasks, workers, executor)
+    rows = list(_map(_member_task, tasks, workers, executor))
     out = []
     for m in ms:
         mine = [r for r in rows if r["member"] == m.name]
@@ -234,13 +236,17 @@ def _member_task(args: tuple) -> dict:
     return run_member(name, mode=mode, seed=seed, budget=budget, alpha=alpha)
 
 
-def _map(fn: Callable, tasks: list, workers: int, executor: Any) -> list:
+def _map(fn: Callable, tasks: list, workers: int, executor: Any) -> Iterable:
+    """``fn`` over ``tasks`` in order, results as they come (one process, a pool of ``workers``, or ``executor``)."""
     if executor is not None:
-        return [f.result() for f in [executor.submit(fn, t) for t in tasks]]
+        futures = [executor.submit(fn, t) for t in tasks]
+        return (f.result() for f in futures)
     if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(fn, tasks))
-    return [fn(t) for t in tasks]
+        def pooled() -> Iterable:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                yield from pool.map(fn, tasks)
+        return pooled()
+    return (fn(t) for t in tasks)
 
 
 def svt6_targets(*, samples: int = 100_000, seed: int = SEED) -> list[dict]:
@@ -283,7 +289,7 @@ def _svt6_exact_lower(mech: Any, d: int) -> float:
         pe = max([abs(math.log(A[o] / B[o])) for o in A if A[o] > 0 and B.get(o, 0) > 0] + [0.0])
         return pe, 0.0
 
-    ranked, _ = exact_search(score, d, "linf", scales_for(mech, eps=Fraction(1, 2), delta=0, d=d, params=_params(mech)), max_laws=1500, seconds=60)
+    ranked, _ = exact_search(score, d, "linf", scales_for(mech, eps=Fraction(1, 2), delta=0, d=d, params=_params(mech)), max_laws=1500)
     return round(ranked[0][0], 6)
 
 

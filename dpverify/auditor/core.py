@@ -100,8 +100,11 @@ FIRST_LOOK = 2_000
 #: A spec-less audit over a domain screens at most this many histograms.
 MAX_SCREEN_HISTOGRAMS = 64
 
-#: histograms of an exact input search that get a discrepancy test (target vs reference)
-DISCREPANCY_HISTOGRAMS = 8
+#: histograms of an exact input search that get a discrepancy test (target vs reference), the draws of the
+#: first test, and how many go on to the second (larger) one
+DISCREPANCY_HISTOGRAMS = 32
+DISCREPANCY_FIRST = 1000
+DISCREPANCY_KEEP = 4
 
 def look_schedule(n: int, first: int = FIRST_LOOK) -> list[int]:
     """Cumulative sample sizes of the looks: ``first, 2 first, 4 first, ..., n`` (at least one look)."""
@@ -265,7 +268,8 @@ def audit(
     pair_rows: list[dict] = []
     if ref.mechanism is not None:
         if search:
-            ranked = [(ex, pe, h, g) for ex, pe, h, g, _ in _with_discrepancy(ranked, max_pairs, tgt, ref, seed, index_base, samples, selection)]
+            ranked = [(ex, pe, h, g) for ex, pe, h, g, _ in _with_discrepancy(ranked, max_pairs, tgt, ref, seed, index_base, samples,
+                                                                             selection, search_info)]
         else:
             ranked = rank_pairs_exact(ref, cands)[:max_pairs]
         chosen = [(h, g) for _, _, h, g in ranked]
@@ -444,40 +448,73 @@ def _short(xs: list) -> str:
 
 
 def _with_discrepancy(ranked: list, max_pairs: int, tgt: Target, ref: Reference, seed: int, index_base: int, samples: int,
-                      selection: float) -> list:
-    """The ``max_pairs`` most critical pairs, plus the pair at the searched histogram where the target most differs from the reference.
+                      selection: float, info: dict) -> list:
+    """The ``max_pairs`` most critical pairs, plus the pair where the target most likely differs from the reference.
 
-    Where the implementation deviates from its reference matters as much as where the reference
-    is tight: the top :data:`DISCREPANCY_HISTOGRAMS` histograms of the search get a small
-    selection sample each (stage 0, disjoint from certification) and a G-test against the exact
-    law; the smallest p-value's histogram, with its most critical searched neighbour, is added.
+    Where an implementation deviates from its reference matters as much as where the reference
+    is tight, and the two need not coincide (a bug near a threshold, a reference tightest at small
+    counts).  Candidates: the histograms of the best searched pairs and staircases over the search's
+    critical scales (:data:`DISCREPANCY_HISTOGRAMS` in all).  Each gets
+    :data:`DISCREPANCY_FIRST` draws (stage 0, the selection stream: disjoint from certification) and a
+    G-test against the exact law; the :data:`DISCREPANCY_KEEP` most discrepant get ``selection *
+    samples`` draws and a second test.  If the smallest p-value is below the selection level, that
+    histogram is added with its neighbour of worst exact profile (empirical events then look there).
     """
+    from .inputs import _spread, _stairs
+
     top = ranked[:max_pairs]
     if tgt.obj is ref.mechanism or not ranked:
         return top
+    d = len(ranked[0][2])
     hs: list = []
-    for _, _, h, g, _ in ranked:
+    for _, _, h, g, _ in ranked[:DISCREPANCY_HISTOGRAMS // 4]:
         for x in (h, g):
             if x not in hs:
                 hs.append(x)
-        if len(hs) >= DISCREPANCY_HISTOGRAMS:
-            break
-    n = max(1000, int(samples * selection))
-    best = None
+    coarse = _spread(info.get("scales", []), 6)
+    for g1 in coarse:
+        for g2 in coarse:
+            h = _stairs(d, [g1, g2][: max(1, d - 1)])
+            if h not in hs and len(hs) < DISCREPANCY_HISTOGRAMS:
+                hs.append(h)
+    hs = [h for h in hs if _valid_h(ref, h)]
     kind, support = _support_kind(ref, hs)
-    for h in hs:
+
+    def pvalue(h: tuple, n: int) -> float:
         raws = tgt.draw(h, n, _rng(seed, 0, h))
         counts = OutcomeAdapter(len(h), kind, index_base, tgt.name, support).count(raws)
-        fr = goodness_of_fit(counts, ref.float_distribution(h))
-        if best is None or fr.p_value < best[0]:
-            best = (fr.p_value, h)
+        return goodness_of_fit(counts, ref.float_distribution(h)).p_value
+
+    first = sorted((pvalue(h, DISCREPANCY_FIRST), i, h) for i, h in enumerate(hs))[:DISCREPANCY_KEEP]
+    n2 = max(DISCREPANCY_FIRST, int(samples * selection))
+    best = min(((pvalue(h, n2), i, h) for _, i, h in first), default=None)
+    info["discrepancy"] = {"histograms_tested": len(hs), "first_draws": DISCREPANCY_FIRST, "second_draws": n2,
+                           "smallest_p": best[0] if best else None, "at": list(best[2]) if best else None}
     if best is None or best[0] >= SELECTION_LEVEL:
         return top
-    h = best[1]
-    extra = next((r for r in ranked if h in (r[2], r[3])), None)
-    if extra is not None and all(frozenset(extra[2:4]) != frozenset(r[2:4]) for r in top):
-        top = top + [(extra[0], extra[1], extra[2], extra[3], extra[4] + f" (target differs from the reference here: G-test p={best[0]:.2g})")]
+    h = best[2]
+    factor = math.exp(float(ref.eps)) if ref.eps is not None else math.inf
+    rows = []
+    from dpverify.checker.neighbours import neighbours as _nb
+
+    for g in _nb(h, ref.relation, max(h) + 1):
+        g = tuple(g)
+        if _valid_h(ref, g):
+            dl, pe = _float_profile(ref.float_distribution(h), ref.float_distribution(g), factor)
+            rows.append((dl - float(ref.delta), pe, h, g))
+    if rows:
+        ex, pe, _, g = max(rows, key=lambda r: (r[0], r[1]))
+        if all(frozenset((h, g)) != frozenset(r[2:4]) for r in top):
+            top = top + [(ex, pe, h, g, f"target differs from the reference here (G-test p={best[0]:.2g})")]
     return top
+
+
+def _valid_h(ref: Reference, h: tuple) -> bool:
+    try:
+        ref.float_distribution(h)
+        return True
+    except ValueError:
+        return False
 
 
 def _audit_scored(tgt: Target, ref: Reference, notes: list, *, inputs: Any, domain: Any, d: int | None, samples: int, selection: float,

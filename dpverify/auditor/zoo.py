@@ -91,7 +91,7 @@ def zoo_plan(names: Iterable[str] | None = None) -> list[ZooCase]:
             out.append(ZooCase(name, name, "FAIL", "privacy mutant" + (SEARCHED if "search-inputs" in spec.tags else "")))
         ref = implements(spec)
         if ref is not None and ref in regs:
-            out.append(ZooCase(name, ref, "FAIL", "black box vs reference"))
+            out.append(ZooCase(name, ref, "FAIL", "black box vs reference" + (SEARCHED if "search-inputs" in spec.tags else "")))
     return out
 
 
