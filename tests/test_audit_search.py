@@ -144,12 +144,39 @@ def test_correct_laplace_passes_spec_less_with_a_stated_power():
 @pytest.mark.parametrize("mech,rel", [
     (NoisyMax(F(1, 2), "laplace", "value"), "linf"),   # noisy max releasing its value: n eps / 2 = 0.75 > 1/2
     (NoisyHistWrongScale(F(1, 2)), "delta:1"),         # noisy histogram with scale eps: 1/eps = 2 > 1/2
-    (LyuSVT(3, F(1, 2), 1, 1), "linf"),                # sparse vector releasing the noisy answer
-], ids=["noisy-max-value", "noisy-histogram-2", "svt-noisy-answers"])
+], ids=["noisy-max-value", "noisy-histogram-2"])
 def test_continuous_output_violations_are_refuted_without_inputs(mech, rel):
     r = audit(mech, eps=F(1, 2), delta=0, relation=rel, d=3, samples=100_000)
     assert r.verdict == "FAIL" and r.witness is not None and r.eps_lower_bound > 0.5, r.summary()
     assert r.witness.event.description.startswith("{score")
+
+
+@pytest.mark.slow
+def test_sparse_vector_releasing_noisy_answers_is_refuted_without_inputs():
+    """Lyu et al. Alg. 3 at eps = 1/2, d = 10: spec-less it needs 1e6 samples per input (its learned ratio needs the
+    1e5 screening rows); with its exact density (log_density) as the reference 1e5 suffice."""
+    svt3 = LyuSVT(3, F(1, 2), 1, 1)
+    r = audit(svt3, eps=F(1, 2), delta=0, relation="linf", d=10, samples=1_000_000)
+    assert r.verdict == "FAIL" and r.eps_lower_bound > 0.5, r.summary()
+    r = audit(svt3, spec=svt3, eps=F(1, 2), delta=0, relation="linf", d=10, samples=100_000)
+    assert r.verdict == "FAIL" and r.eps_lower_bound > 0.5 and "exact likelihood ratio" in r.witness.event.description
+
+
+def test_unrounded_exact_scores_certify_a_floating_point_leak():
+    """Why ExactScore rounds: on the float Laplace sampler the tail ratio is exactly e^eps, and a threshold inside the ulp
+    scatter of ``la - lb`` picks outputs by their last bits -- certifying eps > 0.1 for a 0.1-DP mechanism's *floats*."""
+    from dpverify.auditor.ratio import ExactScore
+
+    m = LaplaceMechanism(F(1, 10))
+    rng = np.random.default_rng(7)
+    A, B = m.sample_array((40,), rng=rng, size=200_000), m.sample_array((39,), rng=rng, size=200_000)
+    C, D = m.sample_array((40,), rng=rng, size=400_000), m.sample_array((39,), rng=rng, size=400_000)
+    for digits, leaks in ((None, True), (9, False)):
+        s = ExactScore(m.log_density, (40,), (39,), digits=digits)
+        ch = threshold_events(s(A), s(B), n_cert=400_000, level=0.005, delta=0)[0]
+        xa, xb = int(ch.member(s(C if ch.side > 0 else D)).sum()), int(ch.member(s(D if ch.side > 0 else C)).sum())
+        lcb = math.log(cp_lower(xa, 400_000, 0.005) / cp_upper(xb, 400_000, 0.005))
+        assert (lcb > 0.1) is leaks, (digits, lcb, ch)
 
 
 def test_spec_less_without_inputs_domain_or_d_is_a_named_error():
@@ -178,3 +205,27 @@ def test_cli_spec_less_alg6_is_refuted_at_d_10_without_inputs(tmp_path, capsys):
     j = json.loads(capsys.readouterr().out)
     assert code == 1 and j["verdict"] == "FAIL" and j["eps_lower_bound"] > 0.5 and j["witness"]["event"]
     assert j["search"]["candidates"] >= 8
+
+
+def test_cli_catalogue_writes_its_section_and_report_rerenders_it(tmp_path, capsys):
+    """A one-member, small-budget run: data/catalogue.json, the audits.md section, byte-identical re-rendering."""
+    import shutil
+    from pathlib import Path
+
+    from dpverify.report.audits import render_audits_page
+    from dpverify.report.data import load
+
+    (tmp_path / "data").mkdir()
+    shutil.copy(Path(__file__).resolve().parents[1] / "reports" / "data" / "audits.json", tmp_path / "data" / "audits.json")
+    code = main(["audit", "--catalogue", "TruncatedGeometric", "--budget", "200000", "--false-alarm-seeds", "0",
+                 "--modes", "black box", "--write-report", str(tmp_path / "audits.md")])
+    out = capsys.readouterr()
+    assert code == 0 and "TruncatedGeometric" in out.out
+    page = (tmp_path / "audits.md").read_text()
+    assert "## The StatDP / DP-Sniper benchmark" in page and "| TruncatedGeometric |" in page and "0.1156" in page
+    data = load(tmp_path, "catalogue")
+    assert data["rows"][0]["samples_total"] <= 200_000 and data["rows"][0]["within_budget"]
+    render_audits_page(load(tmp_path, "audits"), tmp_path)
+    assert (tmp_path / "audits.md").read_text() == page
+    code = main(["audit", "--catalogue", "--modes", "white box"])
+    assert code == 2 and "--modes" in capsys.readouterr().err

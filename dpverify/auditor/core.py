@@ -530,6 +530,9 @@ def _audit_scored(tgt: Target, ref: Reference, notes: list, *, inputs: Any, doma
         pairs = search_candidates(d, ref.relation, scales)
         search_info = {"mode": "screening by successive halving", "d": d, "scales": scales, "candidates": len(pairs)}
     else:
+        if law == "density" and not inputs and domain is None and not ref.examples:
+            raise InvalidParameter(f"spec={ref.name} has no exact distribution to choose inputs with: give d= (input search), "
+                                   "inputs= or domain=")
         pairs = [(h, g, "given" if (inputs or domain is not None) else "registry example")
                  for h, g in candidate_pairs(ref, inputs=inputs, domain=domain)]
     n_cert = samples - int(samples * selection)
