@@ -109,6 +109,26 @@ class Reference:
             fm[h] = {o: float(p) for o, p in self.distribution(h).items()}
         return fm[h]
 
+    def law_kind(self, h: tuple) -> str | None:
+        """``"discrete"`` (an exact ``distribution`` on ``h``), ``"density"`` (only ``log_density``), or None (no reference)."""
+        if self.mechanism is None:
+            return None
+        if hasattr(self.mechanism, "distribution"):
+            try:
+                self.distribution(tuple(h))
+                return "discrete"
+            except (InvalidParameter, DomainTooLarge):
+                if not hasattr(self.mechanism, "log_density"):
+                    raise
+        return "density" if hasattr(self.mechanism, "log_density") else "discrete"
+
+    def log_likelihood(self, h: tuple, X: Any) -> Any:
+        """Float log-likelihood of encoded output rows ``X`` on ``h`` (``log_density``; ranks outputs only)."""
+        import numpy as np
+
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(self.mechanism.log_density(tuple(h), X), dtype=np.float64)
+
     def claim_str(self) -> str:
         return f"({_s(self.eps)}, {_s(self.delta)})-DP under {self.relation}"
 
@@ -180,12 +200,12 @@ def resolve_reference(
             _claim_value("delta", delta if delta is not None else c_delta, delta=True),
             rel, tuple(tuple(h) for h in spec.examples), spec.mutant,
         )
-    if hasattr(spec, "distribution"):
+    if hasattr(spec, "distribution") or hasattr(spec, "log_density"):
         rel = relation or "add-remove"
         parse_relation(rel)
         return Reference(spec, repr(spec), dict(params or {}), _claim_value("eps", eps),
                          _claim_value("delta", delta or 0, delta=True), rel)
-    raise InvalidParameter(f"spec={spec!r} must be a registered mechanism name, a MechanismSpec or an object with distribution()")
+    raise InvalidParameter(f"spec={spec!r} must be a registered mechanism name, a MechanismSpec or an object with distribution() or log_density()")
 
 
 def _valid_for(ref: Reference, h: tuple) -> bool:

@@ -52,11 +52,12 @@ class EventTest:
         return self.x_b / self.n_b if self.n_b else 0.0
 
     def as_json(self, limit: int = 20) -> dict:
-        outs = sorted((outcome_str(o) for o in self.event.outcomes))
+        desc = getattr(self.event, "description", "")
+        outs = [desc] if desc else sorted((outcome_str(o) for o in self.event.outcomes))
         return {
             "h": list(self.event.a), "h_prime": list(self.event.b),
             "claim": "Pr[M(h) in S] <= e^eps Pr[M(h') in S] + delta",
-            "event": outs[:limit], "event_size": len(outs), "origin": self.event.origin,
+            "event": outs[:limit], "event_size": None if desc else len(outs), "origin": self.event.origin,
             "samples": [self.n_a, self.n_b], "hits": [self.x_a, self.x_b],
             "p_hat": self.p_hat, "p_interval": [self.p_lo, self.p_hi],
             "q_hat": self.q_hat, "q_interval": [self.q_lo, self.q_hi],
@@ -103,6 +104,14 @@ class AuditResult:
     samples_needed: int | None
     notes: list = field(default_factory=list)
     seconds: float = 0.0
+    power: dict | None = None
+    search: dict | None = None
+
+    @property
+    def finding(self) -> str:
+        """The verdict in words: a PASS is "no violation found", never "is DP"."""
+        return {"PASS": "no violation found", "FAIL": "violation certified" if self.privacy_verdict == "FAIL" else "output law differs from the reference",
+                "INCONCLUSIVE": "inconclusive"}[self.verdict]
 
     @property
     def exit_status(self) -> int:
@@ -119,7 +128,7 @@ class AuditResult:
 
     def as_json(self) -> dict:
         return {
-            "verdict": self.verdict, "exit_status": self.exit_status,
+            "verdict": self.verdict, "finding": self.finding, "exit_status": self.exit_status,
             "privacy_verdict": self.privacy_verdict, "fit_verdict": self.fit_verdict,
             "target": self.target, "shape": self.shape, "seeded": self.seeded, "seed": self.seed if self.seeded else None,
             "reference": self.reference, "params": {k: str(v) for k, v in self.params.items()}, "mutant": self.mutant,
@@ -137,6 +146,7 @@ class AuditResult:
             "samples_needed_per_input": self.samples_needed,
             "tests": [t.as_json(limit=8) for t in self.tests],
             "fits": self.fits,
+            "power": self.power, "search": self.search,
             "notes": self.notes, "seconds": round(self.seconds, 3),
         }
 
@@ -147,19 +157,25 @@ class AuditResult:
             f"audit of {self.target} against {self.reference} {self.params or ''}".rstrip(),
             f"  claim: ({self.eps}, {self.delta})-DP under {self.relation}; confidence {conf}; "
             + (f"seed {self.seed}" if self.seeded else "NOT SEEDED (target owns its randomness)"),
-            f"  verdict: {self.verdict}  (privacy: {self.privacy_verdict}"
-            + (f", fit: {self.fit_verdict})" if self.fit_verdict else ")"),
+            f"  verdict: {self.verdict} -- {self.finding}  (privacy: {self.privacy_verdict}"
+            + (f", fit: {self.fit_verdict})" if self.fit_verdict else ")")
+            + ("; not a proof of privacy" if self.verdict == "PASS" else ""),
             f"  samples: <= {self.max_samples_per_input} per input ({self.selection_per_input} for selection), "
             f"{self.total_samples} in total, {self.looks_used}/{len(self.looks)} looks, {self.seconds:.2f} s",
             f"  certified lower bounds: eps >= {_fmt(max(self.eps_lower_bound, 0.0))} at delta={self.delta}; "
             f"delta >= {_fmt(max(self.delta_lower_bound, 0.0))} at eps={self.eps}",
         ]
+        if self.search:
+            sr = self.search
+            lines.append(f"  inputs: {sr.get('summary', '')}")
         w = self.witness
         if w is not None:
             j = w.as_json(limit=8)
+            size = j["event_size"]
             lines += [
                 f"  witness: h={j['h']} h'={j['h_prime']} ({j['origin']})",
-                f"    event S ({j['event_size']} outcomes): {', '.join(j['event'])}{' ...' if j['event_size'] > 8 else ''}",
+                (f"    event S ({size} outcomes): {', '.join(j['event'])}{' ...' if size > 8 else ''}" if size is not None
+                 else f"    event S = {j['event'][0]}"),
                 f"    P(S) ~ {w.p_hat:.5f} in [{w.p_lo:.5f}, {w.p_hi:.5f}]  (n={w.n_a})",
                 f"    Q(S) ~ {w.q_hat:.5f} in [{w.q_lo:.5f}, {w.q_hi:.5f}]  (n={w.n_b})",
                 f"    certified: eps >= {_fmt(w.eps_lower)} (claimed {self.eps}), delta(eps) >= {_fmt(w.delta_lower)} (claimed {self.delta})",
@@ -173,8 +189,19 @@ class AuditResult:
                 lines.append(f"  fit rejected on h={f['h']}: {why}")
         if self.samples_needed:
             lines.append(f"  about {self.samples_needed} samples per input would settle it")
+        if self.power and self.verdict != "FAIL":
+            pw = self.power
+            lines.append(
+                f"  power: a violation with eps >= {_fmt(_num(pw['detectable_eps']))} at delta={self.delta} on an event of probability >= "
+                f"{pw['mass']:g} under h' (on the pairs tested) would have been certified with probability >= {pw['detection_probability']:g} "
+                f"({pw['samples_per_input']} samples per input, each bound at level {pw['level_each_bound']:.3g}); violations on rarer "
+                "events, on other inputs or on events the search ranked low could be missed")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+
+def _num(x: Any) -> float:
+    return float(x) if not isinstance(x, str) else float(x.replace("inf", "inf"))
 
 
 def _fmt(x: float) -> str:

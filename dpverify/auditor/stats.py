@@ -32,6 +32,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Hashable, Mapping
 
+import numpy as np
 from scipy import stats
 
 __all__ = [
@@ -49,6 +50,11 @@ __all__ = [
     "FitResult",
     "goodness_of_fit",
     "samples_to_certify",
+    "POWER_TARGET",
+    "POWER_MASS",
+    "detection_probability",
+    "detectable_eps",
+    "power_curve",
 ]
 
 #: Family-wise error rate of one audit (1 - confidence): the probability that a
@@ -238,3 +244,68 @@ def samples_to_certify(p_hat: float, q_hat: float, eps: Any, delta: Any, a: floa
         else:
             lo = mid
     return n
+
+
+#: detection probability the power statement of an audit that finds nothing refers to
+POWER_TARGET = 0.9
+
+#: Q-mass of the event the headline power figure assumes (DP-Sniper's c = 0.01); ``power_curve`` gives others
+POWER_MASS = 0.01
+
+
+def detection_probability(p: float, q: float, n: int, a: float, eps: Any, delta: Any) -> float:
+    """Probability that Clopper–Pearson bounds at level ``a`` on ``X ~ Bin(n, p)``, ``Y ~ Bin(n, q)`` certify ``(eps, delta)`` violated.
+
+    Certified means ``cp_lower(X) - e^eps cp_upper(Y) > delta`` (the audit's test).  Exact binomial
+    sums: for each ``y`` the smallest certifying ``x`` comes from the duality ``cp_lower(x) > t``
+    iff ``Pr_t[X >= x] < a`` (``x >= binom.isf(a, n, t) + 1``); ``y`` is summed over its
+    ``1e-12``..``1 - 1e-12`` quantile range (the rest bounds the error by ``2e-12``).
+    """
+    from scipy.stats import binom
+
+    if p <= 0:
+        return 0.0
+    e = exp_up(eps)
+    lo, hi = int(binom.ppf(1e-12, n, q)), int(binom.isf(1e-12, n, q)) + 1
+    ys = np.arange(max(0, lo), min(n, hi) + 1)
+    qh = np.array([cp_upper(int(y), n, a) for y in ys]) if ys.size <= 64 else _cp_upper_vec(ys, n, a)
+    t = float(delta) + e * qh
+    ok = t < 1
+    # smallest x with cp_lower(x) > t: x = isf(a, n, t) + 1 (Pr_t[X >= x] <= a)
+    xs = np.where(ok, binom.isf(a, n, np.minimum(t, 1 - 1e-16)) + 1, n + 1)
+    detect = np.where(ok, binom.sf(xs - 1, n, p), 0.0)
+    return float(np.sum(binom.pmf(ys, n, q) * detect))
+
+
+def _cp_upper_vec(ys: np.ndarray, n: int, a: float) -> np.ndarray:
+    from scipy.stats import beta
+
+    out = np.where(ys < n, beta.ppf(1 - a, ys + 1, np.maximum(n - ys, 1)), 1.0)
+    return np.minimum(1.0, out * (1 + ROUNDING_SLACK) + 1e-300)
+
+
+def detectable_eps(n: int, a: float, eps: Any, delta: Any, *, mass: float = POWER_MASS, target: float = POWER_TARGET) -> float:
+    """The smallest true eps whose violation the audit's test certifies with probability >= ``target``.
+
+    The hypothetical violation sits on one event ``S`` with ``Q(S) = mass`` under the second
+    input and ``P(S) = min(1, e^eps_true mass + delta)`` under the first; each input has ``n``
+    samples and each bound level ``a`` (the audit's Bonferroni-corrected level at its last look;
+    earlier looks only add detections, so the figure is conservative).  ``inf`` if even
+    ``P(S) = 1`` is not detected often enough.
+    """
+    if detection_probability(1.0, mass, n, a, eps, delta) < target:
+        return math.inf
+    lo, hi = float(eps), max(float(eps) + 1e-9, math.log(1 / mass) + 1e-9)
+    while hi - lo > 1e-4:
+        mid = (lo + hi) / 2
+        p = min(1.0, math.exp(mid) * mass + float(delta))
+        if detection_probability(p, mass, n, a, eps, delta) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def power_curve(n: int, a: float, eps: Any, delta: Any, masses: tuple = (0.3, 0.1, POWER_MASS, 0.001)) -> list[dict]:
+    """:func:`detectable_eps` at several event masses (the JSON's power table)."""
+    return [{"mass": m, "detectable_eps": detectable_eps(n, a, eps, delta, mass=m)} for m in masses]

@@ -18,6 +18,11 @@ A mutant tagged ``searched`` (:mod:`mechanisms.mutants.searched`) violates its c
 the small default domains do not contain; its audit and exact check run on the pair the worst-case
 search (:mod:`dpverify.search`) finds, no input given by hand.
 
+A mutant tagged ``search-inputs`` (its violation lives at large counts, outside the
+small default domain) has its privacy audit search the inputs (``d`` = the length of
+its first example, :mod:`dpverify.auditor.inputs`), and :func:`exact_claim_check`
+checks its claim on the searched pairs.
+
 :func:`exact_catch` is the exact-checker half: the mutant's claim is checked
 on the audit's candidate pairs (verdict ``violated`` expected), or for a
 ``still-private`` mutant the exact laws are compared with ``<name>``'s.
@@ -34,11 +39,15 @@ import mpmath
 
 from mechanisms.registry import MechanismSpec, all_mechanisms, get_mechanism
 
-from .core import DEFAULT_SAMPLES, AuditResult, audit
+from .core import DEFAULT_SAMPLES, AuditResult, audit, exact_pair_search
 from .events import candidate_pairs, resolve_reference
 from .stats import DEFAULT_ALPHA, DEFAULT_SEED
 
 __all__ = ["ZooCase", "zoo_plan", "exact_claim_check", "run_case", "audit_registry", "exact_catch", "implements", "SLOW_SAMPLERS", "SLOW_AUDIT_SAMPLES"]
+
+#: kind suffix of the privacy audit of a ``search-inputs`` mutant, and how many searched pairs its exact check takes
+SEARCHED = " (inputs searched)"
+SEARCHED_PAIRS = 20
 
 #: Registry names whose samplers draw fewer than ~10^4 outputs per second; the
 #: default test subset audits them with a small budget only (full runs: slow tests).
@@ -87,10 +96,10 @@ def zoo_plan(names: Iterable[str] | None = None) -> list[ZooCase]:
             out.append(ZooCase(name, name, "FAIL" if refuted else "PASS", "refuted claim (erratum)" if refuted else "correct"))
             continue
         if not {"still-private", "exact-only"} & spec.tags:  # exact-only: a delta-sized excess no sample certifies
-            out.append(ZooCase(name, name, "FAIL", "privacy mutant"))
+            out.append(ZooCase(name, name, "FAIL", "privacy mutant" + (SEARCHED if "search-inputs" in spec.tags else "")))
         ref = implements(spec)
         if ref is not None and ref in regs:
-            out.append(ZooCase(name, ref, "FAIL", "black box vs reference"))
+            out.append(ZooCase(name, ref, "FAIL", "black box vs reference" + (SEARCHED if "search-inputs" in spec.tags else "")))
     return out
 
 
@@ -121,7 +130,8 @@ def run_case(case: ZooCase, *, samples: int = DEFAULT_SAMPLES, seed: int = DEFAU
     params = dict(tspec.valid[0])
     target = None if case.target == case.reference else tspec.factory(**params)
     inputs = list(searched_pair(tspec, params)) if "searched" in tspec.tags else None
-    return audit(target, spec=case.reference, params=params, samples=samples, seed=seed, alpha=alpha, inputs=inputs)
+    d = len(tspec.examples[0]) if case.kind.endswith(SEARCHED) else None
+    return audit(target, spec=case.reference, params=params, samples=samples, seed=seed, alpha=alpha, inputs=inputs, d=d)
 
 
 def audit_registry(
@@ -192,6 +202,9 @@ def exact_claim_check(spec: MechanismSpec, params: dict | None = None) -> Any:
     params = dict(spec.valid[0]) if params is None else dict(params)
     if "searched" in spec.tags:
         pairs = [searched_pair(spec, params)]
+    elif "search-inputs" in spec.tags:
+        ranked, _ = exact_pair_search(resolve_reference(spec, params), len(spec.examples[0]))
+        pairs = [(h, g) for _, _, h, g, _ in ranked[:SEARCHED_PAIRS]]
     else:
         pairs = candidate_pairs(resolve_reference(spec, params))
     insts = [Instance(h, g, params) for h, g in pairs]

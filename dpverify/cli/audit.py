@@ -7,13 +7,16 @@ Examples::
     dpverify audit path/to/impl.py:sample --spec em --param eps=1 --index-base 1
     dpverify audit mypkg:mech --eps 1 --inputs "3,1,0;3,1,1"           # spec-less
     dpverify audit mypkg:mech --eps 1 --relation add-remove --domain 3,1
+    dpverify audit mypkg:mech --eps 1/2 --delta 0 --relation linf --d 10  # spec-less, inputs searched
+    dpverify audit --catalogue --write-report reports/audits.md        # the StatDP / DP-Sniper benchmark
     dpverify audit --registry                                          # every mechanism and mutant
     dpverify audit --power                                             # the power benchmark
     dpverify audit --thirdparty                                        # OpenDP / diffprivlib examples
 
-Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE; 2 on a usage error or an output
-that cannot be mapped (AdapterError).  With ``--registry``: 0 iff every audit
-reached its expected verdict.
+Exit status: 0 PASS (no violation found), 1 FAIL (certified violation), 3
+INCONCLUSIVE; 2 on a usage error or an output that cannot be mapped
+(AdapterError).  With ``--registry``: 0 iff every audit reached its expected
+verdict.  With ``--catalogue``: 0 iff no correct member got a false FAIL.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--relation", help="add-remove | delta:N | linf (default: the spec's)")
     s.add_argument("--inputs", help="histograms separated by ';' (e.g. '3,1,0;3,1,1'); one histogram = it and its neighbours")
     s.add_argument("--domain", help="d,max_count: every neighbouring pair of that domain")
+    s.add_argument("--d", type=int, metavar="N", help="search the inputs among histograms of length N (without --inputs/--domain)")
     s.add_argument("--samples", type=int, default=DEFAULT_SAMPLES, help=f"samples per input, selection included (default {DEFAULT_SAMPLES})")
     s.add_argument("--seed", type=int, default=DEFAULT_SEED)
     s.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help=f"family-wise error = 1 - confidence (default {DEFAULT_ALPHA})")
@@ -65,7 +69,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--timing", action="store_true",
                    help="audit the running time of every exact sampler (lazy and balanced schedules) and OpenDP's top-k (timing side channels)")
     s.add_argument("--timing-profile", choices=("quick", "full"), default="full", help="timing measurement sizes (default full)")
-    s.add_argument("--write-report", metavar="PATH", help="with --registry/--power/--thirdparty: write Markdown (e.g. reports/audits.md)")
+    s.add_argument("--catalogue", nargs="*", metavar="MEMBER",
+                   help="run the StatDP / DP-Sniper benchmark (or only these members, without the Alg. 6 targets)")
+    s.add_argument("--budget", type=int, help="with --catalogue: samples per member audit (default 2e7)")
+    s.add_argument("--false-alarm-seeds", type=int, default=20, help="with --catalogue: seeds of the false-alarm run (0: skip)")
+    s.add_argument("--false-alarm-budget", type=int, help="with --catalogue: samples per false-alarm audit (default: --budget)")
+    s.add_argument("--modes", default="black box,exact law", help="with --catalogue: 'black box', 'exact law' or both (comma-separated)")
+    s.add_argument("--write-report", metavar="PATH", help="with --registry/--power/--thirdparty/--timing/--catalogue: write Markdown (e.g. reports/audits.md)")
     s.add_argument("--workers", type=int, default=1, help="processes for --registry/--power/--thirdparty (rows identical for any value)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=run)
@@ -100,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
 
     for item in args.load or []:  # the same as the global `dpverify --load F audit ...`
         load(item)
+    if args.catalogue is not None:
+        return _run_catalogue(args)
     if args.registry is not None or args.power or args.thirdparty or args.timing:
         return _run_tables(args)
     from dpverify.auditor.core import audit
@@ -113,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         delta=parse_value(args.delta) if args.delta is not None else None,
         relation=args.relation, inputs=_inputs(args.inputs), domain=_domain(args.domain),
         samples=args.samples, seed=args.seed, alpha=args.alpha, selection=args.selection, max_pairs=args.max_pairs,
-        shape=args.shape, index_base=args.index_base, h_format=args.h_format, fit=not args.no_fit, method=args.method,
+        shape=args.shape, index_base=args.index_base, h_format=args.h_format, fit=not args.no_fit, method=args.method, d=args.d,
     )
     if args.json:
         _print(res.as_json())
@@ -182,3 +194,47 @@ def _run_timing(args: argparse.Namespace, command: str, out: Any) -> bool:
     if args.json:
         _print({"timing": t["rows"]})
     return all(r.get("as_expected", True) for r in t["rows"])
+
+
+
+
+def _run_catalogue(args: argparse.Namespace) -> int:
+    import sys
+    from pathlib import Path
+
+    from dpverify.auditor.catalogue import BUDGET, compute_catalogue
+    from dpverify.report.audits import write_catalogue
+
+    modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
+    for m in modes:
+        if m not in ("black box", "exact law"):
+            raise InvalidParameter(f"--modes={args.modes!r}: each mode must be 'black box' or 'exact law'")
+    budget = args.budget if args.budget is not None else BUDGET
+    if budget < 100_000:
+        raise InvalidParameter(f"--budget={budget} must be >= 100000")
+
+    def show(r: dict) -> None:
+        if not args.json:
+            dps = max(x for x in (r["dpsniper_lr"], r["dpsniper_mlp"]) if x is not None)
+            print(f"{r['member']:<20} {r['mode']:<10} eps >= {r['eps_lower_bound']!s:<10} (DP-Sniper {dps:.4f}) {r['verdict']:<5} "
+                  f"{r['samples_total']:>10} samples {r['seconds']:>7.1f}s", flush=True)
+
+    command = "dpverify audit " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["audit"] else "dpverify audit --catalogue"
+    data = compute_catalogue(args.catalogue or None, modes=modes, budget=budget, seeds=args.false_alarm_seeds,
+                             false_alarm_budget=args.false_alarm_budget, workers=args.workers, on_row=show, command=command,
+                             targets=not args.catalogue)  # the Alg. 6 targets with the whole benchmark only
+    if not args.json:
+        for f in data["false_alarm"]:
+            print(f"false alarms {f['member']:<20} {f['false_fails']}/{f['runs']} (largest eps lower bound {f['max_eps_lower_bound']})")
+        for t in data["targets"]:
+            print(f"Alg. 6 at d={t['d']}: {t['verdict']} ({t['finding']}), eps >= {t['eps_lower_bound']}"
+                  + (f", detectable eps {t['detectable_eps']}" if "detectable_eps" in t else ""))
+    if args.write_report:
+        out = Path(args.write_report)
+        if out.name != "audits.md":
+            raise InvalidParameter(f"--write-report {args.write_report}: the page must be named audits.md (its data goes to data/catalogue.json beside it)")
+        write_catalogue(data, out.parent)
+        print(f"written {out.parent / 'data' / 'catalogue.json'}", file=sys.stderr)
+    if args.json:
+        _print({k: data[k] for k in ("rows", "false_alarm", "targets", "settings")})
+    return 0 if all(f["false_fails"] == 0 for f in data["false_alarm"]) else 1

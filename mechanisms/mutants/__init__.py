@@ -7,7 +7,7 @@ many items, delta = 1e-6): the worst-case search must find them and small-domain
 the exponential mechanism's zCDP guarantee).
 """
 
-from . import basic, claims, searched
+from . import basic, claims, searched, stability
 from .basic import (
     EMHalfScale,
     GumbelBudgetNotSplit,
@@ -17,9 +17,10 @@ from .basic import (
     NoisyValue,
     PeelingWithReplacement,
 )
+from .stability import TopStableHalvedQueryNoise
 
 __all__ = ["EMHalfScale", "GumbelBudgetNotSplit", "NoisyMaxWithValue", "NoisyValue", "LaplaceRNMHalfScale",
-           "LimitDomThresholdMutant", "PeelingWithReplacement", "REGISTRY"]
+           "LimitDomThresholdMutant", "PeelingWithReplacement", "TopStableHalvedQueryNoise", "REGISTRY"]
 
 #: every mutant of the zoo (the registry discovers each module's own list; this is their union, for tests and audits)
-REGISTRY = [*basic.REGISTRY, *searched.REGISTRY, *claims.REGISTRY]
+REGISTRY = [*basic.REGISTRY, *searched.REGISTRY, *claims.REGISTRY, *stability.REGISTRY]

@@ -146,6 +146,11 @@ class TopStable:
         """Line 2's ``delta_q`` (exact value of the largest double satisfying the constraint)."""
         return self._dq  # type: ignore[attr-defined]
 
+    @property
+    def query_scale(self) -> Fraction:
+        """The A_stab query noise scale ``2/eps_2`` (Alg. 3 line 7; exact)."""
+        return 2 / Fraction(self.eps2)
+
     def threshold_value(self, ctx: Any) -> Any:
         """``T = ln(1/delta_q) / (eps_2/2)`` in ``ctx``."""
         return THRESHOLDS[self.threshold](ctx, self.delta_q, self.eps2)
@@ -185,7 +190,7 @@ class TopStable:
         order = [int(i) for i in top_sorted(sampler_counts(h), min(self.kbar + 1, len(h)))]
         top_counts = [h[i] for i in order]
         qs = np.asarray(self.queries(top_counts), dtype=np.float64)
-        passed = run_sample(T, 1 / sampler_float("eps1", self.eps1), qs, np.full(qs.shape, 2 / sampler_float("eps2", self.eps2)), rng=rng, size=size)
+        passed = run_sample(T, 1 / sampler_float("eps1", self.eps1), qs, np.full(qs.shape, sampler_float("query noise scale", self.query_scale)), rng=rng, size=size)
         first = np.where(passed.any(axis=1), np.argmax(passed, axis=1), -1)
         out = []
         for pos in first:
@@ -292,7 +297,7 @@ class TopStable:
         order = sorted_items(h)
         with exact_context(prec, interval) as ctx:
             T = self.threshold_value(ctx)
-            first = first_pass_distribution(ctx, T, 1 / Fraction(self.eps1), self.queries(h), 2 / Fraction(self.eps2))
+            first = first_pass_distribution(ctx, T, 1 / Fraction(self.eps1), self.queries(h), self.query_scale)
             out: dict = {}
             for pos, pr in first.items():  # accumulate: without the transcript, outcomes of different i can coincide
                 if pos is None:

@@ -1,0 +1,345 @@
+"""Where to look when nobody says: the audit's input search over histograms of length ``d``.
+
+``dpverify audit TARGET --eps E --delta D --relation R --d N`` with neither ``--inputs``
+nor ``--domain`` chooses its neighbouring pairs here.
+
+Candidate pairs (:func:`candidate_pairs`), each tagged with where it comes from:
+
+* ``statdp:*`` -- StatDP's patterns (Ding et al. CCS 2018, ``generate_databases``): base
+  ``[1]^d`` against "one below" ``[0, 1, ..]`` and "one above" ``[2, 1, ..]``, and when every
+  query may change, ``[2, 0, ..]``, ``[0, 2, ..]``, half up/half down, all up, all down and the
+  X-shape ``[1^(d/2) 0^(d/2)]`` vs ``[0^(d/2) 1^(d/2)]``.  DP-Sniper uses the same pairs in
+  both orders (every event here is tested in both directions, so one order suffices).
+* ``shifted:*`` -- the same patterns around a base ``m`` other than 1, ``m`` a critical scale
+  (thresholds and noise scales are rarely near 1).
+* ``blocks:*`` -- two blocks ``[x]^j [y]^(d-j)`` with ``{x, y} = {0, G}`` and each block moved
+  by +-1 (sparse-vector style: many queries on one side of a threshold, a few on the other).
+* ``stairs:*`` -- sorted histograms whose consecutive gaps are critical scales
+  ``(g_1 + g_2 + .., g_2 + .., .., 0)`` with every neighbour (top-k selection: the gaps
+  between order statistics decide stability tests and thresholds).
+
+Critical scales (:func:`scales_for`): the mechanism's own ``critical_scales()`` when it has
+one (the shared hook of the exact worst-case search), else scales derived from the claim and
+the parameters -- ``f * L / e`` for every eps-like parameter ``e``, ``L`` in ``{1} u {ln(x/delta)}``
+(``x`` in 1, 2, d, k, kbar), ``f`` in 1/2, 1, 2, 4, and any threshold ``T`` -- plus a geometric
+grid up to the largest.  ``install_scales_hook`` lets an integrator replace the derivation.
+
+With an exact reference, :func:`exact_search` ranks pairs by the reference's exact privacy
+profile (largest ``delta(eps) - delta_claimed``, then largest pure eps) over the candidates and
+then climbs: each gap of the best histograms is moved by +-1, +-2, +-4, ... while the profile
+worsens.  Without one, the audit screens the candidates on samples (successive halving in
+:mod:`dpverify.auditor.scored`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+from typing import Any, Callable, Iterable, Sequence
+
+from mechanisms.errors import InvalidParameter
+
+from dpverify.checker.neighbours import is_neighbour, neighbours, parse_relation
+
+__all__ = ["Candidate", "literature_pairs", "scales_for", "derived_scales", "candidate_pairs", "exact_search",
+           "install_scales_hook", "MAX_SCALE", "MAX_CANDIDATES", "MAX_SEARCH_LAWS", "SEARCH_SECONDS"]
+
+#: largest count gap a derived scale may have
+MAX_SCALE = 10**6
+#: candidate pairs screened on samples (spec-less)
+MAX_CANDIDATES = 32
+#: pairs an exact search may score (a count, not a clock, so that a search is the same on any machine);
+#: an optional wall-clock cap (``seconds=``) exists for interactive use and makes the result load-dependent
+MAX_SEARCH_LAWS = 3000
+SEARCH_SECONDS = None
+#: scales of the coarse pass of an exact search (the climb refines from there)
+COARSE_SCALES = 9
+
+Candidate = tuple[tuple[int, ...], tuple[int, ...], str]
+
+_SCALES_HOOK: Callable[[Any, dict], Sequence[int] | None] | None = None
+
+
+def install_scales_hook(fn: Callable[[Any, dict], Sequence[int] | None] | None) -> None:
+    """Use ``fn(mechanism_or_None, info) -> scales or None`` before the built-in derivation (``None`` restores it).
+
+    ``info`` holds ``eps``, ``delta``, ``d`` and ``params``.  For the integrator: the shared
+    exact worst-case search can provide its scales here.
+    """
+    global _SCALES_HOOK
+    _SCALES_HOOK = fn
+
+
+def _ok(h: tuple, g: tuple, relation: str) -> bool:
+    return min(h) >= 0 and min(g) >= 0 and h != g and is_neighbour(h, g, relation)
+
+
+def literature_pairs(d: int, relation: str, base: int = 1, tag: str = "statdp") -> list[Candidate]:
+    """StatDP's patterns (module docstring) of length ``d`` around ``base``, those that are neighbours under ``relation``."""
+    m = base
+    one = (m,) * d
+    half = d // 2
+    pats: list[tuple[str, tuple, tuple]] = [
+        ("one-below", one, (m - 1,) + (m,) * (d - 1)),
+        ("one-above", one, (m + 1,) + (m,) * (d - 1)),
+    ]
+    if d > 1:
+        pats += [
+            ("one-above-rest-below", one, (m + 1,) + (m - 1,) * (d - 1)),
+            ("one-below-rest-above", one, (m - 1,) + (m + 1,) * (d - 1)),
+            ("half-half", one, (m + 1,) * half + (m - 1,) * (d - half)),
+        ]
+    pats += [("all-above", one, (m + 1,) * d), ("all-below", one, (m - 1,) * d)]
+    if d > 1:
+        pats.append(("x-shape", (m,) * half + (m - 1,) * (d - half), (m - 1,) * half + (m,) * (d - half)))
+    out, seen = [], set()
+    for name, h, g in pats:
+        key = frozenset((h, g))
+        if key not in seen and _ok(h, g, relation):
+            seen.add(key)
+            out.append((h, g, f"{tag}:{name}" + ("" if base == 1 else f"@{base}")))
+    return out
+
+
+def _eps_like(params: dict, eps: Any) -> list[float]:
+    out = []
+    for key in ("eps", "eps1", "eps2", "eps_em", "eps_each"):
+        v = params.get(key)
+        if v is not None:
+            try:
+                f = float(Fraction(str(v))) if not isinstance(v, (int, float, Fraction)) else float(v)
+            except (ValueError, ZeroDivisionError):
+                continue
+            if f > 0:
+                out.append(f)
+    if eps is not None and float(eps) > 0:
+        out.append(float(eps))
+    return sorted(set(out))
+
+
+def derived_scales(eps: Any, delta: Any, d: int, params: dict | None = None) -> list[int]:
+    """Integer gaps near ``f * L / e`` (module docstring), sorted, at most :data:`MAX_SCALE`."""
+    params = dict(params or {})
+    es = _eps_like(params, eps)
+    xs = {1, 2, max(1, d)}
+    for key in ("k", "kbar", "Delta"):
+        try:
+            xs.add(max(1, int(params[key])))
+        except (KeyError, TypeError, ValueError):
+            pass
+    dl = float(delta) if delta is not None else 0.0
+    logs = [1.0] + ([math.log(x / dl) for x in sorted(xs) if x / dl > 1] if dl > 0 else [math.log(x) for x in sorted(xs) if x > 1])
+    vals = set()
+    for e in es:
+        for L in logs:
+            for f in (0.5, 1, 2, 4):
+                s = f * L / e
+                if 1 <= s <= MAX_SCALE:
+                    vals.update({math.floor(s), math.ceil(s)})
+    for key in ("T", "threshold"):
+        try:
+            t = float(Fraction(str(params[key])))
+            if 1 <= abs(t) <= MAX_SCALE:
+                vals.update({math.floor(abs(t)), math.ceil(abs(t))})
+        except (KeyError, ValueError, ZeroDivisionError):
+            pass
+    return sorted(v for v in vals if v >= 1)
+
+
+def _grid(top: int, ratio: float = 1.25) -> list[int]:
+    out, x = [], 1.0
+    while x <= top:
+        out.append(int(round(x)))
+        x = max(x * ratio, x + 1)
+    return sorted(set(out))
+
+
+def scales_for(mech: Any, *, eps: Any, delta: Any, d: int, params: dict | None = None, grid: bool = True) -> list[int]:
+    """The critical scales of a search: the hook's, the mechanism's ``critical_scales()``, or :func:`derived_scales`; plus a grid."""
+    info = {"eps": eps, "delta": delta, "d": d, "params": dict(params or {})}
+    own: Sequence[int] | None = None
+    if _SCALES_HOOK is not None:
+        own = _SCALES_HOOK(mech, info)
+    if own is None and mech is not None:
+        fn = getattr(mech, "critical_scales", None)
+        if callable(fn):
+            try:
+                own = [int(math.ceil(float(s))) for s in fn()]
+            except Exception:  # noqa: BLE001 - a hook that cannot answer leaves the derivation in charge
+                own = None
+    base = sorted({int(s) for s in (own if own is not None else derived_scales(eps, delta, d, params)) if 1 <= s <= MAX_SCALE})
+    if not grid:
+        return base
+    top = max(base, default=8)
+    return sorted(set(base) | set(_grid(max(8, top))))
+
+
+def _block_pairs(d: int, relation: str, G: int) -> list[Candidate]:
+    out = []
+    for j in sorted({d // 2, d - 1, 1} - {0, d}) if d > 1 else []:
+        for x, y in ((G, 0), (0, G)):
+            h = (x,) * j + (y,) * (d - j)
+            for dx, dy in ((1, -1), (-1, 1), (1, 1), (-1, -1), (1, 0), (0, 1)):
+                g = tuple(v + dx for v in h[:j]) + tuple(v + dy for v in h[j:])
+                if _ok(h, g, relation):
+                    out.append((h, g, f"blocks:{j}x{x}|{y}{'+' if dx > 0 else '-' if dx else '0'}{'+' if dy > 0 else '-' if dy else '0'}"))
+    return out
+
+
+def _stairs(d: int, gaps: Sequence[int]) -> tuple[int, ...]:
+    vals, acc = [0], 0
+    for g in reversed(gaps):
+        acc += g
+        vals.append(acc)
+    top = tuple(reversed(vals))
+    return top + (0,) * (d - len(top))
+
+
+def _neighbour_list(h: tuple, relation: str) -> list[tuple]:
+    kind, _ = parse_relation(relation)
+    if len(h) <= 6:
+        return [tuple(g) for g in neighbours(h, relation, max(h) + 1)]
+    out = []
+    for i in range(len(h)):
+        for s in (-1, 1):
+            g = list(h)
+            g[i] += s
+            out.append(tuple(g))
+    for s in (-1, 1):
+        out.append(tuple(c + s for c in h))
+    return [g for g in out if _ok(h, g, relation)]
+
+
+def candidate_pairs(d: int, relation: str, scales: Sequence[int], *, limit: int = MAX_CANDIDATES, stairs: bool = True) -> list[Candidate]:
+    """Candidate pairs for sample screening, literature first, at most ``limit`` (module docstring)."""
+    if d < 1:
+        raise InvalidParameter(f"d={d} must be >= 1")
+    out: list[Candidate] = []
+    seen: set = set()
+
+    def add(c: Candidate) -> None:
+        key = frozenset(c[:2])
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+
+    for c in literature_pairs(d, relation):
+        add(c)
+    few = _spread(scales, 3)
+    for m in few:
+        for c in literature_pairs(d, relation, base=m, tag="shifted"):
+            add(c)
+    for G in few:
+        for c in _block_pairs(d, relation, G):
+            add(c)
+    if stairs and d >= 2:
+        for g1 in few:
+            for g2 in few:
+                h = _stairs(d, [g1, g2][: d - 1])
+                for g in _neighbour_list(h, relation):
+                    add((h, g, f"stairs:{g1},{g2}"))
+    return out[:limit]
+
+
+def _spread(scales: Sequence[int], k: int) -> list[int]:
+    """``k`` scales spread over the sorted list (smallest, middle, largest ...)."""
+    s = sorted(set(scales))
+    if len(s) <= k:
+        return s
+    idx = sorted({round(i * (len(s) - 1) / (k - 1)) for i in range(k)})
+    return [s[i] for i in idx]
+
+
+def exact_search(
+    score: Callable[[tuple, tuple], tuple[float, float]],
+    d: int,
+    relation: str,
+    scales: Sequence[int],
+    *,
+    seeds: Iterable[Candidate] = (),
+    max_laws: int = MAX_SEARCH_LAWS,
+    seconds: float | None = SEARCH_SECONDS,
+    keep: int = 8,
+) -> tuple[list[tuple[float, float, tuple, tuple, str]], dict]:
+    """Rank pairs by an exact ``score(h, g) -> (excess, pure eps)`` (larger is worse), then climb from the best.
+
+    The space: ``seeds``, the literature pairs, and at :data:`COARSE_SCALES` scales spread over
+    ``scales`` the shifted and block pairs and the staircase histograms of every pair of them with
+    all their neighbours; refinement moves the gaps of the best ``keep`` staircases by +-1, +-2,
+    +-4, ... (up to half the gap) while the score improves.  Stops after
+    ``max_laws`` score evaluations (deterministic) or, if given, ``seconds`` of wall clock.  Returns the ranked rows and search statistics.
+    """
+    t0 = time.perf_counter()
+    rows: dict = {}
+    stats = {"pairs_scored": 0, "refinement_steps": 0, "stopped": ""}
+
+    def budget_left() -> bool:
+        if stats["pairs_scored"] >= max_laws:
+            stats["stopped"] = f"pair budget ({max_laws})"
+            return False
+        if seconds is not None and time.perf_counter() - t0 > seconds:
+            stats["stopped"] = f"time budget ({seconds:g} s)"
+            return False
+        return True
+
+    def consider(h: tuple, g: tuple, tag: str) -> tuple | None:
+        key = frozenset((h, g))
+        if key in rows:
+            return rows[key]
+        if not budget_left():
+            return None
+        ex, pe = score(h, g)
+        stats["pairs_scored"] += 1
+        rows[key] = (ex, pe, h, g, tag)
+        return rows[key]
+
+    def best_of(h: tuple, tag: str) -> tuple | None:
+        best = None
+        for g in _neighbour_list(h, relation):
+            r = consider(h, g, tag)
+            if r is not None and (best is None or r[:2] > best[:2]):
+                best = r
+        return best
+
+    coarse = _spread(scales, COARSE_SCALES)
+    for c in list(seeds) + literature_pairs(d, relation):
+        consider(*c)
+    for G in coarse:
+        for c in literature_pairs(d, relation, base=G, tag="shifted") + _block_pairs(d, relation, G):
+            consider(*c)
+    stair_scores: dict = {}
+    if d >= 2:
+        combos = [(g1, g2) for g1 in [0] + coarse for g2 in coarse] if d >= 3 else [(g1,) for g1 in coarse]
+        for gaps in combos:
+            h = _stairs(d, list(gaps))
+            r = best_of(h, f"stairs:{','.join(map(str, gaps))}")
+            if r is not None:
+                stair_scores[tuple(gaps)] = r
+            if not budget_left():
+                break
+        # climb: move each gap of the best staircases while the score improves (steps up to half the gap)
+        start = sorted(stair_scores.items(), key=lambda kv: kv[1][:2], reverse=True)[:keep]
+        for gaps, r in start:
+            cur, cur_r = list(gaps), r
+            improved = True
+            while improved and budget_left():
+                improved = False
+                for i in range(len(cur)):
+                    steps = [1, 2, 4, 8, 16, 32, 64]
+                    steps = [s for s in steps if s <= max(1, cur[i] // 2)]
+                    for step in [x for s in steps for x in (s, -s)]:
+                        trial = list(cur)
+                        trial[i] += step
+                        if trial[i] < 0:
+                            continue
+                        tr = best_of(_stairs(d, trial), f"stairs:{','.join(map(str, trial))} (refined)")
+                        stats["refinement_steps"] += 1
+                        if tr is not None and tr[:2] > cur_r[:2]:
+                            cur, cur_r, improved = trial, tr, True
+                            break
+                    if improved or not budget_left():
+                        break
+    ranked = sorted(rows.values(), key=lambda r: (r[0], r[1]), reverse=True)
+    stats["seconds"] = round(time.perf_counter() - t0, 2)
+    return ranked, stats

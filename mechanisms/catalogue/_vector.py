@@ -1,0 +1,78 @@
+"""Shared plumbing of the catalogue's mechanisms: vector outputs, float log-densities (private to ``mechanisms``).
+
+Every catalogue mechanism releases a fixed-length vector per run.  ``sample_array``
+draws a batch as one numpy array (``(size, width)``; the fast path audits use) and
+``sample`` returns the same draws as hashable tuples (the registry protocol).  The
+float helpers below give log-densities of Laplace and exponential noise for the
+``log_density`` methods: those rank outputs for an audit's Neyman–Pearson events
+and are never part of a verdict (floats, DESIGN.md "Conventions").
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from mechanisms import validation as V
+from mechanisms.errors import InvalidHistogram
+
+__all__ = ["VectorMechanism", "lap_logpdf", "lap_logcdf", "lap_logsf", "exp_logpdf", "exp_logcdf", "BELOW", "ABORTED"]
+
+#: Float encodings of the sparse-vector answers that release no value: ⊥ ("below") and "aborted" (after the cutoff).
+BELOW = -math.inf
+ABORTED = math.nan
+
+
+class VectorMechanism:
+    """Mixin: ``sample`` from ``sample_array``; outcomes are tuples of numbers (``outcome_kind = "vector"``)."""
+
+    outcome_kind = "vector"
+
+    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
+        a = self.sample_array(h, rng=rng, size=size)
+        if a.dtype.kind in "iu":
+            return [tuple(r) for r in a.tolist()]
+        return [tuple(r) for r in a.tolist()]
+
+    @staticmethod
+    def _h(h: Any, n: int | None = None) -> tuple[int, ...]:
+        h = V.histogram(h)
+        if n is not None and len(h) != n:
+            raise InvalidHistogram(f"len(h)={len(h)} must be {n} for this mechanism")
+        return h
+
+
+def lap_logpdf(x: np.ndarray, mu: Any, b: float) -> np.ndarray:
+    """``ln`` of the ``mu + Lap(b)`` density at ``x`` (elementwise)."""
+    return -np.abs(x - mu) / b - math.log(2 * b)
+
+
+def lap_logcdf(x: np.ndarray, mu: Any, b: float) -> np.ndarray:
+    """``ln Pr[mu + Lap(b) <= x]``, accurate in both tails."""
+    z = (np.asarray(x, dtype=np.float64) - mu) / b
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.where(z < 0, z - math.log(2), np.log1p(-0.5 * np.exp(-np.abs(z))))
+
+
+def lap_logsf(x: np.ndarray, mu: Any, b: float) -> np.ndarray:
+    """``ln Pr[mu + Lap(b) > x]``."""
+    return lap_logcdf(-np.asarray(x, dtype=np.float64), -np.asarray(mu, dtype=np.float64), b)
+
+
+def exp_logpdf(x: np.ndarray, mu: Any, b: float) -> np.ndarray:
+    """``ln`` of the density of ``mu + Exp(mean b)`` (``-inf`` below ``mu``)."""
+    z = (np.asarray(x, dtype=np.float64) - mu) / b
+    with np.errstate(invalid="ignore"):
+        return np.where(z >= 0, -z - math.log(b), -np.inf)
+
+
+def exp_logcdf(x: np.ndarray, mu: Any, b: float) -> np.ndarray:
+    """``ln Pr[mu + Exp(mean b) <= x]`` (``-inf`` below ``mu``)."""
+    z = (np.asarray(x, dtype=np.float64) - mu) / b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(z > 0, np.log(-np.expm1(-np.maximum(z, 0))), -np.inf)

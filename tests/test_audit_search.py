@@ -1,0 +1,231 @@
+"""Input search, learned and exact score events, continuous outputs and the power statement of dpverify.audit (issue 17)."""
+
+import json
+import math
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+from mechanisms.catalogue import LaplaceMechanism, LyuSVT, NoisyHistWrongScale, NoisyMax
+from mechanisms.errors import AdapterError, InvalidParameter
+
+from dpverify.auditor.core import audit
+from dpverify.auditor.features import Encoder, FeatureMap
+from dpverify.auditor.inputs import candidate_pairs, derived_scales, exact_search, install_scales_hook, literature_pairs, scales_for
+from dpverify.auditor.ratio import fit_logistic, threshold_events
+from dpverify.auditor.stats import cp_lower, cp_upper, detectable_eps, detection_probability, exp_up
+from dpverify.cli import main
+
+
+# ----------------------------------------------------------------- candidate inputs
+def test_literature_pairs_are_statdps_patterns():
+    ones = (1,) * 10
+    all_differ = literature_pairs(10, "linf")
+    assert [(h, g) for h, g, _ in all_differ] == [
+        (ones, (0,) + (1,) * 9), (ones, (2,) + (1,) * 9), (ones, (2,) + (0,) * 9), (ones, (0,) + (2,) * 9),
+        (ones, (2,) * 5 + (0,) * 5), (ones, (2,) * 10), (ones, (0,) * 10), ((1,) * 5 + (0,) * 5, (0,) * 5 + (1,) * 5)]
+    assert [t for _, _, t in literature_pairs(5, "delta:1")] == ["statdp:one-below", "statdp:one-above"]
+    # add/remove keeps the one-signed ones only
+    assert {t for _, _, t in literature_pairs(4, "add-remove")} == {"statdp:one-below", "statdp:one-above", "statdp:all-above", "statdp:all-below"}
+
+
+def test_derived_scales_and_the_critical_scales_hook():
+    s = derived_scales(1, F(1, 10**6), 3, {"k": 1, "kbar": 2, "eps": 1})
+    assert 13 in s and 14 in s and 55 in s  # ln(1/delta)/eps and 4 ln(1/delta)/eps
+    assert derived_scales(F(1, 10), 0, 10)[:2] == [5, 10] or 10 in derived_scales(F(1, 10), 0, 10)
+
+    class WithScales:
+        def critical_scales(self):
+            return [7, 300]
+
+    assert {7, 300} <= set(scales_for(WithScales(), eps=1, delta=0, d=3, grid=False))
+    install_scales_hook(lambda mech, info: [42])
+    try:
+        assert scales_for(None, eps=1, delta=0, d=3, grid=False) == [42]
+    finally:
+        install_scales_hook(None)
+    pairs = candidate_pairs(10, "linf", [20, 40])
+    assert len(pairs) <= 32 and pairs[0][2].startswith("statdp:") and any(t.startswith("blocks:") for _, _, t in pairs)
+
+
+def test_exact_search_climbs_to_a_narrow_large_gap_window():
+    """A synthetic profile that is positive only for gaps near (47, 53) -- like the TS mutant -- is found from the coarse grid."""
+
+    def score(h, g):
+        g1, g2 = h[0] - h[1], h[1] - h[2]
+        return -((g1 - 47) ** 2 + (g2 - 53) ** 2) / 100.0, 0.0
+
+    ranked, stats = exact_search(score, 3, "add-remove", scales_for(None, eps=1, delta=F(1, 10**6), d=3), max_laws=4000, seconds=60)
+    h = ranked[0][2]
+    assert abs(h[0] - h[1] - 47) <= 2 and abs(h[1] - h[2] - 53) <= 2, (ranked[0], stats)
+    assert stats["refinement_steps"] > 0
+
+
+# ----------------------------------------------------------------- features, logistic regression, threshold events
+def test_encoder_reads_numbers_vectors_mixed_and_variable_length_outputs():
+    e = Encoder()
+    X = e.encode([(1, 2.5), (0, None), (2, -1.0)])
+    assert X.shape == (3, 2) and np.isnan(X[1, 1])
+    v = Encoder().encode([[1, 2], [3], []])
+    assert v.shape == (3, 3) and list(v[:, 2]) == [2, 1, 0]  # padded, with a length column
+    assert Encoder().encode(np.array([0.5, 1.5])).shape == (2, 1)
+    with pytest.raises(AdapterError, match="a str is not an output"):
+        Encoder().encode(["abc"])
+    with pytest.raises(AdapterError, match="element 'x' is a string"):
+        Encoder().encode([(1, "x")])
+    with pytest.raises(AdapterError, match="nested sequence"):
+        Encoder().encode([((1, 2), 3)])
+
+
+def test_logistic_regression_recovers_a_known_log_ratio():
+    """Two Gaussians with means 0 and 1 (unit variance): the log-ratio is x - 1/2, linear in the raw feature."""
+    rng = np.random.default_rng(1)
+    A, B = rng.normal(1, 1, (40_000, 1)), rng.normal(0, 1, (40_000, 1))
+    fm = FeatureMap(np.vstack([A, B]))
+    w, c = fit_logistic(fm.transform(A), fm.transform(B))
+    xs = np.array([[-1.0], [0.0], [1.0], [2.0]])
+    s = fm.transform(xs) @ w + c
+    assert np.allclose(np.diff(s), 1.0, atol=0.15), s  # slope 1 per unit (bins + raw value together)
+
+
+def test_threshold_events_prefer_a_large_event_with_the_same_ratio():
+    """Laplace(1) vs Laplace(0): {x >= 1} and {x >= 5} have the same ratio e^eps; the large one certifies more."""
+    rng = np.random.default_rng(2)
+    a, b = 1 + rng.laplace(0, 2, 200_000), rng.laplace(0, 2, 200_000)
+    s = lambda x: np.clip(x, 0, 1) - 0.5  # noqa: E731 -- the exact log-ratio up to a factor
+    best = threshold_events(s(a), s(b), n_cert=1_000_000, level=0.01, delta=0)[0]
+    assert best.side == 1 and best.p_tune > 0.3
+
+
+# ----------------------------------------------------------------- the power statement
+def test_detection_probability_against_simulation():
+    """The binomial sum agrees with simulating the Clopper-Pearson test (its brute-force twin)."""
+    rng = np.random.default_rng(3)
+    n, a, eps, p, q = 2000, 0.01, 0.2, 0.3, 0.2
+    x, y = rng.binomial(n, p, 4000), rng.binomial(n, q, 4000)
+    hits = np.mean([cp_lower(int(i), n, a) - exp_up(eps) * cp_upper(int(j), n, a) > 0 for i, j in zip(x, y)])
+    assert abs(detection_probability(p, q, n, a, eps, 0) - hits) < 0.03
+
+
+def _rr_target(eps_true):
+    """A two-point mechanism: output 1 w.p. 0.01 e^eps_true on h = (1,), w.p. 0.01 on (0,): its violation sits on mass 0.01."""
+
+    def f(h, rng, size):
+        p = 0.01 * math.exp(eps_true) if h[0] == 1 else 0.01
+        return (rng.random(size) < p).astype(np.int64)
+
+    return f
+
+
+@pytest.mark.slow
+def test_the_power_statement_holds_on_mechanisms_with_known_eps():
+    """At the stated detectable eps (mass 0.01) the audit detects in >= 90% of seeds; well below it, rarely."""
+    claim, n = F(1, 2), 60_000
+    r0 = audit(_rr_target(0.5), eps=claim, inputs=[(1,), (0,)], samples=n, seed=0)
+    assert r0.verdict == "PASS" and r0.power is not None
+    stated = r0.power["detectable_eps"]
+    above = [audit(_rr_target(stated + 0.02), eps=claim, inputs=[(1,), (0,)], samples=n, seed=s).verdict for s in range(40)]
+    below = [audit(_rr_target((0.5 + stated) / 2), eps=claim, inputs=[(1,), (0,)], samples=n, seed=s).verdict for s in range(40)]
+    assert above.count("FAIL") >= 34, above.count("FAIL")  # 0.9 x 40 = 36, minus binomial slack
+    assert below.count("FAIL") < 34
+
+
+# ----------------------------------------------------------------- audits without inputs, continuous outputs
+def test_correct_laplace_passes_spec_less_with_a_stated_power():
+    r = audit(LaplaceMechanism(F(1, 2)), eps=F(1, 2), delta=0, relation="delta:1", d=2, samples=40_000)
+    assert r.verdict == "PASS" and r.finding == "no violation found"
+    assert r.power["detectable_eps"] > 0.5 and len(r.power["curve"]) == 4
+    j = r.as_json()
+    assert j["power"]["detectable_eps"] == r.power["detectable_eps"] and "eps_lower_bound" in j and j["verdict"] == "PASS"
+    assert "no violation found" in r.summary() and "not a proof of privacy" in r.summary() and "power:" in r.summary()
+
+
+@pytest.mark.parametrize("mech,rel", [
+    (NoisyMax(F(1, 2), "laplace", "value"), "linf"),   # noisy max releasing its value: n eps / 2 = 0.75 > 1/2
+    (NoisyHistWrongScale(F(1, 2)), "delta:1"),         # noisy histogram with scale eps: 1/eps = 2 > 1/2
+], ids=["noisy-max-value", "noisy-histogram-2"])
+def test_continuous_output_violations_are_refuted_without_inputs(mech, rel):
+    r = audit(mech, eps=F(1, 2), delta=0, relation=rel, d=3, samples=100_000)
+    assert r.verdict == "FAIL" and r.witness is not None and r.eps_lower_bound > 0.5, r.summary()
+    assert r.witness.event.description.startswith("{score")
+
+
+@pytest.mark.slow
+def test_sparse_vector_releasing_noisy_answers_is_refuted_without_inputs():
+    """Lyu et al. Alg. 3 at eps = 1/2, d = 10: spec-less it needs 1e6 samples per input (its learned ratio needs the
+    1e5 screening rows); with its exact density (log_density) as the reference 1e5 suffice."""
+    svt3 = LyuSVT(3, F(1, 2), 1, 1)
+    r = audit(svt3, eps=F(1, 2), delta=0, relation="linf", d=10, samples=1_000_000)
+    assert r.verdict == "FAIL" and r.eps_lower_bound > 0.5, r.summary()
+    r = audit(svt3, spec=svt3, eps=F(1, 2), delta=0, relation="linf", d=10, samples=100_000)
+    assert r.verdict == "FAIL" and r.eps_lower_bound > 0.5 and "exact likelihood ratio" in r.witness.event.description
+
+
+def test_unrounded_exact_scores_certify_a_floating_point_leak():
+    """Why ExactScore rounds: on the float Laplace sampler the tail ratio is exactly e^eps, and a threshold inside the ulp
+    scatter of ``la - lb`` picks outputs by their last bits -- certifying eps > 0.1 for a 0.1-DP mechanism's *floats*."""
+    from dpverify.auditor.ratio import ExactScore
+
+    m = LaplaceMechanism(F(1, 10))
+    rng = np.random.default_rng(7)
+    A, B = m.sample_array((40,), rng=rng, size=200_000), m.sample_array((39,), rng=rng, size=200_000)
+    C, D = m.sample_array((40,), rng=rng, size=400_000), m.sample_array((39,), rng=rng, size=400_000)
+    for digits, leaks in ((None, True), (9, False)):
+        s = ExactScore(m.log_density, (40,), (39,), digits=digits)
+        ch = threshold_events(s(A), s(B), n_cert=400_000, level=0.005, delta=0)[0]
+        xa, xb = int(ch.member(s(C if ch.side > 0 else D)).sum()), int(ch.member(s(D if ch.side > 0 else C)).sum())
+        lcb = math.log(cp_lower(xa, 400_000, 0.005) / cp_upper(xb, 400_000, 0.005))
+        assert (lcb > 0.1) is leaks, (digits, lcb, ch)
+
+
+def test_spec_less_without_inputs_domain_or_d_is_a_named_error():
+    with pytest.raises(InvalidParameter, match="spec-less audit needs inputs"):
+        audit(LaplaceMechanism(1), eps=1)
+    with pytest.raises(InvalidParameter, match="d=3 asks for the input search"):
+        audit(LaplaceMechanism(1), eps=1, d=3, inputs=[(1,), (2,)])
+
+
+SVT6_FILE = """
+import numpy as np
+
+def svt6(h, rng, size):
+    '''Lyu et al. Alg. 6 at eps = 1/2, T = 1: query noise, no cutoff (not DP).'''
+    a = np.asarray(h, dtype=float)
+    rho = rng.laplace(0, 4, size=(size, 1))
+    nu = rng.laplace(0, 4, size=(size, a.size))
+    return (a + nu >= 1 + rho).astype(int)
+"""
+
+
+def test_cli_spec_less_alg6_is_refuted_at_d_10_without_inputs(tmp_path, capsys):
+    f = tmp_path / "svt6.py"
+    f.write_text(SVT6_FILE)
+    code = main(["audit", f"{f}:svt6", "--eps", "1/2", "--delta", "0", "--relation", "linf", "--d", "10", "--json"])
+    j = json.loads(capsys.readouterr().out)
+    assert code == 1 and j["verdict"] == "FAIL" and j["eps_lower_bound"] > 0.5 and j["witness"]["event"]
+    assert j["search"]["candidates"] >= 8
+
+
+def test_cli_catalogue_writes_its_section_and_report_rerenders_it(tmp_path, capsys):
+    """A one-member, small-budget run: data/catalogue.json, the audits.md section, byte-identical re-rendering."""
+    import shutil
+    from pathlib import Path
+
+    from dpverify.report.audits import render_audits_page
+    from dpverify.report.data import load
+
+    (tmp_path / "data").mkdir()
+    shutil.copy(Path(__file__).resolve().parents[1] / "reports" / "data" / "audits.json", tmp_path / "data" / "audits.json")
+    code = main(["audit", "--catalogue", "TruncatedGeometric", "--budget", "200000", "--false-alarm-seeds", "0",
+                 "--modes", "black box", "--write-report", str(tmp_path / "audits.md")])
+    out = capsys.readouterr()
+    assert code == 0 and "TruncatedGeometric" in out.out
+    page = (tmp_path / "audits.md").read_text()
+    assert "## The StatDP / DP-Sniper benchmark" in page and "| TruncatedGeometric |" in page and "0.1156" in page
+    data = load(tmp_path, "catalogue")
+    assert data["rows"][0]["samples_total"] <= 200_000 and data["rows"][0]["within_budget"]
+    render_audits_page(load(tmp_path, "audits"), tmp_path)
+    assert (tmp_path / "audits.md").read_text() == page
+    code = main(["audit", "--catalogue", "--modes", "white box"])
+    assert code == 2 and "--modes" in capsys.readouterr().err
