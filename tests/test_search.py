@@ -85,6 +85,32 @@ def test_candidates_are_built_around_the_scales():
     assert all(sum(e) <= 2 for e in moves(4, "delta:2")) and any(-1 in e for e in moves(3, "linf"))
 
 
+@pytest.mark.parametrize("relation", ["add-remove", "delta:2", "linf", "linf:2", "linf:1"])
+def test_every_move_and_mutation_stays_inside_the_relation(relation):
+    """A candidate outside the relation is a false witness: before this test, ``linf:N`` moves and mutations ignored
+    N, and the search "refuted" DR19.Lem6.1#linf-delta on a pair changing 3 counts under ||h - h'||_0 <= 2."""
+    import numpy as np
+
+    from dpverify.checker.neighbours import is_neighbour
+    from dpverify.search.candidates import mutate, pair_from
+
+    rng = np.random.default_rng(5)
+    for d in range(1, 7):
+        ms = moves(d, relation)
+        assert ms and all(is_neighbour((5,) * d, pair_from((5,) * d, e, 1, 20)[1], relation) for e in ms), (d, ms)
+        h, e = (9,) * d, ms[0]
+        for _ in range(400):
+            h, e = mutate(h, e, [0, 1, 3, 7], 30, rng, relation, keep_order=False)
+            p = pair_from(h, e, 1, 40)
+            if p is not None:
+                assert is_neighbour(*p, relation), (relation, p)
+
+
+def test_search_of_lemma_6_1_under_linf_delta_raises_no_false_alarm():
+    res = search(get_claim("DR19.Lem6.1#linf-delta"), evals=80, seed=0)
+    assert res.verdict == "holds" and res.ratio >= 1, res.as_json()["best"]
+
+
 def test_the_realistic_grid_keeps_other_parameters_and_tractable_laws():
     pts = realistic_params({"k": 1, "kbar": 2, "eps": 1, "delta": Fraction(1, 10), "Delta": 1}, QUICK)
     assert {p["delta"] for p in pts} == {Fraction(1, 10**6)} and {p["eps"] for p in pts} == {Fraction(1, 10), 1}

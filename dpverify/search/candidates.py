@@ -119,7 +119,7 @@ def moves(d: int, relation: str) -> list[tuple[int, ...]]:
     def add(e: Sequence[int]) -> None:
         t = tuple(e)
         support = sum(1 for x in t if x)
-        if support and (kind != "delta" or support <= n) and t not in out:
+        if support and (n is None or support <= n) and t not in out:  # delta:N and linf:N change at most N counts
             out.append(t)
 
     for i in range(d):
@@ -169,7 +169,7 @@ def mutate(h: Sequence[int], e: Sequence[int], gaps: Sequence[int], max_count: i
         e[j] = int(rng.choice([o for o in options if o != e[j]]))
         if not any(e):
             e[j] = 1
-        if kind == "delta" and sum(1 for x in e if x) > n:
+        if n is not None and sum(1 for x in e if x) > n:  # delta:N and linf:N: at most N counts change
             e[j] = 0
             if not any(e):
                 e[j] = 1

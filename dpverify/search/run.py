@@ -46,7 +46,7 @@ from mechanisms.errors import InvalidParameter
 from proofs.claims import Claim, Domain, Instance, Obligation, PrivacyClaim, Statement
 
 from dpverify.checker.core import CheckResult, Witness, check, claim_mechanism, defined_at, evaluate_instance
-from dpverify.checker.neighbours import resolve_relation
+from dpverify.checker.neighbours import is_neighbour, resolve_relation
 from dpverify.checker.numbers import fmt, lift
 from dpverify.checker.reductions import canonical
 
@@ -145,6 +145,8 @@ class _Evaluator:
             return None
         d = len(h)
         single = pt.relation == "none"  # a lemma about single histograms: the move is not used
+        if not single and not is_neighbour(h, g, pt.relation):  # a candidate outside the relation would be a false witness
+            raise AssertionError(f"search bug: {tuple(h)} and {tuple(g)} are not neighbours under {pt.relation}")
         key = (id(pt), tuple(h)) if single else (id(pt), canonical(h, g, pt.sym.get(d, frozenset()), pt.relation))
         if key in self.seen:
             return None
