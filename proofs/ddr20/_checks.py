@@ -66,8 +66,10 @@ def candidates_vs_branch_and_bound(inst: Instance, *, prec: int, interval: bool)
     tol = F(inst.params.get("tol", F(1, 10**4)))
     lo, up, _ = B.br_sup_t_branch_and_bound(k, eps, x, rel_tol=float(tol), prec=96)
     cand, _, _ = B.br_nonadaptive_delta(k, eps, x, prec=prec, interval=interval)
+    with exact_context(prec, interval) as ctx:  # tol is a Fraction: enclosed exactly, never through a float
+        slack = cand * (1 + lift(ctx, tol))
     return [Comparison(cand, "<=", up, label="max_l S_l(t_l) <= sup_t delta_t (B&B upper end): candidates are attained values"),
-            Comparison(up, "<=", cand * (1 + tol), label=f"sup_t delta_t (B&B upper end) <= max_l S_l(t_l) (1 + {tol})")]
+            Comparison(up, "<=", slack, label=f"sup_t delta_t (B&B upper end) <= max_l S_l(t_l) (1 + {tol})")]
 
 
 def binomial_vs_enumeration(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
