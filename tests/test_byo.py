@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import random
 import textwrap
-from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -26,7 +25,7 @@ import pytest
 
 from mechanisms.errors import InvalidParameter, UserCodeError
 
-from proofs.claims import Comparison, PrivacyClaim
+from proofs.claims import Comparison
 from proofs.registry import all_claims
 
 from dpverify.byo import load, register, register_lemma, unload, unregister
@@ -120,44 +119,24 @@ def test_claim_forms_points_curves_and_pure_eps():
         unregister("byo-t-coin")
 
 
-def test_notion_keyword_is_refused_by_name_without_notions():
-    from dpverify.byo import notions_supported
-
-    if notions_supported() != ("dp",):
-        pytest.skip("this ledger states notions: see the pass-through test")
-    with pytest.raises(InvalidParameter, match=r"notion='zcdp': this dpverify states privacy claims as \(eps, delta\)-DP only"):
-        register("byo-t-z", _Coin, params={"eps": 1}, claim=Fraction(1, 8), notion="zcdp", examples=((1, 0),))
-    assert "byo-t-z" not in __import__("mechanisms.registry", fromlist=["x"]).all_mechanisms()
-
-
-def test_notion_keyword_passes_through_to_a_ledger_with_notions(monkeypatch):
-    """With a PrivacyClaim that has a ``notion`` field (issue 18), the keyword and the values reach the claim unchanged."""
-    import proofs.claims as pc
-
-    import dpverify.byo.mechanism as M
-    import dpverify.checker.spec_claims as SC
-
-    @dataclass(frozen=True)
-    class NotionClaim(PrivacyClaim):
-        notion: str = "dp"
-
-        def __post_init__(self):
-            if self.notion not in ("dp", "br", "zcdp", "rdp"):
-                raise ValueError(f"notion={self.notion!r} must be one of dp, br, zcdp, rdp")
-
-    monkeypatch.setattr(pc, "NOTIONS", {"dp": "", "br": "", "zcdp": "", "rdp": ""}, raising=False)
-    monkeypatch.setattr(M, "PrivacyClaim", NotionClaim)
-    monkeypatch.setattr(SC, "PrivacyClaim", NotionClaim)
+def test_notion_keyword_reaches_the_ledger_and_is_checked():
+    """notion= passes the values to the real PrivacyClaim (issue 18's notions), and the checker decides them: the coin
+    is randomized response at eps = 1, whose KL limit eps tanh(eps/2) = 0.46 exceeds rho = 1/8 and stays below eps^2/2."""
     try:
         reg = register("byo-t-z", _Coin, params={"eps": 1}, claim=lambda p: Fraction(p["eps"]) ** 2 / 8, notion="zcdp",
-                       examples=((1, 0),))
-        assert isinstance(reg.claim, NotionClaim) and reg.claim.notion == "zcdp"
-        assert reg.claim.points({"eps": 1}) == [Fraction(1, 8)] and reg.spec.claim is None  # audits then need --eps
+                       examples=((1, 0),), domain=(2, 2))
+        assert reg.claim.notion == "zcdp" and reg.claim.points({"eps": 1}) == [Fraction(1, 8)]
+        assert reg.spec.claim is None  # no (eps, delta) point: audits then need --eps
+        assert reg.check(certify=True).verdict == "violated"
+        reg = register("byo-t-z", _Coin, params={"eps": 1}, claim=lambda p: Fraction(p["eps"]) ** 2 / 2, notion="zcdp",
+                       examples=((1, 0),), domain=(2, 2), replace=True)
+        assert reg.check(certify=True).verdict == "holds"
         reg = register("byo-t-z", _Coin, params={"eps": 1}, claim=[(2, Fraction(1, 4)), ("inf", 1)], notion="rdp",
-                       examples=((1, 0),), replace=True)
+                       examples=((1, 0),), domain=(2, 2), replace=True)
         assert reg.claim.notion == "rdp" and reg.claim.points({}) == [(2, Fraction(1, 4)), ("inf", 1)]
-        with pytest.raises(InvalidParameter, match="notion='renyi' must be one of"):
+        with pytest.raises(InvalidParameter, match="notion='renyi' must be one of dp, br, zcdp, rdp"):
             register("byo-t-z2", _Coin, params={"eps": 1}, claim=1, notion="renyi", examples=((1, 0),))
+        assert "byo-t-z2" not in __import__("mechanisms.registry", fromlist=["x"]).all_mechanisms()
     finally:
         unregister("byo-t-z")
 

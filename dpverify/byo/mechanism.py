@@ -5,9 +5,8 @@ The claim is stated in the claim kinds the installed ledger knows (``proofs.clai
 
 * ``notion="dp"`` (the default): ``claim`` is an ``(eps, delta)`` point -- pure eps-DP is ``(eps, 0)`` -- a
   list of points (a sampled curve), or a function of the parameter dict returning either;
-* another ``notion`` (e.g. ``"zcdp"``, ``"rdp"``, ``"br"`` where ``PrivacyClaim`` has a ``notion`` field): the
-  claimed values in that notion's form, passed through unchanged; on a ledger without the field the keyword
-  is refused with an error naming the kind.
+* another ``notion`` of :data:`proofs.claims.NOTIONS` (``"br"``, ``"zcdp"``, ``"rdp"``): the claimed values in
+  that notion's form, passed through unchanged to the ``PrivacyClaim``; any other notion is refused by name.
 
 Search hints are declared by the mechanism itself -- ``symmetries(d)`` (also used by the checker's reductions)
 and ``critical_scales()`` -- or given here as ``critical_scales=`` (a function of the parameters).  Declared
@@ -30,7 +29,7 @@ from mechanisms.core import symmetries_of
 from mechanisms.errors import DPVerifyError, InvalidParameter
 from mechanisms.registry import MechanismSpec, all_mechanisms
 
-from proofs.claims import Domain, PrivacyClaim
+from proofs.claims import NOTIONS, Domain, PrivacyClaim
 from proofs.registry import all_claims
 
 from dpverify.checker.spec_claims import spec_claim
@@ -73,12 +72,8 @@ def origin_of(name: str) -> str:
 
 
 def notions_supported() -> tuple[str, ...]:
-    """The claim notions the installed ledger can state (``("dp",)`` unless ``PrivacyClaim`` has a ``notion`` field)."""
-    if "notion" not in getattr(PrivacyClaim, "__dataclass_fields__", {}):
-        return ("dp",)
-    import proofs.claims as pc
-
-    return tuple(getattr(pc, "NOTIONS", {"dp": ""}))
+    """The claim notions a registered claim may state (:data:`proofs.claims.NOTIONS`: dp, br, zcdp, rdp)."""
+    return tuple(NOTIONS)
 
 
 def _is_point(x: Any) -> bool:
@@ -290,11 +285,7 @@ def register(
         raise InvalidParameter(f"name={name!r} must be a non-empty string without '.' (claim ids are dotted, mechanism names not)")
     parse_relation(relation)
     notion = "dp" if notion is None else notion
-    if notion != "dp" and notion not in notions_supported():
-        if notions_supported() == ("dp",):
-            raise InvalidParameter(f"notion={notion!r}: this dpverify states privacy claims as (eps, delta)-DP only "
-                                   "(its PrivacyClaim has no notion field); give claim=(eps, delta), claim=(eps, 0) for pure DP, "
-                                   "or state a lemma with dpverify.byo.register_lemma")
+    if notion not in NOTIONS:
         raise InvalidParameter(f"notion={notion!r} must be one of {', '.join(notions_supported())}")
     if valid is None:
         valid = (dict(params or {}),)
