@@ -11,7 +11,7 @@ from dpverify.checker.neighbours import histograms, is_neighbour, neighbours, pa
 from dpverify.errors import InvalidHistogram, InvalidParameter
 
 
-@pytest.mark.parametrize("relation", ["add-remove", "delta:1", "delta:2", "linf"])
+@pytest.mark.parametrize("relation", ["add-remove", "delta:1", "delta:2", "linf", "linf:1", "linf:2"])
 @pytest.mark.parametrize("d,m", [(1, 3), (2, 2), (3, 2), (4, 1)])
 def test_pairs_are_exactly_the_neighbouring_pairs(relation, d, m):
     hs = list(histograms(d, m))
@@ -20,6 +20,15 @@ def test_pairs_are_exactly_the_neighbouring_pairs(relation, d, m):
     assert len(got) == len(set(got)), "a pair was enumerated twice"
     assert set(got) == brute
     assert count_instances(Domain(d=d, max_count=m, relation=relation)) == len(got)
+
+
+@pytest.mark.parametrize("relation", ["delta:N", "linf:N"])
+def test_count_instances_resolves_N_per_parameter_dict(relation):
+    """A claim whose relation reads ``delta:N`` takes N from each parameter dict's Delta (DR19 §6.1); the cost
+    guard of ``dpverify check`` used to parse the literal "N" and refuse every such claim's default domain."""
+    params = ({"Delta": 1}, {"Delta": 2}, {"Delta": 3})
+    want = sum(len(list(pairs(3, 2, relation[:-1] + str(p["Delta"])))) for p in params)
+    assert count_instances(Domain(d=3, max_count=2, relation=relation, params=params)) == want
 
 
 def test_add_remove_is_one_signed_and_linf_is_not():

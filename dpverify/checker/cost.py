@@ -16,27 +16,36 @@ from typing import Any
 from mechanisms.errors import DomainTooLarge
 from mechanisms.validation import positive
 
-from .neighbours import parse_relation
+from .neighbours import parse_relation, resolve_relation
 
 __all__ = ["count_instances", "estimate_seconds", "guard_domain"]
 
 _PROBE = 3
 
 
+def _count_pairs(d: int, m: int, relation: str) -> int:
+    """Pairs (or histograms, for ``"none"``) the default enumeration yields for one resolved relation."""
+    if relation == "none":
+        return (m + 1) ** d
+    kind, cap = parse_relation(relation)
+    if kind == "add-remove":
+        return (2 * m + 1) ** d - (m + 1) ** d
+    if kind == "delta":  # ordered upwards: each changed count goes from a to a + 1
+        return sum(comb(d, s) * m**s * (m + 1) ** (d - s) for s in range(1, min(cap, d) + 1))
+    if cap is None:  # linf, unordered
+        return ((3 * m + 1) ** d - (m + 1) ** d) // 2
+    return sum(comb(d, s) * (2 * m) ** s * (m + 1) ** (d - s) for s in range(1, min(cap, d) + 1)) // 2
+
+
 def count_instances(domain: Any) -> int:
-    """Number of instances the default enumeration yields (pairs or histograms) x params."""
+    """Number of instances the default enumeration yields (pairs or histograms) x params.
+
+    A relation with a literal ``N`` (``"delta:N"``, ``"linf:N"``) is resolved per parameter dict, as
+    the enumeration does (:func:`~dpverify.checker.neighbours.resolve_relation`).
+    """
     d, m = domain.d, domain.max_count
-    if domain.relation == "none":
-        n = (m + 1) ** d
-    else:
-        kind, cap = parse_relation(domain.relation)
-        if kind == "add-remove":
-            n = (2 * m + 1) ** d - (m + 1) ** d
-        elif kind == "delta":
-            n = sum(comb(d, s) * m**s * (m + 1) ** (d - s) for s in range(1, min(cap, d) + 1))
-        else:  # linf, unordered
-            n = ((3 * m + 1) ** d - (m + 1) ** d) // 2
-    return n * max(1, len(domain.params))
+    params = tuple(domain.params) or ({},)
+    return sum(_count_pairs(d, m, resolve_relation(domain.relation, p)) for p in params)
 
 
 def estimate_seconds(claim: Any, domain: Any) -> float | None:
