@@ -114,3 +114,13 @@ def test_bad_arguments_name_the_parameter():
     with pytest.raises(InvalidParameter, match="^d=0 must be >= 1"):
         list(histograms(0, 1))
     assert not is_neighbour((1, 1), (1, 1, 1))  # different lengths are never neighbours
+
+
+def test_resolve_relation_takes_Delta_from_the_parameters_and_defaults_to_one():
+    from dpverify.checker.neighbours import resolve_relation
+
+    assert resolve_relation("delta:N", {"Delta": 3}) == "delta:3"
+    assert resolve_relation("linf:N", {"Delta": 2, "k": 1}) == "linf:2"
+    assert resolve_relation("delta:N", {}) == "delta:1"  # no Delta: one changed count (DR19 §6.1's Delta = 1)
+    assert resolve_relation("linf:N", {"k": 2}) == "linf:1"
+    assert resolve_relation("add-remove", {"Delta": 3}) == "add-remove"

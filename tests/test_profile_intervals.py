@@ -200,3 +200,72 @@ def test_interval_probability_with_lower_end_zero_is_possibly_zero_not_zero():
     assert arg == "a" and direction == "h'->h" and e.a == 0 and e.b == mpmath.inf
     e, arg, direction = pure_eps(Q, P)
     assert arg == "a" and direction == "h->h'" and e.a == 0 and e.b == mpmath.inf
+
+
+# ---- profile_deltas: the one-pass profile the checker uses (mutation survivors of issue 23) -------------------
+
+from dpverify.checker.profile import profile_deltas  # noqa: E402
+from dpverify.errors import DPVerifyError  # noqa: E402
+
+
+def _asymmetric_laws():
+    """Supports differ both ways (an outcome only under P, one only under Q) and the worse direction
+    changes with eps: h->h' at small eps, h'->h at large eps."""
+    P = {"a": F("0.5"), "b": F("0.3"), "only_p": F("0.2")}
+    Q = {"a": F("0.1"), "b": F("0.5"), "only_q": F("0.4")}
+    return P, Q
+
+
+@pytest.mark.parametrize("interval", [False, True])
+def test_profile_deltas_equals_pair_profile_at_every_eps_with_its_direction(interval):
+    P, Q = _asymmetric_laws()
+    if interval:
+        P, Q = _iv(P), _iv(Q)
+    eps_list = [0, F("0.25"), 1, 2, 5]
+    got = profile_deltas(P, Q, eps_list)
+    want = [pair_profile(P, Q, e) for e in eps_list]
+    assert [d for _, d in got] == [w.direction for w in want]
+    assert {d for _, d in got} == {"h->h'", "h'->h"}  # both directions occur: the choice is exercised
+    for (delta, _), w in zip(got, want):
+        if interval:
+            assert (delta.a, delta.b) == (w.delta.a, w.delta.b)
+        else:
+            assert delta == w.delta
+    # the outcome missing from the other law counts with probability 0 there: at eps = 0 the delta is the
+    # total variation distance, 0.4 + 0.2 = 0.6 in the direction h->h' (a: 0.4, only_p: 0.2)
+    tv = got[0][0]
+    assert (tv.a <= F("0.6") <= tv.b) if interval else abs(tv - F("0.6")) < F("1e-15")
+
+
+def test_profile_deltas_encloses_exp_eps_in_interval_mode():
+    """e^eps must itself be enclosed: with P(o) = e/4 (a tight enclosure) and Q(o) = 1/4 the true term
+    P(o) - e Q(o) is exactly 0, so the certified delta(1) must contain 0.  A point e rounded to double
+    (below e) would make the term strictly positive and the 'certified' delta would exclude the truth."""
+    with mpmath.workprec(300):
+        quarter_e = iv.exp(1) / 4
+    P = {"o": quarter_e, "x": iv.mpf(1) - quarter_e}
+    Q = {"o": iv.mpf("0.25"), "x": iv.mpf("0.75")}
+    (delta, _), = profile_deltas(P, Q, [1])
+    hs, _ = hockey_stick(P, Q, 1)
+    assert delta.a == 0 and hs.a == 0 and delta.b < F("1e-15")
+
+
+@pytest.mark.parametrize("bad", [float("nan"), "x", None])
+def test_profile_deltas_names_eps_when_refusing_it(bad):
+    P, Q = _asymmetric_laws()
+    with pytest.raises(DPVerifyError, match=r"^eps="):
+        profile_deltas(P, Q, [1, bad])
+
+
+@pytest.mark.parametrize("interval", [False, True])
+def test_profile_deltas_with_an_explicit_zero_first_entry(interval):
+    """A law may list a zero-probability outcome, and it may come first (the value the sums start from is
+    built from it): the profile is that of the law without it."""
+    P, Q = _asymmetric_laws()
+    P0 = {"never": F(0), **P}
+    if interval:
+        P, Q, P0 = _iv(P), _iv(Q), _iv(P0)
+    eps_list = [0, F("0.25"), 5]
+    for (d0, r0), (d, r) in zip(profile_deltas(P0, Q, eps_list), profile_deltas(P, Q, eps_list)):
+        assert r0 == r
+        assert ((d0.a, d0.b) == (d.a, d.b)) if interval else d0 == d

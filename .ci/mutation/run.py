@@ -171,6 +171,12 @@ def main() -> int:
     except Exception:  # noqa: BLE001 - first run: start a new data file
         data = {"modules": {}}
 
+    def _reload(out: Path, mine: dict) -> dict:
+        try:
+            return load(out, "mutation")
+        except Exception:  # noqa: BLE001 - no file yet
+            return mine
+
     def write(data: dict) -> None:
         for module, e in data["modules"].items():  # reasons are annotations: re-applied to every stored run
             for run in (e, e.get("before")):
@@ -197,6 +203,7 @@ def main() -> int:
         if a.no_write or a.only != "*":
             continue
         entry["commit"] = commit
+        data = _reload(out, data)  # another run may have written other modules meanwhile: merge into the file's state
         if a.baseline:
             data["modules"].setdefault(module, {})["before"] = entry
         else:
