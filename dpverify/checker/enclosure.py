@@ -68,6 +68,9 @@ def law_arrays(law: Mapping) -> LawArrays | None:
         return None
     lo = np.nextafter(np.array([float(v.a) for v in vals]), _DOWN)
     hi = np.nextafter(np.array([float(v.b) for v in vals]), _UP)
+    # an upper end exactly 0 (tested on the mpf: 1e-400 also converts to 0.0) is the probability 0, kept
+    # exact so that an outcome listed with probability 0 is not mistaken for a possibly positive one
+    hi[[v.b == 0 for v in vals]] = 0.0
     np.maximum(lo, 0.0, out=lo)  # probabilities are >= 0
     return LawArrays(outcomes, lo, hi)
 
