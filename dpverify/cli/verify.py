@@ -101,6 +101,10 @@ def run(args: argparse.Namespace) -> int:
 
             done = run_pages(args.out, quick=args.quick, workers=executor_workers(args.workers), phases=phases, started=start, log=log)
             pages_ok = done["audits_as_expected"]
+            from dpverify.report.data import load
+            from dpverify.report.ledger import render_verify_pages
+
+            render_verify_pages(load(args.out, "verify"), args.out)  # README.md lists the pages written since (composition.md, ...)
             timings.update({k: done[k] for k in ("phases", "wall_seconds", "complete")})
             (Path(args.out) / "verify_timings.json").write_text(json.dumps(timings, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         wall = time.perf_counter() - start
