@@ -38,6 +38,7 @@ __all__ = [
     "Distribution",
     "total_mass",
     "symmetries_of",
+    "relabel_outcome",
     "critical_scales_of",
 ]
 
@@ -165,6 +166,33 @@ def symmetries_of(mechanism: Any, d: int) -> frozenset:
     """
     fn = getattr(mechanism, "symmetries", None)
     return frozenset(fn(d)) if callable(fn) else frozenset()
+
+
+def relabel_outcome(mechanism: Any, outcome: Any, items: Sequence[int]) -> Any:
+    """``outcome`` of ``mechanism`` on a permuted histogram, written with the original item labels.
+
+    ``items[j]`` is the original index of the item in position ``j`` of the permuted histogram.  A
+    mechanism may define ``relabel(outcome, items)``; otherwise the outcome is taken to be built of
+    item indices (``int``) in tuples and frozensets, with anything else (``BOT``, released values)
+    kept as is -- true of every mechanism that declares ``permute`` or ``permute-ties`` here, and
+    checked for each of them by brute force (``tests/test_reductions.py``).
+    """
+    fn = getattr(mechanism, "relabel", None)
+    if callable(fn):
+        return fn(outcome, items)
+    return _relabel(outcome, items)
+
+
+def _relabel(o: Any, items: Sequence[int]) -> Any:
+    if isinstance(o, bool):
+        return o
+    if isinstance(o, int):
+        return items[o]
+    if isinstance(o, tuple):
+        return tuple(_relabel(x, items) for x in o)
+    if isinstance(o, frozenset):
+        return frozenset(_relabel(x, items) for x in o)
+    return o
 
 
 def critical_scales_of(mechanism: Any) -> tuple:

@@ -146,9 +146,45 @@ def test_declared_symmetries_are_spot_checked(rnm):
         def symmetries(self, d):
             return frozenset({"shift", "permute-ties"})  # ties go to the smaller index: not permutation-invariant
 
-    with pytest.raises(InvalidParameter, match=r"declares symmetries \['permute-ties', 'shift'\] at d=\d, but its laws change"):
+    with pytest.raises(InvalidParameter, match=r"declares (symmetries \['permute-ties', 'shift'\] at d=\d, but its laws change"
+                                               r"|a permutation symmetry, but its law on h=.* either the symmetry does not hold)"):
         register("byo-t-wrong-sym", Wrong, params={"eps": 1}, claim=(1, 0))
     assert "BYO.byo-t-wrong-sym" not in all_claims()
+
+
+def test_a_permutation_symmetry_needs_item_labelled_outcomes_or_a_relabel():
+    """The checker computes a law once per sorted histogram and relabels the outcomes' item indices: a mechanism
+    whose outcome is a count (here the largest count) passes the pair-signature check -- its laws are permutation
+    invariant -- but would be mislabelled, so registration refuses it unless it brings relabel(outcome, items)."""
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class LargestCount:
+        eps: int = 1
+
+        def distribution(self, h, *, prec=64, interval=False):
+            return {(max(h),): mpmath.mpf(1)}
+
+        def sample(self, h, *, rng, size=1):
+            return [(max(h),)] * size
+
+        def symmetries(self, d):
+            return frozenset({"permute"})
+
+    with pytest.raises(InvalidParameter, match=r"declares a permutation symmetry, but its law on h=.* define relabel\(outcome, items\)"):
+        register("byo-t-count-out", LargestCount, params={"eps": 1}, claim=(1, 1))
+    assert "BYO.byo-t-count-out" not in all_claims()
+
+    @dataclass(frozen=True)
+    class LargestCountRelabelled(LargestCount):
+        def relabel(self, outcome, items):
+            return outcome  # a count: no item to relabel
+
+    try:
+        reg = register("byo-t-count-out", LargestCountRelabelled, params={"eps": 1}, claim=(1, 1))
+        assert reg.check(certify=True).verdict == "holds"
+    finally:
+        unregister("byo-t-count-out")
 
 
 # ------------------------------------------------------------------------------------------- lemmas

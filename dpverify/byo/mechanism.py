@@ -178,6 +178,29 @@ def check_declared_symmetries(mech: Any, name: str, relation: str, *, lengths: S
                     raise InvalidParameter(
                         f"mechanism {name!r} declares symmetries {sorted(sym)} at d={d}, but its laws change under {what}: "
                         f"the pair h={h}, h'={g} and its image h={a}, h'={b} have different laws (declare fewer symmetries)")
+        else:  # every pair agreed: the checker's relabelled laws must agree too
+            if {"permute", "permute-ties"} & sym:
+                for _ in range(2):
+                    _check_relabelling(mech, name, tuple(rng.randint(0, 4) for _ in range(d)))
+
+
+def _check_relabelling(mech: Any, name: str, h: tuple) -> None:
+    """The checker computes the law of ``h`` from that of ``h`` sorted, outcomes relabelled
+    (:func:`dpverify.checker.core.law`): the relabelled law must be the mechanism's own law on ``h``."""
+    from dpverify.checker.core import law
+
+    own = mech.distribution(h, prec=128)
+    try:
+        got = law(mech, h, 128, False)
+        same = set(got) == set(own) and all(mpmath.nstr(got[o], 30) == mpmath.nstr(own[o], 30) for o in own)
+    except (IndexError, TypeError):
+        same = False
+    if not same:
+        raise InvalidParameter(
+            f"mechanism {name!r} declares a permutation symmetry, but its law on h={h} is not its law on h sorted with the "
+            f"items relabelled: either the symmetry does not hold or the outcomes are not built of item indices only (ints in "
+            f"tuples / frozensets); declare no permutation symmetry, or define relabel(outcome, items) (items[j] = original "
+            f"index of sorted position j)")
 
 
 def _tie_preserving(h: Sequence[int], g: Sequence[int], rng: random.Random) -> list[int]:

@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import mpmath
 
-from mechanisms.core import DEFAULT_PREC, exact_context, symmetries_of
+from mechanisms.core import DEFAULT_PREC, exact_context, relabel_outcome, symmetries_of
 from mechanisms.errors import InvalidParameter
 from mechanisms.exact.cache import cached_distribution
 
@@ -310,22 +310,39 @@ def _fast_points(claim: PrivacyClaim, params: Mapping[str, Any]) -> tuple | None
 
 
 def law(mech: Any, h: tuple, prec: int, interval: bool) -> dict:
-    """The exact law of ``mech`` on ``h``, memoised; for a mechanism declaring ``shift`` the law of
-    ``h - min(h)`` (the same law: declared, and checked in tests/test_reductions.py), so shifted
-    histograms share one evaluation."""
+    """The exact law of ``mech`` on ``h``, memoised, computed once per symmetry class of histograms.
+
+    For a mechanism declaring ``shift``: the law of ``h - min(h)`` (the same law).  For one declaring
+    ``permute`` or ``permute-ties``: the law of ``h`` sorted by decreasing count (a stable sort, so tied
+    items keep their index order, as ``permute-ties`` requires), its outcomes relabelled back to ``h``'s
+    items (:func:`mechanisms.core.relabel_outcome`).  Both are declared symmetries of the law; the
+    declarations and the relabelling are checked by brute force in tests/test_reductions.py.
+    """
     key = (id(mech), len(h))
-    entry = _SHIFT.get(key)
+    entry = _SYM.get(key)
     if entry is None:  # the mechanism is kept in the entry, so its id is never reused while the entry lives
-        entry = _SHIFT[key] = (mech, "shift" in symmetries_of(mech, len(h)))
-    shift = entry[1]
+        sym = symmetries_of(mech, len(h))
+        entry = _SYM[key] = (mech, "shift" in sym, bool(sym & {"permute", "permute-ties"}))
+    _, shift, permute = entry
     if shift and h:
         m = min(h)
         if m:
             h = tuple(c - m for c in h)
+    if permute:
+        items = tuple(sorted(range(len(h)), key=lambda i: -h[i]))  # stable: ties keep their index order
+        if any(i != j for j, i in enumerate(items)):
+            return _relabelled(mech, h, items, prec, interval)
     return cached_distribution(mech, h, prec, interval)
 
 
-_SHIFT: dict = {}
+_SYM: dict = {}
+
+
+@lru_cache(maxsize=16384)
+def _relabelled(mech: Any, h: tuple, items: tuple, prec: int, interval: bool) -> dict:
+    """``mech``'s law on ``h`` from its law on ``h`` sorted (``items[j]``: the item in sorted position ``j``)."""
+    base = cached_distribution(mech, tuple(h[i] for i in items), prec, interval)
+    return {relabel_outcome(mech, o, items): p for o, p in base.items()}
 
 
 @lru_cache(maxsize=16384)

@@ -46,7 +46,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms._common import exact_top, is_wide, log_ratio, sampler_float, split_noisy
-from mechanisms.core import DEFAULT_PREC, exact_context, to_ctx
+from mechanisms.core import DEFAULT_PREC, exact_context, relabel_outcome, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.registry import MechanismSpec
 
@@ -144,6 +144,11 @@ class OptimalThreshold:
     def symmetries(self, d: int) -> frozenset:
         """Selection from order statistics h_(i), i <= dbar, then LimitDom over d^kbar(h) (index only breaks ties); shift-free unless dbar = d (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"permute-ties"} | ({"shift"} if self.dbar < d else set()))
+
+    @staticmethod
+    def relabel(outcome: tuple, items: Sequence[int]) -> tuple:
+        """``(kbar, o)`` with ``o``'s items relabelled (``items[j]``: original index of position ``j``); kbar is a count, not an item."""
+        return (outcome[0], relabel_outcome(None, outcome[1], items))
 
     def critical_scales(self) -> tuple:
         """The selection offsets ln(i/delta)/eps (i = k..dbar), LimitDom's ⊥ offset and the noise scale 1/eps (count units; the worst-case search builds its gaps around them)."""

@@ -40,7 +40,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms._common import check_k_le_d, gumbel_top, relative_counts, sampler_counts, sampler_float
-from mechanisms.core import DEFAULT_PREC, critical_scales_of, exact_context, order_stat, symmetries_of, to_ctx
+from mechanisms.core import DEFAULT_PREC, critical_scales_of, exact_context, order_stat, relabel_outcome, symmetries_of, to_ctx
 from mechanisms.exponential.em import ExponentialMechanism, OneShotGumbel, em_weights
 from mechanisms.laplace.noisy_max import ReportNoisyMaxLaplace
 from mechanisms.limited_domain.domain import bot_multiplier, limited_domain, top_sorted
@@ -83,6 +83,10 @@ class _Delegate:
     def critical_scales(self) -> tuple:
         """Those of the wrapped mechanism (the same law)."""
         return critical_scales_of(self.inner())
+
+    def relabel(self, outcome: Any, items: Sequence[int]) -> Any:
+        """As the wrapped mechanism (the same outcomes)."""
+        return relabel_outcome(self.inner(), outcome, items)
 
 
 @dataclass(frozen=True)
