@@ -44,7 +44,6 @@ __all__ = [
     "Instance",
     "Obligation",
     "PrivacyClaim",
-    "WIDE",
     "Statement",
     "widened",
 ]
@@ -131,16 +130,11 @@ class Domain:
         return replace(self, d=max(self.d, d), max_count=max(self.max_count, m), min_d=1, wide=None)
 
 
-#: ``widened(..., **COSTLY)``: for claims whose laws are costly to compute (Laplace integrals, the threshold runs
-#: of TS / FS / A_OQR / A_stab, Gumbel under l_inf, Algorithm 6's Gumbel selection): gaps up to 6 on up to 4
-#: items by default (1,556 canonical pairs with shift + permute-ties, against 9,347 at d <= 5), d = 5 under
-#: ``dpverify verify --wide``
+#: ``widened(..., **COSTLY)``: for zCDP and Rényi-DP claims, whose every *pair* is costly to evaluate (a search over
+#: alpha and a certified partition of the alpha-range for each ordered pair): every length up to 4 with counts 0..6 by
+#: default, d = 5 under ``dpverify verify --wide``.  Every other privacy claim with a symmetry to reduce by is checked to
+#: d = 5, counts 0..6 by default (the checker computes each law once per symmetry class of histograms).
 COSTLY: Mapping[str, Any] = {"d": 4, "max_count": 6, "wide": (5, 6)}
-
-#: ``Domain(..., wide=WIDE)``: the ``--wide`` level of claims whose default domain stays narrow because each pair
-#: is costly (permute-and-flip's permutation sums, the joint exponential mechanism over k-sets, Rényi/zCDP
-#: profiles at every order): d <= 5, counts 0..6 under ``dpverify verify --wide``
-WIDE: tuple[int, int] = (5, 6)
 
 
 def widened(domain: Domain, d: int = 5, max_count: int = 6, *, wide: tuple[int, int] | None = None) -> Domain:

@@ -22,7 +22,7 @@ from mechanisms.stability.first_stable import AOQRv2, FirstStable
 from mechanisms.stability.svt import SVT
 from mechanisms.stability.top_stable import TopStable
 
-from proofs.claims import COSTLY, Comparison, Domain, Instance, Obligation, PrivacyClaim, Statement, widened
+from proofs.claims import Comparison, Domain, Instance, Obligation, PrivacyClaim, Statement, widened
 
 F = Fraction
 SRC = "002"
@@ -137,7 +137,7 @@ CLAIMS = [
     PrivacyClaim(id="CWGM20.Thm2.7", title="A_stab with T = ln(1/delta)/eps is (eps, delta)-DP", source=f"{SRC} §2.2, Theorem 2.7",
                  statement="For threshold T = ln(1/delta)/eps, A_stab is (eps, delta)-differentially private.",
                  code="mechanisms.stability.StableTopSet", relation="add-remove",
-                 domain=widened(Domain(d=3, max_count=3, params=ASTAB_PARAMS), **COSTLY), quick=Domain(d=3, max_count=2, params=ASTAB_PARAMS[:2]),
+                 domain=widened(Domain(d=3, max_count=3, params=ASTAB_PARAMS)), quick=Domain(d=3, max_count=2, params=ASTAB_PARAMS[:2]),
                  mechanism=lambda p: StableTopSet(**p), points=lambda p: [(p["eps"], p["delta"])],
                  notes="Checked on the top-set instance (f_j, q_j = h_(j)-h_(j+1)-1), add-remove. The unstable case releases with probability Pr[Lap(1/eps) > T] = delta/2, so the claim holds with factor 2 to spare (ratio column)."),
     PrivacyClaim(id="CWGM20.Thm2.7#linf", title="Probe: A_stab on top sets under l_inf", source=f"{SRC} §2.2, Theorem 2.7",
@@ -201,13 +201,13 @@ CLAIMS = [
     PrivacyClaim(id="CWGM20.Thm3.2", title="TS is (eps + eps_EM, delta)-DP (eps_EM = 0)", source=f"{SRC} §3, Theorem 3.2",
                  statement="TS on Algorithm 3 is (eps + eps_EM, delta)-DP.",
                  code="mechanisms.stability.top_stable.TopStable", relation="add-remove",
-                 domain=widened(Domain(d=3, max_count=3, params=TS_PARAMS), **COSTLY), quick=Domain(d=3, max_count=2, params=TS_PARAMS[:1]),
+                 domain=widened(Domain(d=3, max_count=3, params=TS_PARAMS)), quick=Domain(d=3, max_count=2, params=TS_PARAMS[:1]),
                  mechanism=_ts, points=lambda p: [(p["eps"] + p.get("eps_em", 0), p["delta"])],
                  notes="Full transcript output (⊥s then the set); p1 = 37/100 unless stated; add-remove."),
     PrivacyClaim(id="CWGM20.Thm3.2#em", title="TS with the top-k EM stage", source=f"{SRC} §3, Theorem 3.2",
                  statement="TS on Algorithm 3 is (eps + eps_EM, delta)-DP.",
                  code="mechanisms.stability.top_stable.TopStable (eps_em > 0)", relation="add-remove",
-                 domain=widened(Domain(d=3, max_count=3, params=TS_EM_PARAMS), **COSTLY), quick=Domain(d=3, max_count=2, params=TS_EM_PARAMS[:1]),
+                 domain=widened(Domain(d=3, max_count=3, params=TS_EM_PARAMS)), quick=Domain(d=3, max_count=2, params=TS_EM_PARAMS[:1]),
                  mechanism=_ts, points=lambda p: [(p["eps"] + p["eps_em"], p["delta"])],
                  notes="EM stage = k rounds of peeling EM with eps_EM/k each (the paper does not say how eps_EM is spread)."),
     PrivacyClaim(id="CWGM20.Thm3.2#mutant-zero-threshold", title="Probe: TS with T = 0", source=f"{SRC} §3, Theorem 3.2",
@@ -228,7 +228,7 @@ CLAIMS = [
     PrivacyClaim(id="CWGM20.AlgA.4#privacy", title="FS is (eps, delta)-DP", source=f"{SRC} App. A, Algorithm 4 (with Theorem 3.2's argument)",
                  statement="(implied by App. A: FS is the general-query version of TS) FS is (eps, delta)-DP",
                  code="mechanisms.stability.first_stable.FirstStable", relation="add-remove",
-                 domain=widened(Domain(d=3, max_count=3, params=({"queries": (1, 2), "eps": 1, "delta": F(1, 10)}, {"queries": (2, 1, 3), "eps": 2, "delta": F(1, 5)})), **COSTLY),
+                 domain=widened(Domain(d=3, max_count=3, params=({"queries": (1, 2), "eps": 1, "delta": F(1, 10)}, {"queries": (2, 1, 3), "eps": 2, "delta": F(1, 5)}))),
                  quick=Domain(d=3, max_count=2, params=({"queries": (1, 2), "eps": 1, "delta": F(1, 10)},)),
                  mechanism=lambda p: FirstStable(**p), points=lambda p: [(p["eps"], p["delta"])],
                  notes="The paper states no theorem for FS; the guarantee checked is the one its construction is designed for."),
@@ -238,14 +238,14 @@ CLAIMS = [
     PrivacyClaim(id="CWGM20.AlgA.5#privacy", title="A_OQR-v2 is (eps, delta)-DP", source=f"{SRC} App. A, Algorithm 5",
                  statement="(implied by App. A) A_OQR-v2 is (eps, delta)-DP",
                  code="mechanisms.stability.first_stable.AOQRv2", relation="add-remove",
-                 domain=widened(Domain(d=3, max_count=3, params=({"queries": (1, 2), "k": 1, "eps": 1, "delta": F(1, 10)}, {"queries": (1, 2, 1), "k": 2, "eps": 2, "delta": F(1, 5)})), **COSTLY),
+                 domain=widened(Domain(d=3, max_count=3, params=({"queries": (1, 2), "k": 1, "eps": 1, "delta": F(1, 10)}, {"queries": (1, 2, 1), "k": 2, "eps": 2, "delta": F(1, 5)}))),
                  quick=Domain(d=3, max_count=2, params=({"queries": (1, 2), "k": 1, "eps": 1, "delta": F(1, 10)},)),
                  mechanism=lambda p: AOQRv2(**p), points=lambda p: [(p["eps"], p["delta"])],
                  notes="Small k and m only: the sqrt(32 k ln(2/delta)) factor makes the noise so large that this check is weak (see the ratio); see CWGM20.ClaimA.2 for the shared-threshold question."),
     PrivacyClaim(id="CWGM20.ClaimA.2", title="No fresh threshold noise needed in A_OQR-v2", source=f"{SRC} App. A (text before Alg. 5)",
                  statement="from the analysis on [12], we do not need to draw fresh noise on Line 10 of Algorithm 5",
                  code="mechanisms.stability.first_stable.AOQRv2 (fresh_noise=False)", relation="add-remove",
-                 domain=widened(Domain(d=3, max_count=3, params=({"queries": (1, 2, 1), "k": 2, "eps": 2, "delta": F(1, 5)}, {"queries": (1, 1, 2), "k": 2, "eps": 4, "delta": F(1, 5)})), **COSTLY),
+                 domain=widened(Domain(d=3, max_count=3, params=({"queries": (1, 2, 1), "k": 2, "eps": 2, "delta": F(1, 5)}, {"queries": (1, 1, 2), "k": 2, "eps": 4, "delta": F(1, 5)}))),
                  quick=Domain(d=3, max_count=2, params=({"queries": (1, 2, 1), "k": 2, "eps": 2, "delta": F(1, 5)},)),
                  mechanism=lambda p: AOQRv2(**p), points=lambda p: [(p["eps"], p["delta"])],
                  notes="Read as: the shared-threshold A_OQR-v2 keeps the (eps, delta) guarantee. Checked exactly for k = 2 on small domains only; for large k the printed sqrt(k) scaling rests on advanced composition, which a shared threshold does not obviously support -- not decidable here (see the report)."),

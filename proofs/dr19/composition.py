@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofs.claims import COSTLY, Domain, Obligation, PrivacyClaim, widened
+from proofs.claims import Domain, Obligation, PrivacyClaim, widened
 
 from ._composition_checks import (
     _claim42,
@@ -182,7 +182,7 @@ CLAIMS = [
         id="DR19.Cor4.1", title="One-shot Gumbel is (~sqrt(k) eps, delta)-DP", source="001 §4.1, Corollary 4.1",
         statement="The one-shot M^k_Gumbel(q) is (eps', delta)-DP for any delta >= 0, eps' = min{2k eps, 2k eps (e^{2eps}-1)/(e^{2eps}+1) + 2 eps sqrt(2k ln(1/delta))}",
         code="mechanisms.exponential.OneShotGumbel; proofs.composition.cor41_eps_prime",
-        relation="linf", domain=widened(Domain(d=3, max_count=2, relation="linf", params=_K_EPS), **COSTLY),
+        relation="linf", domain=widened(Domain(d=3, max_count=2, relation="linf", params=_K_EPS)),
         quick=Domain(d=3, max_count=1, relation="linf", params=({"k": 2, "eps": F(1)},)),
         mechanism=_gumbel, points=_cor41_points,
         notes="Any sensitivity-1 q: checked under ||h-h'||_inf <= 1 (q(h,i)=h_i not monotone). Claimed curve sampled at delta in {0, 1e-1, 1e-2, 1e-4}.",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
-from proofs.claims import COSTLY, Domain, Instance, Obligation, PrivacyClaim, Statement, widened
+from proofs.claims import Domain, Instance, Obligation, PrivacyClaim, Statement, widened
 from proofs.dr19 import _laplace_checks as L
 
 S61, SD = "001 §6.1", "001 App. D"
@@ -65,7 +65,7 @@ CLAIMS = [
         statement="If we instead add Lap noise to Algorithm 1, and we have Delta-restricted sensitivity where Delta < k, then we can "
                   "obtain (Delta eps, (e^{eps Delta} + 1) delta_bar)-DP where delta_bar = (delta/4)(3 + ln(Delta/delta))",
         code="mechanisms.limited_domain.laplace.LimitDomLap (Algorithm 1's threshold ln(min{Delta,kbar}/delta)/eps)", relation="delta:N",
-        domain=widened(_dom(4, 2, "delta:N", [{"k": 2, "kbar": 2, **E1}, {"k": 3, "kbar": 3, "eps": F(1, 2), "delta": F(1, 100), "Delta": 2}]), **COSTLY),
+        domain=widened(_dom(4, 2, "delta:N", [{"k": 2, "kbar": 2, **E1}, {"k": 3, "kbar": 3, "eps": F(1, 2), "delta": F(1, 100), "Delta": 2}])),
         quick=_dom(3, 2, "delta:N", [{"k": 2, "kbar": 2, **E1}]),
         mechanism=L.lap, points=L.lemma_6_1_points,
         notes="Informal statement, read as: Algorithm 1 with Gumbel replaced by Laplace (its threshold already is ln(Delta/delta)/eps "
@@ -80,7 +80,7 @@ CLAIMS = [
     PrivacyClaim(
         id="DR19.Lem6.1#corrected", title="Privacy of Algorithm 4, threshold ln(Delta/delta)/eps, Delta = 1", source=f"{S61}, Lemma 6.1",
         statement=LEM61 + " -- with h_⊥ = h_(kbar+1) + 1 + ln(Delta/delta)/eps", code="mechanisms.limited_domain.laplace.LimitDomLap",
-        relation="delta:N", domain=widened(_dom(4, 2, "delta:N", P1 + (PE2,)), **COSTLY), quick=_dom(3, 2, "delta:N", P1[:1]),
+        relation="delta:N", domain=widened(_dom(4, 2, "delta:N", P1 + (PE2,))), quick=_dom(3, 2, "delta:N", P1[:1]),
         mechanism=L.lap, points=L.lemma_6_1_points,
         notes="Holds on d=4, counts 0..2, Delta=1 pairs (eps in {1/2, 1, 2}); loose: claimed/exact delta about 3 at the worst pair "
               "(0,0,0,1)->(0,0,1,1), k=kbar=2, eps=1/2, delta=1/1000. A random search with counts up to 7 found no violation either.",
@@ -88,7 +88,7 @@ CLAIMS = [
     PrivacyClaim(
         id="DR19.Lem6.1#corrected-Delta2", title="Lemma 6.1 corrected, Delta = 2 under delta:2", source=f"{S61}, Lemma 6.1",
         statement=LEM61 + " -- corrected threshold, Delta = 2", code="mechanisms.limited_domain.laplace.LimitDomLap(Delta=2)",
-        relation="delta:N", domain=widened(_dom(4, 2, "delta:N", P2), **COSTLY), quick=_dom(3, 1, "delta:N", P2[:1]),
+        relation="delta:N", domain=widened(_dom(4, 2, "delta:N", P2)), quick=_dom(3, 1, "delta:N", P2[:1]),
         mechanism=L.lap, points=L.lemma_6_1_points,
     ),
     PrivacyClaim(
@@ -96,7 +96,7 @@ CLAIMS = [
         source=f"{S61} (first paragraph), Lemma 6.1",
         statement=LEM61 + " -- corrected threshold; neighbours ||h-h'||_inf <= 1 and ||h-h'||_0 <= Delta with mixed signs",
         code="mechanisms.limited_domain.laplace.LimitDomLap", relation="linf:N",
-        domain=widened(_dom(4, 2, "linf:N", (PLINF, P2[0])), **COSTLY), quick=_dom(3, 2, "linf:N", (PLINF,)),
+        domain=widened(_dom(4, 2, "linf:N", (PLINF, P2[0]))), quick=_dom(3, 2, "linf:N", (PLINF,)),
         mechanism=L.lap, points=L.lemma_6_1_points,
         notes="Holds although its proof's Lemma 6.3 step fails under this relation (DR19.Lem6.3#linf-delta): the slack "
               "(e^{Delta eps}+1) delta_bar absorbs it on this domain.",

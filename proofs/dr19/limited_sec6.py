@@ -13,7 +13,7 @@ from mechanisms.limited_domain.domain import limited_domain, strict_domain
 from mechanisms.limited_domain.gumbel import StrictLimitDom
 from mechanisms.limited_domain.optimal_threshold import OptimalThreshold
 
-from proofs.claims import COSTLY, Comparison, Domain, Instance, Obligation, PrivacyClaim, Statement, widened
+from proofs.claims import Comparison, Domain, Instance, Obligation, PrivacyClaim, Statement, widened
 
 from ._limited import curve_points
 
@@ -127,7 +127,7 @@ CLAIMS = [
     PrivacyClaim(
         id="DR19.Lem6.8", title="Privacy of Algorithm 6", source="001 §6.3, Lemma 6.8",
         statement=LEM68, code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold (EM selection, LimitDom^{k-1,kbar}, kbar released)",
-        relation="add-remove", domain=widened(_dom(4, 2, "add-remove", OT), **COSTLY), quick=_dom(3, 2, "add-remove", OTQ),
+        relation="add-remove", domain=widened(_dom(4, 2, "add-remove", OT)), quick=_dom(3, 2, "add-remove", OTQ),
         mechanism=_ot(), points=lambda p: curve_points(p["k"], p["eps"], p["delta"], GRID),
         notes="Outcome (kbar, o): the selected kbar is released (§6.3: 'we can actually return the optimal kbar ... with no additional privacy cost').",
     ),
@@ -135,7 +135,7 @@ CLAIMS = [
         id="DR19.Lem6.8#literal-selection", title="Lemma 6.8 with Algorithm 6's printed argmin(v + Gumbel)", source="001 §6.3, Algorithm 6, Lemma 6.8",
         statement=LEM68 + " -- selection exactly as printed: kbar = argmin_i h_(i) + ln(i/delta)/eps + Gumbel(1/eps)",
         code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold(literal=True)", relation="add-remove", expected="violated",
-        domain=widened(_dom(4, 2, "add-remove", ({"k": 2, "dbar": 4, "eps": 1, "delta": F(1, 10)}, *OT), pairs=(LIT_SEL_WITNESS,)), **COSTLY),
+        domain=widened(_dom(4, 2, "add-remove", ({"k": 2, "dbar": 4, "eps": 1, "delta": F(1, 10)}, *OT), pairs=(LIT_SEL_WITNESS,))),
         quick=_dom(4, 1, "add-remove", ({"k": 2, "dbar": 4, "eps": 1, "delta": F(1, 10)},), pairs=(LIT_SEL_WITNESS,)),
         mechanism=_ot(literal=True), points=lambda p: curve_points(p["k"], p["eps"], p["delta"], GRID),
         notes="With 2 candidates argmin(x+G) has the EM law (the Gumbel difference is logistic); from 3 candidates on it does not. "
@@ -150,7 +150,7 @@ CLAIMS = [
         id="DR19.Lem6.8#proof-range", title="Lemma 6.8 with the proof's range [k+1, dbar]", source="001 §6.3, proof of Lemma 6.8",
         statement=LEM68 + " -- M(h) = argmin over i in [k+1, dbar]",
         code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold(start=k+1)", relation="add-remove",
-        domain=widened(_dom(4, 2, "add-remove", [{**p, "dbar": 4} for p in OT]), **COSTLY), quick=_dom(4, 1, "add-remove", [{**OTQ[0], "dbar": 4}]),
+        domain=widened(_dom(4, 2, "add-remove", [{**p, "dbar": 4} for p in OT])), quick=_dom(4, 1, "add-remove", [{**OTQ[0], "dbar": 4}]),
         mechanism=lambda p: OptimalThreshold(p["k"], p["dbar"], p["eps"], p["delta"], start=p["k"] + 1),
         points=lambda p: curve_points(p["k"], p["eps"], p["delta"], GRID),
     ),
