@@ -203,3 +203,105 @@ def test_pure_margin_bounds_decides_by_ratios_and_signs_its_ends():
     assert inf is not None and inf[0] == -math.inf and inf[1] < 0
     tight = E.pure_margin_bounds((f[0], f[0]), f)  # ratio exactly at the lower end of e^eps: holds, margin >= 0
     assert tight is not None and tight[0] >= 0
+
+
+# ---- mutation testing (issue 23): properties the tests above left open ----------------------------------
+
+
+def _exact_one_direction(P: dict, Q: dict, f: Fraction) -> Fraction:
+    """``sum_o max(0, P(o) - f Q(o))`` in exact rationals."""
+    return sum((max(Fraction(0), p - f * Q.get(o, 0)) for o, p in P.items()), Fraction(0))
+
+
+def test_delta_enclosures_use_each_end_of_a_wide_factor_for_its_own_bound():
+    """hi is the delta at the factor's lower end, lo the delta at its upper end (both directions, tight)."""
+    P = {"a": Fraction(9, 10), "b": Fraction(1, 10)}
+    Q = {"a": Fraction(1, 2), "b": Fraction(1, 2)}
+    with _ivprec(300):
+        A = E.law_arrays({o: iv.mpf(p.numerator) / p.denominator for o, p in P.items()})
+        B = E.law_arrays({o: iv.mpf(q.numerator) / q.denominator for o, q in Q.items()})
+    flo, fhi = 1.2, 1.5
+    (lo, hi, direction), = E.delta_enclosures(A, B, [(flo, fhi)])
+    want_hi = max(_exact_one_direction(P, Q, Fraction(flo)), _exact_one_direction(Q, P, Fraction(flo)))  # 0.38
+    want_lo = max(_exact_one_direction(P, Q, Fraction(fhi)), _exact_one_direction(Q, P, Fraction(fhi)))  # 0.35
+    assert Fraction(lo) <= want_lo and want_hi <= Fraction(hi)
+    assert abs(Fraction(hi) - want_hi) < Fraction(1, 10**14) and abs(Fraction(lo) - want_lo) < Fraction(1, 10**14)
+    assert direction == "h'->h"  # Q -> P is the larger upper end (0.38 against 0.3)
+
+
+def test_delta_enclosures_name_h_to_h_prime_on_a_tie_as_pair_profile():
+    """A mirror-image pair: both directions give the same doubles; the tie goes to "h->h'" (pair_profile's ``>=``)."""
+    half = iv.mpf("0.5")
+    A = E.law_arrays({"a": half, "b": half})
+    B = E.law_arrays({"b": half, "c": half})
+    for eps in (0, 1):
+        (lo, hi, direction), = E.delta_enclosures(A, B, [E.exp_bounds(eps)])
+        assert direction == "h->h'" and lo <= 0.5 <= hi
+
+
+def test_margin_bounds_with_a_wide_claimed_enclosure():
+    d = (0.1, 0.2)
+    c = (0.5, 0.75)
+    lo, hi = E.margin_bounds(d, c)
+    assert Fraction(lo) <= Fraction(0.5) - Fraction(0.2) and Fraction(0.75) - Fraction(0.1) <= Fraction(hi)
+    assert 0.3 - 1e-15 < lo and hi < 0.65 + 1e-15  # tight: each end from the matching ends
+
+
+def test_exp_bounds_refuses_a_lower_end_that_rounds_down_to_zero():
+    """e^-744.5 ~ 4.6e-324 is the smallest subnormal to nearest; one ulp below it is 0.0, not a positive bound."""
+    assert E.exp_bounds(Fraction(-7445, 10)) is None
+    flo, fhi = E.exp_bounds(-744)  # e^-744 ~ 8.2e-324: the lower end 5e-324 > 0 is kept
+    assert 0.0 < flo < fhi
+
+
+def test_ratio_bounds_skip_a_zero_outcome_listed_first():
+    """An outcome with probability exactly 0 is skipped, not the end of its law's outcomes."""
+    P = {"z": iv.mpf(0), "a": iv.mpf("0.5"), "b": iv.mpf("0.5")}
+    Q = {"a": iv.mpf("0.25"), "b": iv.mpf("0.75")}
+    lo, hi = E.ratio_bounds(E.law_arrays(P), E.law_arrays(Q))
+    assert lo <= 2.0 <= hi and hi - lo < 1e-14  # the largest ratio is P(a)/Q(a) = 2, after the zero
+
+
+def test_ratio_bounds_round_outwards_on_exact_doubles():
+    """On law arrays holding exact doubles the bounds enclose the exact quotient (lo rounded down, hi up)."""
+    import numpy as np
+
+    for x, y in ((0.1, 0.3), (0.3, 0.7), (1 / 3, 0.1)):
+        A = E.LawArrays(["a"], np.array([x]), np.array([x]))
+        B = E.LawArrays(["a"], np.array([y]), np.array([y]))
+        lo, hi = E.ratio_bounds(A, B)
+        r = max(Fraction(x) / Fraction(y), Fraction(y) / Fraction(x))
+        assert Fraction(lo) <= r <= Fraction(hi) and lo < hi
+
+
+def test_ratio_bounds_possibly_zero_on_both_sides_is_not_one_sided():
+    """An outcome possibly 0 under P (lower end 0) and exactly 0 under Q: not certainly one-sided, lo stays finite."""
+    t = mpmath.mpf("1e-30")
+    P = {"a": iv.mpf(1) - iv.mpf([0, t]), "b": iv.mpf([0, t])}
+    lo, hi = E.ratio_bounds(E.law_arrays(P), E.law_arrays({"a": iv.mpf(1)}))
+    assert hi == math.inf and lo < 2.0
+
+
+def test_pure_margin_bounds_widen_the_logarithms_and_are_tight_otherwise():
+    flo = fhi = math.e
+    r = 2.0
+    held = E.pure_margin_bounds((r, r), (flo, fhi))
+    with mpmath.workprec(200):
+        exact = mpmath.log(mpmath.mpf(flo)) - mpmath.log(mpmath.mpf(r))
+    # both ends widened (4 ulps per logarithm), and not more than ~10 ulps
+    assert exact - mpmath.mpf(held[0]) >= 4e-16 and mpmath.mpf(held[1]) - exact >= 4e-16
+    assert held[1] - held[0] < 1e-14
+    broken = E.pure_margin_bounds((3.0, 3.0), (flo, fhi))
+    with mpmath.workprec(200):
+        exact = mpmath.log(mpmath.mpf(flo)) - mpmath.log(mpmath.mpf(3.0))
+    assert mpmath.mpf(broken[0]) < exact < mpmath.mpf(broken[1]) < 0 and broken[1] - broken[0] < 1e-14
+
+
+def test_pure_margin_bounds_edges_of_the_ratio_enclosure():
+    f = E.exp_bounds(1)
+    assert E.pure_margin_bounds((f[1], f[1] * 1.5), f) is None  # lower ratio end exactly e^eps's upper end: undecided
+    one = E.pure_margin_bounds((1.0, 1.0), f)  # identical laws: ratio exactly 1, margin ~ 1 on both ends
+    assert one is not None and 0.99 < one[0] <= 1 <= one[1] < 1.01
+    zero = E.pure_margin_bounds((0.0, 0.5), f)  # a lower ratio end 0 (no information): upper margin inf, no log(0)
+    assert zero is not None and zero[1] == math.inf and 1 < zero[0] < 2
+    assert E.pure_margin_bounds((math.inf, math.inf), f) == (-math.inf, -math.inf)  # one-sided: both ends -inf
