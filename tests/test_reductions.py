@@ -232,3 +232,30 @@ def test_a_wrong_relabelling_is_caught():
             return outcome
 
     assert set(law(WithOwnRelabel(), h, 64, False)) == {(2,)}
+
+
+# ---- mutation testing (issue 23) -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sym", [()] + SYMS)
+def test_an_unordered_linf_pair_is_listed_smaller_first(sym):
+    """linf pairs are unordered: the canonical member is listed as (smaller, larger), whichever orientation won."""
+    for h, g in pairs(4, 2, "linf"):
+        a, b = canonical(h, g, sym, "linf")
+        assert a < b and canonical(g, h, sym, "linf") == (a, b)
+    # the orientation minimised first is not always the smaller one: here it must be swapped
+    assert canonical((3, 3, 3, 2), (3, 3, 2, 3), ("shift", "permute-ties"), "linf") == ((1, 1, 0, 1), (1, 1, 1, 0))
+    assert all(h < g for h, g in canonical_pairs(3, 2, "linf", sym))
+
+
+def test_describe_names_each_reduction_in_words():
+    shift = "shift (covers every count level: all pairs whose counts span <= 3)"
+    head = "one canonical pair per class under "
+    from dpverify.checker.reductions import describe
+
+    assert describe((), 3) == "every pair (no reduction)"
+    assert describe(("shift",), 3) == head + shift
+    assert describe(("permute",), 3) == head + "permute (every item order)"
+    assert describe(("permute-ties",), 3) == head + "permute-ties (every item order keeping the index order among ties)"
+    assert describe(("shift", "permute"), 3) == head + shift + " + permute (every item order)"
+    assert describe(("permute", "permute-ties"), 3) == head + "permute (every item order)"  # permute implies permute-ties
