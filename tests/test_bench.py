@@ -35,6 +35,29 @@ def test_performance_page_states_met_or_not_with_both_rates(tmp_path, rate, word
     assert "2.5e+05 draws/s through `sample_array` + `array_to_outcomes`" in text and "1.1e+05 draws/s by `LimitDom.sample`" in text
 
 
+def test_throughput_section_beside_a_baseline_and_rendered_again_byte_identically(tmp_path):
+    """``dpverify bench --checker-only --baseline DIR`` stores data/throughput.json; the page shows it beside the quick profile's
+    data and ``render_performance`` re-renders the same bytes."""
+    from dpverify.report.performance import render_performance, write_throughput
+
+    row = {"claim": "DR19.Thm1", "instances": 2145, "mp_per_s": 9000.0, "certified_per_s": 11000.0, "baseline_mp_per_s": 1500.0,
+           "baseline_certified_per_s": None, "certified_now_over_mp_before": 7.33}
+    res = {"machine": {"cpus": 2}, "repeats": 2, "checker": [row], "checker_baseline": "commit a710c2c1f0e3",
+           "command": "dpverify bench --checker-only --baseline DIR"}
+    p = write_throughput(res, tmp_path)
+    text = p.read_text()
+    assert "## Full profile" in text and "## Exact checker throughput beside a baseline commit" in text
+    assert "the baseline commit a710c2c1f0e3 measured alternately" in text and "| DR19.Thm1 | 2145 | 1,500 | - | 9,000 | 11,000 | 7.33x |" in text
+    assert render_performance(tmp_path).read_text() == text
+
+
+def test_checker_only_refuses_a_baseline_that_is_not_a_checkout(tmp_path, capsys):
+    from dpverify.cli import main
+
+    assert main(["bench", "--checker-only", "--baseline", str(tmp_path), "--out", str(tmp_path)]) == 2
+    assert f"--baseline={str(tmp_path)!r} must be a checkout of dpverify" in capsys.readouterr().err
+
+
 # ----------------------------------------------------------------------------- PipelineDP peer
 
 

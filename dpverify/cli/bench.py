@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
+
+from mechanisms.errors import InvalidParameter
 
 from dpverify.report.performance import write_performance
 
@@ -14,6 +17,8 @@ __all__ = ["add_parser", "run"]
 def run(args: argparse.Namespace) -> int:
     from dpverify.bench.suite import run_bench
 
+    if args.checker_only:
+        return _checker_only(args)
     res = run_bench(quick=args.quick, baseline=args.baseline)
     path = write_performance(res, args.out)
     if args.json:
@@ -27,10 +32,38 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _checker_only(args: argparse.Namespace) -> int:
+    """Only the exact checker's throughput (beside ``--baseline`` if given) -> ``data/throughput.json`` and the page."""
+    from dpverify.bench.suite import baseline_description, bench_checker, machine
+    from dpverify.report.performance import write_throughput
+
+    if args.baseline and not (Path(args.baseline) / "dpverify").is_dir():
+        raise InvalidParameter(f"--baseline={args.baseline!r} must be a checkout of dpverify (no dpverify/ folder there)")
+    repeats = 1 if args.quick else 2
+    rows = bench_checker(quick=args.quick, baseline=args.baseline)
+    res: dict[str, Any] = {"machine": machine(), "repeats": repeats, "checker": rows,
+                           "command": "dpverify bench --checker-only" + (" --quick" if args.quick else "")
+                           + (" --baseline DIR" if args.baseline else "")}
+    if args.baseline:
+        res["checker_baseline"] = baseline_description(args.baseline)
+    path = write_throughput(res, args.out)
+    if args.json:
+        print(json.dumps(res, indent=1, sort_keys=True, default=str))
+    else:
+        for r in rows:
+            extra = (f"; baseline {r['baseline_mp_per_s']}/s mp, {r['baseline_certified_per_s']}/s certified; "
+                     f"now certified / before mp = {r['certified_now_over_mp_before']}x") if "baseline_mp_per_s" in r else ""
+            print(f"{r['claim']}: {r['certified_per_s']}/s certified, {r['mp_per_s']}/s mp ({r['instances']} instances){extra}")
+        print(f"written {path}")
+    return 0
+
+
 def add_parser(sub: Any) -> None:
     s = sub.add_parser("bench", help="benchmarks: samplers, peers, checker throughput -> reports/performance.md")
     s.add_argument("--quick", action="store_true")
     s.add_argument("--baseline", metavar="DIR", help="another checkout of dpverify: measure checker throughput beside it")
+    s.add_argument("--checker-only", action="store_true",
+                   help="only the exact checker's instances/s (beside --baseline): data/throughput.json, a section of performance.md")
     s.add_argument("--out", default="reports")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=run)

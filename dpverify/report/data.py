@@ -32,6 +32,7 @@ MADE_BY = {
     "verify": "dpverify verify",
     "performance_quick": "dpverify verify (or dpverify bench --quick)",
     "performance_full": "dpverify bench",
+    "throughput": "dpverify bench --checker-only --baseline DIR",
     "audits": "dpverify verify (or dpverify audit --registry --power --thirdparty --write-report reports/audits.md)",
     "experiments": "dpverify verify (or dpverify experiments)",
     "timing": "dpverify verify (or dpverify audit --timing --write-report reports/audits.md)",
