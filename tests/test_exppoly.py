@@ -301,3 +301,81 @@ def test_chain_tail_is_the_probability_above_y():
     with pytest.raises(InvalidParameter, match="must not repeat"):
         with exact_context(64) as ctx:
             ordered_top_probability(ctx, [0, 1], 1, (0, 0))
+
+
+# -- mutation testing (issue 23) ------------------------------------------------------------------------------
+
+
+def test_subtracting_a_number_shifts_the_function():
+    with exact_context(PREC) as ctx:
+        f = laplace_pdf(ctx, Fraction(1, 2), 1)
+        g = f - 1
+        h = 1 - f
+        for x in (Fraction(-3), Fraction(1, 2), Fraction(2)):
+            assert ctx.almosteq(g(x), f(x) - 1, TOL) and ctx.almosteq(h(x), 1 - f(x), TOL)
+
+
+def test_an_interval_integral_from_a_breakpoint_has_no_empty_segment():
+    """``integral(lo, hi)`` with ``lo`` on a breakpoint: one segment ``A(hi) - A(lo)``, not an extra ``A(lo) - A(lo)``
+    (zero in mp, but an interval of the enclosure's width in iv: a needlessly wider result)."""
+    mu = Fraction(1, 3)  # an inexact e^mu: A(mu) is an interval of positive width
+    with exact_context(PREC, interval=True) as iv:
+        f = laplace_pdf(iv, mu, 1)
+        A = f.pieces[1].antiderivative()
+        assert A(mu).delta > 0
+        want = A(Fraction(1)) - A(mu)
+        got = f.integral(mu, 1)
+        assert got.a == want.a and got.b == want.b
+        A0 = f.pieces[0].antiderivative()
+        want = A0(mu) - A0(Fraction(-1))  # hi on the breakpoint: the segment ends there
+        got = f.integral(-1, mu)
+        assert got.a == want.a and got.b == want.b
+
+
+def test_laplace_order_refuses_bad_scales_and_indices_naming_them():
+    from mechanisms.exact.laplace_order import lap_vars
+
+    with pytest.raises(InvalidParameter, match=r"scales\[1\]=0 must be > 0"):
+        lap_vars([0, 1], [1, 0])
+    with pytest.raises(InvalidParameter):
+        lap_vars([0, 1], 0)
+    with exact_context(64) as ctx:
+        for bad in ([-1], [3], [0, 3]):  # -1 would silently index the last variable
+            with pytest.raises(InvalidParameter, match=r"order index -?\d+ must be an int in \[0, 3\)"):
+                ordered_top_probability(ctx, [0, 1, 2], 1, bad)
+        with pytest.raises(InvalidParameter, match=r"among index"):
+            ordered_top_probability(ctx, [0, 1, 2], 1, [0], among=[1, 5])
+
+
+def test_guard_bits_follow_the_scales_and_the_interval_context():
+    """Centres 200 with scale 1e-6: exponents |c|/b = 2e8 cost ~28 bits; the guard bits (from centre *and* scale)
+    keep the 64-bit law equal to that of the same centres shifted to 0 (shift invariance), in mp and in iv."""
+    s = Fraction(1, 10**6)
+    with exact_context(64) as ctx:
+        ref = ordered_top_distribution(ctx, [0, s, -s], s, 2)
+        got = ordered_top_distribution(ctx, [200, 200 + s, 200 - s], s, 2)
+        assert set(got) == set(ref)
+        assert all(abs(got[o] - ref[o]) <= 1e-17 * ref[o] for o in ref)
+        p_ref = chain_probability(ctx, [LapVar(s, s), LapVar(Fraction(0), s)])
+        p = chain_probability(ctx, [LapVar(Fraction(10**6 + 1), 1), LapVar(Fraction(10**6), 1)])
+        assert abs(p - (1 - 3 * mpmath.exp(-1) / 4)) < 1e-17
+        assert abs(p_ref - p) < 1e-17  # scale-free: centres 1 apart in units of the scale
+    with exact_context(64, interval=True) as iv:
+        q = chain_probability(iv, [LapVar(Fraction(10**6 + 1), 1), LapVar(Fraction(10**6), 1)])
+        with mpmath.workprec(200):
+            exact = 1 - 3 * mpmath.exp(-1) / 4
+            assert q.delta < 1e-15 and q.a <= exact <= q.b
+
+
+def test_integral_with_one_open_end_and_an_empty_range():
+    with exact_context(PREC) as ctx:
+        f = laplace_pdf(ctx, Fraction(1, 3), 1)
+        x = Fraction(1, 2)
+        upper = f.integral(x)  # int_x^inf: exp(-(x - mu)) / 2
+        lower = f.integral(None, x)
+        assert ctx.almosteq(upper, ctx.exp(-ctx.mpf(1) / 6) / 2, TOL)
+        assert ctx.almosteq(lower, 1 - ctx.exp(-ctx.mpf(1) / 6) / 2, TOL)
+        assert ctx.almosteq(f.integral(lo=x), upper, TOL) and ctx.almosteq(f.integral(hi=x), lower, TOL)
+        assert f.integral(x, x) == 0  # an empty range is allowed (lo <= hi)
+        with pytest.raises(InvalidParameter, match="must be <= hi"):
+            f.integral(1, 0)
