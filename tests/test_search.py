@@ -53,7 +53,9 @@ def test_no_false_alarm_on_a_correct_claim(cid):
 
 @pytest.mark.parametrize("cid", ["DR19.Thm1#linf", "CWGM20.Thm3.2#mutant-gap-to-bottom", "GJMR21.Thm8#literal"])
 def test_the_printed_errata_are_still_refuted_by_the_search(cid):
-    assert search(get_claim(cid), grid=None, evals=40, seed=0).verdict == "violated"
+    from dpverify.verify import SEARCH_EVALS  # the budget dpverify verify spends on each claim
+
+    assert search(get_claim(cid), grid=None, evals=SEARCH_EVALS, seed=0).verdict == "violated"
 
 
 def test_search_is_deterministic_and_stays_in_its_space():
@@ -143,3 +145,30 @@ def test_search_command_json_interface_and_exit_statuses(capsys):
     assert code == 2 and "evals=0" in err
     code, _, err = _run(capsys, "search", "no-such-mechanism")
     assert code == 2 and "mechanism='no-such-mechanism' is not registered" in err
+
+
+@pytest.mark.parametrize("params", [{"k": 1, "kbar": 2, "eps": 3, "delta": Fraction(1, 10**6)},
+                                    {"k": 1, "kbar": 2, "eps": 1, "delta": Fraction(1, 10**6)}])
+def test_search_refutes_top_stable_with_halved_query_noise_where_delta_is_flat_at_zero(params):
+    """The mutant's excess exists only where the top two gaps sit near T (about 16 at eps = 3: h = (34, 17, 0) -> (34, 18, 0),
+    delta(3) = 0.032); everywhere else delta_exact(eps) is exactly 0.  Histograms nearest the scales come first and the
+    guide (eps needed at the claimed delta) gives the local search a slope: refuted at ``dpverify search``'s default budget.
+    Without the guide and the scale ordering, that budget at eps = 3 ended at claimed/exact 62.8 (holds)."""
+    from dpverify.search.run import DEFAULT_EVALS
+
+    spec = get_mechanism("mutant-top-stable-query-noise-halved")
+    res = search(spec_claim(spec, params), grid=None, evals=DEFAULT_EVALS, seed=0)
+    assert res.verdict == "violated" and res.certified
+
+
+def test_the_guide_orders_pairs_where_delta_is_zero_below_every_positive_closeness():
+    """guide = eps_exact(delta_c)/eps_c: here delta(eps) = max(0.6 - 0.5 e^eps, 0.5 - 0.4 e^eps) reaches 1/20 at e^eps = 1.125."""
+    from dpverify.search.run import _rank, guide
+
+    P = {0: mpmath.mpf("0.6"), 1: mpmath.mpf("0.4")}
+    Q = {0: mpmath.mpf("0.5"), 1: mpmath.mpf("0.5")}
+    comps = [(Comparison(mpmath.mpf(0), "<=", Fraction(1, 20)), {"P": P, "Q": Q, "eps": 2, "delta_claimed": Fraction(1, 20)})]
+    assert abs(guide(comps) - mpmath.log(mpmath.mpf("1.125")) / 2) < mpmath.mpf(10) ** -12
+    assert _rank(mpmath.mpf(0), comps) == guide(comps) - 2  # in [-2, -1]: below every positive closeness
+    assert _rank(mpmath.mpf("1e-30"), comps) == mpmath.mpf("1e-30")
+    assert _rank(mpmath.mpf(0), [(Comparison(mpmath.mpf(0), "<=", 0), {})]) == -2  # no (eps, delta > 0) point: no guide

@@ -67,11 +67,14 @@ def gap_values(scales: Sequence[float], max_count: int) -> list[int]:
     return sorted(out)
 
 
-def sorted_histograms(d: int, gaps: Sequence[int], base: int, max_count: int, rng: np.random.Generator, n: int) -> list[tuple[int, ...]]:
+def sorted_histograms(d: int, gaps: Sequence[int], base: int, max_count: int, rng: np.random.Generator, n: int,
+                      scales: Sequence[float] = ()) -> list[tuple[int, ...]]:
     """About ``n`` non-increasing histograms of length ``d`` with bottom count ``base`` and gaps from ``gaps``.
 
-    Structured first (one cliff at every position for every gap, two cliffs, an even staircase), then
-    random gap vectors; counts above ``max_count`` are dropped.
+    Structured first, pattern by pattern over every gap (the gaps nearest a critical scale first: relative
+    distance to the nearest of ``scales``): one cliff at the top, an even staircase, the top two items
+    separated by scale gaps, one cliff at every other position, a cliff over a run of ones, two cliffs at
+    both ends; then random gap vectors.  Counts above ``max_count`` are dropped.
     """
     out: list[tuple[int, ...]] = []
     seen: set = set()
@@ -90,11 +93,21 @@ def sorted_histograms(d: int, gaps: Sequence[int], base: int, max_count: int, rn
         add([])
         return out
     big = [g for g in gaps if g > 2] or list(gaps)
+    ref = [s for s in scales if s > 0]
+    if ref:
+        big.sort(key=lambda g: (min(abs(g - s) / s for s in ref), g))
     for g in big:
-        for r in range(m):
-            add([g if i == r else 0 for i in range(m)])
+        add([g] + [0] * (m - 1))
     for g in big:
         add([g] * m)
+    if m >= 2:
+        for g in big[:4]:
+            for g2 in big[:4]:
+                add([g, g2] + [0] * (m - 2))
+    for g in big:
+        for r in range(1, m):
+            add([g if i == r else 0 for i in range(m)])
+    for g in big:
         for r in range(m):
             add([g if i == r else 1 for i in range(m)])
     for g1 in big[:4]:

@@ -15,6 +15,13 @@ evaluations:
 3. **targeted** -- hypothesis's ``target()`` on the best point (a different, coverage-guided
    generator over the same candidate space).
 
+Where a privacy claim's ``delta_exact(eps)`` is exactly 0 -- a threshold mechanism whose gaps sit
+away from its threshold, so the closeness is flat at 0 over most of the space -- candidates are ranked
+below every pair with a positive closeness by a *guide*: ``eps_exact(delta_claimed) / eps_claimed``, the
+eps the pair needs at the claimed delta over the claimed eps (:func:`guide`), so hill-climbing still
+has a slope to follow towards the threshold.  The guide only orders candidates; closeness is what is
+reported, and the verdict is the certified check of the best instance.
+
 Every candidate is evaluated exactly (mpmath at the working precision, laws memoised); pairs
 equivalent under the mechanism's declared symmetries are evaluated once.  The best instance is
 re-evaluated in interval arithmetic (``check(..., certify=True)``): a violation is reported only
@@ -48,6 +55,7 @@ from proofs.claims import Claim, Domain, Instance, Obligation, PrivacyClaim, Sta
 from dpverify.checker.core import CheckResult, Witness, check, claim_mechanism, defined_at, evaluate_instance
 from dpverify.checker.neighbours import is_neighbour, resolve_relation
 from dpverify.checker.numbers import fmt, lift
+from dpverify.checker.profile import eps_for_delta
 from dpverify.checker.reductions import canonical
 
 from .candidates import gap_values, moves, mutate, pair_from, scales_for, sorted_histograms
@@ -110,6 +118,35 @@ def closeness(comparisons: Sequence[tuple[Any, dict]]) -> tuple[Any, int]:
     return best, arg
 
 
+def guide(comparisons: Sequence[tuple[Any, dict]]) -> Any | None:
+    """The largest ``eps_exact(delta_c) / eps_c`` over the (eps, delta_c > 0) points of a privacy instance (None if it has none).
+
+    ``eps_exact(delta_c)`` is the smallest eps at which the pair's profile is at most the claimed delta
+    (:func:`~dpverify.checker.profile.eps_for_delta`): it moves continuously with the gaps even where
+    ``delta_exact(eps_c)`` is exactly 0, and it exceeds ``eps_c`` exactly when the point is violated.
+    """
+    best = None
+    for _, extra in comparisons:
+        P, Q, dc, eps = extra.get("P"), extra.get("Q"), extra.get("delta_claimed"), extra.get("eps")
+        if P is None or Q is None or not dc or eps is None:
+            continue
+        e = lift(mpmath.mp, eps)
+        if not e > 0:
+            continue
+        g = eps_for_delta(P, Q, dc) / e
+        if best is None or g > best:
+            best = g
+    return best
+
+
+def _rank(s: Any, comps: Sequence[tuple[Any, dict]]) -> Any:
+    """The key candidates are ordered by: the closeness ``s`` when positive, else ``guide - 2`` (in ``[-2, -1]``) or -2."""
+    if s > 0:
+        return s
+    g = guide(comps)
+    return min(g, mpmath.mpf(1)) - 2 if g is not None else mpmath.mpf(-2)
+
+
 def search_relation(claim: Claim, params: Mapping[str, Any], relation: str | None = None) -> str:
     """The relation to search under: ``relation``, else the claim's domain relation with ``N`` = the params' ``Delta``."""
     return resolve_relation(relation or claim.domain.relation, params)
@@ -123,6 +160,7 @@ class _Point:
     lengths: list[int]
     gaps: list[int]
     sym: dict
+    scales: list = field(default_factory=list)  # the critical scales the gaps were built around
     best: Any = None
     best_inst: Instance | None = None
     pool: list = field(default_factory=list)  # (score, h, e) of the best candidates
@@ -133,14 +171,15 @@ class _Evaluator:
         self.claim, self.prec, self.budget = claim, prec, budget
         self.used = 0
         self.seen: set = set()
-        self.best: Any = None
+        self.best: Any = None  # the largest closeness (reported)
+        self.best_key: Any = None  # the largest ranking key (:func:`_rank`): its instance is the one certified
         self.best_inst: Instance | None = None
 
     def left(self) -> int:
         return self.budget - self.used
 
     def score(self, pt: _Point, h: tuple, g: tuple) -> Any | None:
-        """The closeness of ``(h, g)`` at ``pt`` (None when already seen, out of budget, or undefined)."""
+        """The ranking key (:func:`_rank`) of ``(h, g)`` at ``pt`` (None when already seen, out of budget, or undefined)."""
         if self.used >= self.budget:
             return None
         d = len(h)
@@ -158,11 +197,14 @@ class _Evaluator:
             return None
         self.used += 1
         s, _ = closeness(comps)
-        if pt.best is None or s > pt.best:
-            pt.best, pt.best_inst = s, inst
+        key = _rank(s, comps)
+        if pt.best is None or key > pt.best:
+            pt.best, pt.best_inst = key, inst
+        if self.best_key is None or key > self.best_key:
+            self.best_key, self.best_inst = key, inst
         if self.best is None or s > self.best:
-            self.best, self.best_inst = s, inst
-        return s
+            self.best = s
+        return key
 
 
 def _moves(d: int, relation: str) -> list[tuple[int, ...]]:
@@ -225,7 +267,7 @@ def _points(claim: Claim, params: Mapping[str, Any] | None, grid: Mapping | None
         rel = search_relation(claim, p, relation)
         sym = {d: (symmetries_of(mech, d) if mech is not None else frozenset()) for d in spread}
         scales = scales_for(mech if privacy else _lemma_mechanism(claim, p), p)
-        out.append(_Point(p, mech, rel, spread, gap_values(scales, max_count), sym))
+        out.append(_Point(p, mech, rel, spread, gap_values(scales, max_count), sym, scales=list(scales)))
     return out
 
 
@@ -237,7 +279,7 @@ def _screen(ev: _Evaluator, pts: list[_Point], share: int, max_count: int, rng: 
         for d in pt.lengths:
             bases = [0] if "shift" in pt.sym[d] else sorted({0, *pt.gaps[:: max(1, len(pt.gaps) // 3)]})
             for b in bases:
-                for h in sorted_histograms(d, pt.gaps, b, max_count, rng, n=12):
+                for h in sorted_histograms(d, pt.gaps, b, max_count, rng, n=48, scales=pt.scales):
                     hs = [h] if ({"permute", "permute-ties"} & pt.sym[d]) else [h, tuple(rng.permutation(h).tolist())]
                     for hh in hs:
                         for e in _moves(d, pt.relation):
@@ -390,7 +432,7 @@ def search(
     alive = list(pts)
     local = int(evals * 0.45)
     while alive and ev.used - u < local:
-        alive.sort(key=lambda p: p.best if p.best is not None else -1, reverse=True)
+        alive.sort(key=lambda p: p.best if p.best is not None else -3, reverse=True)
         alive = alive[: max(1, math.ceil(len(alive) / 2))]
         share = max(4, (local - (ev.used - u)) // (2 * len(alive)))
         for pt in alive:
@@ -400,7 +442,7 @@ def search(
             break
     mark("local search", u)
     u = ev.used
-    top = max(pts, key=lambda p: p.best if p.best is not None else -1)
+    top = max(pts, key=lambda p: p.best if p.best is not None else -3)
     _targeted(ev, top, ev.left(), max_count, seed)
     mark("targeted (hypothesis)", u)
     if progress:
