@@ -172,3 +172,24 @@ def test_the_guide_orders_pairs_where_delta_is_zero_below_every_positive_closene
     assert _rank(mpmath.mpf(0), comps) == guide(comps) - 2  # in [-2, -1]: below every positive closeness
     assert _rank(mpmath.mpf("1e-30"), comps) == mpmath.mpf("1e-30")
     assert _rank(mpmath.mpf(0), [(Comparison(mpmath.mpf(0), "<=", 0), {})]) == -2  # no (eps, delta > 0) point: no guide
+
+
+def _zoo_privacy_points():
+    for n, spec in sorted(all_mechanisms().items()):
+        if "mutant" in n and "still-private" not in spec.tags:
+            for i, p in enumerate(spec.valid):
+                yield pytest.param(n, i, id=f"{n}-{i}")
+
+
+@pytest.mark.parametrize("name, i", list(_zoo_privacy_points()))
+def test_every_privacy_mutant_of_the_zoo_is_refuted_by_the_default_search_at_delta_1e6(name, i):
+    """Issue 16's acceptance: each broken mechanism (old and new), at each of its registered parameter sets with delta set to
+    1e-6 where it has one, refuted by ``dpverify search``'s default budget with no domain given (certified witness)."""
+    from dpverify.search.run import DEFAULT_EVALS
+
+    spec = get_mechanism(name)
+    params = dict(spec.valid[i])
+    if "delta" in params:
+        params["delta"] = Fraction(1, 10**6)
+    res = search(spec_claim(spec, params), grid=None, evals=DEFAULT_EVALS, seed=0)
+    assert res.verdict == "violated" and res.certified, (name, params, res.ratio)
