@@ -112,3 +112,16 @@ def test_run_sample_fits_the_exact_law():
     assert fit.p_value > 0.001, fit.as_json()
     wrong = run_sample(t, 0.5, centers, scales, rng=np.random.default_rng(20261125), size=6000)  # threshold scale forgotten
     assert goodness_of_fit(Counter(tuple(bool(x) for x in row) for row in wrong), {k: float(v) for k, v in law.items()}).p_value < 0.001
+
+
+def test_run_law_keeps_its_precision_at_large_centres():
+    """Threshold and queries near 10**6 with scales ~1: the guard bits keep the 64-bit law equal to the law of the
+    same run shifted to 0 (a run depends on differences only); without them ~20 bits are lost to cancellation."""
+    shift = 10**6
+    t, bt, centers, scales = F(1, 2), F(1), [F(1), F(0), F(3, 2)], [F(1), F(3, 2), F(1, 2)]
+    with exact_context(64) as ctx:
+        ref = run_distribution(ctx, t, bt, centers, scales, _stop_at_first_pass)
+        got = run_distribution(ctx, t + shift, bt, [c + shift for c in centers], scales, _stop_at_first_pass)
+        assert set(got) == set(ref)
+        for pat, p in ref.items():
+            assert abs(got[pat] - p) <= 1e-17 * p, pat
