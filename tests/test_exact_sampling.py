@@ -293,3 +293,28 @@ def test_exact_release_of_limit_dom_fits_its_law():
         draws = m.release(top, rng=np.random.default_rng(SEED), size=N // 4)
         law = {tuple(x if x is BOT else "abcd"[x] for x in o): p for o, p in LimitDom(2, 3, 1, "1/10").distribution((5, 5, 2, 2)).items()}
         assert _fit(draws, law).p_value > LEVEL
+
+
+# ----------------------------------------------------------------- mutation testing (issue 23): race.py edges
+def test_peel_reports_a_stop_and_ends_when_no_item_is_left():
+    from mechanisms.exact.race import peel
+
+    words = RandomWords.of(np.random.default_rng(SEED))
+    t = ExactWeights([0, 0], 1)
+    assert sorted(peel(t, 3, words)[0]) == [0, 1] and peel(t, 3, words)[1] is False  # k > items: all of them, no stop
+    assert t.total > 0  # restored
+    t = ExactWeights([0, 0, 0], 1, {2: F(1)})
+    seen = set()
+    for _ in range(200):
+        chosen, stopped = peel(t, 2, words, stop=2)
+        assert 2 not in chosen and stopped is (len(chosen) < 2)
+        seen.add(stopped)
+    assert seen == {True, False}
+
+
+def test_race_exact_with_one_bottom_weight_and_named_parameters():
+    # m = 1, delta = 1/2: the bottom weighs m / delta = 2 against one item of weight 1 -- reported 2/3 of the time
+    draws = race_exact((0,), (0,), 1, 1, 0, 1, F(1, 2), rng=np.random.default_rng(SEED), size=300)
+    assert set(draws) == {(0,), (BOT,)} and 150 < draws.count((BOT,)) < 250
+    with pytest.raises(InvalidParameterType, match=r"eps=0\.5 is a float; exact=True needs an exact rational eps "):
+        race_exact((0,), (0,), 1, 0.5, 0, 1, F(1, 2), rng=np.random.default_rng(SEED), size=1)
