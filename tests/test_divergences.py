@@ -230,3 +230,45 @@ def test_double_precision_search_handles_probabilities_below_the_double_range(mo
         f_mp, a_mp = _mp_search(monkeypatch, lr)
         assert abs(f - f_mp) <= abs(f_mp) * mpmath.mpf(10) ** -9
         assert D._float_objective([mpmath.mpf(1)], [mpmath.mpf(1)], mpmath.mpf(10) ** 301) is None
+
+
+def _interior_pair():
+    """A pair whose sup of D_alpha/alpha sits inside (1, inf) (alpha ~ 2.44): neither the KL nor the D_inf step decides."""
+    return ({0: mpmath.mpf(96) / 100, 1: mpmath.mpf(4) / 100}, {0: mpmath.mpf(9999) / 10000, 1: mpmath.mpf(1) / 10000})
+
+
+def test_partition_of_the_middle_range_and_its_piece_budget():
+    """The middle range [alpha_1, D_inf/rho] starts as 8 geometric pieces (a claim 1 % above the sup: proved on them, no
+    bisection); 1e-12 above the sup needs 36 pieces; with a budget of 10 pieces the check stops at the first piece it would
+    bisect once 10 are spent (the 11th), inconclusive,
+    naming the piece it could not prove and keeping the best order's ratio."""
+    with both_precisions(PREC):
+        P, Q = _interior_pair()
+        f, a = D.rho_search(D.log_ratios(P, Q))
+        loose = D.certify_zcdp(P, Q, f * (1 + mpmath.mpf(10) ** -2))
+        assert (loose.status, loose.pieces, loose.how) == ("holds", 8, "chord / Taylor bounds on 8 pieces of [alpha_1, D_inf/rho]")
+        tight = D.certify_zcdp(P, Q, f * (1 + mpmath.mpf(10) ** -12))
+        assert (tight.status, tight.pieces) == ("holds", 36)
+        cut = D.certify_zcdp(P, Q, f * (1 + mpmath.mpf(10) ** -12), max_pieces=10)
+        assert cut.status == "inconclusive" and cut.pieces == 11
+        at = D.certify_zcdp(P, Q, f * (1 + mpmath.mpf(10) ** -12), max_pieces=11)  # the budget met exactly at a bisection
+        assert at.status == "inconclusive" and at.pieces == 11
+        import re
+        assert re.fullmatch(r"not proved on \[\d+\.\d+, \d+\.\d+\] after 11 pieces", cut.how), cut.how
+        assert abs(cut.ratio - f) < f * mpmath.mpf(10) ** -9 and abs(cut.alpha - F(str(a))) < F(1, 10**9)
+
+
+def test_kl_refutation_names_the_limit_at_one():
+    """KL > rho with the sup at alpha -> 1: the result carries the sup (KL) and says where it is attained."""
+    with both_precisions(PREC):
+        e = mpmath.exp(1)
+        p1, q1 = 1 / (e - 1), 1 / (e - 1) ** 2
+        P, Q = {1: p1, 0: 1 - p1}, {1: q1, 0: 1 - q1}
+        res = D.certify_zcdp(P, Q, D.kl(P, Q) / 2)
+        assert res.status == "violated" and res.extra["sup_at"] == "alpha -> 1 (KL)" and res.extra["sup"] == D.kl(P, Q)
+
+
+def test_zcdp_rho_of_identical_laws_is_zero_with_no_order():
+    P = {0: mpmath.mpf(1) / 3, 1: mpmath.mpf(2) / 3}
+    r = D.zcdp_rho(P, dict(P))
+    assert r == {"lower": 0, "upper": 0, "alpha": None, "direction": "h->h'", "certified": False}
