@@ -193,3 +193,25 @@ def test_every_privacy_mutant_of_the_zoo_is_refuted_by_the_default_search_at_del
         params["delta"] = Fraction(1, 10**6)
     res = search(spec_claim(spec, params), grid=None, evals=DEFAULT_EVALS, seed=0)
     assert res.verdict == "violated" and res.certified, (name, params, res.ratio)
+
+
+def test_the_guide_reads_only_positive_eps_and_delta_points_of_both_laws():
+    """Pure-DP points (delta_c = 0), points with eps = 0 or a missing law are skipped, not stopped at; the largest ratio wins."""
+    from dpverify.search.run import guide
+
+    P = {0: mpmath.mpf("0.6"), 1: mpmath.mpf("0.4")}
+    Q = {0: mpmath.mpf("0.5"), 1: mpmath.mpf("0.5")}
+    Far = {0: mpmath.mpf("0.99"), 1: mpmath.mpf("0.01")}
+    c = Comparison(mpmath.mpf(0), "<=", Fraction(1, 20))
+    good = (c, {"P": P, "Q": Q, "eps": Fraction(1, 2), "delta_claimed": Fraction(1, 20)})  # ln(1.125) / (1/2)
+    skipped = [
+        (c, {"P": P, "Q": Far, "eps": 1, "delta_claimed": 0}),  # pure DP: its eps ratio is not the guide
+        (c, {"P": P, "Q": Far, "eps": 0, "delta_claimed": Fraction(1, 20)}),  # eps = 0: no ratio
+        (c, {"P": P, "Q": None, "eps": 1, "delta_claimed": Fraction(1, 20)}),  # a law missing
+        (c, {"P": None, "Q": Far, "eps": 1, "delta_claimed": Fraction(1, 20)}),
+    ]
+    want = mpmath.log(mpmath.mpf("1.125")) * 2
+    for s in skipped:
+        assert abs(guide([s, good]) - want) < mpmath.mpf(10) ** -12
+        assert abs(guide([good, s]) - want) < mpmath.mpf(10) ** -12
+    assert guide(skipped) is None
