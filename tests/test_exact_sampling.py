@@ -318,3 +318,128 @@ def test_race_exact_with_one_bottom_weight_and_named_parameters():
     assert set(draws) == {(0,), (BOT,)} and 150 < draws.count((BOT,)) < 250
     with pytest.raises(InvalidParameterType, match=r"eps=0\.5 is a float; exact=True needs an exact rational eps "):
         race_exact((0,), (0,), 1, 0.5, 0, 1, F(1, 2), rng=np.random.default_rng(SEED), size=1)
+
+
+# ----------------------------------------------------------------- mutation testing (issue 23): sampling.py internals
+def test_product_enclosure_takes_lower_ends_for_its_lower_end():
+    from mechanisms.exact.sampling import _exp_neg_int, _mul
+
+    assert _mul((1, 3), (4, 4), 2) == (1, 3)  # floor(1*4 / 4), ceil(3*4 / 4)
+    assert _mul((5, 7), (3, 6), 3) == (1, 6)  # floor(15 / 8), ceil(42 / 8)
+    w = 80
+    with mpmath.workprec(300):
+        for n in (2, 3, 7, 20):
+            lo, hi = _exp_neg_int(n, w)
+            exact = mpmath.exp(-n) * mpmath.mpf(2) ** w
+            assert lo <= exact <= hi and hi - lo <= 64
+
+
+def test_random_words_draw_exactly_the_stream_in_order():
+    g, ref = np.random.default_rng(SEED), np.random.default_rng(SEED)
+    words = RandomWords(g, batch=4)
+    assert [words.word() for _ in range(6)] == ref.integers(0, 1 << 62, size=4).tolist() + ref.integers(0, 1 << 62, size=4).tolist()[:2]
+    assert RandomWords.of(np.random.default_rng(0), batch=1).batch == 1 and RandomWords.of(words) is words
+    # a bare Generator is wrapped with batch=1: exactly the words used are drawn from it
+    from mechanisms.exact.sampling import uniform_bits
+
+    g, ref = np.random.default_rng(SEED), np.random.default_rng(SEED)
+    first = uniform_bits(10, g)
+    assert first == ref.integers(0, 1 << 62, size=1).tolist()[0] & 1023
+    assert g.integers(0, 1 << 62) == ref.integers(0, 1 << 62)
+
+
+def test_uniform_bits_stay_below_two_to_the_b():
+    from mechanisms.exact.sampling import uniform_bits
+
+    words = RandomWords(np.random.default_rng(SEED))
+    for b in (1, 10, 61, 62, 63, 70, 130):
+        assert all(0 <= uniform_bits(b, words) < 1 << b for _ in range(40))
+    assert max(uniform_bits(70, words) for _ in range(200)) >= 1 << 68  # and use the top bits
+
+
+def test_rescaling_only_when_every_present_weight_is_tiny():
+    import math
+
+    t = ExactWeights([200, 0, 300])  # item 1 weighs 2^64 at P = 64, the others < 1
+    t.remove(2)
+    assert t._rescaled_table() is None  # the largest present item (1) is heavy, though index 0 is tiny
+    t.restore(2)
+    t.remove(1)  # only tiny weights left: e^-200 : e^-300, rescaled to 1 : e^-100
+    sub, idx = t._rescaled_table()
+    assert idx == [0, 2] and sub.xnum == [0, 100]
+    words = RandomWords(np.random.default_rng(SEED))
+    assert {t.draw(words) for _ in range(50)} == {0}
+    t2 = ExactWeights([200, 0, 201])
+    t2.remove(1)
+    draws = Counter(t2.draw(words) for _ in range(2000))  # 1 : e^-1
+    assert set(draws) == {0, 2} and abs(draws[0] / 2000 - 1 / (1 + math.exp(-1))) < 0.05
+
+
+def test_secure_random_conversion_on_known_bytes():
+    from mechanisms.exact.sampling import SecureRandom
+
+    def feed(*bs):
+        buf = bytearray(bs)
+
+        def randbytes(n):
+            out = bytes(buf[:n])
+            del buf[:n]
+            return out
+
+        return randbytes
+
+    assert SecureRandom(feed(0x0D, 0x03)).integers(0, 8) == 5  # 3 bits of 0x0d (13 & 7), accepted at once
+    assert SecureRandom(feed(0x0E, 0x03)).integers(0, 6) == 3  # 14 & 7 = 6 >= 6 rejected, then 3
+    assert SecureRandom(feed(0x04)).integers(10) == 4  # high=None: [0, low)
+    assert SecureRandom(feed(0x04)).integers(100, 110) == 104
+
+
+def test_lazy_acceptance_at_the_boundary_of_p():
+    """``_accept`` is true iff the uniform U (read word by word) is below p = w 2^P / A: words chosen so that U lies
+    just below / just above p at 124 bits are accepted / rejected -- a coin off by one unit at a deeper level would not be."""
+    from mechanisms.exact.sampling import SecureRandom
+
+    t = ExactWeights([1], 3)  # w = e^{-1/3}
+    A = t.hi[0]
+    with mpmath.workprec(600):
+        p = mpmath.exp(-mpmath.mpf(1) / 3) * mpmath.mpf(2) ** 64 / A
+        scaled = p * mpmath.mpf(2) ** 124
+        k = int(mpmath.floor(scaled))
+        assert 0.1 < scaled - k < 0.9  # p is not near a 124-bit grid point
+
+    def words_for(u: int) -> RandomWords:
+        ws = [u >> 62, u & ((1 << 62) - 1)] + [0] * 8
+        data = b"".join(w.to_bytes(8, "little") for w in ws)
+        buf = bytearray(data)
+
+        def randbytes(n):
+            out = bytes(buf[:n])
+            del buf[:n]
+            return out
+
+        return RandomWords(SecureRandom(randbytes), batch=1)
+
+    assert t._accept(0, words_for(k - 1)) is True  # U < (k / 2^124) < p
+    assert t._accept(0, words_for(k + 1)) is False  # U >= (k + 1) / 2^124 > p
+
+
+def test_uniform_bits_beyond_one_word_concatenate_the_words():
+    """b > WORD_BITS: whole 62-bit words first (high bits), the last one truncated to its low ``b mod 62`` bits."""
+    from mechanisms.exact.sampling import uniform_bits
+
+    ref = np.random.default_rng(SEED).integers(0, 1 << 62, size=3).tolist()
+    words = RandomWords(np.random.default_rng(SEED), batch=3)
+    assert uniform_bits(70, words) == (ref[0] << 8) | (ref[1] & 0xFF)
+    words = RandomWords(np.random.default_rng(SEED), batch=3)
+    assert uniform_bits(130, words) == (ref[0] << 68) | (ref[1] << 6) | (ref[2] & 0x3F)
+    # known words: a last word with its bit 8 set must not leak into bit 0 of the previous one (here 0)
+    from mechanisms.exact.sampling import SecureRandom
+
+    buf = bytearray((2).to_bytes(8, "little") + (0x1FF).to_bytes(8, "little"))
+
+    def randbytes(n):
+        out = bytes(buf[:n])
+        del buf[:n]
+        return out
+
+    assert uniform_bits(70, RandomWords(SecureRandom(randbytes), batch=1)) == (2 << 8) | 0xFF
