@@ -119,7 +119,7 @@ def closeness(comparisons: Sequence[tuple[Any, dict]]) -> tuple[Any, int]:
 
 
 def guide(comparisons: Sequence[tuple[Any, dict]]) -> Any | None:
-    """The largest ``eps_exact(delta_c) / eps_c`` over the (eps, delta_c > 0) points of a privacy instance (None if it has none).
+    """The largest ``eps_exact(delta_c) / eps_c`` over the (eps, 0 < delta_c < 1) points of a privacy instance (None if none).
 
     ``eps_exact(delta_c)`` is the smallest eps at which the pair's profile is at most the claimed delta
     (:func:`~dpverify.checker.profile.eps_for_delta`): it moves continuously with the gaps even where
@@ -128,7 +128,7 @@ def guide(comparisons: Sequence[tuple[Any, dict]]) -> Any | None:
     best = None
     for _, extra in comparisons:
         P, Q, dc, eps = extra.get("P"), extra.get("Q"), extra.get("delta_claimed"), extra.get("eps")
-        if P is None or Q is None or not dc or eps is None:
+        if P is None or Q is None or not dc or eps is None or not dc < 1:  # a claimed delta >= 1 bounds nothing
             continue
         e = lift(mpmath.mp, eps)
         if not e > 0:
