@@ -94,3 +94,54 @@ def test_domains_and_multiplier():
     assert top_sorted(a, 9).tolist() == [1, 2, 4, 0, 3]
     b = np.array([0, 1, 1, 0, 1, 1])
     assert top_sorted(b, 3).tolist() == [1, 2, 4] and top_sorted(b, 5).tolist() == [1, 2, 4, 5, 0]
+
+
+# ---- mutation testing (issue 23): mechanisms/limited_domain/gumbel.py ------------------------------------
+
+
+def test_gumbel_invalid_cases_fail_only_for_their_own_key():
+    """The registry's invalid cases (built by ``_invalid`` at import), rebuilt at test time: each raises its named
+    error, and putting its offending key back to the base value constructs."""
+    from mechanisms.limited_domain.gumbel import _invalid
+
+    base = {"k": 2, "kbar": 3, "eps": 1, "delta": "0.1"}
+    LimitDom(**base)
+    cases = _invalid({})
+    assert len(cases) == 7
+    for params, exc, needle in cases:
+        with pytest.raises(exc) as info:
+            LimitDom(**params).distribution((3, 1, 1, 0))
+        assert needle in str(info.value), (params, str(info.value))
+        assert set(params) == set(base)
+        bad = [key for key in params if params[key] != base[key] or type(params[key]) is not type(base[key])]
+        assert len(bad) == 1
+        LimitDom(**{**params, bad[0]: base[bad[0]]})
+
+
+def test_gumbel_samplers_name_their_parameters_and_run_the_rarely_used_paths():
+    from mechanisms.errors import InvalidParameterType
+    from mechanisms.limited_domain import StrictLimitDom
+    from mechanisms.limited_domain.gumbel import gumbel_race_exact
+
+    rng = np.random.default_rng(20261126)
+    with pytest.raises(InvalidParameterType, match=r"^delta=0\.1 is a float"):
+        gumbel_race_exact((3, 1, 0), [0, 1], 1, 1, 1, 2, 0.1, rng=rng, size=1, balanced=False)
+    with pytest.raises(InvalidParameter, match=r"^eps=1/\d+ is outside the float samplers' range"):
+        LimitDom(1, 2, F(1, 2**1000), "0.1").sample_array((3, 1, 0), rng=rng, size=1)
+    # unknown-domain release on the exact sampler: labels or BOT, at most k
+    mech = LimitDom(2, 3, 1, "1/10", exact=True)
+    out = mech.release([("a", 5), ("b", 3), ("c", 1), ("d", 0)], rng=rng, size=30)
+    assert len(out) == 30 and all(1 <= len(o) <= 2 for o in out)
+    assert {x for o in out for x in o} <= {"a", "b", "c", BOT} and any(o[0] == "a" for o in out)
+    # StrictLimitDom's critical scales: 1 + ln(m/delta)/eps with m = min(Delta, kbar), and the noise scale 1/eps
+    import math
+
+    assert StrictLimitDom(1, 2, 2, "0.1").critical_scales() == pytest.approx((1 + math.log(2 / 0.1) / 2, 0.5))
+
+
+def test_gumbel_race_on_counts_too_wide_for_floats_compares_with_the_bottom_exactly():
+    """Counts spanning 2^60 (the integer/fraction comparison path, with a bottom: m = 2 > 0); the bottom at
+    h_(3) + 1 + ln 4 is far below both domain items, so only they are reported, the larger first."""
+    big = 2**60
+    out = LimitDom(1, 2, 1, "0.5").sample((big, big - 1, 0), rng=np.random.default_rng(3), size=400)
+    assert set(out) == {(0,), (1,)} and out.count((0,)) > out.count((1,))
