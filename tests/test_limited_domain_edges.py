@@ -145,3 +145,20 @@ def test_gumbel_race_on_counts_too_wide_for_floats_compares_with_the_bottom_exac
     big = 2**60
     out = LimitDom(1, 2, 1, "0.5").sample((big, big - 1, 0), rng=np.random.default_rng(3), size=400)
     assert set(out) == {(0,), (1,)} and out.count((0,)) > out.count((1,))
+
+
+# ---- mutation testing (issue 23): mechanisms/limited_domain/domain.py ------------------------------------
+
+
+def test_domains_name_a_bad_kbar_or_k():
+    with pytest.raises(InvalidParameter, match=r"^kbar=0 must be >= 1"):
+        limited_domain((3, 1, 0), 0)
+    with pytest.raises(InvalidParameter, match=r"^k=0 must be >= 1"):
+        strict_domain((3, 1, 0), 0)
+
+
+def test_as_counts_uses_an_int64_array_in_place():
+    """A sampler reads only the top of a (possibly 10**7-item) histogram: an int64 array is not copied."""
+    h = np.array([3, 1, 0, 7], dtype=np.int64)
+    a = as_counts(h)
+    assert np.shares_memory(a, h) and a.tolist() == [3, 1, 0, 7]
