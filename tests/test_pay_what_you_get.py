@@ -267,3 +267,48 @@ def test_step_and_greedy_strategy():
     assert g(()) == Step(View(), 2, 2)
     assert g(((0, 1),)) == Step(View(), 1, 2)
     assert g(((0, 1), (BOT,))) is None
+
+
+# ---- mutation testing (issue 23): mechanisms/pay_what_you_get/session.py ------------------------------------
+
+
+def test_session_registry_rebuilt_at_test_time_keeps_its_contract():
+    """``_registry`` runs at import (REGISTRY); rebuilt here so that its cases are checked as written."""
+    from mechanisms.pay_what_you_get.session import MultiLimitDom, _registry
+
+    specs = {s.name: s for s in _registry()}
+    assert set(specs) == {"multi-limit-dom", "multi-limit-dom-bot-free"}
+    main = specs["multi-limit-dom"]
+    assert main.factory is MultiLimitDom
+    base = {"k_star": 2, "l_star": 2, "eps": 1, "delta": "0.1"}
+    assert [p["strategy"] for p in main.valid] == ["fixed-k1", "reask-on-bot", "peel-off", "switch", "greedy-k", "adaptive-kbar"]
+    assert all({k: v for k, v in p.items() if k != "strategy"} == base for p in main.valid[:5])
+    assert main.valid[5] == {**base, "k_star": 3, "l_star": 3, "strategy": "adaptive-kbar"}
+    assert len(main.invalid) == 7
+    for params, exc, needle in main.invalid:
+        assert set(params) - set(base) <= {"Delta", "strategy", "charge"}
+        with pytest.raises(exc) as info:
+            main.factory(**params)
+        assert needle in str(info.value), (params, str(info.value))
+    free = specs["multi-limit-dom-bot-free"]
+    assert free.examples == ((0, 0, 0), (0, 0, 1), (1, 0, 0))
+    assert free.valid[1] == {**base, "k_star": 1, "l_star": 3, "strategy": "reask-on-bot"}
+    for spec in specs.values():
+        for p in spec.valid:
+            spec.factory(**p)
+            eps, delta = spec.claim(p)
+            assert delta == 2 * p["l_star"] * F(p["delta"]) and eps > 0
+
+
+def test_session_guarantee_helpers_and_round_mechanisms():
+    from mechanisms.pay_what_you_get.session import MultiLimitDom, eq3_eps, theorem2_guarantee
+
+    with pytest.raises(InvalidParameter, match=r"^delta_prime=2 must be in \[0, 1\)"):
+        eq3_eps(2, 1, 2)
+    eps, _ = theorem2_guarantee(2, 2, 1, "0.1", "0.01", interval=True)
+    assert isinstance(eps, mpmath.iv.mpf) and eps.a <= eq3_eps(2, 1, "0.01") <= eps.b
+    assert MultiLimitDom(2, 2, 1, "0.1", algorithm="alg6-literal").round_mechanism(2, 3).literal is True
+    assert MultiLimitDom(2, 2, 1, "0.1", algorithm="alg6").round_mechanism(2, 3).literal is False
+    s = MultiLimitDomSession(3, 5, eps=1, delta="0.1")
+    t = s.run("fixed-k1", [9, 5, 0], rng=np.random.default_rng(SEED))  # a strategy given by its name
+    assert len(t) >= 1
