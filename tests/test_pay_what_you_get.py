@@ -312,3 +312,14 @@ def test_session_guarantee_helpers_and_round_mechanisms():
     s = MultiLimitDomSession(3, 5, eps=1, delta="0.1")
     t = s.run("fixed-k1", [9, 5, 0], rng=np.random.default_rng(SEED))  # a strategy given by its name
     assert len(t) >= 1
+
+
+def test_pmultilem_names_each_side_and_draws_one_transcript_by_default():
+    from mechanisms.errors import InvalidHistogram
+
+    dev = PMultiLEM(3, 2, 1, F(1, 10), "peel-off", b=0)
+    with pytest.raises(InvalidHistogram, match=r"^h0="):
+        dev.distribution_on("bad", (1, 0))
+    with pytest.raises(InvalidHistogram, match=r"^h1="):
+        dev.distribution_on((1, 0), "bad")
+    assert len(dev.sample_on((3, 1, 0), (3, 1, 1), rng=np.random.default_rng(SEED))) == 1
