@@ -101,3 +101,35 @@ def test_scaled_noise_fit_can_fail():
     wrong = {o: float(p) for o, p in ExponentialMechanism(1).distribution(h, prec=64).items()}
     out = ExponentialMechanism(1, sensitivity=2).sample(h, rng=np.random.default_rng(SEED), size=N)
     assert goodness_of_fit(Counter(out), wrong).p_value < ALPHA
+
+
+# ---- mutation testing (issue 23): mechanisms/exponential/em.py --------------------------------------------
+
+
+def test_em_parameters_are_normalised_and_eps_q_is_eps_over_sensitivity():
+    from mechanisms.exponential.em import _exact_eps_q
+
+    m = ExponentialMechanism(1, sensitivity="1/2")
+    assert m.sensitivity == F(1, 2) and isinstance(m.sensitivity, F)
+    assert _exact_eps_q(ExponentialMechanism(F(3, 2), sensitivity=2, exact=True)) == F(3, 4)
+    assert _exact_eps_q(ExponentialMechanism(F(3, 2), sensitivity=2, factor2=True, exact=True)) == F(3, 8)
+    assert OneShotGumbel(2, F(1, 4), sensitivity=2).critical_scales() == (8.0,)  # 1 / eps_q, eps_q = 1/8
+    with pytest.raises(InvalidParameter, match=r"^sensitivity/eps \(the Gumbel scale\)="):
+        ExponentialMechanism(F(1, 2**1000)).sample((1, 0), rng=np.random.default_rng(0))
+
+
+def test_em_samplers_name_size_and_handle_one_item():
+    rng = np.random.default_rng(20261126)
+    assert ExponentialMechanism(1).sample((5,), rng=rng, size=3) == [(0,)] * 3
+    for mech in (OneShotGumbel(1, 1), OneShotGumbel(1, 1, exact=True), PeelingEM(1, 1), ExponentialMechanism(1)):
+        with pytest.raises(InvalidParameter, match=r"^size=0 must be >= 1"):
+            mech.sample((2, 1), rng=rng, size=0)
+
+
+def test_peeling_em_orders_far_items_exactly():
+    """Items 2^60 below the top, one count apart: float64 cannot tell them (ulp 256), the exact (wide) path can.
+    The second pick is item 1 with probability e/(1+e) ~ 0.73, not always (a float tie to the smaller index)."""
+    out = PeelingEM(2, 1).sample((2**60 + 1, 1, 0), rng=np.random.default_rng(20261126), size=400)
+    assert {o[0] for o in out} == {0}
+    second = Counter(o[1] for o in out)
+    assert 0.6 < second[1] / 400 < 0.85 and second[2] > 0
