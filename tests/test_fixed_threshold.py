@@ -217,3 +217,37 @@ def test_k_must_be_below_d_and_i_inside():
         TruncatedRR(4, 1, 1, F(1, 10)).distribution((1, 2, 3))
     with pytest.raises(InvalidParameter, match="k=3 must be < d=3"):
         RestrictedFixedThreshold(3, 1, F(1, 10), (1, 2, 3))
+
+
+# ---- mutation testing (issue 23) ----------------------------------------------------------------------------
+
+
+def test_fixed_threshold_invalid_cases_fail_only_for_their_own_key():
+    """The registry's invalid cases (``_invalid_common`` runs at import), rebuilt at test time."""
+    from mechanisms.limited_domain.fixed_threshold import FixedThreshold, _invalid_common, _thm5_claim
+
+    base = {"k": 2, "eps": 1, "delta": "0.1"}
+    cases = _invalid_common({})
+    assert len(cases) == 6
+    for params, exc, needle in cases:
+        with pytest.raises(exc) as info:
+            FixedThreshold(**params)
+        assert needle in str(info.value), (params, str(info.value))
+        assert set(params) == set(base)
+        bad = [key for key in params if params[key] != base[key] or type(params[key]) is not type(base[key])]
+        assert len(bad) == 1
+        FixedThreshold(**{**params, bad[0]: base[bad[0]]})
+    assert _thm5_claim(base) == (2, F(1, 5))
+
+
+def test_fixed_threshold_normalises_k_and_declares_shift_only_below_d():
+    from mechanisms.limited_domain.fixed_threshold import FixedThreshold, TruncatedRR
+
+    m = FixedThreshold(np.int64(2), 1, "0.1")
+    assert type(m.k) is int and m.k == 2
+    assert m.symmetries(2) == frozenset({"permute"}) and m.symmetries(3) == frozenset({"permute", "shift"})
+    t = TruncatedRR(0, 1, 1, "0.1")
+    rng = np.random.default_rng(20261126)
+    assert len(t.sample((5, 0, 0), rng=rng)) == 1
+    with pytest.raises(InvalidParameter, match=r"^size=0 must be >= 1"):
+        t.sample((5, 0, 0), rng=rng, size=0)
