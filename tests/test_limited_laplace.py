@@ -263,3 +263,54 @@ def test_bad_histograms_and_domains_raise():
         LapMax(1, 2, 1, F(1, 10), (0, 5)).distribution((1, 2, 3, 4))
     with pytest.raises(InvalidParameter, match="repeated"):
         LapMax(1, 2, 1, F(1, 10), (1, 1))
+
+
+# ---- mutation testing (issue 23) ----------------------------------------------------------------------------
+
+
+def test_limited_laplace_invalid_cases_fail_only_for_their_own_key():
+    """The registry's invalid cases (``_invalid`` runs at import), rebuilt at test time."""
+    from mechanisms.limited_domain.laplace import _invalid
+
+    base = {"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "Delta": 1}
+    LimitDomLap(**base)
+    cases = _invalid({})
+    assert len(cases) == 10
+    for params, exc, needle in cases:
+        with pytest.raises(exc) as info:
+            LimitDomLap(**params).distribution((3, 1, 1, 0))
+        assert needle in str(info.value), (params, str(info.value))
+        assert set(base) <= set(params) <= set(base) | {"literal"}
+        bad = [key for key in params if key not in base or params[key] != base[key] or type(params[key]) is not type(base[key])]
+        assert len(bad) == 1
+        fixed = {key: v for key, v in params.items() if key != bad[0]}
+        LimitDomLap(**{**fixed, **({bad[0]: base[bad[0]]} if bad[0] in base else {})})
+
+
+def test_limited_laplace_claim_scales_and_named_errors():
+    from mechanisms.limited_domain.laplace import _lemma_6_1_claim
+
+    eps, delta = _lemma_6_1_claim({"k": 1, "kbar": 3, "eps": "0.5", "delta": "0.1", "Delta": 2})
+    dbar = 0.1 / 4 * (3 + math.log(2 / 0.1))
+    assert eps == pytest.approx(1.0) and delta == pytest.approx((math.e + 1) * dbar)
+    m = LimitDomLap(np.int64(2), 3, 1, "0.1", Delta=1)
+    assert type(m.k) is int
+    assert m.critical_scales() == (1 + threshold_offset_float(1, F(1, 10), 1, False), 1.0)
+    rng = np.random.default_rng(20261126)
+    with pytest.raises(InvalidParameter, match=r"^size=0 must be >= 1"):
+        m.sample((3, 1, 1, 0), rng=rng, size=0)
+    with pytest.raises(InvalidParameter, match=r"^eps=1/\d+ is outside the float samplers' range"):
+        LapMax(1, 2, F(1, 2**1000), "0.1", literal=True).sample((3, 1, 0), rng=rng)  # literal: no eps in the offset
+
+
+def test_laplace_race_wide_path_matches_the_float_path_draw_for_draw():
+    """Int64 centres with a tiny noise scale take the exact (integer, fraction) path; the same centres as float64
+    take the float path, which resolves them exactly here: same noise draws, so the same result row by row."""
+    from mechanisms.limited_domain.laplace import laplace_race_sample
+
+    scale = 2.0**-40  # |centres| = 2 > 2^30 * scale: "wide"
+    ints = np.array([0, 1, 2], dtype=np.int64)
+    a = laplace_race_sample(ints, 1.0, 2, scale, rng=np.random.default_rng(7), size=300)
+    b = laplace_race_sample(ints.astype(np.float64), 1.0, 2, scale, rng=np.random.default_rng(7), size=300)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert set(a[1].tolist()) == {1, 2}  # the threshold at 1 sits on centre 1: its noise decides
