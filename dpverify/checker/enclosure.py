@@ -4,8 +4,9 @@ Given two exact laws in interval form (``mpmath.iv``: every probability enclosed
 ``delta_{P||Q}(eps) = sum_o max(0, P(o) - e^eps Q(o))`` is enclosed in ``[lo, hi]`` with IEEE
 doubles and *outward* rounding, vectorised with numpy:
 
-* every input endpoint is converted to the nearest double and widened by one ulp outwards
-  (``nextafter``); probabilities are ``>= 0``, so a lower end below 0 is raised to 0;
+* every input endpoint is converted to a double within one ulp of it (``float`` of an mpmath interval end
+  is not always the nearest double: ``1 + 3 2^-54`` as a lower end gives ``1.0``) and widened by one ulp outwards
+  (``nextafter``), which covers that conversion; probabilities are ``>= 0``, so a lower end below 0 is raised to 0;
 * every product and difference is computed in round-to-nearest and its result widened by one
   ulp in the safe direction: a nearest-rounded result ``r`` of an exact real ``x`` satisfies
   ``nextafter(r, -inf) <= x <= nextafter(r, +inf)`` (relative error <= 2^-53 for normal
