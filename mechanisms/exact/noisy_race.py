@@ -236,7 +236,7 @@ def make_centres(centres: Sequence[tuple | None]) -> list[Centre]:
     """A :class:`Centre` per ``(r, a, t, s)`` tuple (``None``: a dummy's centre 0)."""
     out = []
     for c in centres:
-        r, a, t, s = (0, 0, 1, 1) if c is None else c
+        r, a, t, s = (Fraction(0), 0, 1, 1) if c is None else c  # a Fraction like a real centre's r: the same conversion cost
         out.append(Centre(r, a=a, t=t, s=s))
     return out
 

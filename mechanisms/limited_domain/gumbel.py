@@ -192,8 +192,11 @@ def gumbel_race_exact(h: Any, dom: Sequence[int], k: int, eps: Any, bot_count: i
 
     e, dl = rational("eps", eps), rational("delta", delta)
     dom = [int(i) for i in dom]
-    centres: list = [(e * (int(h[i]) - bot_count), 0, 1, 1) for i in dom]
-    centres += [None] * max(0, (pad_to or 0) - len(dom))
+    centres: list = []
+    for j in range(max(len(dom), pad_to or 0)):  # a dummy place costs what a real one does: |dom| is data
+        real = j < len(dom)
+        r = e * ((int(h[dom[j]]) if real else bot_count) - bot_count)
+        centres.append((r, 0, 1, 1) if real else None)
     stop = None
     if m > 0:
         stop = len(centres)
