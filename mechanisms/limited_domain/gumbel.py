@@ -195,7 +195,8 @@ def gumbel_race_exact(h: Any, dom: Sequence[int], k: int, eps: Any, bot_count: i
     centres: list = []
     for j in range(max(len(dom), pad_to or 0)):  # a dummy place costs what a real one does: |dom| is data
         real = j < len(dom)
-        r = e * ((int(h[dom[j]]) if real else bot_count) - bot_count)
+        count = int(h[dom[j] if real else 0])  # a dummy reads a count too (h has at least pad_to items)
+        r = e * ((count if real else bot_count) - bot_count)
         centres.append((r, 0, 1, 1) if real else None)
     stop = None
     if m > 0:
