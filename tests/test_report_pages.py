@@ -225,3 +225,27 @@ def test_wilson_interval_brackets_the_share() -> None:
     lo, hi = wilson(38, 39)
     assert 0.86 < lo < 38 / 39 < hi <= 1.0
     assert wilson(0, 0) == (0.0, 1.0) and wilson(10, 10)[1] > 0.999999 and wilson(0, 10)[0] < 1e-12
+
+
+def test_recorded_before_fills_only_modules_without_a_measured_baseline(tmp_path: Path) -> None:
+    import importlib.util
+
+    from dpverify.report.mutation import render_mutation_page
+
+    spec = importlib.util.spec_from_file_location("mutation_run", Path(__file__).parents[1] / ".ci" / "mutation" / "run.py")
+    run = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run)
+    data = _mutation_data()
+    measured = data["modules"]["dpverify/checker/profile.py"]["before"]
+    data["modules"]["dpverify/checker/enclosure.py"] = {**data["modules"]["dpverify/checker/profile.py"]}
+    del data["modules"]["dpverify/checker/enclosure.py"]["before"]
+    rec = tmp_path / "before.toml"
+    rec.write_text("\n".join(f'[[before]]\nmodule = "{m}"\nkilled = 21\nrun = 40\nequivalent = 1\ncommit = "e676110"\n'
+                             for m in ("dpverify/checker/profile.py", "dpverify/checker/enclosure.py", "not/run.py")))
+    run.merge_recorded_before(data, rec)
+    assert data["modules"]["dpverify/checker/profile.py"]["before"] is measured  # a measured baseline wins
+    b = data["modules"]["dpverify/checker/enclosure.py"]["before"]
+    assert (b["killed"], b["run"], b["equivalent"], b["score_non_equivalent"]) == (21, 40, 1, round(21 / 39, 4))
+    assert "not/run.py" not in data["modules"]  # a module never run gets no row
+    text = render_mutation_page(data, tmp_path).read_text()
+    assert "53.8 % (21/39), `e676110` (recorded)" in text and "76.9 % (30/39), `abc000` |" in text

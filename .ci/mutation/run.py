@@ -137,6 +137,20 @@ def rescore(module: str, entry: dict, reasons: dict[tuple, str]) -> dict:
     return entry
 
 
+def merge_recorded_before(data: dict, path: Path) -> None:
+    """Give a module the "before" figures recorded in ``before.toml`` unless it has a measured ``--baseline`` run."""
+    if not path.is_file():
+        return
+    for r in tomllib.loads(path.read_text())["before"]:
+        e = data["modules"].get(r["module"])
+        if e is None or (e.get("before") and not e["before"].get("recorded")):
+            continue
+        e["before"] = {"killed": r["killed"], "run": r["run"], "equivalent": r["equivalent"], "commit": r["commit"],
+                       "score": round(r["killed"] / r["run"], 4),
+                       "score_non_equivalent": round(r["killed"] / (r["run"] - r["equivalent"]), 4),
+                       "recorded": f"printed in the message of commit {r['commit']}"}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("modules", nargs="*", help="source files to mutate (default: every module of the plan)")
@@ -178,6 +192,7 @@ def main() -> int:
             return mine
 
     def write(data: dict) -> None:
+        merge_recorded_before(data, HERE / "before.toml")
         for module, e in data["modules"].items():  # reasons are annotations: re-applied to every stored run
             for run in (e, e.get("before")):
                 if run and "survivors" in run:
