@@ -314,3 +314,31 @@ def test_laplace_race_wide_path_matches_the_float_path_draw_for_draw():
     b = laplace_race_sample(ints.astype(np.float64), 1.0, 2, scale, rng=np.random.default_rng(7), size=300)
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
     assert set(a[1].tolist()) == {1, 2}  # the threshold at 1 sits on centre 1: its noise decides
+
+
+def test_exact_race_printed_threshold_is_the_corrected_one_at_eps_equal_delta_equal_1():
+    """At eps = 1 the printed ``eps + eps ln(Delta/eps)`` and the corrected ``eps + ln(Delta/delta)`` (at delta = 1)
+    are the same centre ``1 + ln Delta`` with noise Lap(1): the exact races agree draw for draw."""
+    from mechanisms.limited_domain.laplace import laplace_race_exact
+
+    for balanced in (False, True):
+        a, b = (laplace_race_exact([2, 0, 0], [0, 1, 2], 2, 1, 1, 2, literal, rng=np.random.default_rng(5), size=300,
+                                   balanced=balanced) for literal in (True, False))
+        assert a == b
+        assert {(BOT,), (0, BOT), (0, 1)} <= set(a)  # the threshold's noise matters: all three stops occur
+
+
+def test_guard_bits_cover_the_threshold_when_the_domain_is_all_ties():
+    """Every domain item tied with h_(kbar+1) (centres 0): the largest exponent is the threshold's 1 at scale 1/eps,
+    so eps = 2^40 needs ~40 guard bits; at prec=64 every outcome keeps ~64 relative bits (vs prec=512)."""
+    for h, k, kbar in (((0, 0, 0), 1, 2), ((0, 0, 0), 1, 3)):
+        m = LimitDomLap(k, kbar, 2**40, F(1, 10))
+        ref = m.distribution(h, prec=512)
+        for interval in (False, True):
+            law = m.distribution(h, prec=64, interval=interval)
+            assert set(law) == set(ref)
+            for o, v in law.items():
+                if interval:
+                    assert ref[o] in v and v.delta < ref[o] * mpmath.mpf(2) ** -50, (o, v)
+                else:
+                    assert abs(v - ref[o]) < ref[o] * mpmath.mpf(2) ** -50, (o, v, ref[o])
