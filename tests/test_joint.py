@@ -382,3 +382,56 @@ def test_flint_and_python_convolutions_agree(monkeypatch):
         pytest.skip("python-flint not installed")
     monkeypatch.setattr(joint_paths, "USE_FLINT", True)
     assert joint_paths.conv_trunc(a, b, 39) == school
+
+
+# ---- mutation testing (issue 23) ----------------------------------------------------------------------------
+
+
+def test_u_def5_defaults_to_index_ties():
+    h, S = (2, 2, 0), {1}                     # t* = item 0 (index before s* = item 1): one more user
+    assert u_def5(h, S) == u_def5(h, S, ties="index") == -1
+    assert u_def5(h, S, ties="any") == 0
+    with pytest.raises(InvalidParameter, match="ties='x'"):
+        u_def5(h, S, ties="x")
+
+
+def test_literal_readings_multiplicities_and_cached_samplers_differ_under_ties():
+    """With a tie (3, 3, 1, 0), Line 1 also admits an entry j < i: the two readings give different laws, each
+    with its own cached gap sampler on the shared tables."""
+    h, k = (3, 3, 1, 0), 2
+    tab = set_tables(h, k)
+    v, d = tab.v, len(tab.v)
+    for reading, keep in (("line1", lambda i, j: v[i] >= v[j] and j <= d - k + i),
+                          ("positions", lambda i, j: i <= j <= d - k + i)):
+        brute = Counter(v[i] - v[j] for i in range(k) for j in range(d) if keep(i, j))
+        assert tab.literal_multiplicity(reading) == [brute[m] for m in tab.gaps], reading
+    assert tab.literal_multiplicity("line1") != tab.literal_multiplicity("positions")
+    line1, pos = JointLiteral(k, 1, reading="line1"), JointLiteral(k, 1, reading="positions")
+    assert line1.distribution(h) != pos.distribution(h)
+    c1, c2 = line1.categorical(tab), pos.categorical(tab)
+    assert c1 is not c2 and c1.counts != c2.counts
+    assert c1 is line1.categorical(tab)
+
+
+@pytest.mark.parametrize("mech", [Joint(2, 1), JointLiteral(2, Fraction(1, 2))])
+def test_gap_distribution_is_the_set_law_summed_by_gap(mech):
+    h = (5, 4, 4, 1, 0)
+    P = mech.distribution(h, prec=120)
+    G = mech.gap_distribution(h, prec=120)
+    want: dict = {}
+    with mpmath.workprec(200):
+        for S, p in P.items():
+            m = -u_star(h, S)
+            want[m] = want.get(m, 0) + p
+        assert set(G) == set(want) and len(G) > 2
+        assert max(abs(G[m] - want[m]) for m in G) < mpmath.mpf(2) ** -100
+    Gi = mech.gap_distribution(h, prec=120, interval=True)
+    assert all(Gi[m].a <= want[m] <= Gi[m].b for m in G)
+
+
+def test_joint_sample_names_size_and_eps_in_errors():
+    rng = np.random.default_rng(0)
+    with pytest.raises(InvalidParameter, match=r"^size=0 must be >= 1"):
+        Joint(2, 1).sample((3, 1, 0), rng=rng, size=0)
+    with pytest.raises(InvalidParameter, match=r"^eps=1/\d+ is outside the float samplers' range"):
+        Joint(2, Fraction(1, 2**1000)).sample((3, 1, 0), rng=rng, exact=False)
