@@ -435,3 +435,24 @@ def test_joint_sample_names_size_and_eps_in_errors():
         Joint(2, 1).sample((3, 1, 0), rng=rng, size=0)
     with pytest.raises(InvalidParameter, match=r"^eps=1/\d+ is outside the float samplers' range"):
         Joint(2, Fraction(1, 2**1000)).sample((3, 1, 0), rng=rng, exact=False)
+
+
+def test_joint_sequence_normalises_eps_and_declares_its_symmetries():
+    m = JointSequence(2, "1/2")
+    assert m.eps == Fraction(1, 2) and type(m.eps) is type(Joint(2, "1/2").eps)
+    assert m.symmetries(4) == frozenset({"shift", "permute"}) == Joint(2, 1).symmetries(4)
+
+
+def test_joint_sequence_gap_distribution_is_the_sequence_law_summed_by_gap():
+    h, mech = (5, 4, 4, 1, 0), JointSequence(2, Fraction(1, 2))
+    P = mech.distribution(h, prec=120)
+    G = mech.gap_distribution(h, prec=120)
+    want: dict = {}
+    with mpmath.workprec(200):
+        for s, p in P.items():
+            m = -u_sequence(h, s)
+            want[m] = want.get(m, 0) + p
+        assert set(G) == set(want) and len(G) > 2
+        assert max(abs(G[m] - want[m]) for m in G) < mpmath.mpf(2) ** -100
+    Gi = mech.gap_distribution(h, prec=120, interval=True)
+    assert all(Gi[m].a <= want[m] <= Gi[m].b for m in G)
