@@ -326,3 +326,42 @@ def test_kbar_against_d_is_checked_at_call_time():
     with pytest.raises(InvalidParameter, match="k=1 must be >= 2"):
         OptimalThreshold(1, 3, 1, F(1, 10))
     assert OptimalThreshold.cost((3, (0, BOT))) == 3  # footnote 6: |o| + 1
+
+
+# ---- mutation testing (issue 23) ----------------------------------------------------------------------------
+
+
+def test_optimal_threshold_normalises_eps_names_it_and_declares_shift_only_below_d():
+    m = OptimalThreshold(2, 3, "1/2", "0.1")
+    assert m.eps == F(1, 2) and type(m.eps) is F
+    with pytest.raises(InvalidParameter, match=r"^eps=1/\d+ is outside the float samplers' range"):
+        OptimalThreshold(2, 3, F(1, 2**1000), "0.1").sample((3, 1, 1, 0), rng=np.random.default_rng(0))
+    assert m.symmetries(4) == frozenset({"permute-ties", "shift"})
+    assert m.symmetries(3) == frozenset({"permute-ties"})  # dbar = d: h_(d+1) = 0 is not shifted with the counts
+
+
+def test_optimal_threshold_distribution_keeps_the_requested_precision():
+    """The inner LimitDom laws are computed at the caller's prec, not the default 256 bits."""
+    m, h = OptimalThreshold(2, 3, 1, F(1, 10)), (4, 0, 2, 1)
+    law = m.distribution(h, prec=512)
+    with mpmath.mp.workprec(512):
+        sel = m.selection(h, prec=512)
+        for kbar, p in sel.items():
+            for o, q in m.inner(kbar).distribution(h, prec=512).items():
+                assert abs(law[(kbar, o)] - p * q) < mpmath.mpf(2) ** -480 * p * q, (kbar, o)
+    widths = [v.delta for v in m.distribution(h, prec=512, interval=True).values()]
+    assert max(widths) < mpmath.mpf(2) ** -480
+
+
+@pytest.mark.parametrize("literal", [False, True])
+def test_optimal_threshold_exact_selection_path_matches_the_float_path_draw_for_draw(monkeypatch, literal):
+    """The wide-count path (exact integer/fraction order) forced on small counts selects as the float path from the
+    same Gumbel draws (the race after it reads the same stream)."""
+    import mechanisms.limited_domain.optimal_threshold as ot
+
+    m, h = OptimalThreshold(2, 4, F(1, 2), F(1, 10), literal=literal), (4, 0, 3, 1, 2)
+    a = m.sample(h, rng=np.random.default_rng(11), size=400)
+    monkeypatch.setattr(ot, "is_wide", lambda span, scale: True)
+    b = m.sample(h, rng=np.random.default_rng(11), size=400)
+    assert a == b
+    assert {o[0] for o in a} == {2, 3, 4}
