@@ -20,13 +20,16 @@ arithmetic for *every* instance.  ``tight`` flags a margin within rounding of 0
 
 from __future__ import annotations
 
+import math
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import mpmath
+import numpy as np
 
 from mechanisms.core import DEFAULT_PREC, exact_context, relabel_outcome, symmetries_of
 from mechanisms.errors import InvalidParameter
@@ -34,6 +37,7 @@ from mechanisms.exact.cache import cached_distribution
 
 from proofs.claims import Claim, Comparison, Domain, Instance, PrivacyClaim, Statement
 
+from .batch import pair_margins, skippable, stack
 from .enclosure import (
     LawArrays,
     delta_enclosures,
@@ -434,47 +438,125 @@ def scan(claim: Claim, instances: Iterable[Instance], *, prec: int = DEFAULT_PRE
     """Evaluate ``instances`` of ``claim`` and keep the tightest comparison (see the module docstring)."""
     acc = Partial()
     start = time.perf_counter()
-    for inst in instances:
-        acc.n += 1
-        for comp, extra in evaluate_instance(claim, inst, prec=prec, interval=certify):
-            if "margin_bounds" in extra:  # a decided float enclosure: certified, no tolerance involved
-                lo_f, hi_f = extra["margin_bounds"]
-                acc.violated |= hi_f < 0
-                key = mpmath.mpf(lo_f)
-                if acc.worst_key is None or key < acc.worst_key:
-                    acc.worst_key = key
-                    acc.worst = _witness(claim, inst, comp, None, extra, prec)
+    for block in _blocks(instances, SCREEN if certify else 0):
+        skip = _screen(claim, block, prec) if certify and SCREEN else None
+        for i, inst in enumerate(block):
+            acc.n += 1
+            if skip is not None and skip[i]:  # decided "holds" and never the witness (dpverify.checker.batch)
+                if progress:
+                    progress(acc.n)
                 continue
-            with both_precisions(prec):
-                m = margin_of(comp.lhs, comp.op, comp.rhs)
-            exact = isinstance(m, int) or type(m).__name__ == "Fraction"
-            if not exact and (comp.op == "==" or not is_interval(m)):
-                # equality of non-exact numbers can be consistent with, never certified by, intervals
-                acc.all_exact_or_interval = False
-            lo, hi = _lower(m), _upper(m)
-            if exact:
-                bad, near = m < 0, m == 0 and comp.op != "=="
-            elif is_interval(m):
-                bad = hi < 0
-                near = (lo < 0 <= hi) and not bad and comp.op != "=="
-                if near and max(-lo, hi) > tolerance(prec, comp.lhs, comp.rhs):
-                    acc.straddle = True  # too wide to decide: inconclusive
-                    near = False
-                elif near:  # the bound attained up to the working precision: consistent, not certified
-                    acc.all_exact_or_interval = False
-            else:
-                tol = tolerance(prec, comp.lhs, comp.rhs)
-                bad, near = m < -tol, abs(m) <= tol and comp.op != "=="
-            acc.violated |= bool(bad)
-            acc.tight |= bool(near)
-            key = _sort_key(lo if not exact else m)
-            if acc.worst_key is None or key < acc.worst_key:
-                acc.worst_key = key
-                acc.worst = _witness(claim, inst, comp, m, extra, prec)
-        if progress:
-            progress(acc.n)
+            _take(acc, claim, inst, prec, certify)
+            if progress:
+                progress(acc.n)
     acc.seconds = time.perf_counter() - start
     return acc
+
+
+#: instances screened together by a certified scan (:func:`_screen`)
+SCREEN = 20000
+
+
+def _blocks(instances: Iterable[Instance], size: int) -> Iterator[Iterable[Instance]]:
+    """``instances`` as lists of ``size`` (one stream when ``size`` is 0)."""
+    if not size:
+        yield instances
+        return
+    it = iter(instances)
+    while block := list(islice(it, size)):
+        yield block
+
+
+def _screen(claim: Claim, block: list[Instance], prec: int) -> np.ndarray | None:
+    """Which instances of ``block`` a certified scan may skip (:mod:`dpverify.checker.batch`), or None.
+
+    Only (eps, delta)-DP claims whose points have float enclosures and whose laws are interval laws; the
+    pairs of every parameter dict are screened against the smallest margin upper end over the block.
+    Anything the screen cannot handle (a law that raises, too many outcomes) leaves it to the scan.
+    """
+    if not isinstance(claim, PrivacyClaim) or claim.notion != "dp" or len(block) < 2:
+        return None
+    groups: dict[tuple, list[int]] = {}
+    for i, inst in enumerate(block):
+        if inst.h_prime is None:
+            return None
+        groups.setdefault(tuple(sorted((k, repr(v)) for k, v in inst.params.items())), []).append(i)
+    lo_min = np.full(len(block), -np.inf)
+    holds = np.zeros(len(block), dtype=bool)
+    upper = math.inf
+    try:
+        for idxs in groups.values():
+            params = block[idxs[0]].params
+            fast = _fast_points(claim, params)
+            if fast is None:
+                continue
+            mech = claim_mechanism(claim, params)
+            rows: dict[tuple, int] = {}
+            laws = []
+            for i in idxs:
+                for h in (block[i].h, block[i].h_prime):
+                    if h not in rows:
+                        arrays = _law_arrays(mech, h, prec)
+                        if arrays is None:
+                            raise _Unscreened
+                        rows[h] = len(laws)
+                        laws.append(arrays)
+            stacked = stack(laws)
+            if stacked.lo.size > 20_000_000:
+                continue
+            a = np.fromiter((rows[block[i].h] for i in idxs), dtype=np.int64, count=len(idxs))
+            b = np.fromiter((rows[block[i].h_prime] for i in idxs), dtype=np.int64, count=len(idxs))
+            factors, claimed, _ = fast
+            pure = [dc == 0 for _, dc in _points(claim, params)]
+            lo, ok, hi = pair_margins(stacked, a, b, factors, claimed, pure)
+            lo_min[idxs], holds[idxs] = lo, ok
+            upper = min(upper, float(hi.min()))
+    except Exception:  # noqa: BLE001 - the scan evaluates every pair itself and raises where it must
+        return None
+    return skippable(lo_min, holds, upper)
+
+
+class _Unscreened(Exception):
+    """A law of the block has no float enclosure: the block is scanned pair by pair."""
+
+
+def _take(acc: Partial, claim: Claim, inst: Instance, prec: int, certify: bool) -> None:
+    """Fold one instance's comparisons into ``acc`` (the tightest comparison wins)."""
+    for comp, extra in evaluate_instance(claim, inst, prec=prec, interval=certify):
+        if "margin_bounds" in extra:  # a decided float enclosure: certified, no tolerance involved
+            lo_f, hi_f = extra["margin_bounds"]
+            acc.violated |= hi_f < 0
+            key = mpmath.mpf(lo_f)
+            if acc.worst_key is None or key < acc.worst_key:
+                acc.worst_key = key
+                acc.worst = _witness(claim, inst, comp, None, extra, prec)
+            continue
+        with both_precisions(prec):
+            m = margin_of(comp.lhs, comp.op, comp.rhs)
+        exact = isinstance(m, int) or type(m).__name__ == "Fraction"
+        if not exact and (comp.op == "==" or not is_interval(m)):
+            # equality of non-exact numbers can be consistent with, never certified by, intervals
+            acc.all_exact_or_interval = False
+        lo, hi = _lower(m), _upper(m)
+        if exact:
+            bad, near = m < 0, m == 0 and comp.op != "=="
+        elif is_interval(m):
+            bad = hi < 0
+            near = (lo < 0 <= hi) and not bad and comp.op != "=="
+            if near and max(-lo, hi) > tolerance(prec, comp.lhs, comp.rhs):
+                acc.straddle = True  # too wide to decide: inconclusive
+                near = False
+            elif near:  # the bound attained up to the working precision: consistent, not certified
+                acc.all_exact_or_interval = False
+        else:
+            tol = tolerance(prec, comp.lhs, comp.rhs)
+            bad, near = m < -tol, abs(m) <= tol and comp.op != "=="
+        acc.violated |= bool(bad)
+        acc.tight |= bool(near)
+        key = _sort_key(lo if not exact else m)
+        if acc.worst_key is None or key < acc.worst_key:
+            acc.worst_key = key
+            acc.worst = _witness(claim, inst, comp, m, extra, prec)
 
 
 def _witness(claim: Claim, inst: Instance, comp: Comparison, m: Any, extra: dict, prec: int) -> Witness:

@@ -30,6 +30,7 @@ from typing import Any, Mapping, Sequence
 
 import mpmath
 import numpy as np
+from mpmath.libmp import fzero, to_float
 
 from mechanisms.core import exact_context, to_ctx
 
@@ -67,11 +68,12 @@ def law_arrays(law: Mapping) -> LawArrays | None:
     vals = [law[o] for o in outcomes]
     if not all(isinstance(v, mpmath.iv.mpf) for v in vals):
         return None
-    lo = np.nextafter(np.array([float(v.a) for v in vals]), _DOWN)
-    hi = np.nextafter(np.array([float(v.b) for v in vals]), _UP)
+    ends = [v._mpi_ for v in vals]  # the raw ends: float(v.a) is to_float of the same end, without the interval wrapper
+    lo = np.nextafter(np.array([to_float(a) for a, _ in ends]), _DOWN)
+    hi = np.nextafter(np.array([to_float(b) for _, b in ends]), _UP)
     # an upper end exactly 0 (tested on the mpf: 1e-400 also converts to 0.0) is the probability 0, kept
     # exact so that an outcome listed with probability 0 is not mistaken for a possibly positive one
-    hi[[v.b == 0 for v in vals]] = 0.0
+    hi[[b == fzero for _, b in ends]] = 0.0
     np.maximum(lo, 0.0, out=lo)  # probabilities are >= 0
     return LawArrays(outcomes, lo, hi)
 

@@ -1,0 +1,144 @@
+"""The certified scan's pair screen (dpverify.checker.batch, issue 16 throughput).
+
+The screen lets a certified scan skip pairs that hold by a margin and cannot be the witness.  It is
+sound only if (1) its margin enclosures contain the per-pair fast path's for every pair and point, and
+(2) the scan's result is the same with and without it.  Both are held here, the first against the
+per-pair functions of :mod:`dpverify.checker.enclosure` on random laws with zeros and one-sided outcomes,
+the second on claims of every family -- including violated ones -- with a spy showing the screen does skip.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import numpy as np
+import pytest
+from mpmath import iv
+
+import dpverify.checker.core as core
+from dpverify.checker import batch as B
+from dpverify.checker import enclosure as E
+from mechanisms.core import exact_context
+from proofs.registry import get_claim
+
+SEED = 20261127
+
+
+def _law(rng: random.Random, outcomes: list, zero_share: float) -> dict:
+    w = [0 if rng.random() < zero_share else rng.randint(1, 10**6) for _ in outcomes]
+    if not any(w):
+        w[0] = 1
+    tot = sum(w)
+    with exact_context(120, interval=True):
+        return {o: iv.mpf(x) / tot for o, x in zip(outcomes, w)}
+
+
+def _laws(n_laws: int, n_out: int, seed: int) -> list[E.LawArrays]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n_laws):
+        outs = [o for o in range(n_out) if rng.random() < 0.8] or [0]
+        if rng.random() < 0.3:  # an outcome only some laws list
+            outs.append(("only", rng.randint(0, 3)))
+        out.append(E.law_arrays(_law(rng, outs, zero_share=0.15)))
+    return out
+
+
+@pytest.mark.parametrize("n_out", [3, 40, 120])  # 120 > enclosure.SMALL: the per-pair numpy summation path too
+def test_batch_margins_contain_the_per_pair_fast_path(n_out: int) -> None:
+    laws = _laws(12, n_out, SEED + n_out)
+    s = B.stack(laws)
+    a, b = np.array([i for i in range(12) for j in range(12) if i != j]), np.array([j for i in range(12) for j in range(12) if i != j])
+    eps_list = [0, 0.01, 0.5, 3]
+    factors = [E.exp_bounds(e) for e in eps_list]
+    claimed = [E.float_bounds(x) for x in (0, 1e-3, 0.05, 0.2)]
+    pure = [True, False, False, False]
+    lo, holds, hi = B.pair_margins(s, a, b, factors, claimed, pure)
+    for k, (i, j) in enumerate(zip(a.tolist(), b.tolist())):
+        A, Bl = laws[i], laws[j]
+        los, his, decided = [], [], True
+        for f, c, p in zip(factors, claimed, pure):
+            if p:
+                mb = E.pure_margin_bounds(E.ratio_bounds(A, Bl), f)
+                if mb is None:
+                    decided = False
+                    continue
+            else:
+                dlo, dhi, _ = E.delta_enclosures(A, Bl, [f])[0]
+                mb = E.margin_bounds((dlo, dhi), c)
+            los.append(mb[0])
+            his.append(mb[1])
+            decided &= mb[0] >= 0
+        assert lo[k] <= min(los)  # the screen's lower end never exceeds the scan's key
+        if decided and len(los) == len(factors):
+            assert hi[k] >= min(his)
+        if holds[k]:  # decided "holds" by the screen: decided "holds" by the per-pair path too
+            assert decided and min(los) >= 0
+
+
+def test_ratio_bounds_are_the_per_pair_ones_exactly() -> None:
+    laws = _laws(10, 30, SEED)
+    s = B.stack(laws)
+    a = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+    b = np.array([9, 8, 7, 6, 5, 4, 3, 2, 1, 0])
+    rlo, rhi = B._ratios(s, a, b)
+    for k in range(10):
+        assert (rlo[k], rhi[k]) == E.ratio_bounds(laws[a[k]], laws[b[k]])
+
+
+def test_skippable_keeps_violations_undecided_pairs_and_the_smallest() -> None:
+    lo = np.array([0.5, 0.1, -0.2, 0.9, 0.9, 0.3])
+    holds = np.array([True, True, False, True, False, True])
+    upper = 0.3
+    got = B.skippable(lo, holds, upper).tolist()
+    # 0.5 and 0.9 (decided) lie above the smallest upper end; 0.1 might be the witness; 0.3 ties it (kept)
+    assert got == [True, False, False, True, False, False]
+    assert not B.skippable(lo, holds, float("inf")).any()
+
+
+CLAIMS = ["DR19.Thm1", "DR19.Lem4.1", "GJMR21.Thm8", "CWGM20.Thm3.2", "DR19.Lem6.1#corrected", "CWGM20.Thm2.8",
+          "DR19.Thm1#linf", "GJMR21.Thm8#literal", "CWGM20.Thm3.2#mutant-gap-to-bottom", "DR19.Lem4.1#monotone-dropped"]
+
+
+def _fresh_check(cid: str, screen: int) -> dict:
+    c = get_claim(cid)
+    dom = dataclasses.replace(c.quick_domain, d=3, max_count=3)
+    old = core.SCREEN
+    core.SCREEN = screen
+    try:
+        j = core.check(c, dom, certify=True).as_json()
+    finally:
+        core.SCREEN = old
+    j.pop("seconds")
+    return j
+
+
+@pytest.mark.parametrize("cid", CLAIMS)
+def test_screened_scan_gives_the_same_result(cid: str) -> None:
+    assert _fresh_check(cid, core.SCREEN) == _fresh_check(cid, 0)
+
+
+def test_screen_skips_most_pairs_of_a_holding_claim(monkeypatch: pytest.MonkeyPatch) -> None:
+    taken = []
+    real = core._take
+    monkeypatch.setattr(core, "_take", lambda acc, claim, inst, prec, certify: (taken.append(inst), real(acc, claim, inst, prec, certify)))
+    c = get_claim("DR19.Lem4.1")
+    r = core.check(c, dataclasses.replace(c.quick_domain, d=4, max_count=3, reduce=False, min_d=None), certify=True)
+    assert r.verdict == "holds" and r.pairs_checked > 1000
+    assert 0 < len(taken) < r.pairs_checked / 4  # most pairs were skipped, the witness was evaluated
+    assert (r.worst.h, r.worst.h_prime) in {(i.h, i.h_prime) for i in taken}
+
+
+def test_a_screen_that_skips_everything_would_be_caught() -> None:
+    """Power: skipping every decided pair regardless of the bound changes the witness of a holding claim."""
+    c = get_claim("DR19.Lem4.1")
+    dom = dataclasses.replace(c.quick_domain, d=3, max_count=3)
+    good = core.check(c, dom, certify=True).as_json()
+    real = B.skippable
+    try:
+        core.skippable = lambda lo, holds, upper: holds  # type: ignore[assignment]
+        bad = core.check(c, dom, certify=True).as_json()
+    finally:
+        core.skippable = real
+    assert bad["worst"] != good["worst"] or bad["pairs_checked"] != good["pairs_checked"] or bad["verdict"] != good["verdict"]
