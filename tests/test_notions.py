@@ -78,3 +78,219 @@ def test_dp_witness_json_is_unchanged():
 def test_unknown_notion_is_refused():
     with pytest.raises(ValueError, match="notion='renyi' must be one of"):
         _claim(lambda p: None, "renyi", lambda p: [], Domain())
+
+
+# ---- the witness details of each notion, pinned key by key (issue 23: mutation testing of notions.py) ----------
+
+from dataclasses import dataclass  # noqa: E402
+
+from proofs.claims import Instance  # noqa: E402
+
+from dpverify.checker.divergences import kl  # noqa: E402
+from dpverify.checker.notions import _br, _rdp, _zcdp, alpha_str, evaluate_notion  # noqa: E402
+
+
+@dataclass(frozen=True)
+class _Table:
+    """A mechanism given by its laws: ``laws`` is ``((h, ((outcome, Fraction), ...)), ...)``."""
+
+    laws: tuple
+
+    def distribution(self, h, prec=None, interval=False):
+        assert type(prec) is int and prec >= 53, prec  # evaluate_notion passes its working precision through
+        ctx = mpmath.iv if interval else mpmath.mp
+        return {o: ctx.mpf(p.numerator) / p.denominator for o, p in dict(self.laws)[h]}
+
+
+def _law(ctx, **probs):
+    return {o: ctx.mpf(p.numerator) / p.denominator for o, p in probs.items()}
+
+
+def _num(v):
+    """A float for an mp / iv / exact number (an interval must be a thin one); strings pass through."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, mpmath.iv.mpf):
+        assert v.a == v.b or float(v.b) - float(v.a) <= 1e-12 * max(1.0, abs(float(v.a))), v
+        return float(v.a)
+    return float(v)
+
+
+def _close(got: dict, want: dict):
+    assert set(got) == set(want), sorted(set(got) ^ set(want))
+    for k, w in want.items():
+        g = _num(got[k])
+        assert (g == w) if isinstance(w, str) else g == pytest.approx(w, rel=1e-12, abs=1e-300), (k, got[k], w)
+
+
+_BR3 = _Table(((("h",), (("a", F(1, 2)), ("b", F(1, 4)), ("c", F(1, 4)))),
+               (("g",), (("a", F(1, 8)), ("b", F(1, 4)), ("c", F(5, 8))))))
+
+
+@pytest.mark.parametrize("interval", [False, True])
+def test_br_witness_names_both_extreme_outcomes_with_their_probabilities(interval):
+    """L = ln P/Q is ln 4 at a, 0 at b, ln(2/5) at c: the range ln 10 between a (max) and c (min), one comparison per eta."""
+    c = _claim(lambda p: _BR3, "br", lambda p: [F(2), F(3)], Domain())
+    out = evaluate_notion(c, Instance(("h",), ("g",), {}), prec=80, interval=interval)
+    assert [(cmp.op, cmp.rhs, cmp.label) for cmp, _ in out] == [("<=", F(2), "range of ln P/Q <= claimed eta"),
+                                                                ("<=", F(3), "range of ln P/Q <= claimed eta")]
+    for (cmp, extra), eta in zip(out, (2, 3)):
+        assert isinstance(cmp.lhs, mpmath.iv.mpf) == interval and _num(cmp.lhs) == pytest.approx(float(mpmath.log(10)))
+        assert {k: v for k, v in extra.items() if k != "details"} == {
+            "eps": None, "delta_exact": None, "delta_claimed": None, "direction": None, "event": ["a", "c"]}
+        d = extra["details"]
+        assert isinstance(d["p_at_max"], mpmath.iv.mpf) == interval
+        _close(d, {"notion": "eps-bounded-range", "claimed": eta, "exact": float(mpmath.log(10)),
+                   "outcome_max_loss": "a", "loss_max": float(mpmath.log(4)), "p_at_max": 0.5, "q_at_max": 0.125,
+                   "outcome_min_loss": "c", "loss_min": float(mpmath.log(F(2, 5).numerator) - mpmath.log(5)),
+                   "p_at_min": 0.25, "q_at_min": 0.625})
+
+
+@pytest.mark.parametrize("ctx", [mpmath.mp, mpmath.iv])
+def test_br_witness_when_only_one_law_can_produce_an_outcome(ctx):
+    """Outcome b is P-only (range inf): its Q-probability is reported as 0 -- it was nan (0 * inf) in mp and
+    [-inf, +inf] in iv until this test -- and the loss br_range leaves undefined (None) is printed as "-inf"."""
+    P, Q = _law(ctx, a=F(1, 2), b=F(1, 2)), _law(ctx, a=F(1))
+    (cmp, extra), = _br(P, Q, [F(1)])
+    assert cmp.lhs == ctx.inf and extra["event"] == ["b", "b"] and extra["direction"] is None
+    assert isinstance(extra["details"]["q_at_max"], mpmath.iv.mpf) == (ctx is mpmath.iv)  # a zero of the laws' context
+    _close(extra["details"], {"notion": "eps-bounded-range", "claimed": 1, "exact": float("inf"),
+                              "outcome_max_loss": "b", "loss_max": float("inf"), "p_at_max": 0.5, "q_at_max": 0.0,
+                              "outcome_min_loss": "b", "loss_min": "-inf", "p_at_min": 0.5, "q_at_min": 0.0})
+    (cmp, extra), = _br(Q, P, [F(1)])  # b is now Q-only: its P-probability is 0
+    assert cmp.lhs == ctx.inf
+    _close(extra["details"], {"notion": "eps-bounded-range", "claimed": 1, "exact": float("inf"),
+                              "outcome_max_loss": "b", "loss_max": "-inf", "p_at_max": 0.0, "q_at_max": 0.5,
+                              "outcome_min_loss": "b", "loss_min": float("-inf"), "p_at_min": 0.0, "q_at_min": 0.5})
+
+
+_Z = _Table((((0,), ((0, F(1, 1000)), (1, F(999, 1000)))), ((1,), ((0, F(1, 10**6)), (1, F(999999, 10**6)))),
+             ((2,), ((0, F(3, 4)), (1, F(1, 4)))), ((3,), ((0, F(1, 4)), (1, F(3, 4)))),
+             ((4,), ((0, F(1, 2)), (1, F(1, 2)))), ((5,), ((0, F(1)),))))
+
+
+def _zcdp_details(inst, rho, interval=False):
+    c = _claim(lambda p: _Z, "zcdp", lambda p: [rho], Domain())
+    return evaluate_notion(c, Instance(inst[0], inst[1], {}), prec=80, interval=interval)
+
+
+def test_zcdp_witnesses_per_direction_and_how_each_was_decided():
+    """One comparison per ordered pair; the order alpha, D_alpha both ways, rho alpha and the supremum when it is not
+    at the witness order; the label says what was decided at which alpha."""
+    P, Q = _Z.distribution((0,), 80), _Z.distribution((1,), 80)
+    # violated at the order maximising D_alpha/alpha (an alpha with a long denominator: printed with 12 digits)
+    out = _zcdp_details(((0,), (1,)), F(1, 2))
+    assert [e["direction"] for _, e in out] == ["h->h'", "h'->h"]
+    cmp, extra = out[0]
+    d = extra["details"]
+    assert cmp.rhs == F(1, 2) and {k: v for k, v in extra.items() if k != "details"} == {
+        "eps": None, "delta_exact": None, "delta_claimed": None, "direction": "h->h'", "event": []}
+    alpha = mpmath.mpf(d["alpha"])
+    assert cmp.label == f"sup_alpha D_alpha/alpha <= rho (D_alpha > rho alpha; alpha={d['alpha']})"
+    assert d["alpha"] == mpmath.nstr(alpha, 12) and 3 < alpha < 4
+    _close({k: v for k, v in d.items() if k not in ("alpha",)},
+           {"notion": "rho-zCDP", "claimed": 0.5, "exact": _num(d["D_alpha"]) / float(alpha), "status": "violated",
+            "how": "D_alpha > rho alpha at the order maximising D_alpha/alpha", "D_alpha": _num(d["D_alpha"]),
+            "rho_times_alpha": float(alpha) / 2, "D_alpha_over_alpha": _num(d["D_alpha"]) / float(alpha),
+            "direction": "h->h'", "D_alpha_other_direction": _num(d["D_alpha_other_direction"])})
+    assert _num(cmp.lhs) == pytest.approx(_num(d["D_alpha_over_alpha"]), rel=1e-12)
+    assert _num(d["D_alpha_over_alpha"]) > 1
+    with mpmath.workprec(80):
+        for key, (A, B) in (("D_alpha", (P, Q)), ("D_alpha_other_direction", (Q, P))):
+            assert _num(d[key]) == pytest.approx(float(renyi(A, B, alpha)), rel=1e-9)
+
+    # violated by KL > rho just above 1: the witness alpha is explicit, the supremum (KL, the limit) is the lhs
+    out = _zcdp_details(((2,), (3,)), F(1, 2))
+    cmp, extra = out[1]
+    d = extra["details"]
+    kl_v = float(mpmath.log(3) / 2)
+    assert extra["direction"] == d["direction"] == "h'->h" and d["status"] == "violated"
+    assert d["sup_at"] == "alpha -> 1 (KL)" and _num(d["sup_D_alpha_over_alpha"]) == pytest.approx(kl_v)
+    assert _num(cmp.lhs) == pytest.approx(kl_v) and _num(d["exact"]) == pytest.approx(kl_v)
+    assert _num(d["D_alpha_over_alpha"]) < kl_v and "D_alpha_other_direction" in d and "outcome_only_one_side" not in d
+    assert cmp.label.startswith("sup_alpha D_alpha/alpha <= rho (D_alpha > rho alpha; alpha=1.0")
+
+    # holds: the largest ratio is the limit at 1 (KL); no witness order, so no other direction and rho_alpha = rho
+    for cmp, extra in _zcdp_details(((2,), (3,)), F(2)):
+        d = extra["details"]
+        assert cmp.label == "sup_alpha D_alpha/alpha <= rho (D_alpha <= rho alpha for all alpha > 1; alpha=1+ (limit: KL))"
+        _close(d, {"notion": "rho-zCDP", "claimed": 2.0, "exact": kl_v, "status": "holds",
+                   "how": "R^2/8 <= rho and KL < rho (Hoeffding)", "alpha": "1+ (limit: KL)", "D_alpha": kl_v,
+                   "rho_times_alpha": 2.0, "D_alpha_over_alpha": kl_v, "direction": extra["direction"]})
+
+    # an outcome only h can produce: D_alpha = inf at alpha = 2, named
+    (cmp, extra), (cmp2, extra2) = _zcdp_details(((4,), (5,)), F(1))
+    d = extra["details"]
+    assert cmp.lhs == mpmath.inf and d["outcome_only_one_side"] == 1 and d["alpha"] == "2"
+    assert _num(d["rho_times_alpha"]) == 2.0 and _num(d["D_alpha_other_direction"]) == pytest.approx(float(mpmath.log(2)))
+    assert "outcome_only_one_side" not in extra2["details"] and extra2["details"]["status"] == "holds"
+
+
+def test_zcdp_undecided_pair_is_inconclusive_only_as_an_open_interval_in_interval_mode():
+    """rho = KL of (3/4, 1/4) vs (1/4, 3/4) as an enclosure: the limit at 1 cannot be decided. Certified, the
+    comparison's lhs is [ratio, +inf] (so the checker says inconclusive); the details keep the ratio itself."""
+    with mpmath.workprec(80):
+        k = kl(_Z.distribution((2,), 80, True), _Z.distribution((3,), 80, True))
+    for cmp, extra in _zcdp_details(((2,), (3,)), k, interval=True):
+        d = extra["details"]
+        assert d["status"] == "inconclusive" and d["how"] == "KL equals rho within the enclosure (alpha -> 1)"
+        assert cmp.label == "sup_alpha D_alpha/alpha <= rho (not decided; alpha=1+ (limit: KL))"
+        assert isinstance(cmp.lhs, mpmath.iv.mpf) and cmp.lhs.b == mpmath.inf and cmp.lhs.a == d["D_alpha_over_alpha"].a
+        assert d["exact"] is d["D_alpha_over_alpha"] and isinstance(d["exact"], mpmath.iv.mpf) and d["exact"].b < 1
+    # the same interval laws outside interval mode: the lhs is the ratio, not widened
+    P, Q = _Z.distribution((2,), 80, True), _Z.distribution((3,), 80, True)
+    for cmp, extra in _zcdp(P, Q, [k], False):
+        assert extra["details"]["status"] == "inconclusive" and cmp.lhs.b < 1
+    # interval mode with a mechanism whose laws are plain mp numbers (rho = their KL at the certifier's 192 bits)
+    P, Q = _Z.distribution((2,), 80), _Z.distribution((3,), 80)
+    with mpmath.workprec(192):
+        k = kl(P, Q)
+    for cmp, extra in _zcdp(P, Q, [k], True):
+        assert extra["details"]["status"] == "inconclusive"
+        assert isinstance(cmp.lhs, mpmath.iv.mpf) and cmp.lhs.b == mpmath.inf and cmp.lhs.a == extra["details"]["exact"]
+
+
+@pytest.mark.parametrize("interval", [False, True])
+def test_rdp_reports_the_larger_direction_and_the_other(interval):
+    """(3/4, 1/4) vs (1/2, 1/2): D_2 is ln(5/4) forward and ln(4/3) backward, D_inf ln(3/2) vs ln 2; both points
+    report the backward direction, the forward value as the other one."""
+    c = _claim(lambda p: _Z, "rdp", lambda p: [(2, F(1, 4)), ("inf", 1)], Domain())
+    out = evaluate_notion(c, Instance((2,), (4,), {}), prec=80, interval=interval)
+    assert [cmp.label for cmp, _ in out] == ["D_alpha <= eps at alpha=2", "D_alpha <= eps at alpha=inf"]
+    for (cmp, extra), (alpha, eps, big, small) in zip(out, (("2", F(1, 4), F(4, 3), F(5, 4)), ("inf", 1, F(2), F(3, 2)))):
+        assert cmp.rhs == eps and cmp.op == "<=" and isinstance(cmp.lhs, mpmath.iv.mpf) == interval
+        want = float(mpmath.log(big.numerator) - mpmath.log(big.denominator))
+        other = float(mpmath.log(small.numerator) - mpmath.log(small.denominator))
+        assert {k: v for k, v in extra.items() if k != "details"} == {
+            "eps": None, "delta_exact": None, "delta_claimed": None, "direction": "h'->h", "event": []}
+        _close(extra["details"], {"notion": "(alpha, eps)-RDP", "claimed": float(eps), "exact": want, "alpha": alpha,
+                                  "D_alpha": want, "D_alpha_other_direction": other, "direction": "h'->h"})
+    # the pair the other way round: the forward direction is the larger one
+    (cmp, extra), _ = evaluate_notion(c, Instance((4,), (2,), {}), prec=80, interval=interval)
+    assert extra["direction"] == extra["details"]["direction"] == "h->h'"
+    assert _num(cmp.lhs) == pytest.approx(float(mpmath.log(4) - mpmath.log(3)))
+
+
+@pytest.mark.parametrize("ctx", [mpmath.mp, mpmath.iv])
+def test_rdp_tie_between_directions_reports_the_forward_one(ctx):
+    """A symmetric pair: D_alpha is the same number both ways (the same enclosure in iv, where `>=` of two equal
+    intervals is undecided): the forward direction is reported, compared on the upper ends."""
+    P, Q = _law(ctx, a=F(3, 4), b=F(1, 4)), _law(ctx, a=F(1, 4), b=F(3, 4))
+    for cmp, extra in _rdp(P, Q, [(2, 1), (F(3, 2), 1), ("inf", 2)]):
+        assert extra["direction"] == extra["details"]["direction"] == "h->h'"
+
+
+def test_alpha_str_forms():
+    assert alpha_str(None) == "1+ (limit: KL)"
+    assert alpha_str(mpmath.mp.inf) == "inf"
+    assert alpha_str(2) == "2" and alpha_str(F(3, 2)) == "3/2" and alpha_str(F(1, 1000)) == "1/1000"
+    assert alpha_str(F(1, 1001)) == "0.000999000999001"
+    assert alpha_str(F(1001, 1001 * 1000 + 1)) == mpmath.nstr(mpmath.mpf(1001) / 1001001, 12)
+    assert alpha_str(mpmath.mpf(1) / 3) == "0.333333333333"
+
+
+def test_evaluate_notion_refuses_a_notion_without_an_evaluator():
+    c = _claim(lambda p: _Z, "br", lambda p: [1], Domain())
+    object.__setattr__(c, "notion", "dp2")
+    with pytest.raises(ValueError, match="notion='dp2' has no evaluator"):
+        evaluate_notion(c, Instance((2,), (4,), {}), prec=80, interval=False)

@@ -50,14 +50,15 @@ def alpha_str(a: Any) -> str:
 def _br(P: dict, Q: dict, etas: list) -> list:
     rng = br_range(P, Q)
     ctx = ctx_of(next(iter(P.values())))
+    zero = ctx.mpf(0)  # the probability of an outcome one law cannot produce (0 * rng.value is nan when the range is inf)
     out = []
     for eta in etas:
         details = {
             "notion": "eps-bounded-range", "claimed": eta, "exact": rng.value,
-            "outcome_max_loss": rng.argmax, "loss_max": rng.l_max, "p_at_max": P.get(rng.argmax, 0 * rng.value),
-            "q_at_max": Q.get(rng.argmax, 0 * rng.value),
-            "outcome_min_loss": rng.argmin, "loss_min": rng.l_min, "p_at_min": P.get(rng.argmin, 0 * rng.value),
-            "q_at_min": Q.get(rng.argmin, 0 * rng.value),
+            "outcome_max_loss": rng.argmax, "loss_max": rng.l_max, "p_at_max": P.get(rng.argmax, zero),
+            "q_at_max": Q.get(rng.argmax, zero),
+            "outcome_min_loss": rng.argmin, "loss_min": rng.l_min, "p_at_min": P.get(rng.argmin, zero),
+            "q_at_min": Q.get(rng.argmin, zero),
         }
         details = {k: (v if v is not None else "-inf") for k, v in details.items()}
         extra = {"eps": None, "delta_exact": None, "delta_claimed": None, "direction": None,
