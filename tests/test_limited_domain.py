@@ -8,6 +8,7 @@ deliberately broken sampler.
 from __future__ import annotations
 
 import itertools
+import math
 from fractions import Fraction as F
 
 import mpmath
@@ -365,3 +366,58 @@ def test_optimal_threshold_exact_selection_path_matches_the_float_path_draw_for_
     b = m.sample(h, rng=np.random.default_rng(11), size=400)
     assert a == b
     assert {o[0] for o in a} == {2, 3, 4}
+
+
+def test_lem_sampler_is_plem_with_k1_draw_for_draw():
+    """LEM^kbar = pLEM^{1,kbar} (Def. 5.1 / Alg. 3), both variants (neurips: m = min(kbar, d - kbar) = 2 here)."""
+    h = (6, 1, 1, 0, 4)
+    for variant in ("long", "neurips"):
+        a = LEM(3, F(1, 2), F(1, 10), variant=variant).sample(h, rng=np.random.default_rng(3), size=300)
+        b = PLEM(1, 3, F(1, 2), F(1, 10), variant=variant).sample(h, rng=np.random.default_rng(3), size=300)
+        assert a == b and {(0,), (BOT,)} <= set(a)
+    assert len(LEM(3, 1, F(1, 10)).sample(h, rng=np.random.default_rng(0))) == 1
+
+
+def test_plem_names_k_and_size_defaults_to_one_draw_and_critical_scales():
+    with pytest.raises(InvalidParameter, match=r"^k=0 must be >= 1"):
+        PLEM(0, 3, 1, F(1, 10))
+    m, h = PLEM(2, 3, F(1, 2), F(1, 10)), (6, 1, 1, 0, 4)
+    with pytest.raises(InvalidParameter, match=r"^size=0 must be >= 1"):
+        m.sample(h, rng=np.random.default_rng(0), size=0)
+    with pytest.raises(InvalidParameter, match=r"^eps=1/\d+ is outside the float samplers' range"):
+        PLEM(2, 3, F(1, 2**1000), F(1, 10)).sample(h, rng=np.random.default_rng(0))
+    assert len(m.sample(h, rng=np.random.default_rng(0))) == 1
+    off = 1 + math.log(3 / 0.1) / 0.5  # m = kbar = 3
+    assert m.critical_scales() == pytest.approx((off, 2.0), rel=1e-15)
+    assert LEM(3, F(1, 2), F(1, 10)).critical_scales() == pytest.approx((off, 2.0), rel=1e-15)
+
+
+PLEM_WIDE_CASES = [
+    (PLEM(2, 3, F(1, 2), F(1, 10)), (6, 1, 1, 0, 4)),
+    (PLEM(3, 3, 1, F(1, 10), domain=(0, 2, 4)), (6, 1, 1, 0, 4)),
+    (PLEM(2, 3, F(1, 2), F(1, 10), literal=True), (6, 1, 1, 0, 4)),
+    (PLEM(2, 3, F(1, 2), F(1, 10), variant="neurips"), (3, 1, 2)),  # m = d - kbar = 0: a weightless ⊥
+]
+
+
+@pytest.mark.parametrize("mech,h", PLEM_WIDE_CASES)
+def test_plem_exact_order_path_matches_the_float_path_draw_for_draw(monkeypatch, mech, h):
+    """The wide-count rounds (exact integer/fraction order) forced on small counts draw the same Gumbels in the same
+    order as the float rounds, so they give the same outcomes row by row (⊥ wins in some rows, then stays won)."""
+    import mechanisms.limited_domain.peeling as peeling
+
+    a = mech.sample(h, rng=np.random.default_rng(5), size=400)
+    monkeypatch.setattr(peeling, "is_wide", lambda span, scale: True)
+    b = mech.sample(h, rng=np.random.default_rng(5), size=400)
+    assert a == b
+    assert len(set(a)) >= 4
+
+
+def test_plem_wide_counts_with_a_weightless_bot_fit_the_law():
+    """Bug fixed by the mutation helper (issue 23): with m = 0 (variant 'neurips', kbar = d) the wide-count path
+    split L = -inf into int64 (no value), so ⊥ won every round: all 2000 draws were (BOT,), an outcome of law 0."""
+    m = PLEM(2, 3, 1, F(1, 10), variant="neurips")
+    for h in ((2**40, 5, 3), (2**62, 2**62 - 1, 3)):
+        out = m.sample(h, rng=np.random.default_rng(0), size=2000)
+        assert (BOT,) not in set(out)
+        assert g_test(out, m.distribution(h, prec=64)) > P_THRESHOLD

@@ -252,9 +252,14 @@ class PLEM:
         alive = np.ones(size, dtype=bool)
         picks = np.full((size, self.k), -1, dtype=np.int64)
         rows = np.arange(size)
+        m_zero = L == -np.inf
         for r in range(self.k):
             ip, fr = split_noisy(rel[None, :], rng.gumbel(size=(size, n)) / eps)
-            ipb, frb = split_noisy(np.full(size, rel_bot, dtype=np.int64), (L + rng.gumbel(size=size)) / eps)
+            gb = rng.gumbel(size=size)
+            if m_zero:  # a weightless ⊥ (m = 0, L = -inf) never wins: floor(-inf) has no int64 value, so put it below every item
+                ipb, frb = np.full(size, np.iinfo(np.int64).min, dtype=np.int64), np.zeros(size)
+            else:
+                ipb, frb = split_noisy(np.full(size, rel_bot, dtype=np.int64), (L + gb) / eps)
             ip[removed], fr[removed] = np.iinfo(np.int64).min, 0.0
             j = exact_top(ip, fr, 1)[:, 0]
             bi, bf = ip[rows, j], fr[rows, j]
