@@ -142,3 +142,45 @@ def test_a_screen_that_skips_everything_would_be_caught() -> None:
     finally:
         core.skippable = real
     assert bad["worst"] != good["worst"] or bad["pairs_checked"] != good["pairs_checked"] or bad["verdict"] != good["verdict"]
+
+
+@pytest.mark.parametrize("n_out", [3, 120])
+def test_fast_keys_are_the_per_pair_keys_bit_for_bit(n_out: int) -> None:
+    rng = random.Random(SEED + 7 * n_out)
+    laws = []
+    for _ in range(10):  # full supports, weights within a factor 1.3: most pairs hold at eps = 0.5, some at eps = 0 do not
+        w = [rng.randint(10**6, 13 * 10**5) for _ in range(n_out)]
+        with exact_context(120, interval=True):
+            laws.append(E.law_arrays({o: iv.mpf(x) / sum(w) for o, x in enumerate(w)}))
+    s = B.stack(laws)
+    a = np.array([i for i in range(10) for j in range(10) if i != j])
+    b = np.array([j for i in range(10) for j in range(10) if i != j])
+    factors = [E.exp_bounds(e) for e in (0.5, 0.2, 3)]
+    claimed = [E.float_bounds(x) for x in (0, 0.05, 0.2)]
+    pure = [True, False, False]
+    lo, holds, _ = B.pair_margins(s, a, b, factors, claimed, pure)
+    keys = B.fast_keys(s, a[holds], b[holds], factors, claimed, pure)
+    assert holds.sum() > 5
+    for key, i, j in zip(keys, a[holds].tolist(), b[holds].tolist()):
+        per_pair = [E.pure_margin_bounds(E.ratio_bounds(laws[i], laws[j]), factors[0])[0]]
+        for f, c in zip(factors[1:], claimed[1:]):
+            dlo, dhi, _ = E.delta_enclosures(laws[i], laws[j], [f])[0]
+            per_pair.append(E.margin_bounds((dlo, dhi), c)[0])
+        assert key == min(per_pair)
+
+
+def test_tied_pairs_keep_the_first_and_evaluate_only_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DR19.Cor4.1 at (eps = 2, delta = 1e-4): delta_exact(2) = 0 on every pair, so every pair ties at margin 1e-4;
+    the scan's witness is the first pair, and the screen evaluates no other (the tie rule, exactly)."""
+    c = get_claim("DR19.Cor4.1")
+    dom = dataclasses.replace(c.quick_domain, d=3, max_count=3, reduce=False, min_d=None)
+    taken = []
+    real = core._take
+    monkeypatch.setattr(core, "_take", lambda acc, claim, inst, prec, certify: (taken.append(inst), real(acc, claim, inst, prec, certify)))
+    screened = core.check(c, dom, certify=True).as_json()
+    n_taken = len(taken)
+    monkeypatch.setattr(core, "SCREEN", 0)
+    plain = core.check(c, dom, certify=True).as_json()
+    screened.pop("seconds"), plain.pop("seconds")
+    assert screened == plain
+    assert n_taken <= len(dom.params) and plain["pairs_checked"] > 100 * n_taken

@@ -33,9 +33,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .enclosure import LawArrays
+from .enclosure import LawArrays, pure_margin_bounds
 
-__all__ = ["Stacked", "stack", "pair_margins", "skippable", "BLOCK"]
+__all__ = ["Stacked", "stack", "pair_margins", "fast_keys", "skippable", "BLOCK"]
 
 _UP, _DOWN = np.inf, -np.inf
 
@@ -70,13 +70,7 @@ def stack(laws: Sequence[LawArrays]) -> Stacked:
 
 def _one_direction(s: Stacked, a: np.ndarray, b: np.ndarray, flo: float, fhi: float) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper ends, per pair, of ``sum_o max(0, A(o) - f B(o))`` over ``A``'s listed outcomes."""
-    mask = s.present[a]
-    t_hi = np.nextafter(s.hi[a] - np.nextafter(flo * s.lo[b], _DOWN), _UP)
-    t_lo = np.nextafter(s.lo[a] - np.nextafter(fhi * s.hi[b], _UP), _DOWN)
-    np.maximum(t_hi, 0.0, out=t_hi)
-    np.maximum(t_lo, 0.0, out=t_lo)
-    t_hi[~mask] = 0.0
-    t_lo[~mask] = 0.0
+    t_lo, t_hi = _terms(s, a, b, flo, fhi)
     c = 2.0 * (s.n + 4) * 2.0 ** -52
     hi = np.nextafter(t_hi.sum(axis=1) * (1.0 + c), _UP)
     lo = np.maximum(np.nextafter(t_lo.sum(axis=1) * (1.0 - c), _DOWN), 0.0)
@@ -150,6 +144,41 @@ def pair_margins(s: Stacked, a: np.ndarray, b: np.ndarray, factors: Sequence[tup
             np.minimum(lo_min[sl], mlo, out=lo_min[sl])
             np.minimum(hi_min[sl], mhi, out=hi_min[sl])
     return lo_min, holds, hi_min
+
+
+def _fsum_upper(t_hi: np.ndarray) -> list[float]:
+    """Per row, the per-pair path's upper end ``nextafter(fsum(row), +inf)`` (zeros do not change an fsum)."""
+    nxt, fsum = math.nextafter, math.fsum
+    return [nxt(fsum(r), math.inf) for r in t_hi.tolist()]
+
+
+def _terms(s: Stacked, a: np.ndarray, b: np.ndarray, flo: float, fhi: float) -> tuple[np.ndarray, np.ndarray]:
+    mask = s.present[a]
+    t_hi = np.nextafter(s.hi[a] - np.nextafter(flo * s.lo[b], _DOWN), _UP)
+    t_lo = np.nextafter(s.lo[a] - np.nextafter(fhi * s.hi[b], _UP), _DOWN)
+    np.maximum(t_hi, 0.0, out=t_hi)
+    np.maximum(t_lo, 0.0, out=t_lo)
+    t_hi[~mask] = 0.0
+    t_lo[~mask] = 0.0
+    return t_lo, t_hi
+
+
+def fast_keys(s: Stacked, a: np.ndarray, b: np.ndarray, factors: Sequence[tuple[float, float]],
+              claimed: Sequence[tuple[float, float]], pure: Sequence[bool]) -> list[float]:
+    """The scan's ranking key of each pair as the per-pair fast path computes it, bit for bit: the smallest
+    ``margin_bounds`` / ``pure_margin_bounds`` lower end over the points (same terms, ``math.fsum`` per row,
+    the same ratio maxima).  Only for pairs that path decides (e.g. those :func:`pair_margins` says hold)."""
+    keys = [math.inf] * len(a)
+    ratios = _ratios(s, a, b) if any(pure) else None
+    for (flo, fhi), (clo, chi), is_pure in zip(factors, claimed, pure):
+        if is_pure:
+            lows = [pure_margin_bounds((rl, rh), (flo, fhi))[0] for rl, rh in zip(ratios[0].tolist(), ratios[1].tolist())]
+        else:
+            hi1 = _fsum_upper(_terms(s, a, b, flo, fhi)[1])
+            hi2 = _fsum_upper(_terms(s, b, a, flo, fhi)[1])
+            lows = [math.nextafter(clo - max(h1, h2), -math.inf) for h1, h2 in zip(hi1, hi2)]
+        keys = [min(k, x) for k, x in zip(keys, lows)]
+    return keys
 
 
 def skippable(lo_min: np.ndarray, holds: np.ndarray, upper: float) -> np.ndarray:

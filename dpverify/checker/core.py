@@ -37,7 +37,7 @@ from mechanisms.exact.cache import cached_distribution
 
 from proofs.claims import Claim, Comparison, Domain, Instance, PrivacyClaim, Statement
 
-from .batch import pair_margins, skippable, stack
+from .batch import fast_keys, pair_margins, skippable, stack
 from .enclosure import (
     LawArrays,
     delta_enclosures,
@@ -484,6 +484,7 @@ def _screen(claim: Claim, block: list[Instance], prec: int) -> np.ndarray | None
     lo_min = np.full(len(block), -np.inf)
     holds = np.zeros(len(block), dtype=bool)
     upper = math.inf
+    screened = []
     try:
         for idxs in groups.values():
             params = block[idxs[0]].params
@@ -511,9 +512,25 @@ def _screen(claim: Claim, block: list[Instance], prec: int) -> np.ndarray | None
             lo, ok, hi = pair_margins(stacked, a, b, factors, claimed, pure)
             lo_min[idxs], holds[idxs] = lo, ok
             upper = min(upper, float(hi.min()))
+            screened.append((np.asarray(idxs), stacked, a, b, factors, claimed, pure))
+        skip = skippable(lo_min, holds, upper)
+        # the pairs left that hold: their keys exactly as the scan would compute them; only the first smallest
+        # can be the witness (the scan keeps the first instance with the smallest key), the others are skipped
+        best: tuple[float, int] | None = None
+        for idxs, stacked, a, b, factors, claimed, pure in screened:
+            left = holds[idxs] & ~skip[idxs]
+            if not left.any():
+                continue
+            keys = fast_keys(stacked, a[left], b[left], factors, claimed, pure)
+            for i, key in zip(idxs[left].tolist(), keys):
+                skip[i] = True
+                if best is None or (key, i) < best:
+                    best = (key, i)
+        if best is not None:
+            skip[best[1]] = False
     except Exception:  # noqa: BLE001 - the scan evaluates every pair itself and raises where it must
         return None
-    return skippable(lo_min, holds, upper)
+    return skip
 
 
 class _Unscreened(Exception):
