@@ -125,3 +125,61 @@ def test_run_law_keeps_its_precision_at_large_centres():
         assert set(got) == set(ref)
         for pat, p in ref.items():
             assert abs(got[pat] - p) <= 1e-17 * p, pat
+
+
+def _raw(law):
+    return {k: (v._mpi_ if hasattr(v, "_mpi_") else v._mpf_) for k, v in law.items()}
+
+
+@pytest.mark.parametrize("interval", [False, True])
+def test_node_memo_gives_the_cold_law_bit_for_bit_and_keys_every_input(interval: bool) -> None:
+    """Runs sharing a prefix reuse its nodes; a run differing in any input (a centre, a scale, the threshold's
+    centre or scale, the context, the precision) must not.  Each law is compared with the law computed from a
+    cold memo, to the last bit (mp) or the same interval ends (iv)."""
+    import mechanisms.exact.threshold_runs as tr
+
+    stop = lambda p: sum(p) >= 2  # noqa: E731
+    base = dict(t_center=F(1), t_scale=F(2), centers=[F(0), F(1), F(3), F(2)], scales=[F(4)] * 4)
+    variants = [base,
+                {**base, "centers": [F(0), F(1), F(3), F(5)]},           # last centre
+                {**base, "scales": [F(4), F(4), F(4), F(3)]},            # last scale
+                {**base, "t_center": F(3, 2)},                           # threshold centre
+                {**base, "t_scale": F(1)},                               # threshold scale
+                {**base, "centers": [0, 1, 3, 2]}]                       # ints: the same law as Fractions
+
+    def law(v, prec=64, iv=interval):
+        with exact_context(prec, interval=iv) as ctx:
+            return _raw(run_distribution(ctx, v["t_center"], v["t_scale"], v["centers"], v["scales"], stop))
+
+    cold = []
+    for v in variants:
+        tr.clear_memo()
+        cold.append(law(v))
+    tr.clear_memo()
+    warm = [law(v) for v in variants]  # one after the other: every later run finds the earlier nodes
+    assert warm == cold
+    assert len(tr._PRODUCTS) > 0 and cold[0] == cold[-1] and cold[0] != cold[1] != cold[2]
+    assert law(base, prec=128) != law(base)  # precision is part of the key: a finer law, not the 64-bit one
+    tr.clear_memo()
+    assert law(base, prec=128) == law(base, prec=128)
+    assert law(base, iv=not interval) != law(base)  # so is the context
+
+
+def test_node_memo_is_bounded() -> None:
+    import mechanisms.exact.threshold_runs as tr
+
+    old = tr.MEMO_LIMIT
+    try:
+        tr.MEMO_LIMIT = 3
+        tr.clear_memo()
+        with exact_context(64) as ctx:
+            a = run_distribution(ctx, F(1), F(2), [F(0), F(1), F(2)], [F(1)] * 3, lambda p: False)
+        assert len(tr._PRODUCTS) <= 3 and len(tr._LEAVES) <= 3
+        tr.clear_memo()
+        tr.MEMO_LIMIT = old
+        with exact_context(64) as ctx:
+            b = run_distribution(ctx, F(1), F(2), [F(0), F(1), F(2)], [F(1)] * 3, lambda p: False)
+        assert a == b
+    finally:
+        tr.MEMO_LIMIT = old
+        tr.clear_memo()

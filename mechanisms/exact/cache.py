@@ -11,6 +11,8 @@ from typing import Any
 
 from mechanisms.core import DEFAULT_PREC
 
+from .threshold_runs import clear_memo
+
 __all__ = ["cached_distribution", "clear"]
 
 
@@ -21,5 +23,6 @@ def cached_distribution(mechanism: Any, h: tuple, prec: int = DEFAULT_PREC, inte
 
 
 def clear() -> None:
-    """Forget every memoised distribution (e.g. between benchmark runs)."""
+    """Forget every memoised distribution and threshold-run node (e.g. between benchmark runs)."""
     cached_distribution.cache_clear()
+    clear_memo()

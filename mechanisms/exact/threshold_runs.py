@@ -28,7 +28,7 @@ import numpy as np
 from .exppoly import ExpPoly, PiecewiseExpPoly, laplace_cdf, laplace_pdf, laplace_sf
 from .laplace_order import guard_bits
 
-__all__ = ["run_distribution", "run_sample", "laplace_tail_exact"]
+__all__ = ["run_distribution", "run_sample", "laplace_tail_exact", "clear_memo", "MEMO_LIMIT"]
 
 Pattern = tuple[bool, ...]
 
@@ -62,6 +62,8 @@ def _run_distribution(ctx: Any, t_center: Any, t_scale: Any, centers: Sequence[A
     sf = [_step(ctx, c, True) if b == 0 else laplace_sf(ctx, c, b) for c, b in zip(centers, scales)]
     cdf = [_step(ctx, c, False) if b == 0 else laplace_cdf(ctx, c, b) for c, b in zip(centers, scales)]
     out: dict[Pattern, Any] = {}
+    base = (id(ctx), ctx.prec, _key(t_center), _key(t_scale))
+    keys = [(_key(c), _key(b)) for c, b in zip(centers, scales)]
 
     def leaf(h: PiecewiseExpPoly) -> Any:
         return h(t_center) if point_mass else h.integral()
@@ -70,16 +72,52 @@ def _run_distribution(ctx: Any, t_center: Any, t_scale: Any, centers: Sequence[A
         i = len(prefix)
         for passed in (True, False):
             child = prefix + (passed,)
-            h = g * (sf[i] if passed else cdf[i])
+            node = (base, tuple(keys[: i + 1]), child)
+            product = _PRODUCTS.get(node)
+            if product is None:
+                product = _remember(_PRODUCTS, node, g * (sf[i] if passed else cdf[i]))
             if i + 1 == m or stop(child):
-                out[child] = leaf(h)
+                value = _LEAVES.get(node)
+                out[child] = value if value is not None else _remember(_LEAVES, node, leaf(product))
             else:
-                visit(child, h)
+                visit(child, product)
 
     if m == 0:
         return {(): ctx.mpf(1)}
     visit((), pdf)
     return out
+
+
+#: Products and leaf probabilities of pattern-tree nodes, shared by every run with the same threshold, the same
+#: (centre, scale) prefix and the same context and working precision: the value of a node depends on nothing else
+#: (the stopping rule only decides which nodes are leaves), so histograms with a common prefix -- consecutive
+#: histograms of an enumeration, the neighbours of one histogram -- compute it once.  Bounded; cleared when full.
+_PRODUCTS: dict = {}
+_LEAVES: dict = {}
+MEMO_LIMIT = 100_000
+
+
+def _remember(memo: dict, node: tuple, value: Any) -> Any:
+    if len(memo) >= MEMO_LIMIT:
+        memo.clear()
+    memo[node] = value
+    return value
+
+
+def clear_memo() -> None:
+    """Forget every remembered node (tests; the law cache's ``clear`` calls it too)."""
+    _PRODUCTS.clear()
+    _LEAVES.clear()
+
+
+def _key(x: Any) -> Any:
+    """A hashable key equal exactly when the number is: raw ends for mpmath numbers (an interval's ``==`` is
+    not equality of intervals), the value for ints and Fractions (``exact_point`` treats 1 and Fraction(1) alike)."""
+    if hasattr(x, "_mpi_"):
+        return ("iv", x._mpi_)
+    if hasattr(x, "_mpf_"):
+        return ("mp", x._mpf_)
+    return ("q", x)
 
 
 def _one(ctx: Any) -> PiecewiseExpPoly:
