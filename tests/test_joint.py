@@ -456,3 +456,110 @@ def test_joint_sequence_gap_distribution_is_the_sequence_law_summed_by_gap():
         assert max(abs(G[m] - want[m]) for m in G) < mpmath.mpf(2) ** -100
     Gi = mech.gap_distribution(h, prec=120, interval=True)
     assert all(Gi[m].a <= want[m] <= Gi[m].b for m in G)
+
+
+def _enclosure_holds(cat, weights, ctx_prec=600):
+    """``L_j / Z_h <= S_j / Z <= H_j / Z_l`` for the exact partial sums ``S_j`` of ``weights``."""
+    with mpmath.workprec(ctx_prec):
+        S = list(itertools.accumulate(weights))
+        return all(mpmath.mpf(lo) / cat.Zh <= s / S[-1] <= mpmath.mpf(hi) / cat.Zl
+                   for lo, hi, s in zip(cat.L, cat.H, S))
+
+
+def test_exact_categorical_encloses_partial_sums_with_fraction_gaps():
+    """Non-integer gaps take the interval path: every partial sum enclosed, Z held at exactly prec bits, and the
+    sampler draws the exact law."""
+    counts, gaps, eps = [2, 3, 0, 1], [Fraction(0), Fraction(1, 3), Fraction(1, 2), Fraction(5, 2)], Fraction(1, 2)
+    cat = ExactCategorical(counts, gaps, eps)
+    with mpmath.workprec(600):
+        w = [c * mpmath.exp(-mpmath.mpf(1) / 4 * mpmath.mpf(g.numerator) / g.denominator) for c, g in zip(counts, gaps)]
+    assert _enclosure_holds(cat, w)
+    assert cat.Zh.bit_length() == cat.prec == 128
+    assert all(0 <= hi - lo <= 4 for lo, hi in zip(cat.L, cat.H))
+    with exact_context(120) as ctx:
+        probs = cat.probabilities(ctx)
+    xs = cat.sample(np.random.default_rng(12), N_SAMPLES)
+    assert gof_pvalue(xs, {j: p for j, p in enumerate(probs) if p}) > ALPHA
+
+
+def test_exact_categorical_integer_gaps_in_any_order():
+    counts, gaps = [1, 2, 1, 3], [2, 5, 1, 3]            # not ascending, the first gap not 0
+    cat = ExactCategorical(counts, gaps, 1)
+    with mpmath.workprec(600):
+        w = [c * mpmath.exp(-mpmath.mpf(g) / 2) for c, g in zip(counts, gaps)]
+    assert _enclosure_holds(cat, w)
+
+
+def test_exact_categorical_keeps_its_precision_for_tiny_weights_with_huge_counts():
+    """Gap 1386 at eps = 1 weighs ~2^-1000 and has 2^1000 sets: both gaps are likely.  The fixed-point scale covers the
+    tiny weight, so the initial 128 bits already enclose Z to 2^-128 and no draw needs a refinement."""
+    cat = ExactCategorical([1, 2**1000], [0, 1386], 1)
+    assert (cat.Zh - cat.Zl) * 2**cat.prec <= cat.Zh
+    xs = cat.sample(np.random.default_rng(3), 300)
+    assert cat.prec == 128 and 50 < sum(xs) < 250
+
+
+class _WordStub:
+    """A generator whose first 64-bit word is ``u`` and every later word ``nxt`` (counts the later words)."""
+
+    def __init__(self, u, nxt):
+        self.u, self.nxt, self.calls = u, nxt, 0
+
+    def integers(self, lo, hi, size=None, dtype=None):
+        if size is not None:
+            return np.array([self.u], dtype=np.uint64)
+        self.calls += 1
+        return np.uint64(self.nxt)
+
+
+@pytest.mark.parametrize("prec", [64, 128])
+def test_exact_categorical_doubles_its_precision_once_the_revealed_bits_reach_it(prec):
+    """The first 64 bits straddle p0; the next word decides, and by then 128 + 16 bits outrun prec: one doubling."""
+    with mpmath.workprec(300):
+        u = int(mpmath.floor(2**64 / (1 + mpmath.exp(-mpmath.mpf(1) / 2))))
+    for nxt, want in ((0, 0), (2**64 - 1, 1)):
+        cat = ExactCategorical([1, 1], [0, 1], 1, prec=prec)
+        stub = _WordStub(u, nxt)
+        assert cat.sample(stub, 1) == [want]
+        assert stub.calls == 1 and cat.prec == 2 * prec
+
+
+def test_scaled_floor_and_ceil_are_exact_on_dyadic_numbers():
+    from mechanisms.joint.sampling import _ceil_scaled, _floor_scaled
+
+    # non-negative only, as the callers pass (partial sums of positive weights): to_man_exp drops the sign
+    cases = [(3, 4, 48, 48), (3, 0, 3, 3), (0.75, 1, 1, 2), (5, -1, 2, 3), (0, 3, 0, 0)]
+    for x, P, fl, ce in cases:
+        raw = mpmath.mpf(x)._mpf_
+        assert (_floor_scaled(raw, P), _ceil_scaled(raw, P)) == (fl, ce), (x, P)
+
+
+def test_randbelow_big_n_reads_whole_little_endian_bytes_and_rejects():
+    from mechanisms.joint.sampling import randbelow
+
+    class Bytes:
+        def __init__(self, chunks):
+            self.chunks = list(chunks)
+
+        def bytes(self, n):
+            chunk = self.chunks.pop(0)
+            assert len(chunk) == n
+            return chunk
+
+    n = 3 << 68                                   # n - 1 has 70 bits: 9 whole bytes, the top 2 bits dropped
+    second = bytes(range(1, 10))
+    want = int.from_bytes(second, "little") >> 2
+    assert want < n and int.from_bytes(second, "big") >> 2 != want
+    assert randbelow(Bytes([b"\xff" * 9, second]), n) == want   # 2^70 - 1 >= n is rejected first
+    assert randbelow(np.random.default_rng(0), 7) in range(7)
+    with pytest.raises(ValueError, match="n=0 must be > 0"):
+        randbelow(np.random.default_rng(0), 0)
+
+
+def test_gumbel_argmax_is_the_argmax_of_logw_plus_gumbel_noise():
+    from mechanisms.joint.sampling import gumbel_argmax
+
+    logw = np.log(np.array([1.0, 2.0, 3.0]))
+    got = gumbel_argmax(np.random.default_rng(4), logw, 500)
+    noise = np.random.default_rng(4).gumbel(size=(500, 3))
+    assert got.shape == (500,) and np.array_equal(got, np.argmax(logw + noise, axis=1))
