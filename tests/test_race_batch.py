@@ -250,3 +250,17 @@ def test_race_sample_and_array_agree_in_law_on_the_bench_shape():
     from scipy.stats import chi2_contingency
 
     assert chi2_contingency(table)[1] > P_THRESHOLD
+
+
+# ---- mutation testing (issue 23) ----------------------------------------------------------------------------
+
+
+def test_empty_domain_gives_bot_rows_without_drawing():
+    """No item to race (an empty domain): every row is ⊥ at once, -1 in all k places, and no uniform is drawn."""
+    rng = np.random.default_rng(SEED)
+    h, empty = np.array([3, 1, 0], dtype=np.int64), np.zeros(0, dtype=np.int64)
+    for m in (0, 2):
+        arr = RB.race_sample_array(h, empty, 2, 1.0, 4, m, 0.1, rng=rng, size=5)
+        assert arr.dtype == np.int64 and arr.shape == (5, 2) and (arr == -1).all()
+        assert array_to_outcomes(arr) == [(BOT,)] * 5
+    assert rng.random() == np.random.default_rng(SEED).random()
