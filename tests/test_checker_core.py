@@ -445,3 +445,156 @@ def test_scan_defaults_to_mp():
                     evaluate=lambda inst, prec, interval: seen.append(interval) or [Comparison(1, "<=", 1)])
     scan(ob, instances_of(ob, ob.domain))
     assert seen == [False]
+
+
+# ---- issue 23, third round (sample of 80 of the grown module) ----
+
+from dpverify.checker import core as _core  # noqa: E402
+from dpverify.checker.core import coverage_of, defined_at  # noqa: E402
+from dpverify.checker.numbers import fmt  # noqa: E402
+
+
+@dataclass(frozen=True)
+class StrictCoin:
+    """Coin, insisting on the documented argument types (an int precision, a bool interval flag)."""
+
+    def distribution(self, h, *, prec=53, interval=False):
+        assert type(prec) is int and type(interval) is bool, (prec, interval)
+        return Coin().distribution(h, prec=prec, interval=interval)
+
+
+def test_certified_fast_path_returns_decided_enclosures_with_their_points():
+    """(0) vs (1): pure eps ln 2 (holds at 1, violated at 1/2); delta(1) well below 1/8. In interval mode every point
+    is decided by the float enclosures: each comparison carries its claimed side, margin bounds and point index."""
+    claim = _claim([(1, 0), (Fraction(1, 2), 0), (1, Fraction(1, 8))])
+    comps = evaluate_instance(claim, Instance((0,), (1,), {}), interval=True)
+    assert [(c.op, c.rhs, c.label) for c, _ in comps] == [
+        ("<=", 1, "eps_exact (max |ln P/Q|) <= claimed eps"), ("<=", Fraction(1, 2), "eps_exact (max |ln P/Q|) <= claimed eps"),
+        ("<=", Fraction(1, 8), "delta_exact(1) <= claimed")]
+    for i, (c, extra) in enumerate(comps):
+        assert extra["fast"] is True and extra["point"] == i
+        lo, hi = extra["margin_bounds"]
+        assert (lo >= 0) if i != 1 else (hi < 0)
+    (_, e0), (_, e1), (c2, e2) = comps
+    assert set(e0) == set(e1) == {"eps", "delta_exact", "delta_claimed", "fast", "margin_bounds", "point"}
+    assert (e0["eps"], e0["delta_exact"], e0["delta_claimed"]) == (1, None, 0) and e1["eps"] == Fraction(1, 2)
+    assert set(e2) == {"eps", "delta_exact", "delta_claimed", "direction", "fast", "margin_bounds", "point"}
+    assert (e2["eps"], e2["delta_claimed"]) == (1, Fraction(1, 8)) and e2["direction"] in ("h->h'", "h'->h")
+    assert c2.lhs == e2["delta_exact"] and 0 <= e2["delta_exact"][0] <= e2["delta_exact"][1] < 0.125
+    # outside interval mode: the profile's extras, direction per point
+    (c, extra), = evaluate_instance(_claim([(0, Fraction(1, 8))]), Instance((0,), (1,), {}))
+    assert set(extra) == {"eps", "delta_exact", "delta_claimed", "direction", "P", "Q"}
+    assert extra["direction"] == "h->h'" and extra["delta_exact"] == c.lhs == F(1) / 4 and extra["eps"] == 0
+
+
+def test_witness_laws_are_asked_with_a_bool_interval_flag():
+    """A certified approximate-DP witness re-reads the mp laws for eps(delta): the mechanism is asked with interval=False."""
+    claim = _pc(StrictCoin(), [(Fraction(1, 10), Fraction(1, 8))], m=2)
+    r = check(claim, certify=True)
+    assert r.verdict == "violated" and r.certified and r.worst.eps_exact > 0.1
+
+
+def test_notion_claims_pass_the_precision_and_report_claimed_over_exact():
+    """BR on the coin (0)-(1): range ln 3 (ln(3/2) - ln(1/2)); the ratio is claimed / exact, in mp and certified."""
+    claim = PrivacyClaim(id="TEST.br", title="", source="", statement="", code="", domain=Domain(d=1, max_count=1),
+                         mechanism=lambda p: StrictCoin(), points=lambda p: [2], notion="br")
+    (c, _), = evaluate_instance(claim, Instance((0,), (1,), {}), prec=80)
+    with mpmath.workprec(80):
+        assert abs(c.lhs - mpmath.log(3)) < F(2) ** -70  # 80 bits reached the laws
+    for certify in (False, True):
+        r = check(claim, certify=certify)
+        assert r.verdict == "holds" and abs(r.ratio - 2 / mpmath.log(3)) < 1e-15
+
+
+def test_the_screen_leaves_notion_claims_and_single_pairs_to_the_scan():
+    """Only (eps, delta) claims are screened: a BR / RDP claim's points are not (eps, delta) points."""
+    block = [Instance((0, 0), (1, 0), {}), Instance((0, 0), (0, 1), {}), Instance((1, 0), (2, 0), {})]
+    for notion, pts in (("br", [2]), ("rdp", [(2, Fraction(1, 4))])):
+        c = PrivacyClaim(id="TEST.n", title="", source="", statement="", code="", domain=Domain(d=2, max_count=2),
+                         mechanism=lambda p: Coin(), points=lambda p, pts=pts: pts, notion=notion)
+        assert _core._screen(c, block, 64) is None
+    dp = _pc(Coin(), [(1, Fraction(1, 8))], d=2, m=2)
+    assert _core._screen(dp, block[:1], 64) is None
+    skip = _core._screen(dp, block, 64)
+    assert skip is not None and len(skip) == 3 and not skip.all()
+
+
+class Picky:
+    """Defined from length 2 on; records what defined_at asks for."""
+
+    def __init__(self):
+        self.asked = []
+
+    def symmetries(self, d):
+        return frozenset()
+
+    def distribution(self, h, *, prec=53, interval=False):
+        self.asked.append((h, prec, interval))
+        if len(h) < 2:
+            raise InvalidParameter("d must be >= 2")
+        with exact_context(prec, interval) as ctx:
+            return {0: ctx.mpf(1)}
+
+
+def test_defined_at_tries_the_zero_histogram_at_64_bits():
+    m = Picky()
+    claim = _pc(m, [(1, 0)])
+    assert defined_at(claim, {}, 2) is True and defined_at(claim, {}, 1) is False
+    assert m.asked == [((0, 0), 64, False), ((0,), 64, False)]
+
+
+class Sym:
+    """Declares a different symmetry set per length (laws are not needed by coverage_of beyond the zero histogram)."""
+
+    def __init__(self, by_d):
+        self.by_d = by_d
+
+    def symmetries(self, d):
+        return frozenset(self.by_d[d])
+
+    def distribution(self, h, *, prec=53, interval=False):
+        with exact_context(prec, interval) as ctx:
+            return {0: ctx.mpf(1)}
+
+
+def test_coverage_names_the_main_reduction_and_every_exception_in_order():
+    m = Sym({1: {"shift"}, 2: {"shift", "permute"}, 3: set()})
+    claim = PrivacyClaim(id="TEST.cov", title="", source="", statement="", code="", domain=Domain(),
+                         mechanism=lambda p: m, points=lambda p: [(1, 0)])
+    dom = Domain(d=3, min_d=1, max_count=2, params=({"a": 1}, {"a": 2}), extra={"pairs": [((0,), (1,), {})]})
+    # each set is met at two (d, params) places; the main one is the largest name list among the ties: ["shift"]
+    assert coverage_of(claim, dom) == (
+        "one canonical pair per class under shift (covers every count level: all pairs whose counts span <= 2)"
+        "; except no reduction at d=3 (params #1), d=3 (params #2); permute+shift at d=2 (params #1), d=2 (params #2)"
+        "; plus 1 pinned pair(s) from outside the box")
+    lemma = Obligation(id="TEST.l", title="", source="", statement="", code="", domain=Domain(),
+                       evaluate=lambda inst, prec, interval: [])
+    assert coverage_of(lemma, Domain()) == \
+        "every pair (a lemma's quantities need not share the mechanism's symmetries: no reduction)"
+
+
+def test_witness_json_formats_each_kind_of_detail():
+    details = {"s": "text", "b": True, "n": None, "t": (1, BOT), "f": frozenset({2, 1}), "x": F(1) / 4, "q": Fraction(1, 3),
+               "i": iv.mpf([1, 2])}
+    j = Witness((0,), (1,), {}, "", 1, "<=", 2, 1, details=details).as_json()["details"]
+    assert j == {"s": "text", "b": True, "n": None, "t": "(1, ⊥)", "f": "{1, 2}", "x": fmt(F(1) / 4),
+                 "q": "1/3", "i": fmt(iv.mpf([1, 2]))}
+    assert all(type(v) in (str, bool, type(None)) for v in j.values())
+
+
+def test_the_screen_keys_every_parameter_group_and_evaluates_one_of_tied_pairs(monkeypatch):
+    """Two parameter dicts: at eps = 5 every pair holds by the whole claimed 1/4 (skipped: they cannot be the witness); at
+    eps = 1/5 (delta = 3/4 - e^0.2 / 2 = 0.139) the coin's pairs (0)-(1) and (1)-(2) tie (mirror images), so only the
+    first of them is evaluated."""
+    claim = PrivacyClaim(id="TEST.g", title="", source="", statement="", code="",
+                         domain=Domain(d=1, max_count=2, params=({"e": 5}, {"e": Fraction(1, 5)})),
+                         mechanism=lambda p: Coin(), points=lambda p: [(p["e"], Fraction(1, 4))])
+    taken = []
+    real = _core._take
+    monkeypatch.setattr(_core, "_take", lambda acc, c, inst, prec, certify: (taken.append(inst), real(acc, c, inst, prec, certify)))
+    screened = check(claim, certify=True).as_json()
+    assert [(i.h, i.h_prime, i.params) for i in taken] == [((0,), (1,), {"e": Fraction(1, 5)})]
+    monkeypatch.setattr(_core, "SCREEN", 0)
+    plain = check(claim, certify=True).as_json()
+    screened.pop("seconds"), plain.pop("seconds")
+    assert screened == plain and plain["pairs_checked"] == 4 and plain["verdict"] == "holds"
