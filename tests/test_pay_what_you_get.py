@@ -323,3 +323,52 @@ def test_pmultilem_names_each_side_and_draws_one_transcript_by_default():
     with pytest.raises(InvalidHistogram, match=r"^h1="):
         dev.distribution_on((1, 0), "bad")
     assert len(dev.sample_on((3, 1, 0), (3, 1, 1), rng=np.random.default_rng(SEED))) == 1
+
+
+# ---- mutation testing (issue 23): mechanisms/pay_what_you_get/strategies.py ---------------------------------
+
+
+def test_strategy_catalogue_rebuilt_at_test_time_asks_what_its_comments_say():
+    """``_catalogue`` runs at import (STRATEGIES); rebuilt here and replayed on h = (1, 2, 3) and short transcripts."""
+    from mechanisms.pay_what_you_get.strategies import _catalogue
+
+    cat = _catalogue()
+    assert cat == STRATEGIES and all(s.name == key for key, s in cat.items())
+    h, b = (1, 2, 3), (BOT,)
+
+    def ask(name, t=()):
+        step = cat[name](t)
+        return None if step is None else (step.view(h), step.k, step.kbar)
+
+    want = {  # name: [(transcript, (view(h), k, kbar) or None), ...]
+        "fixed-k1": [((), (h, 1, 1))],
+        "fixed-k2": [((), (h, 2, 2))],
+        "fixed-k2-kbar3": [((), (h, 2, 3))],
+        "alg6-fixed": [((), (h, 2, 3))],                                    # Algorithm 6 rounds: k = 2, dbar = 3
+        "alg6-greedy": [((), (h, 3, 3)), (((0,),), (h, 3, 3)), (((3, (0, 1)),), None)],  # k* = 4, stops below 2
+        "reask-on-bot": [((), (h, 1, 2)), ((b,), (h, 1, 2)), (((0,),), None)],
+        "reask-shifted": [((), ((4, 2, 3), 2, 2)), ((b,), ((4, 2, 3), 2, 2))],
+        "reask-far": [((), ((9, 2, 3), 1, 1)), ((b,), ((9, 2, 3), 1, 1)), (((0,),), None)],
+        "far-k1": [((), ((8, 2, 3), 1, 1))],
+        "peel-off": [((), (h, 1, 2)), (((2,), (0, BOT)), ((0, 2, 0), 1, 2))],
+        "adaptive-kbar": [((), (h, 1, 1)), ((b,), (h, 1, 2)), ((b, (0,), b), (h, 1, 1))],
+        "switch": [((), (h, 1, 1)), (((0,),), ((2, 3, 1), 1, 1)), (((1,),), ((5, 1, 2), 1, 1)),
+                   (((2,),), ((2, 3, 1), 1, 1)), ((b,), ((2, 1, 0), 1, 1))],
+        "greedy-k": [((), (h, 2, 2)), (((0, 1),), (h, 1, 2)), (((0, 1), b), None)],
+        "project": [((), ((3, 1), 1, 1))],
+    }
+    assert set(want) == set(cat)
+    for name, rows in want.items():
+        for t, expected in rows:
+            assert ask(name, t) == expected, (name, t)
+
+
+def test_fixed_strategy_stops_after_its_rounds_and_views_name_bad_parameters():
+    f = Fixed(1, 1, rounds=2)
+    assert f(((0,),)) == Step(View(), 1, 1) and f(((0,), (1,))) is None
+    assert Fixed(1, 1)(((0,),) * 50) == Step(View(), 1, 1)
+    with pytest.raises(InvalidParameter, match=r"^zero=-1 must be >= 0"):
+        View(zero=(-1,))
+    with pytest.raises(InvalidParameter, match=r"^reflect=-2 must be >= 0"):
+        View(reflect=-2)
+    assert View(zero=(1,), reflect=5)((1, 2, 3)) == (4, 5, 2)
