@@ -372,3 +372,18 @@ def test_fixed_strategy_stops_after_its_rounds_and_views_name_bad_parameters():
     with pytest.raises(InvalidParameter, match=r"^reflect=-2 must be >= 0"):
         View(reflect=-2)
     assert View(zero=(1,), reflect=5)((1, 2, 3)) == (4, 5, 2)
+
+
+# ---- mutation testing (issue 23): mechanisms/pay_what_you_get/transcript.py ---------------------------------
+
+
+def test_every_accountant_on_plain_and_algorithm_6_rounds():
+    from mechanisms.pay_what_you_get.transcript import CHARGES
+
+    rounds = [(2, 0), (2, BOT), (BOT,), (3, (1, BOT)), (3, (0, 1)), (3, (BOT,))]
+    want = {"alg2": [2, 2, 1, 3, 3, 2],
+            "no-footnote6": [2, 2, 1, 2, 2, 1],       # Algorithm 6 rounds pay only |o_i|
+            "indices-only": [2, 1, 0, 2, 3, 1]}       # ⊥ is free (footnote 6's +1 kept)
+    assert set(want) == set(CHARGES)
+    for rule, charges in want.items():
+        assert [charge_of(o, rule) for o in rounds] == charges, rule
