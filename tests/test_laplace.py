@@ -256,3 +256,56 @@ def test_wide_noise_fallback_orders_by_the_float_sum():
             return np.tile(np.array([0.0, 2.0**62, 2.0**62]), (size[0], 1))
 
     assert laplace_top_indices((0, 5, 5), 1.0, 2, rng=Tied(), size=1).tolist() == [[1, 2]]
+
+
+# ---- mutation testing (issue 23) ----------------------------------------------------------------------------
+
+
+def test_invalid_common_cases_rebuilt_at_test_time_fail_for_their_own_key():
+    """The registry's invalid cases (``_invalid_common`` runs at import), rebuilt at test time, on both factories."""
+    from mechanisms.laplace.noisy_max import _invalid_common
+
+    cases = _invalid_common()
+    assert len(cases) == 6
+    for params, exc, needle in cases:
+        assert set(params) <= {"eps", "sensitivity"}
+        for factory, extra in ((ReportNoisyMaxLaplace, {}), (LaplaceTopK, {"k": 2})):
+            with pytest.raises(exc) as info:
+                factory(**extra, **params)
+            assert needle in str(info.value), (params, str(info.value))
+            bad = "sensitivity" if "sensitivity" in params else "eps"  # the only invalid key of the case
+            assert str(info.value).startswith(f"{bad}="), str(info.value)
+            factory(**extra, **{**params, bad: 1})  # the other keys are valid
+
+
+def test_sensitivity_normalised_symmetries_and_scale_named_in_sampler_errors():
+    m = ReportNoisyMaxLaplace(1, sensitivity="3/2")
+    assert m.sensitivity == Fraction(3, 2) and type(m.sensitivity) is Fraction
+    assert LaplaceTopK(2, 1, sensitivity="3/2").sensitivity == Fraction(3, 2)
+    assert m.symmetries(3) == LaplaceTopK(2, 1).symmetries(3) == frozenset({"shift", "permute"})
+    rng = np.random.default_rng(SEED)
+    for mech in (ReportNoisyMaxLaplace(Fraction(1, 2**1000)), LaplaceTopK(1, Fraction(1, 2**1000))):
+        with pytest.raises(InvalidParameter, match=r"^scale=\d+ is outside the float samplers' range"):
+            mech.sample((3, 1), rng=rng)
+
+
+def test_noise_beyond_int64_takes_the_float_path():
+    """Noise of 2**70 has no int64 integer part: it must be ordered by the float sum (ties to the smaller index)."""
+    class Fixed:
+        def laplace(self, loc, scale, size):
+            return np.tile(np.array([2.0**70, 0.0, -(2.0**70)]), (size[0], 1))
+
+    assert laplace_top_indices((0, 0, 0), 1.0, 3, rng=Fixed(), size=2).tolist() == [[0, 1, 2]] * 2
+
+
+def test_wide_noise_fallback_breaks_many_ties_by_index():
+    """The float path's sort is stable: 40 items tied in two groups come out by index within each group (an
+    unstable sort reorders ties once a row has more than ~16 entries)."""
+    pattern = np.random.default_rng(3).integers(0, 2, size=40).astype(np.float64) * 2.0**62
+
+    class Fixed:
+        def laplace(self, loc, scale, size):
+            return np.tile(pattern, (size[0], 1))
+
+    expect = sorted(range(40), key=lambda i: (-pattern[i], i))
+    assert laplace_top_indices((0,) * 40, 1.0, 40, rng=Fixed(), size=2).tolist() == [expect] * 2
