@@ -9,6 +9,7 @@ import mpmath
 import numpy as np
 import pytest
 
+from mechanisms.errors import InvalidParameter
 from mechanisms.exponential import ExponentialMechanism, PeelingPF, PermuteAndFlip
 from mechanisms.exponential.permute_flip import pf_expected_error
 
@@ -112,3 +113,46 @@ def test_wide_counts_keep_their_order():
     h = (2**61, 0, 5)
     draws = PermuteAndFlip(F(1, 10**6)).sample(h, rng=np.random.default_rng(1), size=200)
     assert set(draws) == {(0,)}
+
+
+# ---- mutation testing (issue 23) ----------------------------------------------------------------------------
+
+
+def test_pf_invalid_cases_rebuilt_at_test_time_fail_only_for_their_own_key():
+    """``_invalid`` runs at import (REGISTRY); rebuilt here so that its cases are checked as written."""
+    from mechanisms.exponential.permute_flip import _invalid
+
+    base = {"eps": 1, "sensitivity": 1, "factor2": False, "literal": False}
+    cases = _invalid()
+    assert len(cases) == 6
+    for params, exc, needle in cases:
+        for factory in (PermuteAndFlip, lambda **p: PeelingPF(2, **p)):
+            with pytest.raises(exc) as info:
+                factory(**params).distribution((3, 1, 0))
+            assert needle in str(info.value), (params, str(info.value))
+        full = {**base, **params}
+        bad = [key for key in base if full[key] != base[key] or type(full[key]) is not type(base[key])]
+        assert len(bad) == 1, params
+        PermuteAndFlip(**{**full, bad[0]: base[bad[0]]})
+
+
+def test_pf_parameters_scales_symmetries_and_one_item_histograms():
+    m = PermuteAndFlip(1, sensitivity="1/2")
+    assert m.sensitivity == F(1, 2) and type(m.sensitivity) is type(PermuteAndFlip("1/2").eps)
+    assert PeelingPF(1, 1, sensitivity="3").sensitivity == 3
+    assert PeelingPF(2, 2).critical_scales() == (0.5,) and PeelingPF(2, 2, factor2=True).critical_scales() == (1.0,)
+    assert PermuteAndFlip(2, sensitivity=3).critical_scales() == (1.5,)
+    for mech in (PermuteAndFlip(1), PeelingPF(2, 1)):
+        assert mech.symmetries(4) == frozenset({"shift", "permute"})
+    assert PermuteAndFlip(1).distribution((5,)) == {(0,): 1}
+    assert PermuteAndFlip(1).sample((5,), rng=np.random.default_rng(0), size=3) == [(0,)] * 3
+    with pytest.raises(InvalidParameter, match=r"^sensitivity/eps \(the exponential noise scale\)=\d+ is outside"):
+        PermuteAndFlip(F(1, 2**1000)).sample((3, 1, 0), rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("literal", [False, True])
+def test_one_peeling_round_is_permute_and_flip_draw_for_draw(literal):
+    h = (3, 1, 2, 0, 2)
+    a = PeelingPF(1, F(7, 10), literal=literal).sample(h, rng=np.random.default_rng(SEED), size=300)
+    b = PermuteAndFlip(F(7, 10), literal=literal).sample(h, rng=np.random.default_rng(SEED), size=300)
+    assert a == b and len(set(a)) > 2
