@@ -221,3 +221,40 @@ def test_correct_ts_passes_where_mutants_fail():
                          points=lambda p: [(p["eps"], p["delta"])])
     for params in ({"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10)}, {"k": 2, "kbar": 2, "eps": 2, "delta": F(1, 5)}):
         assert check(claim, Domain(d=3, max_count=3, params=(params,))).verdict == "holds"
+
+
+# ---- mutation testing (issue 23): TopStable ---------------------------------------------------------------
+def test_ts_exact_samplers_fit_with_the_em_stage_and_a_balanced_kbar_4():
+    """The exact sampler's peeling-EM stage (eps_EM > 0, i > k) and the balanced uniform k-subset of kbar = 4 places."""
+    from collections import Counter
+
+    for mech, h in ((TopStable(1, 3, 2, F(1, 5), eps_em=F(1, 2), exact=True), (6, 4, 1, 0)),
+                    (TopStable(2, 4, 4, F(1, 5), exact=True, balanced=True), (9, 9, 9, 9, 0))):
+        draws = Counter(mech.sample(h, rng=np.random.default_rng(SEED), size=2000))
+        law = {o: float(p) for o, p in mech.distribution(h).items()}
+        assert set(draws) <= set(law) and len(draws) >= 6
+        assert goodness_of_fit(dict(draws), law).p_value >= ALPHA
+
+
+def test_ts_balanced_permutation_is_uniform():
+    """_permutation: kbar - 1 Fisher-Yates steps give each of the 4! orders of range(4) with probability 1/24."""
+    from collections import Counter
+
+    from mechanisms.exact.sampling import RandomWords
+
+    ts, words = TopStable(2, 4, 4, F(1, 5), exact=True, balanced=True), RandomWords.of(np.random.default_rng(SEED))
+    perms = Counter(tuple(ts._permutation(words)) for _ in range(2400))
+    assert all(sorted(p) == [0, 1, 2, 3] for p in perms) and len(perms) == 24
+    assert goodness_of_fit(dict(perms), {p: 1 / 24 for p in perms}).p_value >= ALPHA
+
+
+def test_ts_names_size_keeps_exact_numbers_and_next_but_one_reads_h_kbar_plus_2():
+    ts = TopStable(1, 2, 1, F(1, 10))
+    with pytest.raises(InvalidParameter, match=r"^size=0 must be >= 1"):
+        ts.sample((3, 1, 0), rng=np.random.default_rng(SEED), size=0)
+    assert type(ts.eps) is int and type(ts.delta) is F  # exact numbers kept as given
+    assert TopStable(1, 2, 0.5, 0.1).delta == F(0.1)  # floats at their binary value
+    for distance, last in (("gap", 3), ("next-rank", 4), ("next-but-one", 4)):
+        m = TopStable(1, 2, 1, F(1, 10), distance=distance)
+        assert m.symmetries(last) == frozenset({"permute-ties", "shift"}), distance
+        assert m.symmetries(last - 1) == frozenset({"permute-ties"}), distance
