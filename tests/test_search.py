@@ -240,3 +240,117 @@ def test_every_privacy_claim_of_the_ledger_can_be_searched_on_the_quick_grid():
         if res.verdict not in ("holds", "violated", "inconclusive", "skipped"):
             bad[cid] = res.verdict
     assert not bad, bad
+
+
+# ---- issue 23: mutation testing of dpverify/search/run.py ---------------------------------------------------
+
+
+def test_closeness_skips_equalities():
+    """An equality is met, not approached: a violated ``==`` does not count, only the ``<=`` after it."""
+    comps = [(Comparison(5, "==", 1), {}), (Comparison(mpmath.mpf(1), "<=", 4), {})]
+    assert closeness(comps) == (mpmath.mpf(1) / 4, 1)
+    assert closeness([(Comparison(5, "==", 1), {})]) == (0, -1)
+
+
+def test_what_is_not_searched_and_the_skipped_result():
+    from proofs.claims import Domain, Instance, Obligation, Statement
+
+    from dpverify.search.run import not_searched
+
+    ev = lambda inst, prec, interval: [Comparison(1, "<=", 2)]  # noqa: E731
+    own = Obligation(id="T.own", title="t", source="s", statement="s", code="c", evaluate=ev,
+                     instances=lambda dom: [Instance((0,), None, {})])
+    assert not_searched(Statement(id="T.s", title="t", source="s", statement="s", code="c")) == "a statement: nothing to search"
+    assert not_searched(Obligation(id="T.sym", title="t", source="s", statement="s", code="c", kind="symbolic", evaluate=ev)) \
+        == "a symbolic proof: nothing to search"
+    assert not_searched(own) == "the lemma enumerates its own instances: no candidate generator applies"
+    assert not_searched(Obligation(id="T.ok", title="t", source="s", statement="s", code="c", evaluate=ev, domain=Domain())) == ""
+    j = search(own).as_json()
+    assert j == {"claim": "T.own", "title": "t", "verdict": "skipped", "expected": own.expected,
+                 "as_expected": own.expected == "skipped", "evaluations": 0, "certified": False, "tight": False,
+                 "ratio_claimed_over_exact": None, "space": "-", "parameter_points": 0, "phases": {}, "seconds": 0.0,
+                 "reason": "the lemma enumerates its own instances: no candidate generator applies", "best": None}
+
+
+class _Nowhere:
+    """Defined on no histogram at all."""
+
+    def distribution(self, h, *, prec=53, interval=False):
+        raise InvalidParameter("never defined")
+
+
+class _OnlyZero:
+    """Defined on the all-zero histogram only (so every length is 'defined', yet no candidate pair can be evaluated)."""
+
+    def distribution(self, h, *, prec=53, interval=False):
+        if any(h):
+            raise InvalidParameter("only the zero histogram")
+        return {0: mpmath.mpf(1)}
+
+
+def _pclaim(mech):
+    from proofs.claims import Domain, PrivacyClaim
+
+    return PrivacyClaim(id="T.p", title="t", source="s", statement="s", code="c", domain=Domain(d=2, max_count=2),
+                        mechanism=lambda p: mech, points=lambda p: [(1, Fraction(1, 10))])
+
+
+def test_a_search_with_no_defined_point_or_no_evaluable_candidate_is_skipped_with_the_reason():
+    res = search(_pclaim(_Nowhere()), grid=None, evals=10, max_d=2, max_count=3)
+    assert (res.verdict, res.evaluations, res.points, res.certified, res.reason) == \
+        ("skipped", 0, 0, False, "no parameter point is defined")
+    assert res.space == "lengths up to 2, counts 0..3, 0 parameter point(s) as given" and res.best is None
+    res = search(_pclaim(_OnlyZero()), grid=None, evals=10, max_d=2, max_count=3)
+    assert (res.verdict, res.evaluations, res.points, res.certified, res.tight, res.reason) == \
+        ("skipped", 0, 1, False, False, "no candidate could be evaluated")
+    assert res.space == "lengths up to 2, counts 0..3, 1 parameter point(s) as given"
+    assert set(res.phases) == {"screening", "local search", "targeted (hypothesis)"} and res.ratio is None
+
+
+def test_a_privacy_claim_is_searched_over_the_grid_applied_to_its_own_points():
+    c = get_claim("DR19.Lem4.1")
+    own = search(c, grid=None, evals=6, max_d=3, max_count=20)
+    assert own.points == len(c.domain.params) and own.space.endswith("parameter point(s) as given")
+    grid = search(c, evals=6, max_d=3, max_count=20)
+    assert grid.points > own.points and "applied to them" in grid.space
+
+
+def test_a_lemma_on_single_histograms_is_searched_on_histograms():
+    from proofs.claims import Domain, Obligation
+
+    seen = []
+
+    def ev(inst, prec, interval):
+        seen.append(inst.h_prime)
+        return [Comparison(max(inst.h), "<=", 10**6)]
+
+    lem = Obligation(id="T.single", title="t", source="s", statement="s", code="c", relation="none", evaluate=ev,
+                     domain=Domain(d=2, max_count=3, relation="none"))
+    res = search(lem, evals=12, max_d=3, max_count=50)
+    assert res.verdict == "holds" and res.evaluations > 0 and res.best.h_prime is None and set(seen) == {None}
+    assert res.space.startswith("single histograms of lengths 2..3, counts 0..50")
+
+
+def test_the_targeted_phase_applies_linf_moves_as_listed(monkeypatch):
+    """Under linf a move already carries both signs: the targeted phase never reverses it (nor does hill-climbing)."""
+    from dpverify.search import run as R
+
+    signs, on = [], []
+    real_pair, real_targeted = R.pair_from, R._targeted
+
+    def pair(h, e, sign, max_count):
+        if on:
+            signs.append(sign)
+        return real_pair(h, e, sign, max_count)
+
+    def targeted(*a, **k):
+        on.append(1)
+        try:
+            return real_targeted(*a, **k)
+        finally:
+            on.clear()
+
+    monkeypatch.setattr(R, "pair_from", pair)
+    monkeypatch.setattr(R, "_targeted", targeted)
+    search(get_claim("DR19.Thm1#linf"), grid=None, evals=60, seed=0)
+    assert len(signs) > 5 and set(signs) == {1}
