@@ -258,3 +258,31 @@ def test_ts_names_size_keeps_exact_numbers_and_next_but_one_reads_h_kbar_plus_2(
         m = TopStable(1, 2, 1, F(1, 10), distance=distance)
         assert m.symmetries(last) == frozenset({"permute-ties", "shift"}), distance
         assert m.symmetries(last - 1) == frozenset({"permute-ties"}), distance
+
+
+# ---- mutation testing (issue 23): SVT ---------------------------------------------------------------------
+def test_svt_mutant_specs_rebuilt_at_test_time_as_written():
+    """``_mutant`` runs at import (REGISTRY); rebuilt here so that its specs are checked as written."""
+    from mechanisms.stability.svt import REGISTRY as SVT_REGISTRY, _mutant
+
+    specs = [s for s in SVT_REGISTRY if s.mutant]
+    assert [s.name for s in specs] == ["svt-mutant-no-query-noise", "svt-mutant-no-threshold-noise", "svt-mutant-query-noise-1-over-eps2"]
+    for spec in specs:
+        cal = spec.name.removeprefix("svt-mutant-")
+        again = _mutant(cal, spec.mutant, spec.valid)
+        assert again.name == spec.name and again.mutant == spec.mutant and again.relation == "linf"
+        assert again.valid is spec.valid and again.examples == ((2, 1, 0), (1, 2, 2))
+        for p in again.valid:
+            assert again.factory(**p) == SVT(**p, calibration=cal)
+            assert again.claim(p) == (p["eps1"] + p["eps2"], 0)
+
+
+def test_svt_parameters_exact_and_query_scale_named():
+    m = SVT(0.5, "1/2", 0.25)
+    assert (m.T, m.eps1, m.eps2) == (F(1, 2), F(1, 2), F(1, 4))  # floats at their binary value, strings parsed
+    assert all(type(x) is F for x in (m.T, m.eps1, m.eps2))
+    assert type(SVT(1, 1, 2).T) is int and type(SVT(1, 1, 2).eps2) is int  # exact numbers kept as given
+    with pytest.raises(InvalidParameter, match=r"^query noise scale=\d+ is outside the float samplers' range"):
+        SVT(1, 1, F(1, 2**1000)).sample((1, 0), rng=np.random.default_rng(SEED))
+    with pytest.raises(InvalidParameter, match=r"^threshold noise scale=\d+ is outside the float samplers' range"):
+        SVT(1, F(1, 2**1000), 1).sample((1, 0), rng=np.random.default_rng(SEED))
