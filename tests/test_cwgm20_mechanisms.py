@@ -286,3 +286,44 @@ def test_svt_parameters_exact_and_query_scale_named():
         SVT(1, 1, F(1, 2**1000)).sample((1, 0), rng=np.random.default_rng(SEED))
     with pytest.raises(InvalidParameter, match=r"^threshold noise scale=\d+ is outside the float samplers' range"):
         SVT(1, F(1, 2**1000), 1).sample((1, 0), rng=np.random.default_rng(SEED))
+
+
+# ---- mutation testing (issue 23): AStab / StableTopSet / distance_to_instability ----------------------------
+def test_distance_to_instability_bfs_values_cap_and_one_evaluation_per_histogram():
+    """Def. 2.6 by BFS: (3, 0)'s top-1 needs 4 add-remove steps (3, 4) but 2 linf steps ((2, 1), (1, 2)); within
+    the cap it returns the cap; every histogram is evaluated by f at most once; Claim 3.1's q_1 is a lower bound."""
+    from mechanisms.stability.astab import distance_to_instability
+
+    calls = []
+
+    def f(h):
+        calls.append(h)
+        return top_set(h, 1)
+
+    for h, rel, want in (((3, 0), "add-remove", 4), ((3, 0), "linf", 2), ((2, 2), "add-remove", 1),
+                         ((5, 1, 1), "add-remove", 5), ((5, 1, 1), "linf", 3)):
+        calls.clear()
+        assert distance_to_instability(f, h, cap=10, relation=rel) == want, (h, rel)
+        assert len(calls) == len(set(calls)), (h, rel)  # visited histograms are not evaluated again
+        assert gap_query(h, 1) <= want
+    assert distance_to_instability(f, (9, 0), cap=3) == 3  # nothing within 2 steps: the cap
+    assert distance_to_instability(f, (3, 0), cap=5) == 4  # found at the last level the cap allows
+    assert distance_to_instability(f, (3, 0), cap=3) == 3  # a change 4 steps away is not looked for
+    assert all(min(g) >= 0 for g in calls)  # counts stay >= 0
+    assert distance_to_instability(lambda h: 0 in h, (1, 1), cap=5) == 1  # histograms with a 0 count are reachable
+    with pytest.raises(InvalidParameter, match=r"^relation='x' must be"):
+        distance_to_instability(f, (1, 0), cap=3, relation="x")
+
+
+def test_astab_names_threshold_and_stable_top_set_scales_and_symmetries():
+    for bad, exc, needle in ((float("nan"), InvalidParameter, "threshold=nan must be finite"),
+                             ("abc", InvalidParameter, "threshold='abc' is not a number"),
+                             (True, InvalidParameterType, "threshold=True must be a number")):
+        with pytest.raises(exc, match="^" + needle.replace("(", r"\(")):
+            AStab(f=len, dist=len, eps=1, threshold=bad)
+    assert AStab(f=len, dist=len, eps=1, threshold=0.5).threshold == F(1, 2)
+    m = StableTopSet(2, F(1, 2), F(1, 10))
+    assert m.critical_scales() == pytest.approx((2 * np.log(10), 2.0), rel=1e-15)
+    assert m.symmetries(3) == frozenset({"permute-ties", "shift"})
+    assert m.symmetries(2) == frozenset({"permute-ties"})  # j = d: q_j reads h_(d+1) = 0
+    assert StableTopSet(2, 1, F(1, 10), distance="next-but-one").symmetries(3) == frozenset({"permute-ties"})
