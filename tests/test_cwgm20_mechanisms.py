@@ -327,3 +327,26 @@ def test_astab_names_threshold_and_stable_top_set_scales_and_symmetries():
     assert m.symmetries(3) == frozenset({"permute-ties", "shift"})
     assert m.symmetries(2) == frozenset({"permute-ties"})  # j = d: q_j reads h_(d+1) = 0
     assert StableTopSet(2, 1, F(1, 10), distance="next-but-one").symmetries(3) == frozenset({"permute-ties"})
+
+
+# ---- mutation testing (issue 23): FirstStable / AOQRv2 ------------------------------------------------------
+def test_fs_sampler_fits_at_eps_2_and_draws_one_by_default():
+    """At eps = 1 the threshold scale 1/(p1 eps) equals eps/p1: eps = 2 tells the threshold noise scale apart."""
+    fs, h = FirstStable((3, 1, 2), eps=2, delta=F(1, 10)), (4, 3, 3, 0)
+    assert _fit(fs, h).p_value >= ALPHA
+    assert len(fs.sample(h, rng=np.random.default_rng(SEED))) == 1
+
+
+def test_fs_and_aoqr_name_their_noise_budgets_and_fs_symmetries():
+    rng = np.random.default_rng(SEED)
+    for mech in (FirstStable((1, 2), eps=F(1, 2**1000), delta=F(1, 10)), AOQRv2((1, 2), k=1, eps=F(1, 2**1000), delta=F(1, 10))):
+        with pytest.raises(InvalidParameter, match=r"^p1\*eps=\S+ is outside the float samplers' range"):
+            mech.sample((3, 1, 0), rng=rng)
+    for mech in (FirstStable((1, 2), eps=2**998, delta=F(1, 10), p1=F(1, 4)),
+                 AOQRv2((1, 2), k=1, eps=2**998, delta=F(1, 10), p1=F(1, 4))):
+        with pytest.raises(InvalidParameter, match=r"^\(1-p1\)\*eps=\S+ is outside the float samplers' range"):
+            mech.sample((3, 1, 0), rng=rng)
+    fs = FirstStable((1, 2), eps=1, delta=F(1, 10))
+    assert fs.symmetries(3) == frozenset({"permute-ties", "shift"})
+    assert fs.symmetries(2) == frozenset({"permute-ties"})  # j = 2 = d reads h_(d+1) = 0
+    assert FirstStable((StabQuery(f=len, dist=len), 1), eps=1, delta=F(1, 10)).symmetries(3) == frozenset()
