@@ -50,7 +50,7 @@ from .stats import DEFAULT_ALPHA as VERDICT_ALPHA
 from .stats import cp_lower, cp_upper, eps_lower_bound
 
 __all__ = ["PUBLISHED", "PUBLISHED_SOURCE", "BUDGET", "ALPHA", "CERT_SHARE", "run_member", "false_alarm", "svt6_targets",
-           "compute_catalogue", "plan"]
+           "compute_catalogue", "plan", "noisy_max_value_ceiling"]
 
 #: samples an audit of one member may draw in total (the issue's target: DP-Sniper uses about 2.2e8)
 BUDGET = 20_000_000
@@ -128,9 +128,13 @@ def _loglik(mech: Any, discrete: bool) -> Callable[[tuple, np.ndarray], np.ndarr
     return logp
 
 
-def _exact_pairs(m: Member, mech: Any, n_cert: int, level: float, keep: int = 4) -> tuple[list, dict]:
-    """Pairs ranked by the eps lower bound their best Neyman–Pearson event would certify (exact laws, discrete members)."""
+def _exact_pairs(m: Member, mech: Any, n_cert: int, level: float, keep: int = 4, n_target: int | None = None) -> tuple[list, dict]:
+    """Pairs ranked by the eps lower bound their best Neyman–Pearson event would certify (exact laws, discrete members).
+
+    ``n_target``: also the best such bound over every pair scored at that certification size (``best_at_target``,
+    the ceiling of an audit with the issue's budget on these pairs)."""
     laws: dict = {}
+    at_target = [-math.inf]
 
     def law(h: tuple) -> dict:
         if h not in laws:
@@ -148,13 +152,34 @@ def _exact_pairs(m: Member, mech: Any, n_cert: int, level: float, keep: int = 4)
             ps = np.cumsum([P.get(o, 0.0) for o in outs])
             qs = np.cumsum([Q.get(o, 0.0) for o in outs])
             best = max(best, float(np.max(predicted_eps_lower(ps, qs, n_cert, level, 0.0))))
+            if n_target:
+                at_target[0] = max(at_target[0], float(np.max(predicted_eps_lower(ps, qs, n_target, level, 0.0))))
             r = [math.log(P[o] / Q[o]) for o in P if P[o] > 0 and Q.get(o, 0) > 0]
             pure = max([pure] + r)
         return best, pure
 
     scales = scales_for(mech, eps=m.claim_eps, delta=0, d=m.d, params=_params(mech))
     ranked, stats = exact_search(score, m.d, m.relation, scales, max_laws=EXACT_SEARCH_PAIRS)
-    return [(h, g, tag) for _, _, h, g, tag in ranked[:keep]], {**stats, "best_predicted": ranked[0][0] if ranked else None}
+    return [(h, g, tag) for _, _, h, g, tag in ranked[:keep]], {**stats, "best_predicted": ranked[0][0] if ranked else None,
+                                                               "best_at_target": at_target[0] if n_target else None}
+
+
+def noisy_max_value_ceiling(d: int, scale: float, n: int, level: float) -> float:
+    """The largest expected certified bound of one event at ``n`` samples per input for the noisy maximum's *value*
+    (StatDP's report-noisy-max 3: ``max_i (h_i + Lap(scale))``, ``d`` items) under ``linf``.
+
+    The all-shift pair ``h = 0`` vs ``h' = 1`` attains the truth ``d / scale``: the value's density ratio is at most
+    ``e^(k / scale)`` when ``k`` counts move, so every other pair has ratio ``<= e^((d - 1) / scale)``.  Its likelihood
+    ratio decreases in the value (log-concave cdf), so the Neyman–Pearson events are ``{max <= t}``, with
+    ``P = F(t)^d`` and ``Q = F(t - 1)^d``; the best ``t`` on a fine grid gives the ceiling (Clopper–Pearson at
+    ``level`` on each side, as the certification).  A bound above it needs more samples, not a better audit.
+    """
+    ts = np.linspace(-40 * scale, 40 * scale, 40001)
+
+    def cdf(x: np.ndarray) -> np.ndarray:
+        return np.where(x < 0, 0.5 * np.exp(np.minimum(x, 0) / scale), 1 - 0.5 * np.exp(-np.maximum(x, 0) / scale))
+
+    return float(np.max(predicted_eps_lower(cdf(ts) ** d, cdf(ts - 1) ** d, n, level, 0.0)))
 
 
 def run_member(m: Member | str, *, mode: str = "black box", seed: int = SEED, budget: int = BUDGET, alpha: float = ALPHA) -> dict:
@@ -172,7 +197,7 @@ def run_member(m: Member | str, *, mode: str = "black box", seed: int = SEED, bu
     if mode == "exact law":
         exact = _loglik(mech, m.discrete)
         if m.discrete:
-            pairs, search = _exact_pairs(m, mech, pl["n_cert"], level)
+            pairs, search = _exact_pairs(m, mech, pl["n_cert"], level, n_target=plan(BUDGET)["n_cert"])
         else:
             pairs = candidate_pairs(m.d, m.relation, scales_for(mech, eps=m.claim_eps, delta=0, d=m.d, params=_params(mech)),
                                     limit=CANDIDATES)
@@ -204,9 +229,13 @@ def run_member(m: Member | str, *, mode: str = "black box", seed: int = SEED, bu
                           "event": e.description, "p_hat": t.p_hat, "q_hat": t.q_hat, "n": t.n_a}
     if summ["power"] and summ["privacy"] != "FAIL":
         row["detectable_eps"] = summ["power"]["detectable_eps"]
+    if m.name == "ReportNoisyMax3":  # closed form (noisy_max_value_ceiling): Lap(2/eps) on d items
+        row["closed_form_ceiling_at_target"] = _r(noisy_max_value_ceiling(m.d, 2 / float(m.claim_eps), plan(BUDGET)["n_cert"], level))
     if search:
         row["exact_search"] = {k: search[k] for k in ("pairs_scored", "refinement_steps", "stopped") if k in search}
         row["exact_ceiling"] = _r(search["best_predicted"]) if search.get("best_predicted") is not None else None
+        if search.get("best_at_target") is not None:
+            row["exact_ceiling_at_target"] = _r(search["best_at_target"])
     return row
 
 
