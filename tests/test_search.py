@@ -354,3 +354,131 @@ def test_the_targeted_phase_applies_linf_moves_as_listed(monkeypatch):
     monkeypatch.setattr(R, "_targeted", targeted)
     search(get_claim("DR19.Thm1#linf"), grid=None, evals=60, seed=0)
     assert len(signs) > 5 and set(signs) == {1}
+
+
+# ---- issue 23: mutation testing of dpverify/search/candidates.py (pure functions: exact outputs) --------------
+
+
+def test_scales_read_off_the_parameters():
+    import math
+
+    from dpverify.search.candidates import _num, scales_for
+
+    assert (_num("1/2"), _num(0.25), _num(Fraction(3, 2)), _num(mpmath.mpf(2))) == (0.5, 0.25, 1.5, 2.0)
+    assert [_num(x) for x in (0, -1, float("inf"), float("-inf"), float("nan"), "x", None)] == [None] * 7
+    p = {"eps": 2, "delta": Fraction(1, 1000), "kbar": 3, "k": 2, "dbar": 5, "Delta": 4, "T": 7, "other": 9}
+    want = [0.5, 7.0] + [math.log(m * 1000) / 2 for m in (1, 2, 3, 4, 5)]
+    assert derived_scales(p) == pytest.approx(sorted(want), rel=1e-15)
+    # Delta is a multiplier, not a delta; a delta >= 1 and a factor m/delta <= 1 give no threshold scale
+    assert derived_scales({"eps_q": 1, "delta": Fraction(3, 4)}) == pytest.approx([math.log(4 / 3), 1.0])
+    assert derived_scales({"Eps": 4, "Delta": 2, "delta": 1, "threshold": 0}) == [0.25]
+    assert derived_scales({"eps": 1, "delta": 2}) == [1.0]
+
+    class Declared:
+        def critical_scales(self):
+            return [3, 0, "1/2", 3.0, -2]
+
+    assert scales_for(Declared(), p) == [0.5, 3.0]  # declared, positive, deduplicated, sorted
+    assert scales_for(object(), {"eps": 4}) == [0.25]  # none declared: derived from the parameters
+
+
+def test_gap_values_round_each_scale_both_ways():
+    # 3.5 -> 1.75 (0..3), 3.5 (2..5), 7 (6..8)
+    assert gap_values([3.5], 100) == [0, 1, 2, 3, 4, 5, 6, 7, 8]
+    assert gap_values([3.5], 5) == [0, 1, 2, 3, 4, 5]
+    assert gap_values([], 5) == [0, 1, 2]
+    assert gap_values([40], 1000) == [0, 1, 2, 19, 20, 21, 39, 40, 41, 79, 80, 81]
+
+
+def test_sorted_histograms_structured_patterns_in_order():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    # d = 3, one big gap 5: one cliff at the top, the staircase, a cliff at position 1, a cliff over ones (two ways)
+    assert sorted_histograms(3, [0, 1, 2, 5], 0, 100, rng, 5) == [(5, 0, 0), (10, 5, 0), (5, 5, 0), (6, 1, 0), (6, 5, 0)]
+    # the gaps nearest a scale first, above base 2; counts above max_count dropped
+    assert sorted_histograms(2, [3, 8, 20], 2, 15, rng, 2, scales=[7.5]) == [(10, 2), (5, 2)]
+    assert sorted_histograms(2, [3, 8, 20], 2, 100, rng, 3, scales=[7.5, -1]) == [(10, 2), (5, 2), (22, 2)]
+    # d = 4: the top two separated by scale gaps and two cliffs at both ends come in
+    hs = sorted_histograms(4, [0, 3], 0, 100, rng, 9)
+    assert hs == [(3, 0, 0, 0), (9, 6, 3, 0), (6, 3, 0, 0), (3, 3, 0, 0), (3, 3, 3, 0), (5, 2, 1, 0), (5, 4, 1, 0),
+                  (5, 4, 3, 0), (6, 3, 3, 0)]
+    # no gap above 2: every gap is big; d = 1: the base alone
+    assert sorted_histograms(2, [0, 1], 0, 100, rng, 2) == [(0, 0), (1, 0)]
+    assert sorted_histograms(1, [5], 7, 100, rng, 10) == [(7,)]
+    # random gap vectors fill up to n, non-increasing, bottom = base
+    hs = sorted_histograms(3, [0, 1, 2, 5], 1, 100, np.random.default_rng(3), 12)
+    assert len(hs) == 12 == len(set(hs)) and all(h[-1] == 1 and h == tuple(sorted(h, reverse=True)) for h in hs)
+
+
+def test_moves_and_pairs_exactly():
+    from dpverify.search.candidates import _iter_pairs, pair_from
+
+    assert moves(3, "add-remove") == [(1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 0), (0, 1, 1), (1, 1, 1)]
+    assert moves(3, "delta:2") == [(1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 0), (0, 1, 1)]
+    assert moves(2, "linf") == [(1, 0), (0, 1), (1, 1), (1, -1), (-1, 1)]
+    assert moves(2, "linf:1") == [(1, 0), (0, 1)]
+    assert moves(1, "add-remove") == [(1,)]
+    assert pair_from((1, 0), (1, 1), 1, 2) == ((1, 0), (2, 1))
+    assert pair_from((1, 0), (1, 1), -1, 2) is None and pair_from((2, 0), (1, 0), 1, 2) is None
+    assert pair_from((2, 1), (1, 1), -1, 2) == ((2, 1), (1, 0))
+    assert list(_iter_pairs([(1, 0), (0, 0)], [(1, 0), (0, 1)], 1)) == [
+        ((1, 0), (0, 0)), ((1, 0), (1, 1)), ((0, 0), (1, 0)), ((0, 0), (0, 1))]
+
+
+class _Script:
+    """A scripted stand-in for numpy's Generator: returns the given values in order, checking each call's range."""
+
+    def __init__(self, *vals):
+        self.vals = list(vals)
+
+    def random(self):
+        return self.vals.pop(0)
+
+    def integers(self, lo, hi):
+        v = self.vals.pop(0)
+        assert lo <= v < hi, (lo, v, hi)
+        return v
+
+    def choice(self, a, size=None, replace=True):
+        v = self.vals.pop(0)
+        if size is None:
+            assert v in list(a), (v, a)
+        else:
+            assert size == 2 and replace is False and all(0 <= x < a for x in v), (a, size, replace, v)
+        return v
+
+
+def test_mutate_each_local_move_exactly():
+    from dpverify.search.candidates import mutate
+
+    h, e, gaps = (10, 4, 1), (1, 0, 0), [0, 2, 9]
+
+    def mut(*script, h=h, e=e, relation="add-remove", keep_order=False, max_count=100):
+        rng = _Script(*script)
+        out = mutate(h, e, gaps, max_count, rng, relation, keep_order)
+        assert not rng.vals, "every scripted draw is used"
+        return out
+
+    # a gap (r < 0.55): position i = 1 (gap 6): +-1, x2, /2 (choice < 0.7), a scale gap (choice >= 0.7)
+    assert mut(0.1, 1, 0.1, 1) == ((11, 4, 1), e) and mut(0.1, 1, 0.39, -1) == ((9, 4, 1), e)
+    assert mut(0.1, 1, 0.5) == ((16, 4, 1), e) and mut(0.1, 1, 0.6) == ((7, 4, 1), e)
+    assert mut(0.1, 1, 0.7, 2) == ((6, 4, 1), e) and mut(0.54, 2, 0.4) == ((13, 7, 1), e)  # gap 3 doubled
+    assert mut(0.1, 2, 0.6, h=(2, 5, 9)) == ((2, 5, 9), e)  # an unsorted position has gap 0: halving it moves nothing
+    assert mut(0.1, 1, 0.6, h=(2, 5, 9)) == ((2, 5, 9), e)
+    assert mut(0.1, 2, 0.6, h=(0, 9, 1)) == ((0, 9, 5), e)  # 9 - 1 halved: (-4, 5, 1), lifted back to 0
+    assert mut(0.1, 1, 0.1, 1, max_count=10) == ((10, 4, 1), e)  # clamped to max_count
+    # merge two gaps (0.55 <= r < 0.65, d > 2)
+    assert mut(0.55, 1) == ((4, 4, 1), e) and mut(0.64, 2) == ((7, 1, 1), e)
+    # toggle a coordinate of the move (0.65 <= r < 0.9)
+    assert mut(0.65, 1, 1) == (h, (1, 1, 0))
+    assert mut(0.89, 0, 0) == (h, (1, 0, 0))  # the move would vanish: the coordinate stays 1
+    assert mut(0.7, 2, -1, relation="linf") == (h, (1, 0, -1))
+    assert mut(0.7, 1, 1, relation="delta:1") == (h, (1, 0, 0))  # at most one count may change
+    assert mut(0.7, 0, 0, relation="delta:1", e=(1, 0, 0)) == (h, (1, 0, 0))
+    # swap two items (r >= 0.9, order not kept); with keep_order nothing happens
+    assert mut(0.9, (0, 2)) == ((1, 4, 10), (0, 0, 1))
+    assert mut(0.95, keep_order=True) == (h, e)
+    # d = 2: no merge; d = 1: no gap
+    assert mut(0.6, 1, 1, h=(3, 1), e=(1, 0)) == ((3, 1), (1, 1))
+    assert mut(0.1, 0, 0, h=(3,), e=(1,)) == ((3,), (1,))
