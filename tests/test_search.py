@@ -482,3 +482,35 @@ def test_mutate_each_local_move_exactly():
     # d = 2: no merge; d = 1: no gap
     assert mut(0.6, 1, 1, h=(3, 1), e=(1, 0)) == ((3, 1), (1, 1))
     assert mut(0.1, 0, 0, h=(3,), e=(1,)) == ((3,), (1,))
+
+
+# ---- issue 23: mutation testing of dpverify/search/grid.py ------------------------------------------------------
+
+
+def test_realistic_points_exactly():
+    from dpverify.search.grid import FULL, _outcomes, describe_grid
+
+    F = Fraction
+    assert [_outcomes(*s) for s in ((0, 5), (1, 10), (2, 10), (3, 8), (2, 20), (4, 10), (1, 4999))] == \
+        [1, 11, 101, 401, 401, 5861, 5000]
+    # kbar: the dict's own (k, kbar) first, then the grid's; eps x delta inside each; other keys kept
+    pts = realistic_params({"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10), "Delta": 1}, QUICK)
+    assert pts == [{"k": k, "kbar": kb, "eps": e, "delta": F(1, 10**6), "Delta": 1}
+                   for k, kb in ((1, 2), (1, 6), (2, 6)) for e in (F(1, 10), F(1))]
+    # dbar (Algorithm 6): k is at least 2, so (1, 6) and (2, 6) are one point
+    assert realistic_params({"k": 1, "dbar": 6, "eps": 1}, QUICK) == [{"k": 2, "dbar": 6, "eps": e} for e in (F(1, 10), F(1))]
+    # a pair beyond 5000 outcomes is left out, the grid's pairs after it kept; exactly 5000 is kept
+    assert [(p["k"], p["kbar"]) for p in realistic_params({"k": 4, "kbar": 10}, FULL)] == list(FULL["kbar"])
+    assert realistic_params({"k": 1, "kbar": 4999}, {"eps": (), "delta": (), "kbar": ()}) == [{"k": 1, "kbar": 4999}]
+    # k without kbar / dbar, or kbar without k: no sizes; only delta: the delta grid; nothing known: no point
+    assert realistic_params({"k": 3, "eps": 2}, QUICK) == [{"k": 3, "eps": F(1, 10)}, {"k": 3, "eps": F(1)}]
+    assert realistic_params({"kbar": 3, "delta": 1}, FULL) == [{"kbar": 3, "delta": d} for d in FULL["delta"]]
+    assert realistic_params({"T": 1}, QUICK) == []
+    # parameters of any type (a string among numbers) are kept; equal points are listed once
+    assert realistic_params({"variant": "neurips", "eps": 1}, {"eps": (F(1), F(1), 2), "delta": (), "kbar": ()}) == \
+        [{"variant": "neurips", "eps": F(1)}, {"variant": "neurips", "eps": 2}]
+    # a claim's own realistic points replace the grid (copies of what it returns)
+    mine = {"eps": 5}
+    got = realistic_params({"eps": 1}, QUICK, custom=lambda p: [mine, {**p, "eps": 7}])
+    assert got == [{"eps": 5}, {"eps": 7}] and got[0] is not mine
+    assert describe_grid(QUICK) == "eps in {1/10, 1}, delta in {1/1000000}, (k, kbar) in {(1, 6), (2, 6)}"
