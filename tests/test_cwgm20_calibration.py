@@ -62,3 +62,38 @@ def test_closed_form_slack_identity(c):
     with exact_context(256) as ctx:
         for d in (F(1, 10), F(1, 10**8)):
             assert abs(delta_max(ctx, d, c) - lemma31_tail(ctx, d, c) - lemma31_slack(ctx, d, c)) < ctx.mpf(10) ** -60
+
+
+# ---- mutation testing (issue 23) ----------------------------------------------------------------------------
+@pytest.mark.parametrize("c,target", [(c, t) for c in (F(74, 63), F(1, 2), F(3)) for t in (F(2, 5), F(1, 2), F(7, 10))])
+def test_root_for_targets_above_1_over_e(c, target):
+    """Targets in (1/e, 3/4): ln(target) > -1, so the bracket's lower end starts below ln(target) - 1 < 0 (a start
+    at ln(target) + 1 > 0 would leave (0, 1))."""
+    dq = solve_delta_q(c, target)
+    x = float(dq)
+    assert F(x) == dq and 0 < x < 1
+    with exact_context(256) as ctx:
+        tgt = to_ctx(ctx, target)
+        assert _dmax(dq, c) <= tgt < _dmax(np.nextafter(x, 1.0), c)
+
+
+def test_target_3_over_4_is_refused():
+    """delta_max(1, c) = 3/4 for every c: a target of 3/4 would make delta_q = 1, outside (0, 1)."""
+    for c in (F(74, 63), F(3)):
+        with exact_context(256) as ctx:
+            assert abs(delta_max(ctx, 1, c) - ctx.mpf(3) / 4) < ctx.mpf(2) ** -240
+        for t in (F(3, 4), 0, F(-1, 10)):
+            with pytest.raises(InvalidParameter, match=r"^delta/kbar=\S+ must be in \(0, 3/4\)"):
+                solve_delta_q(c, t)
+
+
+def test_interval_bounds_take_a_fraction_delta_as_an_enclosure():
+    """A Fraction delta is converted (an enclosure of 1/10 in iv), in delta_max, lemma31_tail and lemma31_slack:
+    each iv result contains the 300-bit mp value."""
+    for fn in (delta_max, lemma31_tail, lemma31_slack):
+        for c in (F(3, 2), 2):
+            with exact_context(300) as ctx:
+                ref = fn(ctx, F(1, 10), c)
+            with exact_context(64, interval=True) as iv:
+                enc = fn(iv, F(1, 10), c)
+            assert ref in enc and enc.delta < ref * mpmath.mpf(2) ** -55, (fn.__name__, c)
