@@ -112,3 +112,104 @@ def test_fmt_prints_interval_end_points_at_their_own_precision():
     lo = fmt(x).strip("[]").split(", ")[0]
     with mpmath.workprec(256):
         assert abs(mpmath.mpf(lo) - mpmath.log(3)) < mpmath.mpf(10) ** -29
+
+
+# ---- issue 23: mutation testing of dpverify/checker/ledger.py and spec_claims.py ------------------------------
+
+import pytest  # noqa: E402
+
+from mechanisms.errors import InvalidParameter  # noqa: E402
+from mechanisms.registry import MechanismSpec, get_mechanism  # noqa: E402
+
+from proofs.registry import all_claims  # noqa: E402
+
+from dpverify.checker import ledger  # noqa: E402
+from dpverify.checker.spec_claims import spec_claim  # noqa: E402
+
+
+def test_run_all_builds_one_job_per_claim_at_the_chosen_domain_level(monkeypatch):
+    made, calls = [], []
+
+    class Exec:
+        closed = False
+
+        def close(self):
+            self.closed = True
+
+    def make(kind, workers=None):
+        made.append((kind, workers))
+        return Exec()
+
+    def run_jobs(jobs, *, executor, store, on_result):
+        calls.append((jobs, executor, store, on_result))
+        return [j.claim_id for j in jobs]
+
+    monkeypatch.setattr(ledger, "make_executor", make)
+    monkeypatch.setattr(ledger, "run_jobs", run_jobs)
+    claims = all_claims()
+    assert ledger.run_all() == list(claims)  # every claim, registry order, default domains, not certified
+    jobs, ex, store, cb = calls[-1]
+    assert [(j.claim_id, j.domain, j.certify) for j in jobs] == [(i, c.domain, False) for i, c in claims.items()]
+    assert made == [("local", None)] and ex.closed and store is None and cb is None
+    ids = ["DR19.Thm1", "DR19.Lem4.1"]
+    marker, on = object(), (lambda *a: None)
+    assert ledger.run_all(iter(ids), quick=True, certify=True, workers=3, store=marker, on_result=on) == ids
+    jobs, ex, store, cb = calls[-1]
+    assert [(j.claim_id, j.domain, j.certify) for j in jobs] == [(i, claims[i].quick_domain, True) for i in ids]
+    assert made[-1] == ("local", 3) and ex.closed and store is marker and cb is on
+    mine = Exec()
+    wide_ids = ids + ["BS16.Prop1.4#pf"]  # a zCDP claim whose wide domain is wider than its default one
+    assert claims["BS16.Prop1.4#pf"].wide_domain != claims["BS16.Prop1.4#pf"].domain
+    ledger.run_all(wide_ids, wide=True, executor=mine)
+    jobs, ex, _, _ = calls[-1]
+    assert [j.domain for j in jobs] == [claims[i].wide_domain for i in wide_ids] and ex is mine and not mine.closed
+    assert len(made) == 2  # a given executor is used as is
+    assert ledger.run_claim("DR19.Thm1", quick=True, certify=True) == "DR19.Thm1"
+    jobs, ex, _, _ = calls[-1]
+    assert made[-1] == ("serial", None) and jobs[0].certify and jobs[0].domain == claims["DR19.Thm1"].quick_domain
+    ledger.run_claim("DR19.Thm1", wide=True)
+    assert calls[-1][0][0].domain == claims["DR19.Thm1"].wide_domain and not calls[-1][0][0].certify
+    with pytest.raises(InvalidParameter, match="quick=True and wide=True"):
+        ledger.run_claim("DR19.Thm1", quick=True, wide=True)
+
+
+def test_run_claim_checks_in_this_process():
+    r = ledger.run_claim("DR19.Lem4.1", quick=True)
+    c = get_claim("DR19.Lem4.1")
+    assert r.claim == "DR19.Lem4.1" and r.domain == c.quick_domain.describe() and r.verdict == c.expected
+
+
+def _coin(eps=1):
+    return ExponentialMechanism(eps)
+
+
+def test_spec_claim_is_the_registry_entry_as_a_privacy_claim():
+    spec = MechanismSpec(name="t-em", factory=_coin, valid=({"eps": 1}, {"eps": 2}), examples=((1, 0),),
+                         paper="Somebody 2020", relation="linf", claim=lambda p: (p["eps"], 0))
+    c = spec_claim(spec)
+    assert (c.id, c.title, c.source, c.relation, c.expected, c.notes) == (
+        "BYO.t-em", "t-em satisfies its claimed (eps, delta)", "Somebody 2020", "linf", "holds", "")
+    assert c.statement == "t-em is claim(params)-DP under linf" and c.code == "_coin"
+    assert (c.domain.d, c.domain.max_count, c.domain.relation, c.domain.params) == (2, 2, "linf", ({"eps": 1},))
+    assert c.mechanism({"eps": 3}) == ExponentialMechanism(3) and c.points({"eps": 5}) == [(5, 0)]
+    c = spec_claim(spec, {"eps": 2}, domain=(4, 1), claim_id="X.y")
+    assert c.id == "X.y" and (c.domain.d, c.domain.max_count, c.domain.params) == (4, 1, ({"eps": 2},))
+    dom = Domain(d=1, max_count=5)
+    assert spec_claim(spec, domain=dom).domain is dom
+    bad = MechanismSpec(name="t-em2", factory=_coin, valid=({"eps": 1},), examples=(), mutant="eps halved",
+                        claim=lambda p: (1, 0))
+    c = spec_claim(bad)
+    assert (c.domain.d, c.expected, c.notes, c.source) == (3, "violated", "mutant: eps halved", "user-registered mechanism")
+    with pytest.raises(InvalidParameter, match="mechanism 't-em3' has no claimed"):
+        spec_claim(MechanismSpec(name="t-em3", factory=_coin, valid=({"eps": 1},)))
+    with pytest.raises(InvalidParameter, match=r"^max_count=-1 must be >= 0$"):
+        spec_claim(spec, domain=(2, -1))
+    with pytest.raises(InvalidParameter, match=r"^d=0 must be >= 1$"):
+        spec_claim(spec, domain=(0, 2))
+    import functools
+
+    part = functools.partial(ExponentialMechanism)  # a factory without __qualname__: its repr names it
+    c = spec_claim(MechanismSpec(name="t-em4", factory=part, valid=({"eps": 1},), claim=lambda p: (p["eps"], 0)))
+    assert c.code == repr(part) and c.mechanism({"eps": 2}) == ExponentialMechanism(2)
+    assert spec_claim("mutant-limit-dom-delta-not-split").id == "BYO.mutant-limit-dom-delta-not-split"
+    assert spec_claim(get_mechanism("mutant-limit-dom-delta-not-split")).expected == "violated"
