@@ -235,3 +235,27 @@ def test_samples_to_certify_edges():
     # the first size that certifies is 32: a limit of 32 still allows it, 31 does not
     assert samples_to_certify(0.9, 0.05, 0, 0.3, 0.01, limit=32) == 19
     assert samples_to_certify(0.9, 0.05, 0, 0.3, 0.01, limit=31) is None
+
+
+# ---- issue 23: mutation testing of stats.py, round 2 --------------------------------------------------------
+
+
+@pytest.mark.parametrize("n, a", [(200, 1e-3), (1000, 0.05)])
+def test_vectorised_upper_bounds_are_the_scalar_ones_bit_for_bit(n, a):
+    """detection_probability switches to the vectorised bound above 64 values of y: the same doubles (y = n: 1.0)."""
+    import numpy as np
+
+    from dpverify.auditor.stats import _cp_upper_vec, cp_upper
+
+    ys = np.arange(0, n + 1)
+    assert np.array_equal(_cp_upper_vec(ys, n, a), np.array([cp_upper(int(y), n, a) for y in ys]))
+
+
+def test_the_pool_absorbs_the_first_of_tied_bins_in_the_laws_order():
+    """x alone (E = 1) is below 5, so the pool absorbs the next smallest bin; b and c tie at E = 30 and b, listed first, is
+    taken (not the one with fewer observations)."""
+    import math
+
+    r = goodness_of_fit({"x": 0, "b": 40, "c": 20, "d": 40}, {"x": 0.01, "b": 0.3, "c": 0.3, "d": 0.39})
+    assert (r.bins, r.pooled) == (3, 2)
+    assert r.statistic == pytest.approx(2 * (20 * math.log(20 / 30) + 40 * math.log(40 / 39) + 40 * math.log(40 / 31)), rel=1e-12)
