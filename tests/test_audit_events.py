@@ -234,3 +234,61 @@ def test_level_sets_smooth_unseen_outcomes_on_the_other_side():
     cg = Counter({"b": 1000})
     evs = {(e.a, e.b): e.outcomes for _, e in empirical_events((0,), (1,), ch, cg, 1, 0, per_pair=2)}
     assert evs[(0,), (1,)] == frozenset({"a"})  # a never seen on (1): smoothed ratio (500.5/1000)/(0.5/1000) ranks it first
+
+
+# ---- issue 23: mutation testing of events.py, round 2 --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UpToTwo:
+    """Coin on histograms whose first count is at most 2; InvalidParameter beyond."""
+
+    def distribution(self, h, *, prec=53, interval=False):
+        if h[0] > 2:
+            raise InvalidParameter("h_0 must be <= 2")
+        return Coin().distribution(h, prec=prec, interval=interval)
+
+
+def test_candidate_pairs_skip_invalid_histograms_and_list_each_pair_once():
+    ref = Reference(UpToTwo(), "up-to-two", {}, 1, 0, "add-remove", examples=((2, 0),))
+    cands = candidate_pairs(ref)
+    assert ((2, 0), (1, 0)) in cands and ((2, 0), (2, 1)) in cands  # the example's valid neighbours
+    assert all(h[0] <= 2 and g[0] <= 2 for h, g in cands)  # (3, 0), a neighbour of the example, is not valid
+    assert len({frozenset(p) for p in cands}) == len(cands)  # the d = 2 domain repeats the example's pairs: listed once
+
+
+class DensityOnly:
+    """A continuous mechanism: a log-density and no exact law."""
+
+    def log_density(self, h, X):
+        import numpy as np
+
+        X = np.asarray(X, dtype=float)
+        return np.where(X > 0, np.log(X) - h[0], np.log(0.0 * X))  # log 0 = -inf, silently
+
+
+class LawOrDensity(DensityOnly):
+    def distribution(self, h, *, prec=53, interval=False):
+        raise InvalidParameter("no exact law here")
+
+
+class LawOnlyRefusing:
+    def distribution(self, h, *, prec=53, interval=False):
+        raise InvalidParameter("no exact law here")
+
+
+def test_law_kind_falls_back_to_the_density_and_log_likelihood_is_quiet():
+    import warnings
+
+    import numpy as np
+
+    mk = lambda m: Reference(m, "m", {}, 1, 0, "add-remove")  # noqa: E731
+    assert mk(DensityOnly()).law_kind((1,)) == "density"
+    assert mk(LawOrDensity()).law_kind((1,)) == "density"  # the exact law refused: the density is used
+    with pytest.raises(InvalidParameter, match="no exact law here"):
+        mk(LawOnlyRefusing()).law_kind((1,))  # refused and nothing to fall back on
+    assert mk(object()).law_kind((1,)) == "discrete" and mk(None).law_kind((1,)) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # log(0) raises no RuntimeWarning
+        ll = mk(DensityOnly()).log_likelihood((1,), [[1.0], [0.0], [math.e]])
+    assert ll.dtype == np.float64 and ll.tolist() == [[-1.0], [-math.inf], [0.0]]
