@@ -275,3 +275,66 @@ def test_catalogue_page_names_targets_out_of_reach():
     text = "".join(catalogue_section(cat))
     assert "Out of reach at the issue's budget" in text and "ReportNoisyMax3 (ceiling 0.2429 < 0.2488)" in text
     assert "Laplace (ceiling" not in text and "| 0.2429 |" in text
+
+
+# ----------------------------------------------------------------- issue 23: mutation testing of ratio.py
+def test_table_score_is_the_smoothed_log_ratio_of_seen_outputs_and_0_elsewhere():
+    from dpverify.auditor.ratio import TableScore
+
+    A = np.array([[1.0], [1.0], [1.0], [2.0]])
+    B = np.array([[2.0], [2.0], [3.0], [3.0]])
+    s = TableScore(A, B)(np.array([[1.0], [2.0], [3.0], [7.0], [0.0]]))
+    want = [math.log(3.5 / 4) - math.log(0.5 / 4), math.log(1.5 / 4) - math.log(2.5 / 4),
+            math.log(0.5 / 4) - math.log(2.5 / 4), 0.0, 0.0]
+    assert s.tolist() == pytest.approx(want, rel=1e-15)
+
+
+def test_logistic_regression_minimises_its_documented_objective():
+    """A strong penalty (l2 = 0.5) pulls the weights far from the unpenalised fit: the fit's gradient of the documented
+    objective (mean log-loss + l2/2 |w|^2) is zero, and its value is below that of nearby points."""
+    from scipy import special
+
+    rng = np.random.default_rng(4)
+    Fa, Fb = rng.normal(1, 1, (300, 2)), rng.normal(0, 1, (300, 2))
+    from scipy import sparse
+
+    w, c = fit_logistic(sparse.csr_matrix(Fa), sparse.csr_matrix(Fb), l2=0.5)
+
+    def obj(w, c):
+        la = np.logaddexp(0.0, -(Fa @ w + c)).mean()
+        lb = np.logaddexp(0.0, Fb @ w + c).mean()
+        return 0.5 * la + 0.5 * lb + 0.25 * float(w @ w)
+
+    ga = -special.expit(-(Fa @ w + c))
+    gb = special.expit(Fb @ w + c)
+    grad_w = 0.5 * (Fa.T @ ga) / 300 + 0.5 * (Fb.T @ gb) / 300 + 0.5 * w
+    assert np.abs(grad_w).max() < 1e-5 and 0.2 < w.min() and w.max() < 0.6
+    for dw in ([1e-3, 0], [0, -1e-3], [-1e-3, 1e-3]):
+        assert obj(w, c) < obj(w + np.array(dw), c)
+
+
+def test_threshold_choices_carry_their_tuning_frequencies():
+    """Every a-score is 1 and half the b-scores are: {s >= 1} holds all of a's outputs but only half of b's -- a useful
+    event (only one holding *every* output of both is dropped); the lower side ({s <= 0}) has no hit under b's reversal."""
+    sa = np.ones(100)
+    sb = np.concatenate([np.ones(50), np.zeros(50)])
+    choices = threshold_events(sa, sb, n_cert=10_000, level=0.01, delta=0)
+    up = [ch for ch in choices if ch.side == 1]
+    assert len(up) == 1 and (up[0].t, up[0].p_tune, up[0].q_tune, up[0].n_tune) == (1.0, 1.0, 0.5, 100)
+    assert up[0].predicted_eps_lower > 0 and up[0].plugin_eps_lower == pytest.approx(math.log(2), abs=0.1)
+    assert threshold_events(np.ones(100), np.ones(100), n_cert=10_000, level=0.01, delta=0) == []
+
+
+def test_candidate_thresholds_stay_in_the_sample_and_nan_predictions_are_minus_inf():
+    from dpverify.auditor.ratio import THRESHOLDS, _candidates, is_discrete, predicted_eps_lower
+
+    sa = np.arange(200.0)
+    ts = _candidates(sa, 10)
+    assert ts.size <= THRESHOLDS and ts.max() == 190.0 and ts.min() == 0.0  # the 10th largest .. the smallest
+    assert _candidates(sa, 500).tolist() == [0.0]  # more hits asked for than rows: the smallest score only
+    # a count beyond n (p = 2) has no Clopper-Pearson bound (nan): its prediction is -inf, not nan
+    pred = predicted_eps_lower(np.array([2.0, 0.5]), np.array([0.1, 0.1]), 1000, 0.01, 0.0)
+    assert pred[0] == -np.inf and 1.0 < pred[1] < math.log(5)
+    # few distinct rows relative to n: counted, not learned (the share applies above the floor)
+    X = np.tile(np.arange(80.0), 125).reshape(-1, 1)  # 10,000 rows, 80 distinct: 80 <= 1 % of 10,000 (5,000: > 64)
+    assert is_discrete(X) and not is_discrete(X[:5000])
