@@ -191,3 +191,15 @@ def test_members_table():
         LyuSVT(9, 1)
     with pytest.raises(InvalidParameter, match="release='value' has a continuous law"):
         NoisyMax(1, "laplace", "value").distribution((1, 2))
+
+
+def test_unique_rows_is_numpys_row_unique_by_byte_keys():
+    from mechanisms.catalogue._vector import unique_rows
+
+    rng = np.random.default_rng(7)
+    for dt in (np.int64, np.uint8, np.int8):
+        A = rng.integers(0, 3, size=(4000, 5)).astype(dt)
+        u, inv = unique_rows(A)
+        u0 = np.unique(A, axis=0)
+        assert np.array_equal(u[inv], A) and inv.shape == (4000,)
+        assert sorted(map(tuple, u.tolist())) == sorted(map(tuple, u0.tolist()))

@@ -18,7 +18,7 @@ import numpy as np
 from mechanisms import validation as V
 from mechanisms.errors import InvalidHistogram
 
-__all__ = ["VectorMechanism", "lap_logpdf", "lap_logcdf", "lap_logsf", "exp_logpdf", "exp_logcdf", "BELOW", "ABORTED"]
+__all__ = ["VectorMechanism", "lap_logpdf", "lap_logcdf", "lap_logsf", "exp_logpdf", "exp_logcdf", "BELOW", "ABORTED", "unique_rows"]
 
 #: Float encodings of the sparse-vector answers that release no value: ⊥ ("below") and "aborted" (after the cutoff).
 BELOW = -math.inf
@@ -45,6 +45,16 @@ class VectorMechanism:
         if n is not None and len(h) != n:
             raise InvalidHistogram(f"len(h)={len(h)} must be {n} for this mechanism")
         return h
+
+
+def unique_rows(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(A, axis=0, return_inverse=True)`` for an integer array, through one byte key per row: the same
+    distinct rows (in byte order, not lexicographic) and the inverse, several times faster on millions of rows
+    (``axis=0`` sorts rows lexicographically; at 2e7 rows of 10 columns that took minutes)."""
+    A = np.ascontiguousarray(A)
+    keys = A.view(np.dtype((np.void, A.dtype.itemsize * A.shape[1]))).reshape(-1)
+    _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    return A[first], inv.reshape(-1)
 
 
 def lap_logpdf(x: np.ndarray, mu: Any, b: float) -> np.ndarray:

@@ -48,7 +48,7 @@ from mechanisms.registry import MechanismSpec
 from mechanisms.exact.exppoly import laplace_cdf, laplace_pdf
 from mechanisms.exact.threshold_runs import run_distribution
 
-from ._vector import ABORTED, BELOW, VectorMechanism, lap_logpdf
+from ._vector import ABORTED, BELOW, VectorMechanism, lap_logpdf, unique_rows
 
 __all__ = ["LyuSVT", "NumericalSVT", "SVT34Parallel", "VARIANTS"]
 
@@ -209,8 +209,7 @@ def _svt3_log_density(m: Any, h: tuple, X: np.ndarray) -> np.ndarray:
         dens = np.where(top, lap_logpdf(np.where(top, X, 0.0), a[None, :], float(bnu)), 0.0).sum(axis=1)
         vmin = np.where(top, X, np.inf).min(axis=1)
     keys = np.packbits(below, axis=1, bitorder="little")
-    uniq, inv = np.unique(keys, axis=0, return_inverse=True)
-    inv = inv.reshape(-1)
+    uniq, inv = unique_rows(keys)
     for u, key in enumerate(uniq):
         rows = np.flatnonzero(inv == u)
         B = tuple(int(j) for j in np.flatnonzero(np.unpackbits(key, bitorder="little")[:n]))
@@ -338,9 +337,9 @@ def _log_pattern_table(m: Any, h: tuple) -> dict:
 
 def _lookup(rows: np.ndarray, table: dict) -> np.ndarray:
     """``table[tuple(row)]`` for every row (``-inf`` where absent)."""
-    uniq, inv = np.unique(rows, axis=0, return_inverse=True)
+    uniq, inv = unique_rows(rows)
     vals = np.array([table.get(tuple(int(x) for x in r), -math.inf) for r in uniq])
-    return vals[inv.reshape(-1)]
+    return vals[inv]
 
 
 def _lyu_discrete(**p: Any) -> LyuSVT:
