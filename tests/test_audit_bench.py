@@ -27,3 +27,44 @@ def test_a_claim_that_holds_is_not_flagged_by_the_benchmark_construction():
     r = audit(spec="em", eps=c["eps"], delta=c["exact_delta"] + 1e-9, inputs=[c["h"], c["h_prime"]],
               samples=30_000, alpha=0.05, fit=False, selection=0)
     assert r.privacy_verdict != "FAIL"
+
+
+# ---- issue 23: mutation testing of power.py ------------------------------------------------------------------
+
+
+def test_bench_case_tries_parameter_sets_in_order_and_returns_none_below_the_target(monkeypatch):
+    import dataclasses
+    from fractions import Fraction
+
+    from dpverify.auditor import power
+    from mechanisms.registry import get_mechanism
+
+    # eps = 1/100: total variation far below 0.1 on every pair -> no case
+    assert bench_case(("em", {"eps": Fraction(1, 100)}, (0, 0, 0))) is None
+    # by name: the first parameter set has no pair above the target, the second has (the pair of largest TV)
+    spec = dataclasses.replace(get_mechanism("em"), valid=({"eps": Fraction(1, 100)}, {"eps": 1}), examples=((0, 0, 0),))
+    monkeypatch.setattr(power, "get_mechanism", lambda name: spec)
+    c = bench_case("em")
+    assert (c["name"], c["params"], c["h"], c["h_prime"]) == ("em", {"eps": 1}, (0, 0, 0), (0, 0, 1))
+    # a case whose eps0 is above 1 (the bracket doubles): delta(eps0) is the target all the same
+    c = bench_case(("em", {"eps": 4}, (0, 0, 0)))
+    assert 2 < c["eps"] < 4 and c["exact_delta"] == pytest.approx(0.1, abs=1e-9)
+    assert c["claimed_delta"] == c["exact_delta"] - 0.05
+
+
+def test_benchmark_rows_have_their_documented_fields():
+    from fractions import Fraction
+
+    rows = audit_power_benchmark([("em", {"eps": 1}, (0, 0, 0)), ("em", {"eps": Fraction(1, 100)}, (0, 0, 0))], runs=1,
+                                 alpha=0.05, samples=50_000)
+    ok, none = rows
+    c = bench_case(("em", {"eps": 1}, (0, 0, 0)))
+    assert set(ok) == {"mechanism", "params", "pair", "eps", "claimed_delta", "exact_delta", "violation", "alpha", "selection",
+                       "runs", "detected", "samples_median", "samples_max", "samples_budget", "seconds"}
+    assert (ok["mechanism"], ok["params"], ok["pair"], ok["eps"], ok["claimed_delta"], ok["exact_delta"], ok["violation"]) == \
+        ("em", {"eps": "1"}, "[0, 0, 0] / [0, 0, 1]", round(c["eps"], 5), round(c["claimed_delta"], 5), 0.1, 0.05)
+    assert (ok["alpha"], ok["selection"], ok["runs"], ok["detected"], ok["samples_budget"]) == (0.05, 0.0, 1, 1, 50_000)
+    assert ok["samples_median"] == ok["samples_max"] <= 50_000
+    assert none == {"mechanism": "em", "pair": "-", "eps": "-", "claimed_delta": "-", "exact_delta": "-", "violation": 0.05,
+                    "alpha": 0.05, "runs": 0, "detected": 0, "samples_median": "-", "samples_max": "-", "samples_budget": 50_000,
+                    "seconds": 0.0, "note": "no example pair with total variation above the target delta"}
