@@ -184,3 +184,75 @@ def test_tied_pairs_keep_the_first_and_evaluate_only_it(monkeypatch: pytest.Monk
     screened.pop("seconds"), plain.pop("seconds")
     assert screened == plain
     assert n_taken <= len(dom.params) and plain["pairs_checked"] > 100 * n_taken
+
+
+def _close_laws(n_laws: int, n_out: int, seed: int, absent: bool = True) -> list[E.LawArrays]:
+    """Full or nearly full supports, weights within a factor 1.3 (ratios near 1, most pure-DP points decided), and
+    now and then an outcome one law does not list or lists with probability exactly 0."""
+    rng = random.Random(seed)
+    out = []
+    for r in range(n_laws):
+        w = {o: rng.randint(10**6, 13 * 10**5) for o in range(n_out)}
+        if absent and r % 3 == 1:
+            del w[rng.randrange(n_out)]
+        if absent and r % 3 == 2:
+            w[rng.randrange(n_out)] = 0
+        tot = sum(w.values())
+        with exact_context(120, interval=True):
+            out.append(E.law_arrays({o: iv.mpf(x) / tot for o, x in w.items()}))
+    return out
+
+
+def _per_pair(A: E.LawArrays, Bl: E.LawArrays, f: tuple, c: tuple, pure: bool) -> tuple[float, float] | None:
+    if pure:
+        return E.pure_margin_bounds(E.ratio_bounds(A, Bl), f)
+    dlo, dhi, _ = E.delta_enclosures(A, Bl, [f])[0]
+    return E.margin_bounds((dlo, dhi), c)
+
+
+@pytest.mark.parametrize("n_out", [3, 30, 120])
+@pytest.mark.parametrize("far", [False, True])
+def test_each_points_margin_contains_the_per_pair_one_and_is_barely_wider(n_out: int, far: bool) -> None:
+    """Per point and pair (identical pairs included): the screen's margin enclosure contains the per-pair one, its
+    'holds' is the per-pair one's, and it is wider only by the summation allowance (c = 2 (n + 4) 2^-52 relative,
+    plus a few ulps; 8-ulp logarithms for pure DP)."""
+    laws = _laws(9, n_out, SEED + n_out) if far else _close_laws(9, n_out, SEED + n_out)
+    s = B.stack(laws)
+    a = np.array([i for i in range(9) for j in range(9)])
+    b = np.array([j for i in range(9) for j in range(9)])
+    c_rel = 2.0 * (s.n + 4) * 2.0 ** -52
+    for eps, dc in [(0, 0), (0.01, 0.001), (0.2, 0.05), (0.3, 0), (3, 0.2)]:
+        f, c, pure = E.exp_bounds(eps), E.float_bounds(dc), dc == 0
+        lo, holds, hi = B.pair_margins(s, a, b, [f], [c], [pure])
+        for k, (i, j) in enumerate(zip(a.tolist(), b.tolist())):
+            pp = _per_pair(laws[i], laws[j], f, c, pure)
+            if pp is None:  # undecided pure-DP point: the screen decides nothing either
+                assert lo[k] == -np.inf and hi[k] == np.inf and not holds[k]
+                continue
+            assert lo[k] <= pp[0] and hi[k] >= pp[1]
+            assert bool(holds[k]) == (pp[0] >= 0)
+            slack = 1e-12 if pure else 4 * c_rel * max(abs(pp[0]), abs(pp[1]), 1.0) + 1e-300
+            assert lo[k] == pp[0] or pp[0] - lo[k] <= slack, (eps, dc, i, j, lo[k], pp)
+            assert hi[k] == pp[1] or hi[k] - pp[1] <= slack, (eps, dc, i, j, hi[k], pp)
+
+
+def test_a_pure_point_at_the_ratio_bound_itself_is_decided_as_the_per_pair_path_decides() -> None:
+    laws = _close_laws(4, 6, SEED, absent=False)
+    s = B.stack(laws)
+    a, b = np.array([0, 1, 2]), np.array([1, 2, 3])
+    for k in range(3):
+        rlo, rhi = E.ratio_bounds(laws[a[k]], laws[b[k]])
+        f = (rhi, np.nextafter(rhi, np.inf))  # e^eps enclosed exactly at the largest ratio: 'holds', margin 0
+        pp = E.pure_margin_bounds((rlo, rhi), f)
+        lo, holds, _ = B.pair_margins(s, a[k:k + 1], b[k:k + 1], [f], [(0.0, 0.0)], [True])
+        assert pp is not None and holds[0] and lo[0] <= pp[0]
+
+
+def test_ratio_bounds_of_close_laws_are_the_per_pair_ones_exactly() -> None:
+    laws = _close_laws(9, 12, SEED + 3)
+    s = B.stack(laws)
+    a = np.array([i for i in range(9) for j in range(9)])
+    b = np.array([j for i in range(9) for j in range(9)])
+    rlo, rhi = B._ratios(s, a, b)
+    for k, (i, j) in enumerate(zip(a.tolist(), b.tolist())):
+        assert (rlo[k], rhi[k]) == E.ratio_bounds(laws[i], laws[j])

@@ -94,9 +94,11 @@ def _ratios(s: Stacked, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def _widen(x: np.ndarray, direction: float, ulps: int = 8) -> np.ndarray:
+    """``x`` moved ``ulps`` ulps towards ``direction``; infinities stay (as the per-pair path's widening)."""
+    w = x
     for _ in range(ulps):
-        x = np.nextafter(x, direction)
-    return x
+        w = np.nextafter(w, direction)
+    return np.where(np.isfinite(x), w, x)
 
 
 def _pure_margins(rlo: np.ndarray, rhi: np.ndarray, flo: float, fhi: float) -> tuple[np.ndarray, np.ndarray]:
