@@ -272,3 +272,18 @@ def test_zcdp_rho_of_identical_laws_is_zero_with_no_order():
     P = {0: mpmath.mpf(1) / 3, 1: mpmath.mpf(2) / 3}
     r = D.zcdp_rho(P, dict(P))
     assert r == {"lower": 0, "upper": 0, "alpha": None, "direction": "h->h'", "certified": False}
+
+
+def test_certify_zcdp_with_kl_a_few_ulps_above_rho_is_a_result_not_a_crash():
+    """rho = KL computed at 53 bits: KL at the certification's precision exceeds it by ulps, the order
+    1 + (KL/rho - 1)/2 rounds to exactly 1, and D_alpha / (alpha - 1) was 0/0 (ZeroDivisionError; found by the
+    mutation helper).  The limit alpha -> 1 decides it instead."""
+    import mpmath
+
+    from dpverify.checker.divergences import certify_zcdp, kl
+
+    with mpmath.mp.workprec(53):
+        P = {0: mpmath.mpf(3) / 4, 1: mpmath.mpf(1) / 4}
+        Q = {0: mpmath.mpf(1) / 4, 1: mpmath.mpf(3) / 4}
+        r = certify_zcdp(P, Q, kl(P, Q))
+    assert r.status in ("violated", "inconclusive", "holds")

@@ -449,7 +449,9 @@ def _certify_zcdp(P: Mapping, Q: Mapping, rho: Any, max_pieces: int) -> ZCDPChec
     # 2. the limit alpha -> 1: KL > rho refutes just above 1 (D_alpha >= KL for alpha > 1)
     if _lo(kl_v) > _hi(r):
         a = _exact_point(1 + (_mid(kl_v) / _mid(r) - 1) / 2)
-        bad, d, ratio = check_at(a)
+        bad = False
+        if a > 1:  # KL above rho by a few ulps: the midpoint order rounds to exactly 1, where D_alpha / (alpha - 1) is 0/0
+            bad, d, ratio = check_at(a)
         sup = {"sup": kl_v, "sup_at": "alpha -> 1 (KL)"} if a_star is None else {}
         if bad:
             return ZCDPCheck("violated", a, d, ratio, "KL > rho: D_alpha >= KL > rho alpha just above alpha = 1", extra=sup)
