@@ -231,3 +231,100 @@ def test_power_a_modulo_reduction_is_rejected():
 def test_exact_samplers_run_on_the_secure_source():
     out = LimitDom(2, 3, 1, "1/10", exact=True).sample((3, 1, 1, 0), rng=SecureRandom(), size=5)
     assert len(out) == 5 and all(o in LimitDom(2, 3, 1, "1/10").distribution((3, 1, 1, 0)) for o in out)
+
+
+# ---- mutation testing (issue 23): mechanisms/exact/noisy_race.py ------------------------------------------
+
+
+def _scripted(script: list[int]) -> RandomWords:
+    """Words read in the order given (then from a seeded generator, which the tests below never reach)."""
+    w = RandomWords(np.random.default_rng(0))
+    w._buf = list(reversed(script))
+    return w
+
+
+@pytest.mark.parametrize("balanced", [False, True])
+def test_a_race_of_one_value_returns_it(balanced):
+    w = _words()
+    values, _ = NR.make_values([(3, 0, 1, 1)], "gumbel", w)
+    assert NR.race_topk(values, 1, None, w, balanced=balanced) == ([0], False)
+
+
+#: A Lap(1) draw from three words: sign word (even: +), then u > x accepts x at once (Exp(1) = 0 + x 2^-62 + ...).
+_PLUS_X3 = [2, 5, 3]
+
+
+@pytest.mark.parametrize("a,b,want", [(9, 4, [1, 0]), (4, 9, [0, 1])])
+def test_balanced_race_refines_an_overlap_with_the_next_words(a, b, want):
+    """Two equal centres whose noises agree on the 124 bits revealed up front: the enclosures overlap, and the
+    comparison goes on to one more word of each (the first-named value first) -- the rare data-dependent path."""
+    w = _scripted(_PLUS_X3 + _PLUS_X3 + [7, 7] + [a, b])
+    values, dummy = NR.make_values([(0, 0, 1, 1), (0, 0, 1, 1)], "laplace", w)
+    assert NR.race_topk(values, 2, None, w, balanced=True, dummy=dummy) == (want, False)
+    assert w._buf == []                        # exactly the scripted words
+
+
+@pytest.mark.parametrize("balanced", [False, True])
+@pytest.mark.parametrize("a,b,want", [(9, 4, 0), (4, 9, None)])
+def test_first_pass_refines_an_overlap_with_the_next_words(a, b, want, balanced):
+    """A test equal to the threshold on the revealed digits: the next words (the test's first) decide."""
+    w = _scripted(_PLUS_X3 + _PLUS_X3 + ([7, 7] if balanced else []) + [a, b])
+    values, _ = NR.make_values([(0, 0, 1, 1), (0, 0, 1, 1)], "laplace", w)  # balanced: threshold revealed first
+    assert NR.first_pass(values[1:], values[0], w, balanced=balanced) == want
+    assert w._buf == []
+
+
+@pytest.mark.parametrize("balanced", [False, True])
+def test_race_topk_reports_the_stop_and_races_one_value(balanced):
+    w = _words()
+    for stop, want in ((1, ([], True)), (2, ([1, 0], False)), (0, ([1], True))):
+        values, _ = NR.make_values([(10, 0, 1, 1), (100, 0, 1, 1), (0, 0, 1, 1)], "laplace", w)
+        assert NR.race_topk(values, 2, stop, w, balanced=balanced) == want, stop
+
+
+def test_make_values_marks_dummies_and_keeps_given_centres():
+    w = _words()
+    c = NR.Centre(F(2, 3), a=1, t=5, s=2)
+    values, mask = NR.make_values([(1, 0, 1, 1), None, c], "gumbel", w)
+    assert mask == [False, True, False]
+    assert values[2].centre is c and values[1].centre.r == 0 and type(values[1].centre.r) is F
+    assert NR.Centre(3).s == 1 and NR.NoisyValue(3, LaplaceNoise(w)).centre.s == 1
+
+
+def test_centre_enclosures_are_computed_once_per_precision(monkeypatch):
+    calls = Counter()
+    real = NR.log_bounds
+
+    def counting(*args):
+        calls[args[-1]] += 1
+        return real(*args)
+
+    monkeypatch.setattr(NR, "log_bounds", counting)
+    c = NR.Centre(F(1, 3), a=F(1, 2), t=F(7, 2))
+    first = c.enclosure(100)
+    assert c.enclosure(100) == first and len(calls) == 1 and sum(calls.values()) == 1
+    c.enclosure(120)
+    assert sum(calls.values()) == 2
+    with mpmath.workprec(400):
+        x = (mpmath.mpf(1) / 3 + mpmath.log(mpmath.mpf(7) / 2) / 2) * 2**100
+        assert first[0] <= x <= first[1] and first[1] - first[0] <= 2
+
+
+@pytest.mark.parametrize("kind,s", [(LaplaceNoise, 1), (LaplaceNoise, 2), (GumbelNoise, 3), (LaplaceNoise, F(3, 2))])
+def test_noisy_value_bounds_enclose_centre_plus_scaled_noise(kind, s):
+    w = _words(7)
+    noise = kind(w)
+    noise.reveal(124, w)
+    v = NR.NoisyValue(F(1, 3), noise, s=s)
+    p = 200
+    lo, hi = v.bounds(p)
+    nlo, nhi = noise.bounds(p + 20)
+    assert hi is not None and hi - lo <= 2**(p - 120)
+    assert F(lo, 2**p) <= F(1, 3) + s * F(nlo, 2**(p + 20)) and F(1, 3) + s * F(nhi, 2**(p + 20)) <= F(hi, 2**p)
+
+
+def test_fraction_times_integer_floor_and_ceiling_are_exact():
+    x = 10**40 + 1
+    assert NR._floor_mul(F(1, 3), x, 0) == x // 3 and NR._ceil_mul(F(1, 3), x, 0) == x // 3 + 1
+    assert NR._floor_mul(F(5, 3), 7, 2) == 2 and NR._ceil_mul(F(5, 3), 7, 2) == 3
+    assert NR._ceil_mul(F(1, 2), 8, 1) == 2 and type(NR._ceil_mul(F(1, 3), x, 0)) is int
