@@ -95,6 +95,9 @@ def test_skippable_keeps_violations_undecided_pairs_and_the_smallest() -> None:
     # 0.5 and 0.9 (decided) lie above the smallest upper end; 0.1 might be the witness; 0.3 ties it (kept)
     assert got == [True, False, False, True, False, False]
     assert not B.skippable(lo, holds, float("inf")).any()
+    # the absolute part of the slack: near a zero upper end, a tiny positive lower end is not enough to skip
+    assert not B.skippable(np.array([1e-305]), np.array([True]), 0.0)[0]
+    assert B.skippable(np.array([1e-290]), np.array([True]), 0.0)[0]
 
 
 CLAIMS = ["DR19.Thm1", "DR19.Lem4.1", "GJMR21.Thm8", "CWGM20.Thm3.2", "DR19.Lem6.1#corrected", "CWGM20.Thm2.8",
@@ -203,11 +206,13 @@ def _close_laws(n_laws: int, n_out: int, seed: int, absent: bool = True) -> list
     return out
 
 
-def _per_pair(A: E.LawArrays, Bl: E.LawArrays, f: tuple, c: tuple, pure: bool) -> tuple[float, float] | None:
+def _per_pair(A: E.LawArrays, Bl: E.LawArrays, f: tuple, c: tuple, pure: bool) -> tuple[float, float, float] | None:
+    """The per-pair fast path's margin ends, and the delta enclosure's upper end (0 at pure points)."""
     if pure:
-        return E.pure_margin_bounds(E.ratio_bounds(A, Bl), f)
+        mb = E.pure_margin_bounds(E.ratio_bounds(A, Bl), f)
+        return None if mb is None else (mb[0], mb[1], 0.0)
     dlo, dhi, _ = E.delta_enclosures(A, Bl, [f])[0]
-    return E.margin_bounds((dlo, dhi), c)
+    return (*E.margin_bounds((dlo, dhi), c), dhi)
 
 
 @pytest.mark.parametrize("n_out", [3, 30, 120])
@@ -231,7 +236,9 @@ def test_each_points_margin_contains_the_per_pair_one_and_is_barely_wider(n_out:
                 continue
             assert lo[k] <= pp[0] and hi[k] >= pp[1]
             assert bool(holds[k]) == (pp[0] >= 0)
-            slack = 1e-12 if pure else 4 * c_rel * max(abs(pp[0]), abs(pp[1]), 1.0) + 1e-300
+            # the summation allowance c * delta, plus a few ulps of the margin (2.5 c would already fail: the
+            # allowance is pinned, not just bounded)
+            slack = 1e-12 if pure else 1.25 * c_rel * pp[2] + 4 * np.spacing(max(abs(pp[0]), abs(pp[1]), pp[2])) + 1e-300
             assert lo[k] == pp[0] or pp[0] - lo[k] <= slack, (eps, dc, i, j, lo[k], pp)
             assert hi[k] == pp[1] or hi[k] - pp[1] <= slack, (eps, dc, i, j, hi[k], pp)
 
@@ -256,3 +263,16 @@ def test_ratio_bounds_of_close_laws_are_the_per_pair_ones_exactly() -> None:
     rlo, rhi = B._ratios(s, a, b)
     for k, (i, j) in enumerate(zip(a.tolist(), b.tolist())):
         assert (rlo[k], rhi[k]) == E.ratio_bounds(laws[i], laws[j])
+
+
+def test_blocks_of_pairs_give_the_same_margins_as_one_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    laws = _close_laws(6, 8, SEED + 11)
+    s = B.stack(laws)
+    a = np.array([i for i in range(6) for j in range(6)])
+    b = np.array([j for i in range(6) for j in range(6)])
+    args = ([E.exp_bounds(0.2), E.exp_bounds(0.3)], [E.float_bounds(0.05), (0.0, 0.0)], [False, True])
+    whole = B.pair_margins(s, a, b, *args)
+    monkeypatch.setattr(B, "BLOCK", 7)  # 36 pairs in blocks of 7: the last block is short
+    blocked = B.pair_margins(s, a, b, *args)
+    for x, y in zip(whole, blocked):
+        assert np.array_equal(x, y)
