@@ -24,8 +24,9 @@ events are used where the ratio is flat and tiny-mass ones where the ratio explo
 Attack sets below a minimum probability are handled explicitly: an event needs at least
 :data:`MIN_HITS` tuning hits under ``a`` (so ``Pr[M(a) in S] >~ MIN_HITS / n_tune``);
 its mass under ``b`` may be zero (a support difference, certified by a zero count).  The
-predicted bound uses tuning bounds that hold simultaneously over the thresholds tried
-(:data:`TUNE_LEVEL`), so an event is not chosen for a ratio seen on a handful of tuning hits.
+predicted bound uses conservative tuning bounds (about two standard errors, :data:`TUNE_LEVEL` /
+:data:`TUNE_SPLIT`, over at most :data:`THRESHOLDS` nested events), so an event is not chosen for a
+ratio seen on a handful of tuning hits.
 """
 
 from __future__ import annotations

@@ -498,8 +498,8 @@ def _screen(claim: Claim, block: list[Instance], prec: int) -> np.ndarray | None
                 for h in (block[i].h, block[i].h_prime):
                     if h not in rows:
                         arrays = _law_arrays(mech, h, prec)
-                        if arrays is None:
-                            raise _Unscreened
+                        if arrays is None:  # not an interval law: the block is scanned pair by pair
+                            return None
                         rows[h] = len(laws)
                         laws.append(arrays)
             stacked = stack(laws)
@@ -531,10 +531,6 @@ def _screen(claim: Claim, block: list[Instance], prec: int) -> np.ndarray | None
     except Exception:  # noqa: BLE001 - the scan evaluates every pair itself and raises where it must
         return None
     return skip
-
-
-class _Unscreened(Exception):
-    """A law of the block has no float enclosure: the block is scanned pair by pair."""
 
 
 def _take(acc: Partial, claim: Claim, inst: Instance, prec: int, certify: bool) -> None:
