@@ -259,3 +259,66 @@ def test_the_pool_absorbs_the_first_of_tied_bins_in_the_laws_order():
     r = goodness_of_fit({"x": 0, "b": 40, "c": 20, "d": 40}, {"x": 0.01, "b": 0.3, "c": 0.3, "d": 0.39})
     assert (r.bins, r.pooled) == (3, 2)
     assert r.statistic == pytest.approx(2 * (20 * math.log(20 / 30) + 40 * math.log(40 / 39) + 40 * math.log(40 / 31)), rel=1e-12)
+
+
+# ---- Clopper–Pearson at large n: scipy's beta quantile is checked, not trusted --------------------------------------
+
+
+def _mp_tail_ge(x, n, p):
+    """Pr_p[Bin(n, p) >= x] = I_p(x, n - x + 1), in mpmath (independent of scipy)."""
+    import mpmath as mp
+
+    with mp.workprec(96):
+        return mp.betainc(x, n - x + 1, 0, mp.mpf(p), regularized=True)
+
+
+def _mp_tail_le(x, n, p):
+    """Pr_p[Bin(n, p) <= x] = 1 - I_p(x + 1, n - x), in mpmath."""
+    import mpmath as mp
+
+    with mp.workprec(96):
+        return 1 - mp.betainc(x + 1, n - x, 0, mp.mpf(p), regularized=True)
+
+
+@pytest.mark.parametrize("x, n, a", [(1000, 150_000_000, 0.05), (1000, 70_000_000, 0.05), (1000, 200_000_000, 0.005),
+                                     (999, 5_090_576, 0.005), (3, 10, 0.05), (1, 10**9, 0.01)])
+def test_clopper_pearson_bounds_hold_and_are_tight_where_scipys_quantile_is_wrong(x, n, a):
+    """scipy 1.17's beta.ppf(0.05, 1000, n - 999) at n = 1.5e8 is 1.52e-5, above the point estimate 6.7e-6 (a
+    'lower bound' that would certify a violation on a correct mechanism); at n = 7e7 it is half the true bound.  The
+    bounds are checked in mpmath: Pr_lo[X >= x] <= a < Pr_{lo (1 + 1e-9)}[X >= x], and the mirror for the upper one."""
+    lo, hi = cp_lower(x, n, a), cp_upper(x, n, a)
+    assert lo < x / n < hi
+    assert _mp_tail_ge(x, n, lo) <= a < _mp_tail_ge(x, n, lo * (1 + 1e-9))
+    assert _mp_tail_le(x, n, hi) <= a < _mp_tail_le(x, n, hi * (1 - 1e-9))
+
+
+def test_every_quantile_is_re_solved_when_scipys_guess_fails_its_check(monkeypatch):
+    """With scipy's inverse replaced by nonsense, every bound comes from the bracketing solver and is still the
+    Clopper–Pearson bound (mpmath check as above), for arrays of counts, n broadcast, both ends."""
+    from scipy import special
+
+    from dpverify.auditor import stats as st
+
+    monkeypatch.setattr(special, "betaincinv", lambda *args: np.full(np.broadcast(*args).shape, 0.5))
+    n, a = 10**6, 0.01
+    xs = np.array([0, 1, 2, 50, 999_999, 10**6])
+    lo, hi = st.cp_lower_array(xs, n, a), st.cp_upper_array(xs, n, a)
+    assert lo[0] == 0.0 and hi[-1] == 1.0
+    for x, l, h in zip(xs[1:], lo[1:], hi[:-1]):
+        assert _mp_tail_ge(int(x), n, l) <= a * (1 + 1e-12) and _mp_tail_ge(int(x), n, l * (1 + 1e-9)) > a
+    for x, h in zip(xs[:-1], hi[:-1]):
+        assert _mp_tail_le(int(x), n, h) <= a * (1 + 1e-12) and _mp_tail_le(int(x), n, h * (1 - 1e-9)) > a
+    assert np.array_equal(st.cp_lower_array([[3], [4]], [10, 20], a).shape, (2, 2))
+
+
+def test_array_bounds_without_information_and_the_scalar_rounding():
+    from dpverify.auditor.stats import cp_lower_array, cp_upper_array
+
+    assert cp_lower_array([0, -1], 5, 0.05).tolist() == [0.0, 0.0] and cp_upper_array([5, 6], 5, 0.05).tolist() == [1.0, 1.0]
+    assert np.isnan(cp_lower_array(2, 0, 0.05)) and cp_upper_array(0, 0, 0.05).tolist() == 1.0
+    assert np.isnan(cp_lower_array([np.nan, 6], 5, 0.05)).all() and np.isnan(cp_upper_array([np.nan, -1], 5, 0.05)).all()
+    assert cp_lower(7, 9, 0.01) == float(cp_lower_array(7, 9, 0.01)) * (1 - ROUNDING_SLACK)
+    with pytest.raises(ValueError, match="level a=0 must be in"):
+        cp_lower_array(1, 2, 0)
+    with pytest.raises(ValueError, match="level a=1 must be in"):
+        cp_upper_array(1, 2, 1)

@@ -36,10 +36,11 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
-from scipy import optimize, sparse, special, stats
+from scipy import optimize, sparse, special
 from threadpoolctl import threadpool_limits
 
 from .features import FeatureMap, row_keys
+from .stats import cp_lower_array, cp_upper_array
 
 __all__ = ["ExactScore", "LinearScore", "TableScore", "fit_logistic", "ThresholdChoice", "threshold_events", "MIN_HITS",
            "THRESHOLDS", "TUNE_SPLIT",
@@ -154,14 +155,12 @@ def fit_logistic(Fa: sparse.csr_matrix, Fb: sparse.csr_matrix, *, l2: float = L2
     return res.x[:p], float(res.x[p])
 
 
-def _cp_lower(x: np.ndarray, n: int, a: float) -> np.ndarray:
-    with np.errstate(invalid="ignore"):
-        return np.where(x > 0, stats.beta.ppf(a, np.maximum(x, 1e-300), n - x + 1), 0.0)
+def _cp_lower(x: np.ndarray, n: Any, a: float) -> np.ndarray:
+    return cp_lower_array(x, n, a)
 
 
-def _cp_upper(x: np.ndarray, n: int, a: float) -> np.ndarray:
-    with np.errstate(invalid="ignore"):
-        return np.where(x < n, stats.beta.ppf(1 - a, x + 1, np.maximum(n - x, 1e-300)), 1.0)
+def _cp_upper(x: np.ndarray, n: Any, a: float) -> np.ndarray:
+    return cp_upper_array(x, n, a)
 
 
 def predicted_eps_lower(p: np.ndarray, q: np.ndarray, n: int, level: float, delta: float) -> np.ndarray:

@@ -11,6 +11,11 @@ Definitions (``x`` successes in ``n`` independent Bernoulli(p) trials, level ``a
 * Clopper–Pearson one-sided lower bound ``p_lo = Beta.ppf(a; x, n-x+1)`` (0 if
   ``x = 0``) satisfies ``Pr[p_lo > p] <= a``; the upper bound ``p_hi =
   Beta.ppf(1-a; x+1, n-x)`` (1 if ``x = n``) satisfies ``Pr[p_hi < p] <= a``.
+  scipy's beta quantile (Boost's ``ibeta_inv``) is not trusted: it is wrong by
+  factors at large ``n`` (``n = 1.5e8, x = 1000, a = 0.05``: 1.52e-5, above the
+  point estimate 6.7e-6; scipy issue 12796 is the same family).  Every quantile is
+  checked against the forward function (``betainc``, binomial tails) and re-solved
+  by bracketing where the check fails (:func:`cp_lower_array`).
 * For an event ``S`` with ``P = Pr[M(h) in S]`` and ``Q = Pr[M(h') in S]``
   estimated from independent samples, the certified lower bounds (each holding
   with probability >= 1 - 2a) are
@@ -33,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Hashable, Mapping
 
 import numpy as np
-from scipy import stats
+from scipy import optimize, special, stats
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -43,6 +48,8 @@ __all__ = [
     "SELECTION_LEVEL",
     "cp_lower",
     "cp_upper",
+    "cp_lower_array",
+    "cp_upper_array",
     "exp_up",
     "delta_lower_bound",
     "eps_lower_bound",
@@ -72,8 +79,13 @@ DEFAULT_SEED = 20240601
 MIN_EXPECTED = 5.0
 
 #: Relative amount by which confidence bounds are widened to absorb float error
-#: in ``scipy.stats.beta.ppf`` (accurate to a few ulps) and in ``exp``.
+#: in the beta quantiles (checked to :data:`QUANTILE_CHECK` in the tail probability
+#: and re-solved to ~1e-15 relative in ``p`` where the check fails) and in ``exp``.
 ROUNDING_SLACK = 1e-12
+
+#: A beta quantile ``p`` from scipy is accepted when the forward tail probability
+#: at ``p`` is within this relative distance of the level; otherwise it is re-solved.
+QUANTILE_CHECK = 1e-9
 
 #: Level of the Clopper–Pearson bounds used only to *rank* candidate events on a
 #: selection sample (never for a verdict, so it needs no multiplicity correction).
@@ -86,12 +98,75 @@ def _level(a: float) -> float:
     return a
 
 
+def _log_bracket(n: float, a: float) -> float:
+    """``ln p0`` with ``Pr_p0[Bin(n, p0) >= 1] < a``: below every Clopper–Pearson lower bound (``x >= 1``)
+    and with ``Pr_p0[Bin(n, p0) <= x] > 1 - a > a`` for every ``x`` (``a < 1/2``), below every upper bound too."""
+    return math.log(-math.expm1(math.log1p(-a) / n) / 2)
+
+
+def _solve_log(f: Any, n: float, a: float) -> float:
+    """The root ``p`` of the monotone tail ``f(p) - a`` (sign change on ``[p0, 1]``), solved in ``ln p`` by Brent."""
+    lo = _log_bracket(n, min(a, 1 - a))
+    u = optimize.brentq(lambda v: f(math.exp(v)) - a, lo, 0.0, xtol=1e-15, rtol=1e-15, maxiter=400)
+    return math.exp(u)
+
+
+def _quantile(x: np.ndarray, n: np.ndarray, a: float, upper: bool) -> np.ndarray:
+    """Clopper–Pearson bound (unrounded) for ``0 < x`` (lower) or ``x < n`` (upper), elementwise, verified.
+
+    Lower: ``p`` with ``Pr_p[X >= x] = I_p(x, n-x+1) = a``; upper: ``p`` with ``Pr_p[X <= x] =
+    1 - I_p(x+1, n-x) = a``.  scipy's quantile is kept where the forward tail at it is within
+    :data:`QUANTILE_CHECK` of ``a`` (relative); elsewhere the root is re-solved by bracketing.
+    """
+    if upper:
+        def tail(xx, nn, p):
+            return special.betaincc(xx + 1, nn - xx, p)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            guess = special.betaincinv(x + 1, n - x, 1 - a)
+    else:
+        def tail(xx, nn, p):
+            return special.betainc(xx, nn - xx + 1, p)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            guess = special.betaincinv(x, n - x + 1, a)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ok = np.isfinite(guess) & (guess > 0) & (guess <= 1) & (np.abs(tail(x, n, guess) / a - 1) <= QUANTILE_CHECK)
+    out = np.where(ok, guess, np.nan)
+    for i in zip(*np.nonzero(~ok)):
+        xi, ni = float(x[i]), float(n[i])
+        out[i] = _solve_log(lambda p: float(tail(xi, ni, p)), ni, a)
+    return out
+
+
+def cp_lower_array(x: Any, n: Any, a: float) -> np.ndarray:
+    """Clopper–Pearson lower bounds at level ``a`` for arrays of counts ``x`` of ``n`` (broadcast), *not*
+    rounded (``0`` where ``x <= 0``, nan where ``x > n`` or not finite); each quantile verified against the forward tail (module docstring)."""
+    _level(a)
+    x, n = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(n, dtype=float))
+    out = np.where(np.isfinite(x) & np.isfinite(n) & (x <= n), 0.0, np.nan)  # more successes than trials: nan
+    live = (x > 0) & (x <= n) & np.isfinite(n)
+    if live.any():
+        out[live] = _quantile(x[live], n[live], a, upper=False)
+    return out
+
+
+def cp_upper_array(x: Any, n: Any, a: float) -> np.ndarray:
+    """Clopper–Pearson upper bounds at level ``a`` for arrays of counts ``x`` of ``n`` (broadcast), *not*
+    rounded (``1`` where ``x >= n``, nan where ``x < 0`` or not finite); each quantile verified against the forward tail (module docstring)."""
+    _level(a)
+    x, n = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(n, dtype=float))
+    out = np.where(np.isfinite(x) & np.isfinite(n) & (x >= 0), 1.0, np.nan)  # negative successes: nan
+    live = (x < n) & (x >= 0) & np.isfinite(n)
+    if live.any():
+        out[live] = _quantile(x[live], n[live], a, upper=True)
+    return out
+
+
 def cp_lower(x: int, n: int, a: float) -> float:
     """Clopper–Pearson one-sided *lower* confidence bound on p (coverage >= 1 - a), rounded down."""
     _level(a)
     if n <= 0 or x <= 0:
         return 0.0
-    lo = float(stats.beta.ppf(a, x, n - x + 1))
+    lo = float(cp_lower_array(x, n, a))
     return max(0.0, lo * (1 - ROUNDING_SLACK))
 
 
@@ -100,7 +175,7 @@ def cp_upper(x: int, n: int, a: float) -> float:
     _level(a)
     if n <= 0 or x >= n:
         return 1.0
-    hi = float(stats.beta.ppf(1 - a, x + 1, n - x))
+    hi = float(cp_upper_array(x, n, a))
     return min(1.0, hi * (1 + ROUNDING_SLACK) + 1e-300)
 
 
@@ -278,10 +353,7 @@ def detection_probability(p: float, q: float, n: int, a: float, eps: Any, delta:
 
 
 def _cp_upper_vec(ys: np.ndarray, n: int, a: float) -> np.ndarray:
-    from scipy.stats import beta
-
-    out = np.where(ys < n, beta.ppf(1 - a, ys + 1, np.maximum(n - ys, 1)), 1.0)
-    return np.minimum(1.0, out * (1 + ROUNDING_SLACK) + 1e-300)
+    return np.minimum(1.0, cp_upper_array(ys, n, a) * (1 + ROUNDING_SLACK) + 1e-300)
 
 
 def detectable_eps(n: int, a: float, eps: Any, delta: Any, *, mass: float = POWER_MASS, target: float = POWER_TARGET) -> float:
