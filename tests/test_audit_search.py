@@ -241,9 +241,10 @@ def test_noisy_max_value_ceiling_grows_with_samples_below_the_truth():
     from dpverify.auditor.catalogue import PUBLISHED, noisy_max_value_ceiling, plan
     from dpverify.auditor.ratio import predicted_eps_lower
 
-    c = [noisy_max_value_ceiling(5, 20.0, n, 0.05) for n in (10**5, 750_000, plan()["n_cert"], 10**8)]
-    assert all(a < b for a, b in zip(c, c[1:])) and c[-1] < 0.25 and c[-1] > 0.247
-    assert c[2] < min(PUBLISHED["ReportNoisyMax3"][:2])
+    c = [noisy_max_value_ceiling(5, 20.0, n, 0.05) for n in (10**5, 750_000, plan()["n_cert"], 10**7, 10**8, 2 * 10**8)]
+    assert all(a < b for a, b in zip(c, c[1:])) and c[-1] < 0.25 and c[-2] > 0.247
+    assert c[2] < c[3] < min(PUBLISHED["ReportNoisyMax3"][:2])  # even with the whole 2e7 certifying (1e7 per input)
+    assert abs(c[-1] - PUBLISHED["ReportNoisyMax3"][1]) < 0.0005  # at DP-Sniper's 2e8: its published 0.2488 (ours 0.2486)
     # the event {max <= 0} on the all-shift pair: P = 2^-5, Q = (e^-0.05 / 2)^5, ratio e^0.25 exactly
     at0 = float(predicted_eps_lower(np.array([2.0 ** -5]), np.array([(math.exp(-0.05) / 2) ** 5]), plan()["n_cert"], 0.05, 0.0)[0])
     assert at0 <= c[2] < at0 + 0.002
@@ -266,8 +267,9 @@ def test_catalogue_page_names_targets_out_of_reach():
     row = {"member": "ReportNoisyMax3", "mode": "exact law", "d": 5, "relation": "linf", "claim_eps": "1/10", "truth": "0.25",
            "eps_lower_bound": 0.2, "dpsniper_lr": 0.2478, "dpsniper_mlp": 0.2488, "statdp_1": 0.19, "statdp_2": 0.19,
            "meets_dpsniper": False, "samples_total": 2e6, "seconds": 3, "within_budget": True, "verdict": "FAIL",
-           "closed_form_ceiling_at_target": 0.2429}
-    ok = {**row, "member": "Laplace", "closed_form_ceiling_at_target": None, "exact_ceiling_at_target": 0.099, "dpsniper_lr": 0.0968,
+           "closed_form_ceiling_at_target": 0.2429, "closed_form_ceiling_whole_budget": 0.2438, "closed_form_ceiling_at_dpsniper": 0.2486}
+    ok = {**row, "member": "Laplace", "closed_form_ceiling_at_target": None, "closed_form_ceiling_whole_budget": None,
+          "exact_ceiling_at_target": 0.099, "dpsniper_lr": 0.0968,
           "dpsniper_mlp": 0.0976}
     cat = {"settings": {"budget": 2e6, "alpha": 0.1, "seed": 1, "plan": {"n_cert": 750000}, "false_alarm_seeds": 0},
            "command": "x", "published_source": "y", "provenance": {"git_commit": "abc", "versions": {}, "exact_prec_bits": 256},
@@ -275,6 +277,9 @@ def test_catalogue_page_names_targets_out_of_reach():
     text = "".join(catalogue_section(cat))
     assert "Out of reach at the issue's budget" in text and "ReportNoisyMax3 (ceiling 0.2429 < 0.2488)" in text
     assert "Laplace (ceiling" not in text and "| 0.2429 |" in text
+    assert ("ReportNoisyMax3's closed-form ceiling (every pair, every event) with the whole 2e7 certifying one event (1e7 per input, "
+            "no screening): 0.2438; at DP-Sniper's 2e8 per input: 0.2486, beside its published 0.2488." in text)
+    assert text.count("closed-form ceiling (every pair") == 1
 
 
 # ----------------------------------------------------------------- issue 23: mutation testing of ratio.py

@@ -55,6 +55,8 @@ __all__ = ["PUBLISHED", "PUBLISHED_SOURCE", "BUDGET", "ALPHA", "CERT_SHARE", "ru
 
 #: samples an audit of one member may draw in total (the issue's target: DP-Sniper uses about 2.2e8)
 BUDGET = 20_000_000
+#: samples per input of DP-Sniper's final estimate (its published bounds)
+DPSNIPER_SAMPLES = 200_000_000
 #: 1 - confidence of every catalogue bound (DP-Sniper's 90%)
 ALPHA = 0.1
 #: share of the budget spent on certifying the one chosen event (the rest screens)
@@ -232,7 +234,12 @@ def run_member(m: Member | str, *, mode: str = "black box", seed: int = SEED, bu
     if summ["power"] and summ["privacy"] != "FAIL":
         row["detectable_eps"] = summ["power"]["detectable_eps"]
     if m.name == "ReportNoisyMax3":  # closed form (noisy_max_value_ceiling): Lap(2/eps) on d items
-        row["closed_form_ceiling_at_target"] = _r(noisy_max_value_ceiling(m.d, 2 / float(m.claim_eps), plan(BUDGET)["n_cert"], level))
+        scale = 2 / float(m.claim_eps)
+        row["closed_form_ceiling_at_target"] = _r(noisy_max_value_ceiling(m.d, scale, plan(BUDGET)["n_cert"], level))
+        # no screening at all: the whole budget certifying the one best event (the most any one-event audit can have)
+        row["closed_form_ceiling_whole_budget"] = _r(noisy_max_value_ceiling(m.d, scale, BUDGET // 2, level))
+        # at DP-Sniper's own size (2e8 per input), to set beside its published bound
+        row["closed_form_ceiling_at_dpsniper"] = _r(noisy_max_value_ceiling(m.d, scale, DPSNIPER_SAMPLES, level))
     if search:
         row["exact_search"] = {k: search[k] for k in ("pairs_scored", "refinement_steps", "stopped") if k in search}
         row["exact_ceiling"] = _r(search["best_predicted"]) if search.get("best_predicted") is not None else None

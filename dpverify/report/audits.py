@@ -153,6 +153,12 @@ def catalogue_section(cat: dict | None) -> list[str]:
     if out_of_reach:
         lines.append("\nOut of reach at the issue's budget of 2e7 samples (the expected bound of the best one-event certification is below\n"
                      "DP-Sniper's, which spent about 2e8 samples per input): " + "; ".join(out_of_reach) + ".\n")
+    for name, modes in by.items():
+        ex = modes.get("exact law") or {}
+        if ex.get("closed_form_ceiling_whole_budget") is not None:
+            lines.append(f"\n{esc(name)}'s closed-form ceiling (every pair, every event) with the whole 2e7 certifying one event "
+                         f"(1e7 per input, no screening): {_num(ex['closed_form_ceiling_whole_budget'])}; at DP-Sniper's 2e8 per input: "
+                         f"{_num(ex.get('closed_form_ceiling_at_dpsniper'))}, beside its published {_num(ex.get('dpsniper_mlp'))}.\n")
     lines += ["\n### Witnesses\n\n",
               table(["mechanism", "mode", "verdict", "h", "h'", "pattern", "event", "P(S)", "Q(S)", "n per input"],
                     [[esc(r["member"]), esc(r["mode"]), esc(r["verdict"]), esc(r.get("witness", {}).get("h", "")), esc(r.get("witness", {}).get("h_prime", "")),
