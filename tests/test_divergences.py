@@ -287,3 +287,44 @@ def test_certify_zcdp_with_kl_a_few_ulps_above_rho_is_a_result_not_a_crash():
         Q = {0: mpmath.mpf(1) / 4, 1: mpmath.mpf(3) / 4}
         r = certify_zcdp(P, Q, kl(P, Q))
     assert r.status in ("violated", "inconclusive", "holds")
+
+
+def test_log_memo_is_keyed_by_identity_context_and_precision():
+    """log_ratios memoises ln p per probability *object* (laws are reused across pairs): an equal value in a new object,
+    another precision or the other context is computed afresh; a stale entry whose id was reused is not returned; the memo
+    is cleared at its limit.  Every value equals ctx.log(p) computed directly."""
+    D._LOG_MEMO.clear()
+    with both_precisions(PREC):
+        p = mpmath.iv.mpf(1) / 3
+        assert D._log(mpmath.iv, p) == mpmath.iv.log(p) and len(D._LOG_MEMO) == 1
+        assert D._log(mpmath.iv, p) == mpmath.iv.log(p) and len(D._LOG_MEMO) == 1  # a hit
+        q = mpmath.mpf(1) / 3
+        assert D._log(mpmath.mp, q) == mpmath.log(q) and len(D._LOG_MEMO) == 2
+    with both_precisions(PREC + 64):
+        wide = D._log(mpmath.iv, p)  # the same object at another precision: a new entry, a narrower enclosure
+        assert wide == mpmath.iv.log(p) and len(D._LOG_MEMO) == 3 and wide.delta < mpmath.iv.log(p).delta * 2
+    # an entry whose id now belongs to another object is not trusted
+    other = mpmath.mpf(1) / 7
+    with both_precisions(PREC):
+        D._LOG_MEMO[(id(other), False, mpmath.mp.prec)] = (mpmath.mpf(5), mpmath.mpf(123))
+        assert D._log(mpmath.mp, other) == mpmath.log(other)
+    limit = D.LOG_MEMO_LIMIT
+    try:
+        D.LOG_MEMO_LIMIT = len(D._LOG_MEMO)
+        with both_precisions(PREC):
+            D._log(mpmath.mp, mpmath.mpf(2))
+        assert len(D._LOG_MEMO) == 1
+    finally:
+        D.LOG_MEMO_LIMIT = limit
+
+
+def test_zoom_search_narrows_the_bracket_around_the_grid_maximum():
+    """_float_search: geometric grid, then zoom grids around the best point; on a smooth unimodal objective it lands on
+    the maximiser to ~1e-6 relative (16-fold narrowing per round), also when the maximum lies between half the grid's first
+    point and that point, or at its last point."""
+    import numpy as np
+
+    for t_star, top in ((0.37, 50.0), (3e-9, 5.0), (40.0, 40.0)):  # 3e-9: between grid[0] / 2 and grid[0]
+        f = lambda t: -(np.log(t) - np.log(t_star)) ** 2  # noqa: E731
+        t = D._float_search(f, top)
+        assert abs(t / min(t_star, top) - 1) < 1e-5, (t_star, t)

@@ -116,6 +116,26 @@ class LogRatios:
         return sum((q for _, q in self.only_q), self.ctx.mpf(0))
 
 
+#: ``ln p`` of probability objects already seen, keyed by the object's identity and the context's precision (a law's
+#: entries are immutable mp / iv numbers reused across every pair it is in); the entry keeps ``p`` alive, so an id is
+#: never reused while cached.  Cleared when it reaches :data:`LOG_MEMO_LIMIT` entries.
+_LOG_MEMO: dict = {}
+LOG_MEMO_LIMIT = 200_000
+
+
+def _log(ctx: Any, p: Any) -> Any:
+    """``ctx.log(p)``, memoised for the immutable mp / iv numbers of the laws (:data:`_LOG_MEMO`)."""
+    key = (id(p), ctx is mpmath.iv, ctx.prec)
+    hit = _LOG_MEMO.get(key)
+    if hit is not None and hit[0] is p:
+        return hit[1]
+    v = ctx.log(p)
+    if len(_LOG_MEMO) >= LOG_MEMO_LIMIT:
+        _LOG_MEMO.clear()
+    _LOG_MEMO[key] = (p, v)
+    return v
+
+
 def log_ratios(P: Mapping, Q: Mapping) -> LogRatios:
     """Split the outcomes of ``P`` and ``Q`` by support and compute ``L = ln P/Q`` on the common part."""
     for name, law in (("P", P), ("Q", Q)):
@@ -135,7 +155,7 @@ def log_ratios(P: Mapping, Q: Mapping) -> LogRatios:
         else:
             p, q = to_ctx(ctx, p) if not isinstance(p, (mpmath.mpf, mpmath.iv.mpf)) else p, \
                 to_ctx(ctx, q) if not isinstance(q, (mpmath.mpf, mpmath.iv.mpf)) else q
-            common.append((o, p, q, ctx.log(p) - ctx.log(q)))
+            common.append((o, p, q, _log(ctx, p) - _log(ctx, q)))
     return LogRatios(ctx, common, only_p, only_q)
 
 
@@ -305,10 +325,11 @@ def _rho_search(lr: LogRatios) -> tuple[Any, Any]:
     """``(max found of D_alpha/alpha over alpha > 1, argmax)`` for ``P << Q`` (mp, a lower bound on the sup).
 
     ``argmax None`` means the limit ``alpha -> 1`` (``KL``) is the largest value found.  Grid in
-    ``alpha - 1`` (geometric, up to ``D_inf/KL`` beyond which ``D_alpha/alpha < KL``) plus golden-section
-    refinement around the best grid point.  The search only *chooses* the order: it runs in double
-    precision (:func:`_float_objective`, about 60 evaluations in one numpy pass each) where the doubles
-    can represent the pair, in mp otherwise; the value returned is ``D_alpha/alpha`` evaluated in mp at
+    ``alpha - 1`` (geometric, up to ``D_inf/KL`` beyond which ``D_alpha/alpha < KL``) plus refinement
+    around the best grid point.  The search only *chooses* the order: it runs in double precision where the
+    doubles can represent the pair (:func:`_float_objective` on whole grids at once, :func:`_float_search`:
+    six numpy passes), in mp otherwise (:func:`_mp_search`, golden section); the value returned is
+    ``D_alpha/alpha`` evaluated in mp at
     the chosen order (so it is a value the pair attains, whichever precision chose it), and it is
     compared with KL in mp.
     """
@@ -324,21 +345,58 @@ def _rho_search(lr: LogRatios) -> tuple[Any, Any]:
     if top <= 1 + ctx.mpf(2) ** -40:
         return klv, None
     fast = _float_objective(ps, Ls, top)
-    if fast is not None:  # the search variable is t = alpha - 1
-        f, one = fast, 0.0
-    else:  # the search variable is alpha
-        f, one = (lambda a: _f(mlr, a)), ctx.mpf(1)
-    n = 24
-    if fast is not None:
-        grid = [float(top - 1) * 2.0 ** (-30 * (1 - i / n)) for i in range(n + 1)]
-    else:
-        grid = [1 + (top - 1) * ctx.mpf(2) ** (-30 * (1 - ctx.mpf(i) / n)) for i in range(n + 1)]
+    if fast is not None:  # the search variable is t = alpha - 1, searched in doubles, vectorised
+        t = _float_search(fast, float(top - 1))
+        if not t > 0:
+            return klv, None
+        best_a = 1 + ctx.mpf(t)
+        best_v = _f(mlr, best_a)  # the value at that order, in mp
+    else:  # the search variable is alpha, every evaluation in mp (golden section)
+        best_v, best_a = _mp_search(lambda a: _f(mlr, a), top)
+    if klv >= best_v:
+        return klv, None
+    return best_v, best_a
+
+
+#: Points of the first grid of the alpha search (geometric in alpha - 1 over 2^-30 .. D_inf/KL - 1).
+SEARCH_GRID = 24
+#: Zoom rounds of the double-precision search, each a uniform grid of ZOOM_POINTS over the bracket around the best.
+ZOOM_ROUNDS = 5
+ZOOM_POINTS = 33
+
+
+def _float_search(f: Any, top_m1: float) -> float:
+    """The ``t = alpha - 1`` maximising the vectorised double objective ``f``: a geometric grid up to ``top_m1``,
+    then :data:`ZOOM_ROUNDS` uniform grids over the bracket of the best point (each narrows it 16-fold)."""
+    n = SEARCH_GRID
+    grid = top_m1 * 2.0 ** (-30 * (1 - np.arange(n + 1) / n))
+    vals = f(grid)
+    i = int(np.argmax(vals))
+    best_v, best_t = vals[i], grid[i]
+    lo = grid[i - 1] if i > 0 else grid[0] / 2
+    hi = grid[i + 1] if i < n else grid[n]
+    for _ in range(ZOOM_ROUNDS):
+        ts = np.linspace(lo, hi, ZOOM_POINTS)
+        v = f(ts)
+        j = int(np.argmax(v))
+        if v[j] > best_v:
+            best_v, best_t = v[j], ts[j]
+        lo, hi = ts[max(j - 1, 0)], ts[min(j + 1, ZOOM_POINTS - 1)]
+    return float(best_t)
+
+
+def _mp_search(f: Any, top: Any) -> tuple[Any, Any]:
+    """``(value, alpha)`` maximising ``f`` (mp) over ``(1, top]``: geometric grid in ``alpha - 1``, golden section
+    around the best grid point."""
+    ctx = mpmath.mp
+    n = SEARCH_GRID
+    grid = [1 + (top - 1) * ctx.mpf(2) ** (-30 * (1 - ctx.mpf(i) / n)) for i in range(n + 1)]
     vals = [f(a) for a in grid]
     best_i = max(range(len(grid)), key=lambda i: vals[i])
     best_v, best_a = vals[best_i], grid[best_i]
-    lo = grid[best_i - 1] if best_i > 0 else one + (grid[0] - one) / 2
+    lo = grid[best_i - 1] if best_i > 0 else 1 + (grid[0] - 1) / 2
     hi = grid[best_i + 1] if best_i < n else grid[n]
-    g = (ctx.sqrt(5) - 1) / 2 if fast is None else (5 ** 0.5 - 1) / 2
+    g = (ctx.sqrt(5) - 1) / 2
     c, d = hi - g * (hi - lo), lo + g * (hi - lo)
     fc, fd = f(c), f(d)
     for _ in range(32):
@@ -353,18 +411,12 @@ def _rho_search(lr: LogRatios) -> tuple[Any, Any]:
     for v, a in ((fc, c), (fd, d)):
         if v > best_v:
             best_v, best_a = v, a
-    if fast is not None:  # best_a is alpha - 1 in doubles: the value at alpha = 1 + best_a, in mp
-        if not best_a > 0:
-            return klv, None
-        best_a = 1 + ctx.mpf(best_a)
-        best_v = _f(mlr, best_a)
-    if klv >= best_v:
-        return klv, None
     return best_v, best_a
 
 
 def _float_objective(ps: Sequence[Any], Ls: Sequence[Any], top: Any) -> Any:
-    """``t -> D_{1+t}/(1+t)`` in double precision for the search of :func:`_rho_search`, or None when doubles
+    """``t -> D_{1+t}/(1+t)`` (vectorised over an array of ``t``) in double precision for the search of
+    :func:`_rho_search`, or None when doubles
     cannot represent the pair (non-finite log-probabilities or losses, or ``D_inf/KL`` beyond 1e300).
 
     ``K(1+t) = ln sum P e^{tL}`` is evaluated as ``log1p(sum P expm1(tL))`` while ``tL`` is moderate (no
@@ -380,18 +432,18 @@ def _float_objective(ps: Sequence[Any], Ls: Sequence[Any], top: Any) -> Any:
     m = lw.max()
     lw = lw - (m + np.log(np.exp(lw - m).sum()))  # the common masses as a law (they sum to 1 up to rounding)
 
-    def f(t: float) -> float:
-        x = t * L
-        if x.max() < 30:
-            em = np.expm1(x)
-            with np.errstate(divide="ignore"):
-                s = float((np.sign(em) * np.exp(lw + np.log(np.abs(em)))).sum())
-            K = np.log1p(s) if s > -1 else -np.inf
-        else:
+    def f(t: np.ndarray) -> np.ndarray:
+        t = np.asarray(t, dtype=float)
+        x = t[:, None] * L[None, :]
+        small = x.max(axis=1) < 30
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            em = np.expm1(np.minimum(x, 30.0))
+            s = (np.sign(em) * np.exp(lw + np.log(np.abs(em)))).sum(axis=1)
+            k_small = np.where(s > -1, np.log1p(np.maximum(s, -1.0)), -np.inf)
             z = lw + x
-            zm = z.max()
-            K = zm + np.log(np.exp(z - zm).sum())
-        return float(K / (t * (1 + t)))
+            zm = z.max(axis=1)
+            k_big = zm + np.log(np.exp(z - zm[:, None]).sum(axis=1))
+        return np.where(small, k_small, k_big) / (t * (1 + t))
 
     return f
 
