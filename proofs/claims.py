@@ -130,10 +130,12 @@ class Domain:
         return replace(self, d=max(self.d, d), max_count=max(self.max_count, m), min_d=1, wide=None)
 
 
-#: ``widened(..., **COSTLY)``: for zCDP and Rényi-DP claims, whose every *pair* is costly to evaluate (a search over
-#: alpha and a certified partition of the alpha-range for each ordered pair): every length up to 4 with counts 0..6 by
-#: default, d = 5 under ``dpverify verify --wide``.  Every other privacy claim with a symmetry to reduce by is checked to
-#: d = 5, counts 0..6 by default (the checker computes each law once per symmetry class of histograms).
+#: ``widened(..., **COSTLY)``: for the zCDP claims that are refuted (errata and probes), whose failing pairs the zCDP
+#: pair screen (``dpverify.checker.zcdp_screen``) cannot skip -- each needs the per-pair certificate, a search over
+#: alpha and a certified partition of the alpha-range: every length up to 4 with counts 0..6 by default (where their
+#: violations are found), d = 5 under ``dpverify verify --wide``.  Every other privacy claim with a symmetry to reduce
+#: by, the zCDP and Rényi-DP claims that hold included, is checked to d = 5, counts 0..6 by default (the checker
+#: computes each law once per symmetry class of histograms).
 COSTLY: Mapping[str, Any] = {"d": 4, "max_count": 6, "wide": (5, 6)}
 
 

@@ -158,8 +158,8 @@ def test_run_all_builds_one_job_per_claim_at_the_chosen_domain_level(monkeypatch
     assert [(j.claim_id, j.domain, j.certify) for j in jobs] == [(i, claims[i].quick_domain, True) for i in ids]
     assert made[-1] == ("local", 3) and ex.closed and store is marker and cb is on
     mine = Exec()
-    wide_ids = ids + ["BS16.Prop1.4#pf"]  # a zCDP claim whose wide domain is wider than its default one
-    assert claims["BS16.Prop1.4#pf"].wide_domain != claims["BS16.Prop1.4#pf"].domain
+    wide_ids = ids + ["MS20.PF#zcdp-shipped"]  # a refuted zCDP claim whose wide domain is wider than its default one
+    assert claims["MS20.PF#zcdp-shipped"].wide_domain != claims["MS20.PF#zcdp-shipped"].domain
     ledger.run_all(wide_ids, wide=True, executor=mine)
     jobs, ex, _, _ = calls[-1]
     assert [j.domain for j in jobs] == [claims[i].wide_domain for i in wide_ids] and ex is mine and not mine.closed

@@ -56,22 +56,29 @@ def test_every_privacy_claim_reaches_the_goal_on_its_wide_domain_or_says_why_not
         assert c.wide_domain.min_d == 1, cid  # every length from 1, not only d
 
 
-def test_costly_claims_keep_large_gaps_by_default():
-    # widened(..., **COSTLY): the claims whose every pair is costly (zCDP and Rényi-DP: a search over alpha per ordered pair)
-    costly = [c for c in _privacy_holds().values() if c.domain.wide is not None]
-    assert len(costly) >= 8  # the zCDP and RDP entries that hold (BS16, CR21)
+def test_costly_claims_are_the_refuted_zcdp_probes_and_every_claim_that_holds_reaches_the_goal_by_default():
+    """widened(..., **COSTLY) is kept for the zCDP claims that are refuted (their failing pairs each need the per-pair
+    certificate; the violation is found on d <= 4); since the zCDP pair screen, every zCDP and Rényi-DP claim that holds
+    is checked to d = 5, counts 0..6 by default."""
+    costly = [c for c in all_claims().values() if isinstance(c, PrivacyClaim) and c.domain.wide is not None]
+    assert len(costly) >= 6
     for c in costly:
+        assert c.notion == "zcdp" and c.expected == "violated", c.id
         assert c.domain.max_count >= COSTLY["max_count"] and c.domain.d >= COSTLY["d"] and c.domain.min_d == 1, c.id
         assert (c.wide_domain.d, c.wide_domain.max_count, c.wide_domain.min_d) == (5, 6, 1), c.id
+    renyi = [c for c in _privacy_holds().values() if c.notion in ("zcdp", "rdp")]
+    assert len(renyi) >= 9  # BS16 x4, CR21 BR-zCDP x4, CR21 RDP
+    for c in renyi:
+        assert (c.domain.d, c.domain.max_count, c.domain.min_d, c.domain.wide) == (5, 6, 1, None), c.id
 
 
 def test_every_dp_claim_reaches_the_goal_by_default_or_says_why_not():
-    """Issue 16's goal in the default run: every (eps, delta) and bounded-range claim that holds covers every length up to 5
-    with counts 0..6 (canonical pairs) unless it is listed in NARROW; only zCDP and Rényi-DP claims wait for --wide."""
-    short = {cid for cid, c in _privacy_holds().items() if c.notion in ("dp", "br")
-             and not (c.domain.d >= GOAL[0] and c.domain.max_count >= GOAL[1] and c.domain.min_d == 1)}
+    """Issue 16's goal in the default run: every privacy claim that holds -- (eps, delta), bounded-range, zCDP, Rényi-DP --
+    covers every length up to 5 with counts 0..6 (canonical pairs) unless it is listed in NARROW; none waits for --wide."""
+    short = {cid for cid, c in _privacy_holds().items()
+             if not (c.domain.d >= GOAL[0] and c.domain.max_count >= GOAL[1] and c.domain.min_d == 1)}
     assert short <= set(NARROW), f"below the goal by default without a reason: {sorted(short - set(NARROW))}"
-    assert all(c.notion in ("zcdp", "rdp") for c in _privacy_holds().values() if c.domain.wide is not None)
+    assert not [c.id for c in _privacy_holds().values() if c.domain.wide is not None]
 
 
 def test_quick_and_wide_together_are_refused(capsys):

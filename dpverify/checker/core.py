@@ -53,6 +53,8 @@ from .notions import evaluate_notion
 from .numbers import fmt, is_interval, lift, margin_of, tolerance
 from .profile import eps_for_delta, pair_profile, profile_deltas, pure_eps
 from .reductions import canonical_pairs, describe
+from .zcdp_screen import WINDOW as ZCDP_WINDOW
+from .zcdp_screen import screen_keys as zcdp_screen_keys
 
 __all__ = ["Witness", "CheckResult", "Partial", "check", "scan", "finish", "base_result", "instances_of", "evaluate_instance",
            "claim_mechanism", "defined_at", "pair_symmetries"]
@@ -474,6 +476,8 @@ def _screen(claim: Claim, block: list[Instance], prec: int) -> np.ndarray | None
     pairs of every parameter dict are screened against the smallest margin upper end over the block.
     Anything the screen cannot handle (a law that raises, too many outcomes) leaves it to the scan.
     """
+    if isinstance(claim, PrivacyClaim) and claim.notion == "zcdp" and len(block) >= 2:
+        return _screen_zcdp(claim, block, prec)
     if not isinstance(claim, PrivacyClaim) or claim.notion != "dp" or len(block) < 2:
         return None
     groups: dict[tuple, list[int]] = {}
@@ -531,6 +535,51 @@ def _screen(claim: Claim, block: list[Instance], prec: int) -> np.ndarray | None
     except Exception:  # noqa: BLE001 - the scan evaluates every pair itself and raises where it must
         return None
     return skip
+
+
+def _screen_zcdp(claim: PrivacyClaim, block: list[Instance], prec: int) -> np.ndarray | None:
+    """Which instances of a rho-zCDP claim's ``block`` a certified scan may skip (:mod:`dpverify.checker.zcdp_screen`):
+    those proved to hold in both orders at every claimed rho whose estimated key exceeds the smallest estimated key
+    of the block's proved instances by more than the screen's window.  None when the laws are not interval laws."""
+    groups: dict[tuple, list[int]] = {}
+    for i, inst in enumerate(block):
+        if inst.h_prime is None:
+            return None
+        groups.setdefault(tuple(sorted((k, repr(v)) for k, v in inst.params.items())), []).append(i)
+    holds = np.zeros(len(block), dtype=bool)
+    keys = np.full(len(block), np.inf)
+    scale = 0.0
+    try:
+        for idxs in groups.values():
+            params = block[idxs[0]].params
+            mech = claim_mechanism(claim, params)
+            rows: dict[tuple, int] = {}
+            laws = []
+            for i in idxs:
+                for h in (block[i].h, block[i].h_prime):
+                    if h not in rows:
+                        arrays = _law_arrays(mech, h, prec)
+                        if arrays is None:
+                            return None
+                        rows[h] = len(laws)
+                        laws.append(arrays)
+            stacked = stack(laws)
+            if stacked.lo.size > 20_000_000:
+                continue
+            a = np.fromiter((rows[block[i].h] for i in idxs), dtype=np.int64, count=len(idxs))
+            b = np.fromiter((rows[block[i].h_prime] for i in idxs), dtype=np.int64, count=len(idxs))
+            rhos = [float_bounds(r) for r in _points(claim, params)]
+            if not rhos:
+                continue
+            ok, key = zcdp_screen_keys(stacked, a, b, rhos)
+            holds[idxs], keys[idxs] = ok, key
+            scale = max(scale, max(hi for _, hi in rhos))
+    except Exception:  # noqa: BLE001 - the scan evaluates every pair itself and raises where it must
+        return None
+    if not holds.any():
+        return None
+    ref = float(keys[holds].min())
+    return holds & (keys > ref + ZCDP_WINDOW * scale)
 
 
 def _take(acc: Partial, claim: Claim, inst: Instance, prec: int, certify: bool) -> None:

@@ -119,8 +119,9 @@ def _reach(entries: list[dict]) -> str:
         else:
             groups["narrow"].append(f"{code(e['claim'])} (d <= {r['d']}, counts 0..{r['max_count']})")
     rows = [[f"reaches d = {GOAL[0]}, counts 0..{GOAL[1]}", str(len(groups["goal"])), ", ".join(groups["goal"]) or "-"],
-            ["narrower in this run; `dpverify verify --wide` checks it to the goal (zCDP and Rényi-DP: a search over "
-             "alpha for every ordered pair)", str(len(groups["wide"])), "; ".join(groups["wide"]) or "-"],
+            ["narrower in this run; `dpverify verify --wide` checks it to the goal (zCDP claims refuted on the smaller "
+             "domain: every pair that fails needs the per-pair certificate, a search over alpha)", str(len(groups["wide"])),
+             "; ".join(groups["wide"]) or "-"],
             ["narrower, no wider domain (a mechanism without symmetries to reduce by, or a session of rounds: the pair count "
              "grows too fast)", str(len(groups["narrow"])), "; ".join(groups["narrow"]) or "-"]]
     if groups["unknown"]:

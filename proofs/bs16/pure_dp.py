@@ -14,7 +14,7 @@ from fractions import Fraction
 from mechanisms.exponential.permute_flip import PeelingPF, PermuteAndFlip
 from mechanisms.laplace.noisy_max import ReportNoisyMaxLaplace
 
-from proofs.claims import COSTLY, Domain, PrivacyClaim, widened
+from proofs.claims import Domain, PrivacyClaim, widened
 
 F = Fraction
 PROP = "Bun & Steinke 2016 (arXiv:1605.02065), Proposition 1.4: eps-DP => eps^2/2-zCDP"
@@ -33,14 +33,14 @@ CLAIMS = [
         id="BS16.Prop1.4#pf", title="Permute-and-flip is eps^2/2-zCDP", source=PROP + "; PF is eps-DP (MS20.Thm1#monotone)",
         statement="permute-and-flip, being eps-DP, is eps^2/2-zCDP",
         code="mechanisms.exponential.permute_flip.PermuteAndFlip", relation="add-remove", notion="zcdp",
-        domain=widened(Domain(d=3, max_count=2, params=({"eps": 1}, {"eps": 2})), **COSTLY), quick=Domain(d=3, max_count=1, params=({"eps": 1},)),
+        domain=widened(Domain(d=3, max_count=2, params=({"eps": 1}, {"eps": 2}))), quick=Domain(d=3, max_count=1, params=({"eps": 1},)),
         mechanism=lambda p: PermuteAndFlip(p["eps"]), points=lambda p: [F(p["eps"]) ** 2 / 2],
     ),
     PrivacyClaim(
         id="BS16.Prop1.4#pf-tight", title="Permute-and-flip is eps tanh(eps/2)-zCDP", source=TIGHT + "; PF is eps-DP",
         statement="permute-and-flip, being eps-DP, is eps tanh(eps/2)-zCDP",
         code="mechanisms.exponential.permute_flip.PermuteAndFlip(factor2=True)", relation="linf", notion="zcdp",
-        domain=widened(Domain(d=2, max_count=2, relation="linf", params=({"eps": 2}, {"eps": 1})), **COSTLY),
+        domain=widened(Domain(d=2, max_count=2, relation="linf", params=({"eps": 2}, {"eps": 1}))),
         quick=Domain(d=2, max_count=2, relation="linf", params=({"eps": 2},)),
         mechanism=lambda p: PermuteAndFlip(p["eps"], factor2=True), points=lambda p: [tanh_rho(p["eps"])],
         notes="The setting of the shipped claim (MS20.PF#zcdp-shipped): the valid constant is 2 tanh(1) = 1.523 at eps = 2, "
@@ -50,7 +50,7 @@ CLAIMS = [
         id="BS16.Prop1.4#laplace-rnm", title="Report-noisy-max with Laplace noise is eps^2/2-zCDP", source=PROP + "; Lap(1/eps) RNM on monotone counts is eps-DP",
         statement="report-noisy-max with Lap(1/eps) on counts, being eps-DP, is eps^2/2-zCDP",
         code="mechanisms.laplace.ReportNoisyMaxLaplace(eps, sensitivity=1/2)", relation="add-remove", notion="zcdp",
-        domain=widened(Domain(d=3, max_count=1, params=({"eps": 1},)), **COSTLY), quick=Domain(d=2, max_count=1, params=({"eps": 1},)),
+        domain=widened(Domain(d=3, max_count=1, params=({"eps": 1},))), quick=Domain(d=2, max_count=1, params=({"eps": 1},)),
         mechanism=lambda p: ReportNoisyMaxLaplace(p["eps"], sensitivity=F(1, 2)), points=lambda p: [F(p["eps"]) ** 2 / 2],
     ),
     PrivacyClaim(
@@ -65,7 +65,7 @@ CLAIMS = [
         id="BS16.Prop1.4#peel-pf", title="Peeled permute-and-flip top-k is k eps^2/2-zCDP", source=PROP + "; composition of zCDP (BS16)",
         statement="k rounds of permute-and-flip with removal (each eps-DP) are k eps^2/2-zCDP",
         code="mechanisms.exponential.permute_flip.PeelingPF", relation="add-remove", notion="zcdp",
-        domain=widened(Domain(d=3, max_count=2, params=({"k": 2, "eps": 1},)), **COSTLY), quick=Domain(d=3, max_count=1, params=({"k": 2, "eps": 1},)),
+        domain=widened(Domain(d=3, max_count=2, params=({"k": 2, "eps": 1},))), quick=Domain(d=3, max_count=1, params=({"k": 2, "eps": 1},)),
         mechanism=lambda p: PeelingPF(p["k"], p["eps"]), points=lambda p: [p["k"] * F(p["eps"]) ** 2 / 2],
     ),
 ]

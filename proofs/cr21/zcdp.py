@@ -55,14 +55,14 @@ CLAIMS = [
         id="CR21.BR-zCDP#em", title="EM (monotone q) is eps^2/8-zCDP", source=SRC + "; applied to EM (DR19 Lemma 4.3)",
         statement="The exponential mechanism, being eps-bounded range, is eps^2/8-zCDP",
         code="mechanisms.exponential.ExponentialMechanism", relation="add-remove", notion="zcdp",
-        domain=widened(Domain(d=3, max_count=2, params=EPS), **COSTLY), quick=Domain(d=3, max_count=1, params=({"eps": 1},)),
+        domain=widened(Domain(d=3, max_count=2, params=EPS)), quick=Domain(d=3, max_count=1, params=({"eps": 1},)),
         mechanism=lambda p: ExponentialMechanism(p["eps"]), points=lambda p: [_rho(p["eps"])],
     ),
     PrivacyClaim(
         id="CR21.BR-zCDP#em-linf", title="EM (any sensitivity-1 q) is eps^2/2-zCDP", source=SRC + "; EM is 2eps-BR (DR19 Lemma 4.3)",
         statement="The exponential mechanism is 2eps-bounded range, hence (2eps)^2/8 = eps^2/2-zCDP",
         code="mechanisms.exponential.ExponentialMechanism", relation="linf", notion="zcdp",
-        domain=widened(Domain(d=3, max_count=2, relation="linf", params=({"eps": 1},)), **COSTLY), quick=Domain(d=2, max_count=2, relation="linf", params=({"eps": 1},)),
+        domain=widened(Domain(d=3, max_count=2, relation="linf", params=({"eps": 1},))), quick=Domain(d=2, max_count=2, relation="linf", params=({"eps": 1},)),
         mechanism=lambda p: ExponentialMechanism(p["eps"]), points=lambda p: [_rho(2 * F(p["eps"]))],
     ),
     PrivacyClaim(
@@ -77,7 +77,7 @@ CLAIMS = [
         id="CR21.RDP#em", title="EM is (alpha, alpha eps^2/8)-RDP (and eps at alpha = inf)", source=SRC + "; zCDP is an RDP curve (BS16 Def. 1.1)",
         statement="For every alpha > 1: D_alpha(EM(h)||EM(h')) <= alpha eps^2/8; D_inf <= eps",
         code="mechanisms.exponential.ExponentialMechanism", relation="add-remove", notion="rdp",
-        domain=widened(Domain(d=3, max_count=3, params=EPS), **COSTLY), quick=Domain(d=3, max_count=1, params=({"eps": 1},)),
+        domain=widened(Domain(d=3, max_count=3, params=EPS)), quick=Domain(d=3, max_count=1, params=({"eps": 1},)),
         mechanism=lambda p: ExponentialMechanism(p["eps"]),
         points=lambda p: [(a, a * _rho(p["eps"])) for a in (F(3, 2), 2, 4, 16)] + [("inf", p["eps"])],
     ),
@@ -86,7 +86,7 @@ CLAIMS = [
         source=SRC + "; composition of zCDP (BS16); one-shot = peeling (DR19 Lemma 4.2)",
         statement="M^k_Gumbel = pEM^k is an adaptive composition of k eps-BR exponential mechanisms, hence k eps^2/8-zCDP",
         code="mechanisms.exponential.OneShotGumbel", relation="add-remove", notion="zcdp",
-        domain=widened(Domain(d=3, max_count=2, params=({"k": 2, "eps": 1},)), **COSTLY), quick=Domain(d=3, max_count=1, params=({"k": 2, "eps": 1},)),
+        domain=widened(Domain(d=3, max_count=2, params=({"k": 2, "eps": 1},))), quick=Domain(d=3, max_count=1, params=({"k": 2, "eps": 1},)),
         mechanism=lambda p: OneShotGumbel(p["k"], p["eps"]), points=lambda p: [p["k"] * _rho(p["eps"])],
     ),
     PrivacyClaim(
@@ -119,7 +119,7 @@ CLAIMS = [
         id="CR21.BR-zCDP#joint", title="JOINT is eps^2/8-zCDP", source=SRC + "; JOINT is eps-BR (CR21.BR#joint)",
         statement="JOINT is eps^2/8-zCDP (a user comparing it with peeling EM's k eps^2/8 would ask)",
         code="mechanisms.joint.Joint", relation="add-remove", notion="zcdp",
-        domain=widened(Domain(d=3, max_count=2, params=({"k": 2, "eps": 1},)), **COSTLY), quick=Domain(d=3, max_count=1, params=({"k": 2, "eps": 1},)),
+        domain=widened(Domain(d=3, max_count=2, params=({"k": 2, "eps": 1},))), quick=Domain(d=3, max_count=1, params=({"k": 2, "eps": 1},)),
         mechanism=lambda p: Joint(k=p["k"], eps=p["eps"]), points=lambda p: [_rho(p["eps"])],
     ),
     PrivacyClaim(
