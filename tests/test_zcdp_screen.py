@@ -198,3 +198,44 @@ def test_kl_above_rho_is_never_proved_even_when_the_range_is_small() -> None:
         with both_precisions(PREC):
             assert D.certify_zcdp(_iv(P), _iv(Q), F(str(rho))).status == "violated"
     assert Z.decide(s, np.array([0]), np.array([1]), kl * 1.001)[0]
+
+
+def test_estimate_searches_pairs_whose_far_bound_is_close_to_kl() -> None:
+    """D_inf/KL = 1.56 (below 2) and yet D_alpha/alpha peaks inside (1, D_inf/KL] at 6.92 > KL = 6.47 (Q has mass on an
+    outcome P never produces): the estimate must search that range, as rho_search does, not stop at KL."""
+    P = {0: F(656, 1000), 1: F(344, 1000)}
+    Q = {0: F(275, 10**7), 1: F(525, 1000), 2: 1 - F(275, 10**7) - F(525, 1000)}
+    s = _stacked(P, Q)
+    est = Z.estimate_sup(s, np.array([0]), np.array([1]))[0]
+    with both_precisions(PREC):
+        lr = D.log_ratios(_iv(P), _iv(Q))
+        sup, a = D.rho_search(lr)
+        kl = D.kl(_mp_law(P), _mp_law(Q))
+    top = max(L.mid for *_, L in lr.common) / kl
+    assert a is not None and float(sup) > float(kl) * 1.05 and 1 < float(top.mid if hasattr(top, "mid") else top) < 2
+    assert abs(est - float(sup)) <= 1e-9 * float(sup)
+
+
+def test_decide_judges_each_pair_of_a_block_on_its_own() -> None:
+    """One pair with an outcome B cannot produce does not stop the others of the same call from being proved."""
+    P, Q = {0: F(1, 2), 1: F(1, 2)}, {0: F(1, 3), 1: F(2, 3)}
+    s = _stacked(P, Q, {0: F(1)})
+    assert Z.decide(s, np.array([0, 0, 1]), np.array([1, 2, 0]), 10.0).tolist() == [True, False, True]
+
+
+def test_estimate_zooms_into_the_bracket_left_of_its_best_grid_point(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With an objective whose maximum (100) lies between the first two grid points, the zoom must search
+    [grid[0], grid[2]] around the best grid point grid[1] and find 100, not stop near grid[1]'s value."""
+    P, Q = {0: F(1, 2), 1: F(1, 2)}, {0: F(1, 3), 1: F(2, 3)}
+    s = _stacked(P, Q)
+    a, b = np.array([0]), np.array([1])
+    import math
+
+    lr_top = None
+    with both_precisions(PREC):
+        lr = D.log_ratios(_mp_law(P), _mp_law(Q))
+        lr_top = float(max(L for *_, L in lr.common) / D.kl(_mp_law(P), _mp_law(Q)))
+    grid0 = (lr_top - 1) * 2.0 ** -30
+    for t_star in (grid0 * 2.0, grid0 * 1.2, grid0 * 2.0 ** (30 / 24) * 1.7, (lr_top - 1) * 0.3):  # the first: best grid point grid[1]
+        monkeypatch.setattr(Z, "_objective", lambda lw, L, t, ts=t_star: 100.0 - (np.log(t) - math.log(ts)) ** 2)
+        assert Z.estimate_sup(s, a, b)[0] == pytest.approx(100.0, abs=1e-9), t_star

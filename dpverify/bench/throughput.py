@@ -5,7 +5,7 @@ for another checkout of dpverify (``PYTHONPATH=DIR``), alternately, best of :dat
 two figures share the machine's state.  Domain: lengths 4, counts 0..3, every pair (no reduction: the
 same instances for both), each claim's quick parameters; laws memoised within a run as in ``verify``.
 ``mp`` is the uncertified path (the default before issue 16), ``certified`` the interval path (the
-default now).  The claims are those the issue names plus one per family.
+default now).  The claims are those the issue names plus one per family, and one rho-zCDP claim (its own screen).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dpverify.report.provenance import REPO_ROOT
 
 __all__ = ["CLAIMS", "SCRIPT", "measure", "bench_throughput", "REPEATS"]
 
-CLAIMS = ("DR19.Thm1", "CWGM20.Thm3.2", "DR19.Lem4.1", "DR19.Lem6.1#corrected", "CWGM20.Thm2.8", "GJMR21.Thm8")
+CLAIMS = ("DR19.Thm1", "CWGM20.Thm3.2", "DR19.Lem4.1", "DR19.Lem6.1#corrected", "CWGM20.Thm2.8", "GJMR21.Thm8", "CR21.BR-zCDP#em")
 REPEATS = 2
 
 #: self-contained: runs against any checkout with ``proofs.registry.get_claim`` and ``dpverify.checker.core.check``
