@@ -280,6 +280,12 @@ def test_catalogue_page_names_targets_out_of_reach():
     assert ("ReportNoisyMax3's closed-form ceiling (every pair, every event) with the whole 2e7 certifying one event (1e7 per input, "
             "no screening): 0.2438; at DP-Sniper's 2e8 per input: 0.2486, beside its published 0.2488." in text)
     assert text.count("closed-form ceiling (every pair") == 1
+    assert "a false alarm that level allows" not in text  # no correct member FAILs here
+    wrong = {**ok, "correct": True, "verdict": "FAIL", "eps_lower_bound": 0.100011, "claim_eps": "1/10", "eps_lower_bound_99": 0.0991,
+             "verdict_99": "PASS", "mode": "black box"}
+    text = "".join(catalogue_section({**cat, "rows": [row, wrong]}))
+    assert ("A correct member's own row FAILs at 90% (a false alarm that level allows in up to 10% of runs on a tight claim; "
+            "`dpverify audit` decides at 99%): Laplace black box: 0.1000 > 1/10, at 99% 0.0991 (PASS)." in text)
 
 
 # ----------------------------------------------------------------- issue 23: mutation testing of ratio.py

@@ -322,3 +322,21 @@ def test_array_bounds_without_information_and_the_scalar_rounding():
         cp_lower_array(1, 2, 0)
     with pytest.raises(ValueError, match="level a=1 must be in"):
         cp_upper_array(1, 2, 1)
+
+
+@pytest.mark.parametrize("p, q, n, eps, delta", [(0.6, 0.3, 40, 0.5, 0.0), (0.9, 0.5, 30, 0.4, 0.05), (0.3, 0.25, 50, 0.0, 0.0)])
+def test_detection_probability_is_the_exact_double_binomial_sum(p, q, n, eps, delta):
+    """Brute force over every (x, y): P[cp_lower(x) - e^eps cp_upper(y) > delta] under X ~ Bin(n, p), Y ~ Bin(n, q) --
+    including the y whose upper bound puts e^eps q_hi + delta at or above 1 (nothing certifies there)."""
+    from scipy.stats import binom
+
+    from dpverify.auditor.stats import detection_probability, exp_up
+
+    a = 0.05
+    lo = np.array([cp_lower(x, n, a) for x in range(n + 1)])
+    hi = np.array([cp_upper(y, n, a) for y in range(n + 1)])
+    px, py = binom.pmf(np.arange(n + 1), n, p), binom.pmf(np.arange(n + 1), n, q)
+    certify = lo[:, None] - exp_up(eps) * hi[None, :] > delta
+    want = float((px[:, None] * py[None, :] * certify).sum())
+    assert (exp_up(eps) * hi + delta >= 1).any()  # the case where nothing certifies is reached
+    assert detection_probability(p, q, n, a, eps, delta) == pytest.approx(want, abs=1e-10)

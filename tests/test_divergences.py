@@ -328,3 +328,14 @@ def test_zoom_search_narrows_the_bracket_around_the_grid_maximum():
         f = lambda t: -(np.log(t) - np.log(t_star)) ** 2  # noqa: E731
         t = D._float_search(f, top)
         assert abs(t / min(t_star, top) - 1) < 1e-5, (t_star, t)
+
+
+def test_a_pair_proved_by_hoeffding_reports_the_order_where_d_alpha_over_alpha_peaks():
+    """Decided by the Hoeffding / D_inf steps (no partition), the certificate still names the order its search found and
+    the value there (the witness a report prints), not the limit alpha -> 1."""
+    with both_precisions(PREC):
+        P, Q = _interior_pair()
+        f, a = D.rho_search(D.log_ratios(P, Q))
+        res = D.certify_zcdp(P, Q, f * 100)
+        assert res.status == "holds" and "Hoeffding" in res.how and res.pieces == 0
+        assert res.alpha == D._exact_point(a) and abs(res.ratio - f) <= f * mpmath.mpf(10) ** -9

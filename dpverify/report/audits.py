@@ -143,6 +143,12 @@ def catalogue_section(cat: dict | None) -> list[str]:
     names_met = {r["member"] for r in met if r["meets_dpsniper"]}
     lines.append(f"\nAt or above DP-Sniper's bound (either mode): {len(names_met)} of {len(by)} mechanisms; every audit within its "
                  f"sample budget: {'yes' if all(r['within_budget'] for r in cat['rows']) else '**no**'}.\n")
+    false_main = [r for r in cat["rows"] if r.get("correct") and r.get("verdict") == "FAIL"]
+    if false_main:
+        lines.append("\nA correct member's own row FAILs at 90% (a false alarm that level allows in up to 10% of runs on a tight claim; "
+                     "`dpverify audit` decides at 99%): " + "; ".join(
+                         f"{esc(r['member'])} {esc(r['mode'])}: {_num(r['eps_lower_bound'])} > {esc(r['claim_eps'])}, at 99% "
+                         f"{_num(r.get('eps_lower_bound_99'))} ({esc(r.get('verdict_99', '-'))})" for r in false_main) + ".\n")
     out_of_reach = []
     for name, modes in by.items():
         ex, any_r = modes.get("exact law"), modes.get("black box") or modes.get("exact law")
