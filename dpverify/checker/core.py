@@ -469,6 +469,36 @@ def _blocks(instances: Iterable[Instance], size: int) -> Iterator[Iterable[Insta
         yield block
 
 
+def _param_groups(block: list[Instance]) -> dict[tuple, list[int]] | None:
+    """The positions of ``block``'s instances per parameter dict (None if an instance is not a pair)."""
+    groups: dict[tuple, list[int]] = {}
+    for i, inst in enumerate(block):
+        if inst.h_prime is None:
+            return None
+        groups.setdefault(tuple(sorted((k, repr(v)) for k, v in inst.params.items())), []).append(i)
+    return groups
+
+
+def _stacked_group(claim: PrivacyClaim, params: Mapping[str, Any], block: list[Instance], idxs: list[int],
+                   prec: int) -> tuple | None:
+    """The interval laws of the histograms of ``block[idxs]`` (one parameter dict) stacked, and each pair's two rows
+    ``(a, b)``; None if a law is not an interval law."""
+    mech = claim_mechanism(claim, params)
+    rows: dict[tuple, int] = {}
+    laws = []
+    for i in idxs:
+        for h in (block[i].h, block[i].h_prime):
+            if h not in rows:
+                arrays = _law_arrays(mech, h, prec)
+                if arrays is None:
+                    return None
+                rows[h] = len(laws)
+                laws.append(arrays)
+    a = np.fromiter((rows[block[i].h] for i in idxs), dtype=np.int64, count=len(idxs))
+    b = np.fromiter((rows[block[i].h_prime] for i in idxs), dtype=np.int64, count=len(idxs))
+    return stack(laws), a, b
+
+
 def _screen(claim: Claim, block: list[Instance], prec: int) -> np.ndarray | None:
     """Which instances of ``block`` a certified scan may skip (:mod:`dpverify.checker.batch`), or None.
 
@@ -480,11 +510,9 @@ def _screen(claim: Claim, block: list[Instance], prec: int) -> np.ndarray | None
         return _screen_zcdp(claim, block, prec)
     if not isinstance(claim, PrivacyClaim) or claim.notion != "dp" or len(block) < 2:
         return None
-    groups: dict[tuple, list[int]] = {}
-    for i, inst in enumerate(block):
-        if inst.h_prime is None:
-            return None
-        groups.setdefault(tuple(sorted((k, repr(v)) for k, v in inst.params.items())), []).append(i)
+    groups = _param_groups(block)
+    if groups is None:
+        return None
     lo_min = np.full(len(block), -np.inf)
     holds = np.zeros(len(block), dtype=bool)
     upper = math.inf
@@ -495,22 +523,12 @@ def _screen(claim: Claim, block: list[Instance], prec: int) -> np.ndarray | None
             fast = _fast_points(claim, params)
             if fast is None:
                 continue
-            mech = claim_mechanism(claim, params)
-            rows: dict[tuple, int] = {}
-            laws = []
-            for i in idxs:
-                for h in (block[i].h, block[i].h_prime):
-                    if h not in rows:
-                        arrays = _law_arrays(mech, h, prec)
-                        if arrays is None:  # not an interval law: the block is scanned pair by pair
-                            return None
-                        rows[h] = len(laws)
-                        laws.append(arrays)
-            stacked = stack(laws)
+            got = _stacked_group(claim, params, block, idxs, prec)
+            if got is None:  # not an interval law: the block is scanned pair by pair
+                return None
+            stacked, a, b = got
             if stacked.lo.size > 20_000_000:
                 continue
-            a = np.fromiter((rows[block[i].h] for i in idxs), dtype=np.int64, count=len(idxs))
-            b = np.fromiter((rows[block[i].h_prime] for i in idxs), dtype=np.int64, count=len(idxs))
             factors, claimed, _ = fast
             pure = [dc == 0 for _, dc in _points(claim, params)]
             lo, ok, hi = pair_margins(stacked, a, b, factors, claimed, pure)
@@ -541,33 +559,21 @@ def _screen_zcdp(claim: PrivacyClaim, block: list[Instance], prec: int) -> np.nd
     """Which instances of a rho-zCDP claim's ``block`` a certified scan may skip (:mod:`dpverify.checker.zcdp_screen`):
     those proved to hold in both orders at every claimed rho whose estimated key exceeds the smallest estimated key
     of the block's proved instances by more than the screen's window.  None when the laws are not interval laws."""
-    groups: dict[tuple, list[int]] = {}
-    for i, inst in enumerate(block):
-        if inst.h_prime is None:
-            return None
-        groups.setdefault(tuple(sorted((k, repr(v)) for k, v in inst.params.items())), []).append(i)
+    groups = _param_groups(block)
+    if groups is None:
+        return None
     holds = np.zeros(len(block), dtype=bool)
     keys = np.full(len(block), np.inf)
     scale = 0.0
     try:
         for idxs in groups.values():
             params = block[idxs[0]].params
-            mech = claim_mechanism(claim, params)
-            rows: dict[tuple, int] = {}
-            laws = []
-            for i in idxs:
-                for h in (block[i].h, block[i].h_prime):
-                    if h not in rows:
-                        arrays = _law_arrays(mech, h, prec)
-                        if arrays is None:
-                            return None
-                        rows[h] = len(laws)
-                        laws.append(arrays)
-            stacked = stack(laws)
+            got = _stacked_group(claim, params, block, idxs, prec)
+            if got is None:
+                return None
+            stacked, a, b = got
             if stacked.lo.size > 20_000_000:
                 continue
-            a = np.fromiter((rows[block[i].h] for i in idxs), dtype=np.int64, count=len(idxs))
-            b = np.fromiter((rows[block[i].h_prime] for i in idxs), dtype=np.int64, count=len(idxs))
             rhos = [float_bounds(r) for r in _points(claim, params)]
             if not rhos:
                 continue
