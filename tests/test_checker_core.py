@@ -598,3 +598,33 @@ def test_the_screen_keys_every_parameter_group_and_evaluates_one_of_tied_pairs(m
     plain = check(claim, certify=True).as_json()
     screened.pop("seconds"), plain.pop("seconds")
     assert screened == plain and plain["pairs_checked"] == 4 and plain["verdict"] == "holds"
+
+
+# ---- issue 23: core.py resampled after the zCDP screen (ef7a5c0) ------------------------------------------------------
+
+
+def test_coverage_of_a_claims_own_instances_and_of_several_exceptions_in_sorted_order(monkeypatch):
+    from dpverify.checker import core
+    from dpverify.checker.core import coverage_of
+
+    own = _obligation([[Comparison(1, "<=", 1)]], instances=lambda d: [Instance((0,), None, {"x": 1})])
+    assert coverage_of(own, own.domain) == "the claim's own instances (no reduction)"
+    # four lengths: shift + permute at two, then {shift} at d=3 and {permute} at d=4 -- listed by sorted names, not as met
+    claim = _claim([(1, 0)])
+    sym = {1: {"shift", "permute"}, 2: {"shift", "permute"}, 3: {"shift"}, 4: {"permute"}}
+    monkeypatch.setattr(core, "pair_symmetries", lambda c, p, d: frozenset(sym[d]))
+    monkeypatch.setattr(core, "defined_at", lambda c, p, d: True)
+    text = coverage_of(claim, Domain(d=4, max_count=2, params=({"a": 1},), min_d=1))
+    assert text.endswith("; except permute at d=4 (params #1); shift at d=3 (params #1)"), text
+
+
+def test_a_single_length_domain_keeps_lengths_the_mechanism_refuses():
+    """With one length only, instances are not filtered by defined_at: a length the mechanism refuses is an error the
+    check reports, not a silently empty domain (DR19.Thm1 needs d >= kbar = 2)."""
+    from proofs.registry import get_claim
+
+    c = get_claim("DR19.Thm1")
+    p = dict(c.domain.params[0])
+    assert list(instances_of(c, Domain(d=1, max_count=1, params=(p,))))  # kept
+    two = list(instances_of(c, Domain(d=2, max_count=1, params=(p,), min_d=1)))  # lengths 1 and 2: d = 1 is dropped
+    assert two and {len(i.h) for i in two} == {2}

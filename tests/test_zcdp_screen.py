@@ -239,3 +239,9 @@ def test_estimate_zooms_into_the_bracket_left_of_its_best_grid_point(monkeypatch
     for t_star in (grid0 * 2.0, grid0 * 1.2, grid0 * 2.0 ** (30 / 24) * 1.7, (lr_top - 1) * 0.3):  # the first: best grid point grid[1]
         monkeypatch.setattr(Z, "_objective", lambda lw, L, t, ts=t_star: 100.0 - (np.log(t) - math.log(ts)) ** 2)
         assert Z.estimate_sup(s, a, b)[0] == pytest.approx(100.0, abs=1e-9), t_star
+
+
+def test_a_block_of_two_pairs_is_screened() -> None:
+    c = get_claim("CR21.BR-zCDP#em")
+    insts = list(core.instances_of(c, dataclasses.replace(c.quick_domain, d=2, max_count=2, min_d=1)))
+    assert core._screen(c, insts[:2], 64) is not None
