@@ -328,3 +328,55 @@ def test_fraction_times_integer_floor_and_ceiling_are_exact():
     assert NR._floor_mul(F(1, 3), x, 0) == x // 3 and NR._ceil_mul(F(1, 3), x, 0) == x // 3 + 1
     assert NR._floor_mul(F(5, 3), 7, 2) == 2 and NR._ceil_mul(F(5, 3), 7, 2) == 3
     assert NR._ceil_mul(F(1, 2), 8, 1) == 2 and type(NR._ceil_mul(F(1, 3), x, 0)) is int
+
+
+# ---- mutation testing (issue 23): mechanisms/exact/lazy_noise.py ------------------------------------------
+
+
+def test_ln_enclosures_stay_tight_at_high_precision():
+    """``x`` just below the end of a table interval (``y = 1 + 2^-6 - eps``): the ``atanh`` argument is near its
+    ``2^-7`` maximum, and at 1000 / 2000 bits the series needs its full ``w // (2T + 2) + 2`` terms (``z^2 <=
+    2^-14``): fewer leave a tail far above one unit and the enclosure wide."""
+    for x, prec in ((2**62 + 2**56 - 1, 1000), (2**300 + 2**294 - 1, 2000), (3**200 + 1, 2000)):
+        lo, hi = ln_int_bounds(x, prec)
+        with mpmath.workprec(2600):
+            v = mpmath.log(x) * mpmath.mpf(2) ** prec
+        assert lo <= v <= hi and hi - lo <= 2, x
+
+
+#: Exp(1) = 0 + m 2^-62 + ... from two words: u = 5 > x = m ends the run at length 0 (accept x at once).
+def _gumbel_of_first_digits(m: int) -> GumbelNoise:
+    w = _scripted([5, m])
+    g = GumbelNoise(w)
+    assert (g.n, g.u.m, g.u.l) == (0, m, 62) and w._buf == []
+    return g
+
+
+@pytest.mark.parametrize("prec", [40, 62, 200])
+def test_gumbel_bounds_near_zero(prec):
+    """E in [0, 2^-62]: -ln E is unbounded above (hi None) and at least 62 ln 2; E in [1, 2] 2^-62: finite both sides."""
+    lo, hi = _gumbel_of_first_digits(0).bounds(prec)
+    with mpmath.workprec(prec + 200):
+        v = 62 * mpmath.log(2) * mpmath.mpf(2) ** prec
+        assert hi is None and type(lo) is int and lo <= v <= lo + 2
+        lo, hi = _gumbel_of_first_digits(1).bounds(prec)
+        assert type(lo) is int and type(hi) is int
+        assert lo <= (62 - 1) * mpmath.log(2) * mpmath.mpf(2) ** prec and v <= hi <= v + 2
+
+
+@pytest.mark.parametrize("prec", [40, 62, 200])
+def test_gumbel_bounds_enclose_minus_log_of_the_revealed_interval(prec):
+    """``-ln E`` for ``E`` in ``[a, a + 1] 2^-l`` lies in the bounds (integers), which are tight:
+    at most ``2^prec / a`` (the ``ln(1 + 1/a)`` slack) plus a few units wide."""
+    w = _words(11)
+    for i in range(40):
+        g = GumbelNoise(w)
+        g.reveal(62 * (1 + i % 3), w)
+        lo, hi = g.bounds(prec)
+        a, l = (g.n << g.u.l) + g.u.m, g.u.l
+        assert type(lo) is int and type(hi) is int
+        with mpmath.workprec(prec + 400):
+            two = mpmath.mpf(2) ** prec
+            top, bottom = -mpmath.log(mpmath.mpf(a) / 2**l) * two, -mpmath.log(mpmath.mpf(a + 1) / 2**l) * two
+            assert lo <= bottom and top <= hi, (i, prec)
+            assert hi - lo <= two / a + 4
