@@ -183,3 +183,27 @@ def test_node_memo_is_bounded() -> None:
     finally:
         tr.MEMO_LIMIT = old
         tr.clear_memo()
+
+
+# ---- mutation testing (issue 23): run_sample's formula on known noise -------------------------------------
+
+
+class _KnownLaplace:
+    """A stand-in generator whose standard Laplace draws are given: ``lt`` for the threshold, ``lq`` per query."""
+
+    def __init__(self, lt: float, lq: list[float]):
+        self.lt, self.lq = lt, lq
+
+    def laplace(self, loc, scale, size):
+        assert (loc, scale) == (0.0, 1.0)
+        return np.full(size, self.lt) if isinstance(size, int) else np.tile(np.asarray(self.lq, dtype=float), (size[0], 1))
+
+
+def test_run_sample_adds_the_scaled_noise_to_threshold_and_queries():
+    """``q_i + b_i L_i >= T + b_T L_T`` with the generator's draws ``L`` (the sign matters draw by draw, not in
+    law: Laplace noise is symmetric, so the fit test alone cannot see it)."""
+    centers, scales = np.array([0.5, 3.5, 1.0]), np.array([1.0, 2.0, 0.5])
+    got = run_sample(1.0, 2.0, centers, scales, rng=_KnownLaplace(1.0, [0.0, 0.0, 0.0]), size=2)
+    assert got.tolist() == [[False, True, False]] * 2          # threshold 1 + 2 * 1 = 3 (minus: -1)
+    got = run_sample(1.0, 2.0, centers, scales, rng=_KnownLaplace(0.0, [1.0, -1.0, 0.5]), size=2)
+    assert got.tolist() == [[True, True, True]] * 2            # queries 1.5, 1.5, 1.25 against 1 (minus: -0.5, 5.5, 0.75)
