@@ -52,7 +52,8 @@ def _checker_only(args: argparse.Namespace) -> int:
     else:
         for r in rows:
             extra = (f"; baseline {r['baseline_mp_per_s']}/s mp, {r['baseline_certified_per_s']}/s certified; "
-                     f"now certified / before mp = {r['certified_now_over_mp_before']}x") if "baseline_mp_per_s" in r else ""
+                     f"now certified / before mp = {r['certified_now_over_mp_before']}x") if r.get("baseline_mp_per_s") is not None else (
+                "; not in the baseline checkout" if "baseline_mp_per_s" in r else "")
             print(f"{r['claim']}: {r['certified_per_s']}/s certified, {r['mp_per_s']}/s mp ({r['instances']} instances){extra}")
         print(f"written {path}")
     return 0

@@ -84,7 +84,9 @@ def _throughput_section(res: dict) -> list[str]:
          "instances), each claim's quick parameters, laws memoised within a run as in `verify`; best of the repeats, this checkout and "
          + ("the baseline " + esc(base) + " measured alternately in the same run" if base else "no baseline") +
          ". *mp*: the uncertified path; *certified*: the interval path, the default of `dpverify verify` now; "
-         "the last column is the speed-up of today's default over the baseline's default.\n\n"),
+         "the last column is the speed-up of today's default over the baseline's default; `-` where the baseline has no such "
+         "claim (the zCDP claims are newer than it: compare their *now mp/s*, the per-pair certificate without the screen, with "
+         "*now certified/s*).\n\n"),
         table(["claim", "instances", "baseline mp/s", "baseline certified/s", "now mp/s", "now certified/s",
                "now certified / baseline mp"],
               [[esc(r["claim"]), str(r["instances"]), _rate(r.get("baseline_mp_per_s")), _rate(r.get("baseline_certified_per_s")),
