@@ -284,6 +284,12 @@ def test_catalogue_page_names_targets_out_of_reach():
     wrong = {**ok, "correct": True, "verdict": "FAIL", "eps_lower_bound": 0.100011, "claim_eps": "1/10", "eps_lower_bound_99": 0.0991,
              "verdict_99": "PASS", "mode": "black box"}
     text = "".join(catalogue_section({**cat, "rows": [row, wrong]}))
+    fa = {"member": "NoisyHist1", "mode": "black box", "claim_eps": "1/10", "runs": 20, "false_fails": 0, "false_fails_99": 0,
+          "max_eps_lower_bound": 0.04, "max_samples_total": 203_000, "seconds": 40}
+    fa_text = "".join(catalogue_section({**cat, "settings": {**cat["settings"], "false_alarm_seeds": 20, "false_alarm_budget": 200_000},
+                                         "false_alarm": [fa, {**fa, "member": "SVT1", "max_samples_total": 195_000}]}))
+    assert "(20 seeds, a budget of 2e+05 samples each)" in fa_text
+    assert "Over that budget in some run" in fa_text and "NoisyHist1 black box (2.03e+05)" in fa_text and "SVT1 black box (" not in fa_text
     assert ("A correct member's own row FAILs at 90% (a false alarm that level allows in up to 10% of runs on a tight claim; "
             "`dpverify audit` decides at 99%): Laplace black box: 0.1000 > 1/10, at 99% 0.0991 (PASS)." in text)
 
