@@ -17,9 +17,8 @@ NARROW = {
     # SVT and A_stab-free stability checks without symmetries: every pair is enumerated (no shift, no permutation)
     "CWGM20.Thm2.8": "SVT's queries are fixed functions of h: no symmetry; l_inf pairs grow as 3^d",
     "CWGM20.Thm2.8#monotone": "SVT: no symmetry",
-    # LEM / pLEM on a fixed item set and the truncated randomized response with an item parameter: no symmetry
-    "DR19.Cor5.1": "LEM on a fixed domain: no symmetry",
-    "DR19.Cor5.2": "pLEM on a fixed domain: no symmetry",
+    # the truncated randomized response with an item parameter: no symmetry (LEM / pLEM on a fixed domain reach the goal
+    # through one domain per size: tests/test_reductions.py checks the joint permutation of items and domain)
     "DR19.CorF.1": "tRR with an item parameter: no symmetry",
     # pay-what-you-get sessions: every round multiplies the outcome space
     "DR19.Thm2": "a session of rounds",

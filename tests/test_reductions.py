@@ -289,3 +289,66 @@ def test_the_checker_evaluates_one_law_per_symmetry_class(perm):
     assert law(spy, (7, 9, 5), 64, False) == {(1,): 1}  # same class: (2, 4, 0) sorts to (4, 2, 0)
     assert law(spy, (2, 2, 0), 64, False) == {(0,): mpmath.mpf(1) / 2, (1,): mpmath.mpf(1) / 2}
     assert spy.asked == [(4, 2, 0), (2, 2, 0)] and spy.sym_calls == 1
+
+
+# ---- joint permutation of items and a fixed domain (DR19.Cor5.1 / Cor5.2 enumerate one domain {0..m-1} per size) ----------
+
+
+def _fixed_domain_mechanisms():
+    from fractions import Fraction as F
+
+    from mechanisms.limited_domain.peeling import LEM, PLEM
+
+    return [lambda D: LEM(2, 1, F(1, 10), domain=D), lambda D: LEM(1, F(1, 2), F(1, 10), domain=D),
+            lambda D: PLEM(2, 2, 1, F(1, 10), domain=D)]
+
+
+@pytest.mark.parametrize("which", range(3))
+def test_a_fixed_domain_law_is_the_canonical_domains_law_on_the_permuted_histogram(which):
+    """For every non-empty domain D of [d] (d <= 3, counts 0..2): the law on (h, D) is the law on (pi h, {0..m-1}) with
+    the outcomes relabelled, pi putting D's items first in their order (so index tie-breaks are kept).  That is why
+    proofs.dr19._limited_sec5._canonical_domain_params may enumerate one domain per size."""
+    import itertools
+
+    from mechanisms.core import relabel_outcome
+
+    from dpverify.checker.neighbours import histograms
+
+    make = _fixed_domain_mechanisms()[which]
+    checked = 0
+    with mpmath.workprec(128):
+        for d in (1, 2, 3):
+            for m in range(1, d + 1):
+                for D in itertools.combinations(range(d), m):
+                    items = list(D) + [i for i in range(d) if i not in D]  # items[j]: the original item in position j
+                    try:
+                        A, B = make(D), make(tuple(range(m)))
+                        A.distribution((0,) * d, prec=128)
+                    except InvalidParameter:
+                        continue
+                    for h in histograms(d, 2):
+                        h = tuple(h)
+                        PA = A.distribution(h, prec=128)
+                        PB = B.distribution(tuple(h[i] for i in items), prec=128)
+                        relabelled: dict = {}
+                        for o, p in PB.items():
+                            k = relabel_outcome(B, o, items)
+                            relabelled[k] = relabelled.get(k, 0) + p
+                        assert set(PA) == set(relabelled), (D, h)
+                        assert all(abs(PA[k] - relabelled[k]) <= mpmath.mpf(2) ** -110 for k in PA), (D, h)
+                        checked += 1
+    assert checked > 100
+
+
+def test_a_domain_relabelled_the_wrong_way_is_caught():
+    """The same check with the domain's items put last instead of first fails: the check can see a wrong reduction."""
+    from mechanisms.core import relabel_outcome
+
+    make = _fixed_domain_mechanisms()[0]
+    A, B = make((2,)), make((0,))
+    items = [0, 1, 2]  # identity: does not move item 2 to position 0
+    h = (0, 1, 2)
+    with mpmath.workprec(128):
+        PA, PB = A.distribution(h, prec=128), B.distribution(h, prec=128)
+        relabelled = {relabel_outcome(B, o, items): p for o, p in PB.items()}
+        assert set(PA) != set(relabelled) or any(abs(PA[k] - relabelled[k]) > mpmath.mpf(2) ** -110 for k in PA)

@@ -92,6 +92,19 @@ def _domain_params(d: int, base: tuple) -> tuple:
     return tuple({**p, "domain": s} for p in base for s in subsets(range(d)) if s)
 
 
+def _canonical_domain_params(d: int, base: tuple) -> tuple:
+    """One fixed domain per size, ``{0, ..., m-1}`` for ``m = 1..d``, crossed with the base parameter dicts.
+
+    LEM and pLEM on a fixed domain are equivariant under a joint permutation of the items and the domain:
+    their law on ``(h, D)`` is their law on ``(pi h, pi D)`` with the outcomes relabelled (the domain's items
+    keep their order, so index tie-breaks are kept; the other items enter only through h_(kbar+1)).  With
+    every pair of the domain enumerated (shift is the only reduction, and it commutes with permutations),
+    ``D = {0..m-1}`` therefore covers every domain of size ``m`` -- checked by brute force in
+    tests/test_reductions.py against every non-empty domain of [d].
+    """
+    return tuple({**p, "domain": tuple(range(m))} for p in base for m in range(1, d + 1))
+
+
 def _cor_5_1_rb(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     mech = _lem(inst.params, inst.params["domain"])
     P, Q = dist(mech, inst.h, prec, interval), dist(mech, inst.h_prime, prec, interval)

@@ -103,9 +103,10 @@ CLAIMS = [
         id="DR19.Cor5.1", title="LEM on a fixed domain is eps-DP", source=f"{C5}, Corollary 5.1",
         statement="For any fixed d ⊆ [d] then LEM^kbar(·, d) is eps-range bounded and eps-DP.",
         code="mechanisms.limited_domain.peeling.LEM", relation="add-remove",
-        domain=widened(_dom(4, 2, "add-remove", E._domain_params(4, LEM_BASE)), d=4, max_count=3), quick=_dom(3, 2, "add-remove", E._domain_params(3, LEM_BASE[:1])),
+        domain=widened(_dom(5, 6, "add-remove", E._canonical_domain_params(5, LEM_BASE))), quick=_dom(3, 2, "add-remove", E._domain_params(3, LEM_BASE[:1])),
         mechanism=lambda p: LEM(p["kbar"], p["eps"], p["delta"], domain=p["domain"]), points=lambda p: [(p["eps"], 0)],
-        notes="eps-DP part; every non-empty fixed domain of [d]. The RB part is DR19.Cor5.1#rb.",
+        notes="eps-DP part; every non-empty fixed domain of [d], through one domain {0..m-1} per size m (joint permutation of items "
+              "and domain, checked by brute force in tests/test_reductions.py). The RB part is DR19.Cor5.1#rb.",
     ),
     Obligation(
         id="DR19.Cor5.1#rb", title="LEM on a fixed domain is eps-range-bounded", source=f"{C5}, Corollary 5.1",
@@ -149,10 +150,11 @@ CLAIMS = [
         id="DR19.Cor5.2", title="pLEM on a fixed domain composes (eq. (2))", source=f"{C5}, Corollary 5.2",
         statement="For any fixed d ⊆ [d] and neighboring histograms h, h', we have that pLEM^{k,kbar}(·, d) is (eps', delta') for any delta' >= 0 where eps' is given in (2).",
         code="mechanisms.limited_domain.peeling.PLEM(domain=...)", relation="add-remove",
-        domain=widened(_dom(3, 2, "add-remove", E._domain_params(3, PLEM_BASE)), d=4, max_count=3), quick=_dom(3, 1, "add-remove", E._domain_params(3, PLEM_BASE)),
+        domain=widened(_dom(5, 6, "add-remove", E._canonical_domain_params(5, PLEM_BASE))), quick=_dom(3, 1, "add-remove", E._domain_params(3, PLEM_BASE)),
         mechanism=lambda p: PLEM(p["k"], p["kbar"], p["eps"], p["delta"], domain=p["domain"]),
         points=lambda p: curve_points(p["k"], p["eps"], 0, GRID),
-        notes="Curve (eps'(delta'), delta') at delta' in {0, 1/10, 1/4, 1/2}; every non-empty fixed domain.",
+        notes="Curve (eps'(delta'), delta') at delta' in {0, 1/10, 1/4, 1/2}; every non-empty fixed domain, through one domain {0..m-1} "
+              "per size m (joint permutation of items and domain, checked by brute force in tests/test_reductions.py).",
     ),
     Statement(
         id="DR19.Def5.2", title="Good and bad outcome sets", source=f"{C5}, Definition 5.2",
