@@ -17,9 +17,8 @@ NARROW = {
     # SVT and A_stab-free stability checks without symmetries: every pair is enumerated (no shift, no permutation)
     "CWGM20.Thm2.8": "SVT's queries are fixed functions of h: no symmetry; l_inf pairs grow as 3^d",
     "CWGM20.Thm2.8#monotone": "SVT: no symmetry",
-    # the truncated randomized response with an item parameter: no symmetry (LEM / pLEM on a fixed domain reach the goal
-    # through one domain per size: tests/test_reductions.py checks the joint permutation of items and domain)
-    "DR19.CorF.1": "tRR with an item parameter: no symmetry",
+    # (LEM / pLEM on a fixed domain and tRR_i reach the goal through one domain per size / item i = 0:
+    # tests/test_reductions.py checks the joint permutation of items and the item parameters)
     # pay-what-you-get sessions: every round multiplies the outcome space
     "DR19.Thm2": "a session of rounds",
     "DR19.Thm2#delta-restricted": "a session of rounds",

@@ -352,3 +352,35 @@ def test_a_domain_relabelled_the_wrong_way_is_caught():
         PA, PB = A.distribution(h, prec=128), B.distribution(h, prec=128)
         relabelled = {relabel_outcome(B, o, items): p for o, p in PB.items()}
         assert set(PA) != set(relabelled) or any(abs(PA[k] - relabelled[k]) > mpmath.mpf(2) ** -110 for k in PA)
+
+
+@pytest.mark.parametrize("base", [0, 1])
+def test_truncated_rr_on_item_i_is_truncated_rr_on_item_0_with_i_moved_first(base):
+    """tRR_i^k's law on h is tRR_0^k's on h with item i moved to position 0 (the others in order), relabelled: so
+    DR19.CorF.1 enumerates i = 0 only (every pair of the box, d <= 4 here, counts 0..3)."""
+    from fractions import Fraction as F
+
+    from mechanisms.core import relabel_outcome
+
+    from proofs.dr19._fixed_checks import trr
+
+    from dpverify.checker.neighbours import histograms
+
+    p = ({"k": 1, "eps": 1, "delta": F(1, 10)}, {"k": 2, "eps": F(1, 2), "delta": F(1, 20)})[base]
+    checked = 0
+    with mpmath.workprec(128):
+        for d in (1, 2, 3, 4):
+            for i in range(d):
+                items = [i] + [j for j in range(d) if j != i]
+                A, B = trr({**p, "i": i}), trr({**p, "i": 0})
+                try:
+                    A.distribution((0,) * d, prec=128)
+                except InvalidParameter:
+                    continue
+                for h in histograms(d, 3):
+                    h = tuple(h)
+                    PA = A.distribution(h, prec=128)
+                    PB = {relabel_outcome(B, o, items): q for o, q in B.distribution(tuple(h[j] for j in items), prec=128).items()}
+                    assert set(PA) == set(PB) and all(abs(PA[o] - PB[o]) <= mpmath.mpf(2) ** -110 for o in PA), (d, i, h)
+                    checked += 1
+    assert checked > 300

@@ -79,9 +79,11 @@ CLAIMS = [
         id="DR19.CorF.1", title="Each tRR_i^k is (eps, delta)-DP", source=f"{SF}, Corollary F.1",
         statement="For every i in [d] and fixed k, along with given eps, delta > 0, the algorithm tRR_i^k is (eps, delta)-DP",
         code="mechanisms.limited_domain.fixed_threshold.TruncatedRR", relation="add-remove",
-        domain=widened(_dom(3, 3, "add-remove", _with_items(PF, 3)), d=4, max_count=4), quick=_dom(3, 2, "add-remove", _with_items(PF[:1], 3)),
+        domain=widened(_dom(5, 6, "add-remove", _with_items(PF, 1))), quick=_dom(3, 2, "add-remove", _with_items(PF[:1], 3)),
         mechanism=X.trr, points=lambda p: [(p["eps"], p["delta"])],
-        notes="Tight (exact delta(eps) = delta at an index entering d_>(h) at h_(k+1)+1, Lemma F.2 item 2).",
+        notes="Tight (exact delta(eps) = delta at an index entering d_>(h) at h_(k+1)+1, Lemma F.2 item 2). Every i through i = 0: "
+              "the law of tRR_i on h is that of tRR_0 on h with item i moved first, relabelled (joint permutation of items and i, "
+              "checked by brute force in tests/test_reductions.py), and every pair of the box is enumerated.",
     ),
     PairsPrivacyClaim(
         id="DR19.CorF.1#linf", title="Corollary F.1 under l_inf neighbours", source=f"{SF}, Corollary F.1; §2",
