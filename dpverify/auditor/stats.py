@@ -83,8 +83,8 @@ MIN_EXPECTED = 5.0
 #: and re-solved to ~1e-15 relative in ``p`` where the check fails) and in ``exp``.
 ROUNDING_SLACK = 1e-12
 
-#: A beta quantile ``p`` from scipy is accepted when the forward tail probability
-#: at ``p`` is within this relative distance of the level; otherwise it is re-solved.
+#: A Clopper–Pearson bound ``p`` is accepted when the forward tail probability at ``p`` is at most
+#: the level and within this relative distance of it; otherwise it is moved or re-solved.
 QUANTILE_CHECK = 1e-9
 
 #: Level of the Clopper–Pearson bounds used only to *rank* candidate events on a
@@ -114,26 +114,44 @@ def _solve_log(f: Any, n: float, a: float) -> float:
 def _quantile(x: np.ndarray, n: np.ndarray, a: float, upper: bool) -> np.ndarray:
     """Clopper–Pearson bound (unrounded) for ``0 < x`` (lower) or ``x < n`` (upper), elementwise, verified.
 
-    Lower: ``p`` with ``Pr_p[X >= x] = I_p(x, n-x+1) = a``; upper: ``p`` with ``Pr_p[X <= x] =
-    1 - I_p(x+1, n-x) = a``.  scipy's quantile is kept where the forward tail at it is within
-    :data:`QUANTILE_CHECK` of ``a`` (relative); elsewhere the root is re-solved by bracketing.
+    Lower: the largest ``p`` with ``Pr_p[X >= x] = I_p(x, n-x+1) <= a``; upper: the smallest ``p`` with
+    ``Pr_p[X <= x] = 1 - I_p(x+1, n-x) <= a``.  Both tails are monotone in ``p``, and a bound is returned only
+    where its forward tail is ``<= a`` (the safe side) and within :data:`QUANTILE_CHECK` of ``a`` (tight):
+    scipy's quantile, or that quantile moved by up to 1e-9 (relative) towards the safe side, or else the root
+    re-solved by bracketing and moved to the safe side.
     """
     if upper:
         def tail(xx, nn, p):
             return special.betaincc(xx + 1, nn - xx, p)
         with np.errstate(invalid="ignore", divide="ignore"):
             guess = special.betaincinv(x + 1, n - x, 1 - a)
+        safe = 1.0  # the upper tail decreases in p: larger is safer
     else:
         def tail(xx, nn, p):
             return special.betainc(xx, nn - xx + 1, p)
         with np.errstate(invalid="ignore", divide="ignore"):
             guess = special.betaincinv(x, n - x + 1, a)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ok = np.isfinite(guess) & (guess > 0) & (guess <= 1) & (np.abs(tail(x, n, guess) / a - 1) <= QUANTILE_CHECK)
-    out = np.where(ok, guess, np.nan)
-    for i in zip(*np.nonzero(~ok)):
+        safe = -1.0  # the lower bound's tail increases in p: smaller is safer
+
+    def accept(p: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = tail(x, n, p)
+            return np.isfinite(p) & (p > 0) & (p <= 1) & (t <= a) & (t >= a * (1 - QUANTILE_CHECK))
+
+    out = np.full(x.shape, np.nan)
+    todo = np.ones(x.shape, dtype=bool)
+    for rel in (0.0, 1e-13, 1e-11, 1e-9):
+        cand = np.minimum(guess * (1 + safe * rel), 1.0)
+        ok = todo & accept(cand)
+        out[ok], todo = cand[ok], todo & ~ok
+    for i in zip(*np.nonzero(todo)):
         xi, ni = float(x[i]), float(n[i])
-        out[i] = _solve_log(lambda p: float(tail(xi, ni, p)), ni, a)
+        p = _solve_log(lambda q: float(tail(xi, ni, q)), ni, a)
+        for _ in range(200):  # to the safe side of the root, a few ulps at most
+            if float(tail(xi, ni, p)) <= a:
+                break
+            p = min(math.nextafter(p, safe * math.inf), 1.0)
+        out[i] = p
     return out
 
 
