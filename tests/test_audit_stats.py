@@ -75,7 +75,7 @@ def test_fit_pool_absorbs_a_bin_when_still_too_small():
 
 def test_fit_impossible_outcome_refutes():
     fr = goodness_of_fit({"a": 99, "zzz": 1}, {"a": 1.0})
-    assert fr.p_value == 0.0 and fr.impossible == {"zzz": 1}
+    assert fr.p_value == 0.0 and fr.impossible == {"zzz": 1} and fr.n == 100
     assert fr.as_json()["impossible_outcomes"] == {"zzz": 1}
 
 
@@ -325,7 +325,8 @@ def test_array_bounds_without_information_and_the_scalar_rounding():
         cp_upper_array(1, 2, 1)
 
 
-@pytest.mark.parametrize("p, q, n, eps, delta", [(0.6, 0.3, 40, 0.5, 0.0), (0.9, 0.5, 30, 0.4, 0.05), (0.3, 0.25, 50, 0.0, 0.0)])
+@pytest.mark.parametrize("p, q, n, eps, delta", [(0.6, 0.3, 40, 0.5, 0.0), (0.9, 0.5, 30, 0.4, 0.05), (0.3, 0.25, 50, 0.0, 0.0),
+                                                  (0.7, 0.5, 300, 0.3, 0.0)])  # the last: more than 64 values of y (vectorised)
 def test_detection_probability_is_the_exact_double_binomial_sum(p, q, n, eps, delta):
     """Brute force over every (x, y): P[cp_lower(x) - e^eps cp_upper(y) > delta] under X ~ Bin(n, p), Y ~ Bin(n, q) --
     including the y whose upper bound puts e^eps q_hi + delta at or above 1 (nothing certifies there)."""
