@@ -275,7 +275,7 @@ def test_catalogue_page_names_targets_out_of_reach():
            "command": "x", "published_source": "y", "provenance": {"git_commit": "abc", "versions": {}, "exact_prec_bits": 256},
            "wall_seconds": 1, "rows": [row, ok], "false_alarm": [], "targets": []}
     text = "".join(catalogue_section(cat))
-    assert "Out of reach at the issue's budget" in text and "ReportNoisyMax3 (ceiling 0.2429 < 0.2488)" in text
+    assert "Out of reach at the issue's budget" in text and "ReportNoisyMax3 (ceiling 0.2429 < 0.2488, over every pair)" in text
     assert "Laplace (ceiling" not in text and "| 0.2429 |" in text
     assert ("ReportNoisyMax3's closed-form ceiling (every pair, every event) with the whole 2e7 certifying one event (1e7 per input, "
             "no screening): 0.2438; at DP-Sniper's 2e8 per input: 0.2486, beside its published 0.2488." in text)
@@ -340,6 +340,9 @@ def test_threshold_choices_carry_their_tuning_frequencies():
     assert len(up) == 1 and (up[0].t, up[0].p_tune, up[0].q_tune, up[0].n_tune) == (1.0, 1.0, 0.5, 100)
     assert up[0].predicted_eps_lower > 0 and up[0].plugin_eps_lower == pytest.approx(math.log(2), abs=0.1)
     assert threshold_events(np.ones(100), np.ones(100), n_cert=10_000, level=0.01, delta=0) == []
+    # mirrored: a's scores are all 0, half of b's are 1 -- the lower side {s <= 0} is the event, with side exactly -1
+    down = threshold_events(np.zeros(100), 1 - sb, n_cert=10_000, level=0.01, delta=0)
+    assert {ch.side for ch in down} <= {1, -1} and [(ch.side, ch.t) for ch in down if ch.side < 0] == [(-1, 0.0)]
 
 
 def test_candidate_thresholds_stay_in_the_sample_and_nan_predictions_are_minus_inf():

@@ -104,9 +104,11 @@ CLAIMS = ["DR19.Thm1", "DR19.Lem4.1", "GJMR21.Thm8", "CWGM20.Thm3.2", "DR19.Lem6
           "DR19.Thm1#linf", "GJMR21.Thm8#literal", "CWGM20.Thm3.2#mutant-gap-to-bottom", "DR19.Lem4.1#monotone-dropped"]
 
 
-def _fresh_check(cid: str, screen: int) -> dict:
+def _fresh_check(cid: str, screen: int, **domain: object) -> dict:
+    """``cid`` checked afresh (certified) with ``core.SCREEN = screen`` on its quick domain grown to d = 3, counts 0..3
+    (and ``domain``'s other changes); the result's JSON without its time."""
     c = get_claim(cid)
-    dom = dataclasses.replace(c.quick_domain, d=3, max_count=3)
+    dom = dataclasses.replace(c.quick_domain, **{"d": 3, "max_count": 3, **domain})
     old = core.SCREEN
     core.SCREEN = screen
     try:

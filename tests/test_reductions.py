@@ -303,6 +303,20 @@ def _fixed_domain_mechanisms():
             lambda D: PLEM(2, 2, 1, F(1, 10), domain=D)]
 
 
+def _same_law_relabelled(A, B, h: tuple, items: list) -> bool:
+    """Whether A's law on h is B's law on h permuted (position j holding item items[j]) with its outcomes relabelled
+    back to the original items (at 128 bits, to 2^-110)."""
+    from mechanisms.core import relabel_outcome
+
+    with mpmath.workprec(128):
+        PA = A.distribution(h, prec=128)
+        PB: dict = {}
+        for o, p in B.distribution(tuple(h[i] for i in items), prec=128).items():
+            k = relabel_outcome(B, o, items)
+            PB[k] = PB.get(k, 0) + p
+        return set(PA) == set(PB) and all(abs(PA[k] - PB[k]) <= mpmath.mpf(2) ** -110 for k in PA)
+
+
 @pytest.mark.parametrize("which", range(3))
 def test_a_fixed_domain_law_is_the_canonical_domains_law_on_the_permuted_histogram(which):
     """For every non-empty domain D of [d] (d <= 3, counts 0..2): the law on (h, D) is the law on (pi h, {0..m-1}) with
@@ -310,48 +324,29 @@ def test_a_fixed_domain_law_is_the_canonical_domains_law_on_the_permuted_histogr
     proofs.dr19._limited_sec5._canonical_domain_params may enumerate one domain per size."""
     import itertools
 
-    from mechanisms.core import relabel_outcome
-
     from dpverify.checker.neighbours import histograms
 
     make = _fixed_domain_mechanisms()[which]
     checked = 0
-    with mpmath.workprec(128):
-        for d in (1, 2, 3):
-            for m in range(1, d + 1):
-                for D in itertools.combinations(range(d), m):
-                    items = list(D) + [i for i in range(d) if i not in D]  # items[j]: the original item in position j
-                    try:
-                        A, B = make(D), make(tuple(range(m)))
-                        A.distribution((0,) * d, prec=128)
-                    except InvalidParameter:
-                        continue
-                    for h in histograms(d, 2):
-                        h = tuple(h)
-                        PA = A.distribution(h, prec=128)
-                        PB = B.distribution(tuple(h[i] for i in items), prec=128)
-                        relabelled: dict = {}
-                        for o, p in PB.items():
-                            k = relabel_outcome(B, o, items)
-                            relabelled[k] = relabelled.get(k, 0) + p
-                        assert set(PA) == set(relabelled), (D, h)
-                        assert all(abs(PA[k] - relabelled[k]) <= mpmath.mpf(2) ** -110 for k in PA), (D, h)
-                        checked += 1
+    for d in (1, 2, 3):
+        for m in range(1, d + 1):
+            for D in itertools.combinations(range(d), m):
+                items = list(D) + [i for i in range(d) if i not in D]  # items[j]: the original item in position j
+                try:
+                    A, B = make(D), make(tuple(range(m)))
+                    A.distribution((0,) * d, prec=128)
+                except InvalidParameter:
+                    continue
+                for h in histograms(d, 2):
+                    assert _same_law_relabelled(A, B, tuple(h), items), (D, h)
+                    checked += 1
     assert checked > 100
 
 
 def test_a_domain_relabelled_the_wrong_way_is_caught():
     """The same check with the domain's items put last instead of first fails: the check can see a wrong reduction."""
-    from mechanisms.core import relabel_outcome
-
     make = _fixed_domain_mechanisms()[0]
-    A, B = make((2,)), make((0,))
-    items = [0, 1, 2]  # identity: does not move item 2 to position 0
-    h = (0, 1, 2)
-    with mpmath.workprec(128):
-        PA, PB = A.distribution(h, prec=128), B.distribution(h, prec=128)
-        relabelled = {relabel_outcome(B, o, items): p for o, p in PB.items()}
-        assert set(PA) != set(relabelled) or any(abs(PA[k] - relabelled[k]) > mpmath.mpf(2) ** -110 for k in PA)
+    assert not _same_law_relabelled(make((2,)), make((0,)), (0, 1, 2), [0, 1, 2])  # identity: item 2 not moved first
 
 
 @pytest.mark.parametrize("base", [0, 1])
@@ -360,27 +355,21 @@ def test_truncated_rr_on_item_i_is_truncated_rr_on_item_0_with_i_moved_first(bas
     DR19.CorF.1 enumerates i = 0 only (every pair of the box, d <= 4 here, counts 0..3)."""
     from fractions import Fraction as F
 
-    from mechanisms.core import relabel_outcome
-
     from proofs.dr19._fixed_checks import trr
 
     from dpverify.checker.neighbours import histograms
 
     p = ({"k": 1, "eps": 1, "delta": F(1, 10)}, {"k": 2, "eps": F(1, 2), "delta": F(1, 20)})[base]
     checked = 0
-    with mpmath.workprec(128):
-        for d in (1, 2, 3, 4):
-            for i in range(d):
-                items = [i] + [j for j in range(d) if j != i]
-                A, B = trr({**p, "i": i}), trr({**p, "i": 0})
-                try:
-                    A.distribution((0,) * d, prec=128)
-                except InvalidParameter:
-                    continue
-                for h in histograms(d, 3):
-                    h = tuple(h)
-                    PA = A.distribution(h, prec=128)
-                    PB = {relabel_outcome(B, o, items): q for o, q in B.distribution(tuple(h[j] for j in items), prec=128).items()}
-                    assert set(PA) == set(PB) and all(abs(PA[o] - PB[o]) <= mpmath.mpf(2) ** -110 for o in PA), (d, i, h)
-                    checked += 1
+    for d in (1, 2, 3, 4):
+        for i in range(d):
+            items = [i] + [j for j in range(d) if j != i]
+            A, B = trr({**p, "i": i}), trr({**p, "i": 0})
+            try:
+                A.distribution((0,) * d, prec=128)
+            except InvalidParameter:
+                continue
+            for h in histograms(d, 3):
+                assert _same_law_relabelled(A, B, tuple(h), items), (d, i, h)
+                checked += 1
     assert checked > 300

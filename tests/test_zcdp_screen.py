@@ -143,23 +143,12 @@ def test_screen_keys_take_every_rho_and_both_orders() -> None:
 ZCDP = ["CR21.BR-zCDP#em", "CR21.BR-zCDP#topk", "MS20.PF#zcdp-shipped-monotone", "CR21.BR-zCDP#limit-dom"]
 
 
-def _fresh(cid: str, screen: int) -> dict:
-    c = get_claim(cid)
-    dom = dataclasses.replace(c.quick_domain, d=3, max_count=3, min_d=1)
-    old = core.SCREEN
-    core.SCREEN = screen
-    try:
-        j = core.check(c, dom, certify=True).as_json()
-    finally:
-        core.SCREEN = old
-    j.pop("seconds")
-    return j
-
-
 @pytest.mark.parametrize("cid", ZCDP)
 def test_screened_zcdp_scan_gives_the_same_result(cid: str) -> None:
     """Holding claims (one the Hoeffding step decides, one composed that needs chords) and refuted ones."""
-    assert _fresh(cid, core.SCREEN) == _fresh(cid, 0)
+    from test_batch_screen import _fresh_check
+
+    assert _fresh_check(cid, core.SCREEN, min_d=1) == _fresh_check(cid, 0, min_d=1)
 
 
 def test_zcdp_screen_skips_most_pairs_and_keeps_near_ties(monkeypatch: pytest.MonkeyPatch) -> None:

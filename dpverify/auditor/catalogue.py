@@ -37,13 +37,12 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from mechanisms.catalogue import MEMBERS, Member, member
+from mechanisms.catalogue import MEMBERS, Member, member, unique_rows
 from mechanisms.errors import InvalidParameter
 
 from dpverify.report.provenance import snapshot
 
 from .adapters import Target
-from .features import row_keys
 from .inputs import candidate_pairs, exact_search, scales_for
 from .ratio import predicted_eps_lower
 from .scored import scored_audit, summarise
@@ -124,10 +123,9 @@ def _loglik(mech: Any, discrete: bool) -> Callable[[tuple, np.ndarray], np.ndarr
             keys = {tuple(float(x) for x in o): (math.log(float(p)) if p > 0 else -math.inf) for o, p in law.items()}
             tables[h] = keys
         t = tables[h]
-        keys = row_keys(X)  # one byte key per row: np.unique(X, axis=0) sorted 2e7 rows lexicographically for minutes
-        _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-        vals = np.array([t.get(tuple(float(x) for x in r), -math.inf) for r in X[first]])
-        return vals[inv.reshape(-1)]
+        uniq, inv = unique_rows(X)  # np.unique(X, axis=0) sorted 2e7 rows lexicographically for minutes
+        vals = np.array([t.get(tuple(float(x) for x in r), -math.inf) for r in uniq])
+        return vals[inv]
 
     return logp
 

@@ -155,18 +155,10 @@ def fit_logistic(Fa: sparse.csr_matrix, Fb: sparse.csr_matrix, *, l2: float = L2
     return res.x[:p], float(res.x[p])
 
 
-def _cp_lower(x: np.ndarray, n: Any, a: float) -> np.ndarray:
-    return cp_lower_array(x, n, a)
-
-
-def _cp_upper(x: np.ndarray, n: Any, a: float) -> np.ndarray:
-    return cp_upper_array(x, n, a)
-
-
 def predicted_eps_lower(p: np.ndarray, q: np.ndarray, n: int, level: float, delta: float) -> np.ndarray:
     """The eps lower bound a certification sample of ``n`` per input would give if the counts were ``p n`` and ``q n``."""
-    pl = _cp_lower(np.round(p * n), n, level)
-    qh = _cp_upper(np.round(q * n), n, level)
+    pl = cp_lower_array(np.round(p * n), n, level)
+    qh = cp_upper_array(np.round(q * n), n, level)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.log(np.maximum(pl - delta, 0.0) / qh)
     return np.where(np.isnan(out), -np.inf, out)
@@ -232,7 +224,7 @@ def threshold_events(sa: np.ndarray, sb: np.ndarray, *, n_cert: int, level: floa
         # conservative plug-in: tuning bounds holding simultaneously over the thresholds tried, so the
         # largest of many noisy ratios (a handful of tuning hits) is not mistaken for a large one
         lv = TUNE_LEVEL / TUNE_SPLIT
-        p, q = _cp_lower(xa, na, lv), _cp_upper(xb, nb, lv)
+        p, q = cp_lower_array(xa, na, lv), cp_upper_array(xb, nb, lv)
         pred = predicted_eps_lower(p, q, n_cert, level, delta)
         j = int(np.argmax(pred))
         t = float(ts[j]) if side > 0 else -float(ts[j])

@@ -155,7 +155,8 @@ def catalogue_section(cat: dict | None) -> list[str]:
         c = _target_ceiling(ex)
         dps = max((x for x in (any_r["dpsniper_lr"], any_r["dpsniper_mlp"]) if x is not None), default=None)
         if c is not None and dps is not None and c < dps:
-            out_of_reach.append(f"{esc(name)} (ceiling {_num(c)} < {_num(dps)})")
+            scope = "on the searched pairs" if (ex or {}).get("exact_ceiling_at_target") is not None else "over every pair"
+            out_of_reach.append(f"{esc(name)} (ceiling {_num(c)} < {_num(dps)}, {scope})")
     if out_of_reach:
         lines.append("\nOut of reach at the issue's budget of 2e7 samples (the expected bound of the best one-event certification is below\n"
                      "DP-Sniper's, which spent about 2e8 samples per input): " + "; ".join(out_of_reach) + ".\n")

@@ -19,6 +19,7 @@ float log-density of an output (exact closed forms; variant 3 of the sparse vect
 exp-poly integral), which audits use to rank outputs.
 """
 
+from ._vector import unique_rows
 from .geometric import TruncatedGeometric
 from .laplace import LaplaceMechanism, LaplaceParallel, NoisyHistWrongScale, PrefixSum
 from .members import MEMBERS, Member, member
@@ -27,4 +28,5 @@ from .rappor import OneTimeRappor, Rappor, murmur3_32
 from .svt import LyuSVT, NumericalSVT, SVT34Parallel
 
 __all__ = ["TruncatedGeometric", "LaplaceMechanism", "LaplaceParallel", "NoisyHistWrongScale", "PrefixSum", "NoisyMax",
-           "Rappor", "OneTimeRappor", "murmur3_32", "LyuSVT", "NumericalSVT", "SVT34Parallel", "MEMBERS", "Member", "member"]
+           "Rappor", "OneTimeRappor", "murmur3_32", "LyuSVT", "NumericalSVT", "SVT34Parallel", "MEMBERS", "Member", "member",
+           "unique_rows"]

@@ -48,9 +48,10 @@ class VectorMechanism:
 
 
 def unique_rows(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(A, axis=0, return_inverse=True)`` for an integer array, through one byte key per row: the same
-    distinct rows (in byte order, not lexicographic) and the inverse, several times faster on millions of rows
-    (``axis=0`` sorts rows lexicographically; at 2e7 rows of 10 columns that took minutes)."""
+    """``np.unique(A, axis=0, return_inverse=True)`` through one byte key per row: the same distinct rows (in byte
+    order, not lexicographic) and the inverse, several times faster on millions of rows (``axis=0`` sorts rows
+    lexicographically; at 2e7 rows of 10 columns that took minutes).  Rows are compared by their bytes, so for floats
+    ``0.0`` and ``-0.0`` (and NaNs of different bit patterns) are different rows."""
     A = np.ascontiguousarray(A)
     keys = A.view(np.dtype((np.void, A.dtype.itemsize * A.shape[1]))).reshape(-1)
     _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
