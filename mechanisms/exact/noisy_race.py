@@ -186,10 +186,10 @@ def race_topk(values: Sequence[NoisyValue], k: int, stop: int | None, words: Ran
             beats = _decide(values, encl, i, best, words, p)
             if not taken[i] and (beats or not free):
                 best, free = i, True
-        if not free:  # nothing left
-            break
+        # nothing free: the round was still made in full (no early exit -- how many entries are real is
+        # data, e.g. strict-limit-dom's |D|), ``best`` is a taken entry and marking it again changes nothing
         taken[best] = True
-        if not stopped:
+        if free and not stopped:
             if best == stop:
                 stopped = True
             else:
@@ -253,14 +253,15 @@ def make_values(centres: Sequence[Any], noise: str, words: RandomWords) -> tuple
 
 
 def race_draws(centres: Sequence[tuple | None], stop: int | None, k: int, noise: str, rng: Any, size: int, *,
-               balanced: bool = False) -> list[tuple[list[int], bool]]:
-    """``size`` independent races (:func:`race_topk`) over fresh noise: ``[(chosen, stopped), ...]``."""
+               balanced: bool = False, dummy: Sequence[bool] | None = None) -> list[tuple[list[int], bool]]:
+    """``size`` independent races (:func:`race_topk`) over fresh noise: ``[(chosen, stopped), ...]``.
+
+    ``dummy``: the places never chosen (default: the ``None`` centres)."""
     words = RandomWords.of(rng)
     shared = make_centres(centres)  # built once: the centres' enclosures are cached across draws
-    mask = [c is None for c in centres]
+    mask = [c is None for c in centres] if dummy is None else [bool(x) for x in dummy]
     out = []
     for _ in range(size):
         values, _ = make_values(shared, noise, words)
-        dummy = mask
-        out.append(race_topk(values, k, stop, words, balanced=balanced, dummy=dummy))
+        out.append(race_topk(values, k, stop, words, balanced=balanced, dummy=mask))
     return out

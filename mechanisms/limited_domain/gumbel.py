@@ -179,31 +179,38 @@ def _validate_delta_cap(self: Any) -> None:
 
 
 def gumbel_race_exact(h: Any, dom: Sequence[int], k: int, eps: Any, bot_count: int, m: int, delta: Any, *,
-                      rng: Any, size: int, balanced: bool, pad_to: int | None = None) -> list[tuple]:
+                      rng: Any, size: int, balanced: bool, pad_to: int | None = None,
+                      n_real: int | None = None) -> list[tuple]:
     """The Gumbel race over ``dom ∪ {⊥}`` drawn with exact lazy Gumbel noise (:mod:`mechanisms.exact.noisy_race`).
 
     Noisy values ``eps (h_i - bot_count) + G_i`` and ``ln(m/delta) + G_⊥`` (``eps h_⊥ = eps bot_count +
     ln(m/delta)``, the common shift ``eps bot_count`` removed): the same law as :func:`race_sample`
     and :func:`mechanisms.exact.race.race_exact`, pathwise the literal race of the module docstring.
     ``pad_to``: dummy places up to that many (never chosen; balanced work for a data-sized ``dom``).
+    ``n_real``: only the first ``n_real`` items of ``dom`` are in the race, the rest are dummies (the
+    caller passes a public number of items and the data-sized count, so even listing ``dom`` is balanced).
     """
     from mechanisms.exact.noisy_race import race_draws
     from mechanisms.exact.sampling import rational
 
     e, dl = rational("eps", eps), rational("delta", delta)
     dom = [int(i) for i in dom]
+    n_real = len(dom) if n_real is None else n_real
     centres: list = []
+    dummy: list[bool] = []
     for j in range(max(len(dom), pad_to or 0)):  # a dummy place costs what a real one does: |dom| is data
-        real = j < len(dom)
-        count = int(h[dom[j] if real else 0])  # a dummy reads a count too (h has at least pad_to items)
+        real = j < n_real
+        count = int(h[dom[j] if j < len(dom) else 0])  # a dummy reads a count too (h has at least pad_to items)
         r = e * ((count if real else bot_count) - bot_count)
-        centres.append((r, 0, 1, 1) if real else None)
+        centres.append((r, 0, 1, 1))  # a dummy's centre is built like a real one's (its r is 0)
+        dummy.append(not real)
     stop = None
     if m > 0:
         stop = len(centres)
         centres.append((0, 1, Fraction(m) / dl, 1))
+        dummy.append(False)
     out = []
-    for chosen, _ in race_draws(centres, stop, k, "gumbel", rng, size, balanced=balanced):
+    for chosen, _ in race_draws(centres, stop, k, "gumbel", rng, size, balanced=balanced, dummy=dummy):
         labels = tuple(dom[i] for i in chosen)
         out.append(labels if len(labels) == k else labels + (BOT,))
     return out
@@ -390,11 +397,12 @@ class StrictLimitDom:
         size = V.pos_int("size", size)
         top = top_sorted(a, self.kbar + 1)
         t = int(a[top[self.kbar]])
-        dom = top[: self.kbar][a[top[: self.kbar]] > t]
         m = bot_multiplier(self.kbar, self.Delta, len(a))
-        if self.balanced:  # D padded with dummies to kbar places: |D| is data, the work must not show it
-            return gumbel_race_exact(a, dom, self.k, self.eps, t + 1, m, self.delta, rng=rng, size=size, balanced=True,
-                                     pad_to=self.kbar)
+        if self.balanced:  # D (a prefix of the top kbar) padded with dummies to kbar places: |D| is data, the work must not show it
+            cand = top[: self.kbar]
+            return gumbel_race_exact(a, cand, self.k, self.eps, t + 1, m, self.delta, rng=rng, size=size, balanced=True,
+                                     pad_to=self.kbar, n_real=int(np.count_nonzero(a[cand] > t)))
+        dom = top[: self.kbar][a[top[: self.kbar]] > t]
         if self.exact:
             from mechanisms.exact.race import race_exact
 
