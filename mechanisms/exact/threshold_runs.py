@@ -25,6 +25,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .arb_context import ARB, arb_backend, arb_precision, to_iv
 from .exppoly import ExpPoly, PiecewiseExpPoly, laplace_cdf, laplace_pdf, laplace_sf
 from .laplace_order import guard_bits
 
@@ -48,8 +49,13 @@ def run_distribution(
     ``scales`` are exact positive rationals (the Laplace scales ``b``).
     ``stop(pattern)`` is called after each test; the run also ends after the last
     query.  The patterns returned are exactly the leaves; they partition the
-    probability space, so the values sum to 1.
+    probability space, so the values sum to 1.  Asked of ``iv`` with exact inputs, the
+    computation runs on Arb balls (:mod:`mechanisms.exact.arb_context`) and returns ``iv``
+    intervals containing them.
     """
+    if arb_backend(ctx, [t_center, *centers, t_scale, *scales]):  # iv asked, exact inputs: the same enclosures on Arb balls
+        with arb_precision(ctx.prec), guard_bits(ARB, [t_center, *centers], [t_scale, *scales]):
+            return {p: to_iv(v) for p, v in _run_distribution(ARB, t_center, t_scale, centers, scales, stop).items()}
     with guard_bits(ctx, [t_center, *centers], [t_scale, *scales]):  # large |c|/b costs log2(|c|/b) bits to cancellation
         return _run_distribution(ctx, t_center, t_scale, centers, scales, stop)
 

@@ -64,13 +64,43 @@ def _resolve_domain(domain: tuple[int, ...] | None, h: tuple[int, ...], kbar: in
 
 
 def lem_weights(ctx: Any, h: Sequence[int], domain: Sequence[int], eps: Any, tkbar: int, m: int, delta: Any) -> tuple[dict, Any]:
-    """``({i: exp(eps (h_i - top))}, exp(eps (h_⊥ - top)))`` with ``h_⊥`` from ``h_(tkbar+1)`` and ``m``."""
-    e = to_ctx(ctx, eps)
+    """``({i: exp(eps (h_i - top))}, exp(eps (h_⊥ - top)))`` with ``h_⊥`` from ``h_(tkbar+1)`` and ``m``.
+
+    Each ``exp(eps n)`` (``n <= 0`` an integer) and ``m / delta`` is computed once per context, precision and
+    parameters and then reused (:func:`_weight_table`): the same numbers as computing them afresh.
+    """
     c = order_stat(h, tkbar + 1) + 1
     top = max([c] + [h[i] for i in domain])
-    w = {i: ctx.exp(e * (h[i] - top)) for i in domain}
-    wb = ctx.exp(e * (c - top)) * to_ctx(ctx, m) / to_ctx(ctx, delta)
+    table = _weight_table(ctx, eps, m, delta)
+    w = {i: _weight(table, ctx, h[i] - top) for i in domain}
+    wb = _weight(table, ctx, c - top) * table["m/delta"]
     return w, wb
+
+
+#: ``(ctx, prec, eps, m, delta) -> {"e": eps in ctx, "m/delta": ..., n: exp(eps n)}``; bounded, cleared when full.
+_WEIGHT_TABLES: dict = {}
+
+
+def _weight_table(ctx: Any, eps: Any, m: int, delta: Any) -> dict:
+    key = (ctx, ctx.prec, eps, m, delta)
+    table = _WEIGHT_TABLES.get(key)
+    if table is None:
+        if len(_WEIGHT_TABLES) >= 256:
+            _WEIGHT_TABLES.clear()
+        table = _WEIGHT_TABLES[key] = {"e": to_ctx(ctx, eps), "m/delta": to_ctx(ctx, m) / to_ctx(ctx, delta)}
+    return table
+
+
+def _weight(table: dict, ctx: Any, n: int) -> Any:
+    """``exp(eps n)`` from the table (computed as ``exp(e * n)`` the first time)."""
+    v = table.get(n)
+    if v is None:
+        if len(table) >= 4096:
+            e, r = table["e"], table["m/delta"]
+            table.clear()
+            table["e"], table["m/delta"] = e, r
+        v = table[n] = ctx.exp(table["e"] * n)
+    return v
 
 
 def _validate(self: Any, with_k: bool) -> None:
