@@ -54,6 +54,11 @@ def test_the_backend_is_used_only_for_iv_with_exact_inputs(monkeypatch):
     assert not AC.arb_backend(mp, [1, F(1, 3)])  # the mp path stays mpmath
     assert not AC.arb_backend(iv, [1, iv.mpf([1, 2])])  # an irrational threshold keeps iv
     assert not AC.arb_backend(iv, [True])
+    assert AC.arb_backend(iv, [0.5]) and not AC.arb_backend(iv, [float("nan")]) and not AC.arb_backend(iv, [float("inf")])
+    with AC.certified_context(iv, [F(1, 3)]) as c:
+        assert c is AC.ARB and AC.iv_law(c, {1: c.mpf(1)})[1]._mpi_ == iv.mpf(1)._mpi_
+    with AC.certified_context(mp, [F(1, 3)]) as c:
+        assert c is mp and AC.iv_law(c, {1: "x"}) == {1: "x"}
     monkeypatch.setattr(AC, "_flint", None)
     assert not AC.arb_backend(iv, [1]) and not AC.available()
 
@@ -104,3 +109,21 @@ def test_precision_is_scoped():
         with AC.arb_precision(500):
             raise RuntimeError
     assert flint.ctx.prec == before
+
+
+@pytest.mark.parametrize("make", [lambda: __import__("mechanisms.limited_domain", fromlist=["LEM"]).LEM(2, F(1, 3), F(1, 10), domain=(0, 1, 2)),
+                                  lambda: __import__("mechanisms.limited_domain", fromlist=["PLEM"]).PLEM(2, 3, 0.5, F(1, 1000)),
+                                  lambda: __import__("mechanisms.limited_domain", fromlist=["PLEM"]).PLEM(3, 3, 4, F(1, 10**9), domain=(0, 1, 2))])
+def test_lem_and_plem_laws_on_balls_contain_the_600_bit_law(make, monkeypatch):
+    m, rng = make(), random.Random(3)
+    for _ in range(10):
+        h = tuple(rng.choice([rng.randrange(7), rng.randrange(3000)]) for _ in range(4))
+        fast = m.distribution(h, interval=True)
+        ref = m.distribution(h, prec=600)
+        monkeypatch.setattr(AC, "_flint", None)
+        slow = m.distribution(h, interval=True)
+        monkeypatch.undo()
+        assert fast.keys() == slow.keys() == ref.keys()
+        with mpmath.workprec(600):
+            for k in fast:
+                assert _contains(fast[k], ref[k]) and _contains(slow[k], ref[k]), (h, k)

@@ -20,6 +20,19 @@ def test_pairs_are_exactly_the_neighbouring_pairs(relation, d, m):
     assert len(got) == len(set(got)), "a pair was enumerated twice"
     assert set(got) == brute
     assert count_instances(Domain(d=d, max_count=m, relation=relation)) == len(got)
+    zero = [frozenset(p) for p in pairs(d, m, relation, zero_based=True)]
+    assert zero == [p for p in got if min(min(x) for x in p) == 0]  # the same pairs in the same order, filtered
+
+
+def test_upward_pairs_keep_the_order_of_the_max_filter():
+    """The bit-mask enumeration of add-remove / delta pairs yields exactly what testing max(h + e) <= M did, in order."""
+    from dpverify.checker.neighbours import _moves
+
+    for relation, kind, n in (("add-remove", "add-remove", None), ("delta:2", "delta", 2)):
+        for d, m in ((1, 3), (3, 2), (4, 3)):
+            old = [(h, tuple(a + b for a, b in zip(h, e))) for h in histograms(d, m) for e in _moves(d, kind, n)
+                   if max(a + b for a, b in zip(h, e)) <= m]
+            assert list(pairs(d, m, relation)) == old
 
 
 @pytest.mark.parametrize("relation", ["delta:N", "linf:N"])

@@ -181,12 +181,13 @@ def instances_of(claim: Claim, domain: Domain) -> Iterator[Instance]:
     for params in domain.params:
         relation = resolve_relation(domain.relation, params)
         parse_relation(relation)
+        shared = dict(params)  # one dict for all of this parameter dict's instances (read only, like the instances)
         for d in domain.lengths:
             if privacy and len(domain.lengths) > 1 and not defined_at(claim, params, d):
                 continue
             sym = pair_symmetries(claim, params, d) if privacy and domain.reduce else frozenset()
             for h, g in canonical_pairs(d, domain.max_count, relation, sym):
-                yield Instance(h, g, dict(params))
+                yield Instance(h, g, shared)
     for h, g, params in domain.extra.get("pairs", ()):  # pairs pinned from outside the box (e.g. found by the search)
         yield Instance(tuple(h), tuple(g), dict(params))
 
@@ -472,10 +473,14 @@ def _blocks(instances: Iterable[Instance], size: int) -> Iterator[Iterable[Insta
 def _param_groups(block: list[Instance]) -> dict[tuple, list[int]] | None:
     """The positions of ``block``'s instances per parameter dict (None if an instance is not a pair)."""
     groups: dict[tuple, list[int]] = {}
+    keys: dict[int, tuple] = {}  # by the dict's id: instances_of shares one dict per parameter dict
     for i, inst in enumerate(block):
         if inst.h_prime is None:
             return None
-        groups.setdefault(tuple(sorted((k, repr(v)) for k, v in inst.params.items())), []).append(i)
+        key = keys.get(id(inst.params))
+        if key is None:
+            key = keys[id(inst.params)] = tuple(sorted((k, repr(v)) for k, v in inst.params.items()))
+        groups.setdefault(key, []).append(i)
     return groups
 
 

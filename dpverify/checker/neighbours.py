@@ -29,6 +29,7 @@ directions, so nothing is lost.
 from __future__ import annotations
 
 import itertools
+from operator import add
 from typing import Any, Iterator, Mapping, Sequence
 
 from mechanisms.errors import InvalidParameter
@@ -120,19 +121,29 @@ def histograms(d: int, max_count: int) -> Iterator[tuple[int, ...]]:
     return itertools.product(range(m + 1), repeat=d)
 
 
-def pairs(d: int, max_count: int, relation: str = "add-remove") -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """Every unordered neighbouring pair ``(h, h')`` of the domain, each exactly once, deterministic order."""
+def pairs(d: int, max_count: int, relation: str = "add-remove", *,
+          zero_based: bool = False) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Every unordered neighbouring pair ``(h, h')`` of the domain, each exactly once, deterministic order.
+
+    ``zero_based``: only the pairs with a zero count in ``h`` or ``h'`` (the canonical pairs under ``shift``).
+    """
     kind, n = parse_relation(relation)
-    for h in histograms(d, max_count):
-        if kind == "linf":
+    if kind == "linf":
+        for h in histograms(d, max_count):
             for g in neighbours(h, relation, max_count):
-                if g > h:
+                if g > h and (not zero_based or min(min(h), min(g)) == 0):
                     yield h, g
-        else:
-            for e in _moves(len(h), kind, n):
-                g = tuple(a + b for a, b in zip(h, e))
-                if max(g) <= max_count:
-                    yield h, g
+        return
+    # upward moves, each with the bit mask of the items it raises; a move is skipped when it raises an item
+    # already at max_count (the same pairs, in the same order, as testing max(h + e) <= max_count)
+    moves = [(sum(1 << i for i, x in enumerate(e) if x), e) for e in _moves(d, kind, n)]
+    for h in histograms(d, max_count):
+        if zero_based and min(h) != 0:  # h' = h + e >= h: the smallest count of the pair is h's
+            continue
+        full = sum(1 << i for i, c in enumerate(h) if c == max_count)
+        for mask, e in moves:
+            if not mask & full:
+                yield h, tuple(map(add, h, e))
 
 
 def count_pairs(d: int, max_count: int, relation: str = "add-remove") -> int:

@@ -128,9 +128,7 @@ def canonical_pairs(d: int, max_count: int, relation: str = "add-remove", sym: I
         return
     kind, n = parse_relation(relation)
     if not ({"permute", "permute-ties"} & sym):  # shift only
-        for h, g in pairs(d, max_count, relation):
-            if min(min(h), min(g)) == 0:
-                yield h, g
+        yield from pairs(d, max_count, relation, zero_based=True)
         return
     steps = (1, 0, -1) if kind == "linf" else (1, 0)
     values = [(a, a + e) for a in range(max_count, -1, -1) for e in steps if 0 <= a + e <= max_count]

@@ -89,6 +89,9 @@ def _bounds(p: Any) -> tuple[Fraction, Fraction]:
 
 def compare_points(p: Any, q: Any) -> int:
     """-1, 0, 1 for p < q, p == q, p > q; interval points must be provably ordered or identical."""
+    if type(p) is Fraction and type(q) is Fraction:  # cross-multiplied (denominators > 0): a hot path
+        a, b = p.numerator * q.denominator, q.numerator * p.denominator
+        return (a > b) - (a < b)
     if isinstance(p, Fraction) and isinstance(q, Fraction):
         return (p > q) - (p < q)
     lo_p, hi_p = _bounds(p)
@@ -105,9 +108,10 @@ def compare_points(p: Any, q: Any) -> int:
 
 
 @lru_cache(maxsize=1 << 14)
-def exp_at(ctx: Any, prec: int, p: int, q: int, x: Fraction) -> Any:
-    """``exp(p/q * x)`` in ``ctx`` at ``prec`` bits (cached: the same breakpoints recur in every integral)."""
-    return ctx.exp(to_ctx(ctx, Fraction(p, q) * x))
+def exp_at(ctx: Any, prec: int, p: int, q: int, xn: int, xd: int) -> Any:
+    """``exp(p/q * xn/xd)`` in ``ctx`` at ``prec`` bits (cached: the same breakpoints recur in every integral;
+    keyed by ints, whose hash is cheap, not by Fractions)."""
+    return ctx.exp(to_ctx(ctx, Fraction(p * xn, q * xd)))
 
 
 @lru_cache(maxsize=1 << 12)
@@ -124,9 +128,9 @@ def antiderivative_coefs(ctx: Any, prec: int, p: int, q: int, n: int) -> tuple:
 
 
 @lru_cache(maxsize=1 << 14)
-def rational(ctx: Any, prec: int, q: Fraction) -> Any:
-    """``q`` as a ctx number at ``prec`` bits (cached)."""
-    return to_ctx(ctx, q)
+def rational(ctx: Any, prec: int, num: int, den: int) -> Any:
+    """``num/den`` as a ctx number at ``prec`` bits (cached, keyed by ints)."""
+    return to_ctx(ctx, Fraction(num, den))
 
 
 def point_in_ctx(ctx: Any, p: Any) -> Any:

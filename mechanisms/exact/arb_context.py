@@ -9,7 +9,7 @@ certified the same way -- every ball contains the exact value -- and cost about 
 ends, so callers see the ``iv`` numbers they always saw (only wider or narrower by rounding,
 never wrong).
 
-Used only where every input is an exact rational (an ``iv`` interval input -- an irrational
+Used only where every input is an exact number (an ``iv`` interval input -- an irrational
 threshold such as TS's ``T`` -- keeps the whole computation on ``iv``), and only when
 python-flint is installed (the ``fast`` extra; the test and main-job installs include it).
 Without it everything runs on ``iv`` as before.  Precision: the ball computation runs at the
@@ -18,6 +18,7 @@ Without it everything runs on ``iv`` as before.  Precision: the ball computation
 
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any, Iterator, Sequence
@@ -30,7 +31,7 @@ try:  # optional: the ``fast`` extra
 except ImportError:  # pragma: no cover - exercised by the fallback test with the module hidden
     _flint = None
 
-__all__ = ["ArbContext", "ARB", "available", "arb_backend", "arb_precision", "to_iv"]
+__all__ = ["ArbContext", "ARB", "available", "arb_backend", "arb_precision", "certified_context", "iv_law", "to_iv"]
 
 
 def available() -> bool:
@@ -109,9 +110,26 @@ def arb_precision(prec: int) -> Iterator[None]:
 
 def arb_backend(ctx: Any, values: Sequence[Any]) -> bool:
     """A computation asked of ``ctx`` on these inputs may run on :data:`ARB`: ``ctx`` is mpmath's ``iv``,
-    python-flint is installed and every value is an exact int or Fraction."""
+    python-flint is installed and every value is an exact int, Fraction or finite float."""
     return (_flint is not None and ctx is mpmath.iv
-            and all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in values))
+            and all((isinstance(v, (int, Fraction)) and not isinstance(v, bool)) or (type(v) is float and math.isfinite(v))
+                    for v in values))
+
+
+@contextmanager
+def certified_context(ctx: Any, values: Sequence[Any]) -> Iterator[Any]:
+    """:data:`ARB` at ``ctx``'s precision where :func:`arb_backend` allows, else ``ctx`` itself; pass the
+    law computed in the yielded context through :func:`iv_law`."""
+    if arb_backend(ctx, values):
+        with arb_precision(ctx.prec):
+            yield ARB
+    else:
+        yield ctx
+
+
+def iv_law(ctx: Any, law: dict) -> dict:
+    """A law computed in ``ctx`` as the caller's numbers: balls become ``iv`` intervals (:func:`to_iv`)."""
+    return {k: to_iv(v) for k, v in law.items()} if ctx is ARB else law
 
 
 def to_iv(x: Any) -> Any:

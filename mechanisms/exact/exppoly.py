@@ -52,7 +52,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from mechanisms.core import to_ctx
 from mechanisms.errors import InvalidParameter
 
-from ._points import antiderivative_coefs, compare_points, exact_point, exact_rational, exp_at, is_zero, point_in_ctx, rational
+from ._points import antiderivative_coefs, compare_points, exact_point, exact_rational, exp_at, is_zero, rational
 
 __all__ = [
     "ExpPoly",
@@ -150,19 +150,24 @@ class ExpPoly:
 
     def __call__(self, x: Any) -> Any:
         """Value at a finite point ``x`` (Fraction or ctx number)."""
-        ctx = self.ctx
-        xc = point_in_ctx(ctx, x)
+        ctx, prec = self.ctx, self.ctx.prec
+        frac = isinstance(x, Fraction)
+        xc = None if frac else x
         by_a: dict[tuple[int, int], Any] = {}
         for (p, q, n), c in self._t.items():
-            _accumulate(by_a, (p, q), c * xc**n if n else c)
+            if n:
+                if xc is None:
+                    xc = rational(ctx, prec, x.numerator, x.denominator)
+                c = c * xc**n
+            _accumulate(by_a, (p, q), c)
         total = ctx.mpf(0)
         for (p, q), poly in by_a.items():
             if p == 0:
                 total += poly
-            elif isinstance(x, Fraction):
-                total += poly * exp_at(ctx, ctx.prec, p, q, x)
+            elif frac:
+                total += poly * exp_at(ctx, prec, p, q, x.numerator, x.denominator)
             else:
-                total += poly * ctx.exp(rational(ctx, ctx.prec, Fraction(p, q)) * xc)
+                total += poly * ctx.exp(rational(ctx, prec, p, q) * xc)
         return total
 
     def antiderivative(self) -> "ExpPoly":
@@ -170,7 +175,7 @@ class ExpPoly:
         ctx, acc = self.ctx, {}
         for (p, q, n), c in self._t.items():
             if p == 0:
-                _accumulate(acc, (0, 1, n + 1), c * rational(ctx, ctx.prec, Fraction(1, n + 1)))
+                _accumulate(acc, (0, 1, n + 1), c * rational(ctx, ctx.prec, 1, n + 1))
                 continue
             for j, coef in enumerate(antiderivative_coefs(ctx, ctx.prec, p, q, n)):
                 _accumulate(acc, (p, q, n - j), c * coef)

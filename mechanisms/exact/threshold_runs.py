@@ -21,11 +21,12 @@ stopping rule says "stop", or the last query).  This module is my addition
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .arb_context import ARB, arb_backend, arb_precision, to_iv
+from .arb_context import certified_context, iv_law
 from .exppoly import ExpPoly, PiecewiseExpPoly, laplace_cdf, laplace_pdf, laplace_sf
 from .laplace_order import guard_bits
 
@@ -53,11 +54,10 @@ def run_distribution(
     computation runs on Arb balls (:mod:`mechanisms.exact.arb_context`) and returns ``iv``
     intervals containing them.
     """
-    if arb_backend(ctx, [t_center, *centers, t_scale, *scales]):  # iv asked, exact inputs: the same enclosures on Arb balls
-        with arb_precision(ctx.prec), guard_bits(ARB, [t_center, *centers], [t_scale, *scales]):
-            return {p: to_iv(v) for p, v in _run_distribution(ARB, t_center, t_scale, centers, scales, stop).items()}
-    with guard_bits(ctx, [t_center, *centers], [t_scale, *scales]):  # large |c|/b costs log2(|c|/b) bits to cancellation
-        return _run_distribution(ctx, t_center, t_scale, centers, scales, stop)
+    # iv asked with exact inputs: the same enclosures on Arb balls; large |c|/b costs log2(|c|/b) bits to cancellation
+    with certified_context(ctx, [t_center, *centers, t_scale, *scales]) as c, \
+            guard_bits(c, [t_center, *centers], [t_scale, *scales]):
+        return iv_law(c, _run_distribution(c, t_center, t_scale, centers, scales, stop))
 
 
 def _run_distribution(ctx: Any, t_center: Any, t_scale: Any, centers: Sequence[Any], scales: Sequence[Any],
@@ -65,11 +65,19 @@ def _run_distribution(ctx: Any, t_center: Any, t_scale: Any, centers: Sequence[A
     m = len(centers)
     point_mass = t_scale == 0  # mutants only: no threshold noise, integrate against delta_T
     pdf = _one(ctx) if point_mass else laplace_pdf(ctx, t_center, t_scale)
-    sf = [_step(ctx, c, True) if b == 0 else laplace_sf(ctx, c, b) for c, b in zip(centers, scales)]
-    cdf = [_step(ctx, c, False) if b == 0 else laplace_cdf(ctx, c, b) for c, b in zip(centers, scales)]
     out: dict[Pattern, Any] = {}
     base = (id(ctx), ctx.prec, _key(t_center), _key(t_scale))
     keys = [(_key(c), _key(b)) for c, b in zip(centers, scales)]
+
+    def factor(i: int, passed: bool) -> PiecewiseExpPoly:
+        """Test ``i``'s pass (sf) or fail (cdf) probability given the threshold, built once per centre and scale."""
+        fkey = (id(ctx), ctx.prec, keys[i], passed)
+        f = _FACTORS.get(fkey)
+        if f is None:
+            c, b = centers[i], scales[i]
+            f = _step(ctx, c, passed) if b == 0 else (laplace_sf if passed else laplace_cdf)(ctx, c, b)
+            f = _remember(_FACTORS, fkey, f)
+        return f
 
     def leaf(h: PiecewiseExpPoly) -> Any:
         return h(t_center) if point_mass else h.integral()
@@ -81,7 +89,7 @@ def _run_distribution(ctx: Any, t_center: Any, t_scale: Any, centers: Sequence[A
             node = (base, tuple(keys[: i + 1]), child)
             product = _PRODUCTS.get(node)
             if product is None:
-                product = _remember(_PRODUCTS, node, g * (sf[i] if passed else cdf[i]))
+                product = _remember(_PRODUCTS, node, g * factor(i, passed))
             if i + 1 == m or stop(child):
                 value = _LEAVES.get(node)
                 out[child] = value if value is not None else _remember(_LEAVES, node, leaf(product))
@@ -100,6 +108,8 @@ def _run_distribution(ctx: Any, t_center: Any, t_scale: Any, centers: Sequence[A
 #: histograms of an enumeration, the neighbours of one histogram -- compute it once.  Bounded; cleared when full.
 _PRODUCTS: dict = {}
 _LEAVES: dict = {}
+#: The per-test factors (Laplace sf / cdf of a centre and scale) by context, precision, centre, scale and side.
+_FACTORS: dict = {}
 MEMO_LIMIT = 100_000
 
 
@@ -114,6 +124,7 @@ def clear_memo() -> None:
     """Forget every remembered node (tests; the law cache's ``clear`` calls it too)."""
     _PRODUCTS.clear()
     _LEAVES.clear()
+    _FACTORS.clear()
 
 
 def _key(x: Any) -> Any:
@@ -123,7 +134,9 @@ def _key(x: Any) -> Any:
         return ("iv", x._mpi_)
     if hasattr(x, "_mpf_"):
         return ("mp", x._mpf_)
-    return ("q", x)
+    if isinstance(x, Fraction):  # as ints: a Fraction's hash is slow and node keys are hashed on every lookup
+        return ("q", x.numerator, x.denominator)
+    return ("q", x, 1) if isinstance(x, int) else ("q", x)
 
 
 def _one(ctx: Any) -> PiecewiseExpPoly:

@@ -35,6 +35,7 @@ from mechanisms import validation as V
 from mechanisms._common import exact_top, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
 from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
+from mechanisms.exact.arb_context import certified_context, iv_law
 from mechanisms.exact.sampling import check_exact_flag
 from mechanisms.registry import EXACT_TAG, FLOAT_EPS, MechanismSpec, exact_variant
 
@@ -150,13 +151,13 @@ class LEM:
         _check_kbar_le_d(self.kbar, len(h))
         dom = _resolve_domain(self.domain, h, self.kbar)
         m = bot_multiplier(self.kbar, self.Delta, len(h), self.variant)
-        with exact_context(prec, interval) as ctx:
+        with exact_context(prec, interval) as asked, certified_context(asked, [self.eps, self.delta]) as ctx:
             w, wb = lem_weights(ctx, h, dom, self.eps, self.kbar, m, self.delta)
             total = wb + sum(w.values())
             out = {(i,): w[i] / total for i in dom}
             if m > 0:
                 out[(BOT,)] = wb / total
-            return out
+            return iv_law(ctx, out)
 
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         return PLEM(1, self.kbar, self.eps, self.delta, self.Delta, self.domain, variant=self.variant).sample(h, rng=rng, size=size)
@@ -214,7 +215,7 @@ class PLEM:
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h, dom, t, m = self._prepare(h)
-        with exact_context(prec, interval) as ctx:
+        with exact_context(prec, interval) as asked, certified_context(asked, [self.eps, self.delta]) as ctx:
             w, wb = lem_weights(ctx, h, dom, self.eps, t, m, self.delta)
             out: dict = {}
 
@@ -230,7 +231,7 @@ class PLEM:
                     rec(prefix + (i,), p * w[i] / den, tuple(j for j in rem if j != i))
 
             rec((), ctx.mpf(1), dom)
-            return out
+            return iv_law(ctx, out)
 
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         h, dom, t, m = self._prepare(h)
