@@ -127,3 +127,33 @@ def test_lem_and_plem_laws_on_balls_contain_the_600_bit_law(make, monkeypatch):
         with mpmath.workprec(600):
             for k in fast:
                 assert _contains(fast[k], ref[k]) and _contains(slow[k], ref[k]), (h, k)
+
+
+def _limit_dom():
+    from mechanisms.limited_domain import LimitDom
+
+    return LimitDom(2, 3, F(1, 2), F(1, 10**6))
+
+
+def _em(kind):
+    from mechanisms import exponential as X
+
+    return {"em": lambda: X.ExponentialMechanism(F(3, 4)), "peel": lambda: X.PeelingEM(2, 1, sensitivity=2),
+            "gumbel": lambda: X.OneShotGumbel(2, 0.25, factor2=True)}[kind]()
+
+
+@pytest.mark.parametrize("make", [_limit_dom, lambda: _em("em"), lambda: _em("peel"), lambda: _em("gumbel")],
+                         ids=["LimitDom", "EM", "PeelingEM", "OneShotGumbel"])
+def test_gumbel_race_and_em_laws_on_balls_contain_the_600_bit_law(make, monkeypatch):
+    m, rng = make(), random.Random(5)
+    for _ in range(8):
+        h = tuple(rng.choice([rng.randrange(7), rng.randrange(3000)]) for _ in range(4))
+        fast = m.distribution(h, interval=True)
+        ref = m.distribution(h, prec=600)
+        monkeypatch.setattr(AC, "_flint", None)
+        slow = m.distribution(h, interval=True)
+        monkeypatch.undo()
+        assert fast.keys() == slow.keys() == ref.keys()
+        with mpmath.workprec(600):
+            for k in fast:
+                assert _contains(fast[k], ref[k]) and _contains(slow[k], ref[k]), (h, k)

@@ -373,3 +373,60 @@ def test_truncated_rr_on_item_i_is_truncated_rr_on_item_0_with_i_moved_first(bas
                 assert _same_law_relabelled(A, B, tuple(h), items), (d, i, h)
                 checked += 1
     assert checked > 300
+
+
+# ---- pay-what-you-get sessions (issue 16): an item-blind strategy's session inherits its rounds' symmetries ------
+def _session(strategy, **kw):
+    from mechanisms.pay_what_you_get import MultiLimitDom
+
+    base = {"k_star": 3, "l_star": 2, "eps": 1, "delta": "1/10"}
+    return MultiLimitDom(**{**base, **kw, "strategy": strategy})
+
+
+SESSIONS = [
+    ("fixed-k1", {}), ("fixed-k2", {}), ("reask-on-bot", {"l_star": 3}), ("adaptive-kbar", {"l_star": 3}),
+    ("greedy-k", {}), ("fixed-k2", {"Delta": 1}), ("fixed-k1", {"variant": "neurips"}),
+    ("alg6-fixed", {"k_star": 2, "algorithm": "alg6"}), ("alg6-greedy", {"k_star": 4, "algorithm": "alg6"}),
+    ("alg6-greedy", {"k_star": 4, "algorithm": "alg6-literal"}),
+]
+
+
+@pytest.mark.parametrize("strategy, kw", SESSIONS, ids=[f"{s}{sorted(kw.items())}" for s, kw in SESSIONS])
+def test_item_blind_sessions_declare_symmetries_that_hold(strategy, kw):
+    mech = _session(strategy, **kw)
+    rng = random.Random(f"{SEED}-session-{strategy}-{kw}")
+    declared = 0
+    for d in range(1, 6):
+        sym = symmetries_of(mech, d)
+        relation = "delta:1" if kw.get("Delta") else "add-remove"
+        if sym:
+            declared += 1
+            assert "permute-ties" in sym
+            bad = symmetry_failures(mech, d, relation, sym, rng, trials=2)
+            assert not bad, f"{strategy}{kw} at d={d} declares {sorted(sym)}: {bad[0]}"
+    assert declared >= 2
+
+
+def test_sessions_that_see_items_declare_nothing_and_declaring_would_be_caught():
+    """peel-off zeroes returned items (no shift), switch picks the view by the returned item (no permutation), a view
+    other than the identity names items: none declares a symmetry, and a wrapper declaring one is refuted."""
+    for strategy in ("peel-off", "switch", "reask-shifted", "far-k1", "project"):
+        assert symmetries_of(_session(strategy), 3) == frozenset()
+    rng = random.Random(SEED)
+    for strategy, wrong in (("peel-off", ("shift",)), ("switch", ("permute-ties",))):
+        mech = _Claiming(_session(strategy, l_star=3), wrong)
+        found = [f for _ in range(4) for f in symmetry_failures(mech, 3, "add-remove", mech.sym, rng, trials=6)]
+        assert found, f"{strategy} wrongly declaring {wrong} was not caught"
+
+
+def test_a_session_law_on_a_permuted_histogram_is_the_relabelled_law():
+    """The checker's once-per-class law (sorted histogram, outcomes relabelled back by the session's relabel) equals
+    the session's own law, for Algorithm 1 and Algorithm 6 rounds (whose outputs carry a kbar that is not an item)."""
+    from dpverify.checker.core import law
+
+    for mech in (_session("reask-on-bot", l_star=3), _session("alg6-greedy", k_star=4, algorithm="alg6")):
+        for h in ((2, 3, 2, 5), (0, 4, 1, 4, 2), (1, 0, 0)):
+            direct = mech.distribution(h, prec=200)
+            got = law(mech, h, 200, False)
+            assert set(got) == set(direct)
+            assert all(_close(got[o], direct[o]) for o in direct)

@@ -136,8 +136,9 @@ def pairs(d: int, max_count: int, relation: str = "add-remove", *,
         return
     # upward moves, each with the bit mask of the items it raises; a move is skipped when it raises an item
     # already at max_count (the same pairs, in the same order, as testing max(h + e) <= max_count)
+    hs = histograms(d, max_count)  # validates d and max_count first
     moves = [(sum(1 << i for i, x in enumerate(e) if x), e) for e in _moves(d, kind, n)]
-    for h in histograms(d, max_count):
+    for h in hs:
         if zero_based and min(h) != 0:  # h' = h + e >= h: the smallest count of the pair is h's
             continue
         full = sum(1 << i for i, c in enumerate(h) if c == max_count)

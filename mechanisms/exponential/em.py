@@ -45,6 +45,7 @@ from mechanisms._common import (
 )
 from mechanisms.core import DEFAULT_PREC, exact_context, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
+from mechanisms.exact.arb_context import certified_context, iv_law
 from mechanisms.exact.gumbel_order import one_shot_integral
 from mechanisms.exact.sampling import check_exact_flag
 from mechanisms.registry import EXACT_TAG, FLOAT_EPS, MechanismSpec, exact_variant
@@ -140,10 +141,10 @@ class ExponentialMechanism:
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = check_k_le_d(1, h)
-        with exact_context(prec, interval) as ctx:
+        with exact_context(prec, interval) as asked, certified_context(asked, [self.eps, self.sensitivity]) as ctx:
             w = em_weights(ctx, h, _eps_q(ctx, self.eps, self.sensitivity, self.factor2))
             total = sum(w)
-            return {(i,): w[i] / total for i in range(len(h))}
+            return iv_law(ctx, {(i,): w[i] / total for i in range(len(h))})
 
 
 @dataclass(frozen=True)
@@ -204,9 +205,9 @@ class PeelingEM:
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = check_k_le_d(self.k, h)
-        with exact_context(prec, interval) as ctx:
+        with exact_context(prec, interval) as asked, certified_context(asked, [self.eps, self.sensitivity]) as ctx:
             w = em_weights(ctx, h, _eps_q(ctx, self.eps, self.sensitivity, self.factor2))
-            return {o: peeling_probability(w, o) for o in itertools.permutations(range(len(h)), self.k)}
+            return iv_law(ctx, {o: peeling_probability(w, o) for o in itertools.permutations(range(len(h)), self.k)})
 
 
 @dataclass(frozen=True)
@@ -261,9 +262,9 @@ class OneShotGumbel:
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = check_k_le_d(self.k, h)
-        with exact_context(prec, interval) as ctx:
+        with exact_context(prec, interval) as asked, certified_context(asked, [self.eps, self.sensitivity]) as ctx:
             rates = em_weights(ctx, h, _eps_q(ctx, self.eps, self.sensitivity, self.factor2))
-            return {o: one_shot_integral(ctx, rates, o) for o in itertools.permutations(range(len(h)), self.k)}
+            return iv_law(ctx, {o: one_shot_integral(ctx, rates, o) for o in itertools.permutations(range(len(h)), self.k)})
 
 
 def _invalid_common() -> list:

@@ -51,6 +51,7 @@ from mechanisms import validation as V
 from mechanisms._common import exact_top, is_wide, log_ratio, sampler_float, split_noisy
 from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
+from mechanisms.exact.arb_context import certified_context, iv_law
 from mechanisms.exact.gumbel_order import one_shot_integral
 from mechanisms.exact.sampling import check_balanced_flag, check_exact_flag
 from mechanisms.limited_domain.domain import (
@@ -78,8 +79,15 @@ def race_distribution(ctx: Any, h: Sequence[int], domain: Sequence[int], k: int,
 
     ``exp(eps h_⊥) = exp(eps (bot_count)) * m / delta`` with ``bot_count = h_(kbar+1) + 1``.
     Rates are shifted by the top count (ratios unchanged).  ``m = 0`` (000's
-    ``d - kbar = 0``) means ⊥ has weight 0 and BOT outcomes are absent.
+    ``d - kbar = 0``) means ⊥ has weight 0 and BOT outcomes are absent.  Asked of ``iv`` with
+    exact ``eps``, ``delta``, it computes on Arb balls (:mod:`mechanisms.exact.arb_context`).
     """
+    with certified_context(ctx, [eps, delta]) as c:
+        return iv_law(c, _race_distribution(c, h, domain, k, eps, bot_count, m, delta))
+
+
+def _race_distribution(ctx: Any, h: Sequence[int], domain: Sequence[int], k: int, eps: Any, bot_count: int, m: int,
+                       delta: Any) -> dict:
     e = to_ctx(ctx, eps)
     top = max([bot_count] + [h[i] for i in domain])
     rates = [ctx.exp(e * (h[i] - top)) for i in domain]

@@ -42,7 +42,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms.core import DEFAULT_PREC, exact_context, to_ctx
+from mechanisms.core import DEFAULT_PREC, exact_context, relabel_outcome, symmetries_of, to_ctx
 from mechanisms.errors import BudgetExceeded, InvalidParameter, InvalidParameterType
 from mechanisms.limited_domain.gumbel import LimitDom
 from mechanisms.limited_domain.optimal_threshold import OptimalThreshold
@@ -329,6 +329,34 @@ class MultiLimitDom:
         if self.algorithm == "alg1":
             return LimitDom(k, kbar, self.eps, self.delta, self.Delta, self.variant)
         return OptimalThreshold(k, kbar, self.eps, self.delta, literal=self.algorithm == "alg6-literal")
+
+    def symmetries(self, d: int) -> frozenset:
+        """The symmetries every round mechanism the strategy can request has at length ``d``, if the strategy is
+        item-blind (:mod:`mechanisms.pay_what_you_get.strategies`); none otherwise.
+
+        Every round runs on ``h`` itself and the next request depends only on relabelling-invariant features of
+        the transcript, so a shift of ``h`` leaves each round's law, hence the transcript law, unchanged when
+        every round is shift-invariant, and a (tie-preserving) permutation of ``h`` relabels every round's
+        output and so the transcript (:meth:`relabel`).  Checked by brute force in tests/test_reductions.py.
+        """
+        blind = getattr(self.strategy, "item_blind", None)
+        if not callable(blind) or not blind():
+            return frozenset()
+        out = None
+        for k, kbar in self.strategy.requests():
+            try:
+                sym = symmetries_of(self.round_mechanism(k, kbar), d)
+            except InvalidParameter:
+                continue  # a request this session can never run validly (e.g. k > kbar)
+            out = sym if out is None else out & sym
+        return frozenset() if out is None else frozenset(out)
+
+    def relabel(self, outcome: tuple, items: Sequence[int]) -> tuple:
+        """A transcript on a permuted histogram written with the original items, round by round
+        (Algorithm 6 rounds output ``(kbar, o_i)``: kbar is a count, not an item)."""
+        if self.algorithm == "alg1":
+            return tuple(relabel_outcome(None, o, items) for o in outcome)
+        return tuple((o[0], relabel_outcome(None, o[1], items)) for o in outcome)
 
     def rounds(self, h: Sequence[int]) -> Callable[[tuple], Round | None]:
         """The loop's rounds on data ``h``: ``t -> Round(mechanism, view(h), k)``."""

@@ -21,7 +21,13 @@ node of the transcript tree, a neighbouring (or equal) pair: exactly the
 (Definition 7.1), with one family per side.
 
 Strategies are frozen (hashable) dataclasses so a mechanism holding one can be a
-cache key.  :data:`STRATEGIES` names the catalogue used by the ledger and tests,
+cache key.  A strategy may also say it is *item-blind* (``item_blind()``: every view is
+the identity and the requests depend on the transcript only through what relabelling the
+items leaves unchanged -- answer sizes, ⊥, the budget left) and list the ``requests()``
+``(k, kbar)`` it can make; a session run by such a strategy inherits its rounds'
+symmetries (:meth:`mechanisms.pay_what_you_get.session.MultiLimitDom.symmetries`).
+PeelOff (zeroes the returned items: not shift-invariant) and Switch (chooses the view
+by the returned item) are not item-blind.  :data:`STRATEGIES` names the catalogue used by the ledger and tests,
 including adversarial ones (re-ask on ⊥, switch histogram on the previous
 output, adaptive kbar, adaptive k spending the whole budget, direction flips).
 """
@@ -120,6 +126,12 @@ class Fixed:
             return None
         return Step(self.view, self.k, self.kbar)
 
+    def item_blind(self) -> bool:
+        return self.view == IDENTITY
+
+    def requests(self) -> tuple[tuple[int, int], ...]:
+        return ((self.k, self.kbar),)
+
 
 @dataclass(frozen=True)
 class ReaskOnBot:
@@ -138,6 +150,12 @@ class ReaskOnBot:
         if t and not _ended_with_bot(t):
             return None
         return Step(self.view, self.k, self.kbar)
+
+    def item_blind(self) -> bool:
+        return self.view == IDENTITY
+
+    def requests(self) -> tuple[tuple[int, int], ...]:
+        return ((self.k, self.kbar),)
 
 
 @dataclass(frozen=True)
@@ -167,6 +185,12 @@ class AdaptiveKbar:
     def __call__(self, t: Transcript) -> Step | None:
         bots = sum(1 for o in t if answer(o)[-1] is BOT)
         return Step(self.view, self.k, self.kbars[bots % len(self.kbars)])
+
+    def item_blind(self) -> bool:
+        return self.view == IDENTITY
+
+    def requests(self) -> tuple[tuple[int, int], ...]:
+        return tuple((self.k, kb) for kb in self.kbars)
 
 
 @dataclass(frozen=True)
@@ -213,6 +237,12 @@ class GreedyK:
         if left < self.min_k:  # e.g. Algorithm 6 rounds need k >= 2
             return None
         return Step(self.view, min(self.kbar, left), self.kbar)
+
+    def item_blind(self) -> bool:
+        return self.view == IDENTITY
+
+    def requests(self) -> tuple[tuple[int, int], ...]:
+        return tuple((k, self.kbar) for k in range(max(1, self.min_k), self.kbar + 1))
 
 
 def _catalogue() -> dict[str, Any]:
