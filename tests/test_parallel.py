@@ -107,3 +107,12 @@ def test_dask_local_cluster_agrees_with_the_local_pool():
         finally:
             ex.close()
     assert got == ref
+
+
+def test_large_jobs_are_cut_into_a_few_contiguous_chunks():
+    from dpverify.checker.parallel import CHUNK_SIZE, LARGE_JOB, LARGE_SPLIT, job_chunk_size
+
+    assert job_chunk_size(10, 16) == 16 and job_chunk_size(LARGE_JOB) == CHUNK_SIZE
+    n = 3 * LARGE_JOB + 1
+    size = job_chunk_size(n)
+    assert -(-n // size) == LARGE_SPLIT and size >= CHUNK_SIZE

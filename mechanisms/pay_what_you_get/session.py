@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -44,6 +45,7 @@ import numpy as np
 from mechanisms import validation as V
 from mechanisms.core import DEFAULT_PREC, exact_context, relabel_outcome, symmetries_of, to_ctx
 from mechanisms.errors import BudgetExceeded, InvalidParameter, InvalidParameterType
+from mechanisms.exact.arb_context import certified_context, iv_law
 from mechanisms.limited_domain.gumbel import LimitDom
 from mechanisms.limited_domain.optimal_threshold import OptimalThreshold
 from mechanisms.pay_what_you_get.transcript import charge_of
@@ -233,7 +235,8 @@ def transcript_distribution(
     """
     memo: dict = {}
     out: dict = {}
-    with exact_context(prec, interval) as ctx:
+    # certified: the products along the transcript tree on Arb balls (each round's iv law taken as balls once)
+    with exact_context(prec, interval) as asked, certified_context(asked, ()) as ctx:
         stack = [((), ctx.mpf(1))]
         while stack:
             t, p = stack.pop()
@@ -243,11 +246,15 @@ def transcript_distribution(
                 out[t] = out.get(t, 0 * p) + p
                 continue
             key = (r.mech, tuple(r.x))
-            if key not in memo:
-                memo[key] = r.mech.distribution(r.x, prec=prec, interval=interval)
-            for o, q in memo[key].items():
+            law = memo.get(key)
+            if law is None:
+                law = r.mech.distribution(r.x, prec=prec, interval=interval)
+                if ctx is not asked:
+                    law = {o: ctx.mpf(q) for o, q in law.items()}
+                memo[key] = law
+            for o, q in law.items():
                 stack.append((t + (o,), p * q))
-    return out
+        return iv_law(ctx, out)
 
 
 def sample_transcripts(
@@ -325,7 +332,14 @@ class MultiLimitDom:
         LimitDom(1, 1, self.eps, self.delta, self.Delta, self.variant)  # validates variant
 
     def round_mechanism(self, k: int, kbar: int) -> Any:
-        """The round's mechanism for a request ``(k, kbar)`` (kbar is Algorithm 6's dbar there)."""
+        """The round's mechanism for a request ``(k, kbar)`` (kbar is Algorithm 6's dbar there); built once per
+        session and request (the mechanisms are frozen values)."""
+        try:
+            return _round_mechanism(self, k, kbar)
+        except TypeError:  # an unhashable strategy object: built afresh
+            return self._make_round_mechanism(k, kbar)
+
+    def _make_round_mechanism(self, k: int, kbar: int) -> Any:
         if self.algorithm == "alg1":
             return LimitDom(k, kbar, self.eps, self.delta, self.Delta, self.variant)
         return OptimalThreshold(k, kbar, self.eps, self.delta, literal=self.algorithm == "alg6-literal")
@@ -361,10 +375,16 @@ class MultiLimitDom:
     def rounds(self, h: Sequence[int]) -> Callable[[tuple], Round | None]:
         """The loop's rounds on data ``h``: ``t -> Round(mechanism, view(h), k)``."""
         h = V.histogram(h)
+        views: dict = {}  # each view applied to h once
 
         def step(t: tuple) -> Round | None:
             s = self.strategy(t)
-            return None if s is None else Round(self.round_mechanism(s.k, s.kbar), s.view(h), s.k)
+            if s is None:
+                return None
+            x = views.get(s.view)
+            if x is None:
+                x = views[s.view] = s.view(h)
+            return Round(self.round_mechanism(s.k, s.kbar), x, s.k)
 
         return step
 
@@ -376,6 +396,11 @@ class MultiLimitDom:
 
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         return sample_transcripts(self.rounds(h), rng=rng, size=size, **self._kw())
+
+
+@lru_cache(maxsize=4096)
+def _round_mechanism(session: "MultiLimitDom", k: int, kbar: int) -> Any:
+    return session._make_round_mechanism(k, kbar)
 
 
 def _registry() -> list:
