@@ -33,6 +33,10 @@ def test_upward_pairs_keep_the_order_of_the_max_filter():
             old = [(h, tuple(a + b for a, b in zip(h, e))) for h in histograms(d, m) for e in _moves(d, kind, n)
                    if max(a + b for a, b in zip(h, e)) <= m]
             assert list(pairs(d, m, relation)) == old
+    for relation in ("linf", "linf:1", "linf:2"):  # the mask enumeration of l_inf pairs: neighbours() filtered by g > h
+        for d, m in ((1, 3), (3, 2), (4, 2)):
+            old = [(h, g) for h in histograms(d, m) for g in neighbours(h, relation, m) if g > h]
+            assert list(pairs(d, m, relation)) == old
 
 
 @pytest.mark.parametrize("relation", ["delta:N", "linf:N"])

@@ -129,10 +129,22 @@ def pairs(d: int, max_count: int, relation: str = "add-remove", *,
     """
     kind, n = parse_relation(relation)
     if kind == "linf":
-        for h in histograms(d, max_count):
-            for g in neighbours(h, relation, max_count):
-                if g > h and (not zero_based or min(min(h), min(g)) == 0):
-                    yield h, g
+        hs = histograms(d, max_count)  # validates d and max_count first
+        # moves e in {-1, 0, 1}^d (product order, as neighbours() yields them) whose first non-zero entry is +1
+        # (exactly the g = h + e with g > h), each with the masks of the items it lowers and raises
+        lin = []
+        for e in itertools.product((-1, 0, 1), repeat=d):
+            nz = [x for x in e if x]
+            if nz and nz[0] == 1 and (n is None or len(nz) <= n):
+                lin.append((sum(1 << i for i, x in enumerate(e) if x < 0), sum(1 << i for i, x in enumerate(e) if x > 0), e))
+        for h in hs:
+            zero = sum(1 << i for i, c in enumerate(h) if c == 0)
+            full = sum(1 << i for i, c in enumerate(h) if c == max_count)
+            for down, up, e in lin:
+                if not (down & zero or up & full):
+                    g = tuple(map(add, h, e))
+                    if not zero_based or min(min(h), min(g)) == 0:
+                        yield h, g
         return
     # upward moves, each with the bit mask of the items it raises; a move is skipped when it raises an item
     # already at max_count (the same pairs, in the same order, as testing max(h + e) <= max_count)
