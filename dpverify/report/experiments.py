@@ -236,7 +236,7 @@ def _header(res: dict) -> list[str]:
     lines = [
         f"- git commit: `{prov['git_commit']}`",
         "- versions: " + ", ".join(f"{k} {v}" for k, v in prov["versions"]),
-        f"- exact arithmetic: mpmath at {prov['exact_prec_bits']} bits (scoped), intervals with mpmath.iv where certified",
+        f"- exact arithmetic: mpmath at {prov['exact_prec_bits']} bits (scoped), intervals with mpmath.iv where certified (on Arb balls, python-flint, where the inputs are exact and it is installed)",
         f"- seed: {cfg['seed']}",
         f"- trials: CWGM20 {cfg['trials_cw']}, GJMR21 {cfg['trials_gj']}, DR19 {cfg['trials_dr']} per setting",
         "- mode: " + ("quick (small grids; not for citation)" if cfg["quick"] else "full"),

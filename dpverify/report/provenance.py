@@ -32,7 +32,7 @@ def git_commit() -> str:
 def versions() -> dict[str, str]:
     """Versions of Python and of the packages verdicts depend on."""
     out = {"python": platform.python_version()}
-    for pkg in ("dpverify", "numpy", "scipy", "mpmath", "sympy", "matplotlib", "hypothesis"):
+    for pkg in ("dpverify", "numpy", "scipy", "mpmath", "sympy", "matplotlib", "hypothesis", "python-flint"):
         try:
             out[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
@@ -50,7 +50,7 @@ def snapshot() -> dict:
     return {"git_commit": git_commit(), "versions": versions(), "exact_prec_bits": DEFAULT_PREC}
 
 
-_VERSION_ORDER = ("python", "dpverify", "numpy", "scipy", "mpmath", "sympy", "matplotlib", "hypothesis")
+_VERSION_ORDER = ("python", "dpverify", "numpy", "scipy", "mpmath", "sympy", "matplotlib", "hypothesis", "python-flint")
 
 
 def _version_order(v: dict) -> list[str]:
@@ -64,7 +64,7 @@ def provenance_lines(extra: dict[str, str] | None = None, snap: dict | None = No
     lines = [
         f"- git commit: `{snap['git_commit']}`",
         "- versions: " + ", ".join(f"{k} {snap['versions'][k]}" for k in _version_order(snap["versions"])),
-        f"- exact arithmetic: mpmath at {snap['exact_prec_bits']} bits (scoped), intervals with mpmath.iv where certified",
+        f"- exact arithmetic: mpmath at {snap['exact_prec_bits']} bits (scoped), intervals with mpmath.iv where certified (on Arb balls, python-flint, where the inputs are exact and it is installed)",
     ]
     for k, val in (extra or {}).items():
         lines.append(f"- {k}: {val}")
