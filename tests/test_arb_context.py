@@ -97,6 +97,27 @@ def test_conversions_are_exact_and_outward():
             A.mpf("1")
 
 
+def test_mpmath_numbers_become_exact_balls_with_their_special_values():
+    """ArbContext.mpf on mpmath numbers: both exponent signs exactly, zero, +-inf and nan kept apart."""
+    A = AC.ARB
+    assert repr(A) == "ArbContext()"
+    with AC.arb_precision(64):
+        big = A.mpf(mpmath.mpf(3 * 2**10))  # raw (0, 3, 10, 2): a positive exponent
+        assert big.is_exact() and big.man_exp() == (3, 10)
+        small = A.mpf(mpmath.mpf(-5) / 2**7)  # raw (1, 5, -7, 3)
+        assert small.is_exact() and small.man_exp() == (-5, -7)
+        zero = A.mpf(mpmath.mpf(0))
+        assert zero.is_exact() and zero == 0
+        pinf, ninf, nan = (A.mpf(mpmath.mpf(s)) for s in ("inf", "-inf", "nan"))
+        assert pinf > 0 and not pinf.is_finite() and not pinf.is_nan()
+        assert ninf < 0 and ninf.exp() == 0 and not ninf.is_nan()
+        assert nan.is_nan()
+        half_line = A.mpf(mpmath.iv.mpf([1, "inf"]))  # the ball over [1, +inf]
+        assert not half_line.is_finite() and half_line.contains(10**100) and half_line.contains(1)
+        v = AC.to_iv(half_line)
+        assert v._mpi_ == (mpmath.libmp.fninf, mpmath.libmp.finf)
+
+
 def test_precision_is_scoped():
     before = flint.ctx.prec
     with AC.arb_precision(300):
