@@ -184,14 +184,27 @@ def run_jobs(
     own = executor is None
     executor = executor or make_executor()
     claims = all_claims()
-    plan: list[tuple[int, int, str]] = []  # (job index, chunk index, store key)
-    tasks: list[tuple] = []
+    plan: list[tuple[int, int, str]] = []  # (job index, chunk index, store key), in task order
     partial_of: dict[tuple[int, int], Partial] = {}
-    counts: list[int] = []
-    try:
+    counts: list[int | None] = [None] * len(jobs)  # chunks per job, known once the job is enumerated
+    remaining: list[int | None] = [None] * len(jobs)  # chunks of the job still to come back
+    results: list[CheckResult | None] = [None] * len(jobs)
+    done_jobs = 0
+
+    def complete_ready() -> None:
+        nonlocal done_jobs
+        while done_jobs < len(jobs) and remaining[done_jobs] == 0:
+            results[done_jobs] = _assemble(claims, done_jobs, jobs[done_jobs], counts[done_jobs], partial_of)
+            if on_result:
+                on_result(done_jobs + 1, len(jobs), results[done_jobs])
+            done_jobs += 1
+
+    def tasks() -> Iterator[tuple]:
+        """The jobs' chunk tasks, each job enumerated only when the tasks before it are handed out (so the
+        workers start on the first claims while the parent enumerates the later ones)."""
         for j, job in enumerate(jobs):
             claim = claims[job.claim_id]
-            n = 0
+            n, planned = 0, 0
             if not isinstance(claim, Statement):
                 code = code_hash(_module_of(claim)) if store else ""
                 size = chunk_size
@@ -203,6 +216,7 @@ def run_jobs(
                     blocks = []
                     partial_of[(j, 0)] = Partial(error=f"{type(exc).__name__}: {exc}")
                     n = 1
+                todo = []
                 for c, block in enumerate(blocks):
                     n += 1
                     key = ResultStore.key(job.claim_id, repr(job.domain), c, size, job.prec, job.certify, code) if store else ""
@@ -210,25 +224,18 @@ def run_jobs(
                     if hit is not None and not hit.error:
                         partial_of[(j, c)] = hit
                     else:
-                        plan.append((j, c, key))
-                        tasks.append((job.claim_id, block, job.prec, job.certify))
-            counts.append(n)
-        remaining = list(counts)
-        done_jobs = 0
-        results: list[CheckResult | None] = [None] * len(jobs)
+                        todo.append((c, key, block))
+                planned = len(todo)
+                counts[j], remaining[j] = n, planned
+                for c, key, block in todo:
+                    plan.append((j, c, key))
+                    yield (job.claim_id, block, job.prec, job.certify)
+            else:
+                counts[j], remaining[j] = n, planned
 
-        def complete_ready() -> None:
-            nonlocal done_jobs
-            while done_jobs < len(jobs) and remaining[done_jobs] == 0:
-                results[done_jobs] = _assemble(claims, done_jobs, jobs[done_jobs], counts[done_jobs], partial_of)
-                if on_result:
-                    on_result(done_jobs + 1, len(jobs), results[done_jobs])
-                done_jobs += 1
-
-        for j in range(len(jobs)):
-            remaining[j] = sum(1 for (jj, _, _) in plan if jj == j)
-        complete_ready()
-        for (j, c, key), part in zip(plan, executor.map(_scan_task, tasks)):
+    try:
+        for i, part in enumerate(executor.map(_scan_task, tasks())):
+            j, c, key = plan[i]
             partial_of[(j, c)] = part
             if store and not part.error:
                 store.put(key, jobs[j].claim_id, part)
