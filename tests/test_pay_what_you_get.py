@@ -141,6 +141,13 @@ def test_bad_session_parameters(kw, exc, msg):
         MultiLimitDomSession(k, l, e, d, **base)
 
 
+def test_session_budgets_are_normalised_to_python_ints():
+    """k_star / l_star given as numpy integers are stored as Python ints (as the ledger's parameter dicts give them)."""
+    m = MultiLimitDom(np.int64(2), np.int64(3), 1, "0.1")
+    assert type(m.k_star) is int and m.k_star == 2
+    assert type(m.l_star) is int and m.l_star == 3
+
+
 def test_run_stops_on_refusal_and_on_strategy():
     s = MultiLimitDomSession(3, 5, eps=1, delta="0.1")
     t = s.run(Fixed(2, 2), [9, 5, 0], rng=np.random.default_rng(SEED))
