@@ -82,3 +82,20 @@ def test_exact_points_and_their_order():
         with pytest.raises(InvalidParameter, match="cannot be ordered at this precision"):
             P.compare_points(a, b)
     assert P.point_in_ctx(mpmath.mp, F(1, 4)) == mpmath.mpf(1) / 4 and P.point_in_ctx(iv, x) is x
+
+
+def test_compare_points_edges_and_point_in_ctx_types():
+    """Touching interval ends are not an order; Fraction subclasses compare by value; Fractions become ctx numbers."""
+    F = Fraction
+
+    class Half(Fraction):  # a Fraction subclass takes the isinstance branch, not the type() hot path
+        pass
+
+    assert P.compare_points(Half(1, 2), F(1)) == -1 and P.compare_points(F(1), Half(1, 2)) == 1
+    assert P.compare_points(Half(1, 2), F(1, 2)) == 0
+    for a, b in ((iv.mpf([2, 3]), F(2)), (F(3), iv.mpf([2, 3])), (iv.mpf([2, 3]), iv.mpf([1, 2]))):
+        with pytest.raises(InvalidParameter, match="cannot be ordered at this precision"):
+            P.compare_points(a, b)  # q's upper end equals p's lower end: p may equal q
+    for ctx, kind in ((mpmath.mp, mpmath.mpf), (iv, type(iv.mpf(1)))):
+        y = P.point_in_ctx(ctx, F(1, 4))
+        assert type(y) is kind and y == ctx.mpf(1) / 4
