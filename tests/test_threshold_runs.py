@@ -185,6 +185,38 @@ def test_node_memo_is_bounded() -> None:
         tr.clear_memo()
 
 
+def test_node_memo_computes_only_the_nodes_below_the_first_new_input(monkeypatch) -> None:
+    """A warm run computes no product at all; a run differing only in its last centre computes only the last
+    level's products (2^m of them), reusing every node above (the memo's point: shared prefixes once)."""
+    import mechanisms.exact.threshold_runs as tr
+    from mechanisms.exact.exppoly import PiecewiseExpPoly
+
+    calls = Counter()
+    mul = PiecewiseExpPoly.__mul__
+
+    def counting_mul(self, other):
+        calls["mul"] += 1
+        return mul(self, other)
+
+    monkeypatch.setattr(PiecewiseExpPoly, "__mul__", counting_mul)
+    never = lambda p: False  # noqa: E731  (every node of the full tree: 2 + 4 + 8 products)
+
+    def law(centers):
+        with exact_context(64) as ctx:
+            return _raw(run_distribution(ctx, F(1), F(2), centers, [F(1)] * 3, never))
+
+    tr.clear_memo()
+    try:
+        cold = law([F(0), F(1), F(2)])
+        assert calls["mul"] == 14
+        calls.clear()
+        assert law([F(0), F(1), F(2)]) == cold and calls["mul"] == 0  # every product remembered
+        other = law([F(0), F(1), F(5)])
+        assert calls["mul"] == 8 and other != cold  # the last level only
+    finally:
+        tr.clear_memo()
+
+
 # ---- mutation testing (issue 23): run_sample's formula on known noise -------------------------------------
 
 
