@@ -333,6 +333,11 @@ def test_make_values_marks_dummies_and_keeps_given_centres():
     assert NR.Centre(3).s == 1 and NR.NoisyValue(3, LaplaceNoise(w)).centre.s == 1
 
 
+def test_centre_default_log_argument_is_one():
+    """Centre's default t is 1: with a given and t omitted the ln t term is ln 1 = 0, the centre is r exactly."""
+    c = NR.Centre(F(5, 4), a=3)
+    assert c.t == 1 and c.enclosure(20) == (5 << 18, 5 << 18)
+
 def test_centre_enclosures_are_computed_once_per_precision(monkeypatch):
     calls = Counter()
     real = NR.log_bounds
