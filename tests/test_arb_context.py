@@ -24,14 +24,10 @@ def _hist(rng: random.Random) -> tuple:
     return tuple(rng.choice([rng.randrange(7), rng.randrange(5000)]) for _ in range(rng.randrange(1, 6)))
 
 
-@pytest.mark.parametrize("params", [dict(T=1, eps1=F(1, 2), eps2=F(1, 2), c=1), dict(T=2, eps1=F(1, 4), eps2=F(3, 4), c=2),
-                                    dict(T=F(7, 3), eps1=F(1, 100), eps2=F(3, 1000), c=3)])
-def test_arb_laws_contain_the_600_bit_law_and_match_the_iv_laws(params, monkeypatch):
-    """Every outcome's ball-backed interval contains the 600-bit value and overlaps the pure-``iv`` interval; it is no
-    more than 16 times wider (both are ~1e-70 wide at 256 bits)."""
-    m, rng = SVT(**params), random.Random(7)
-    for _ in range(12):
-        h = _hist(rng)
+def _check_ball_laws(m, hists, monkeypatch) -> None:
+    """On each histogram: every outcome's ball-backed interval contains the 600-bit value and so does the pure-``iv``
+    one (python-flint hidden); the ball one is no more than 16 times wider (both ~1e-70 wide at 256 bits)."""
+    for h in hists:
         TR.clear_memo()
         fast = m.distribution(h, interval=True)
         with mpmath.workprec(600):
@@ -43,9 +39,31 @@ def test_arb_laws_contain_the_600_bit_law_and_match_the_iv_laws(params, monkeypa
         assert fast.keys() == slow.keys() == ref.keys()
         with mpmath.workprec(600):
             for k in fast:
-                assert _contains(fast[k], ref[k]), (h, k, fast[k], ref[k])
-                assert _contains(slow[k], ref[k])
+                assert _contains(fast[k], ref[k]) and _contains(slow[k], ref[k]), (h, k, fast[k], ref[k])
                 assert fast[k].delta <= 16 * slow[k].delta + mpmath.mpf(2) ** -240
+
+
+def _families():
+    from mechanisms import exponential as X
+    from mechanisms.limited_domain import LEM, PLEM, LimitDom
+
+    return {
+        "SVT-c1": SVT(T=1, eps1=F(1, 2), eps2=F(1, 2), c=1), "SVT-c2": SVT(T=2, eps1=F(1, 4), eps2=F(3, 4), c=2),
+        "SVT-small-eps": SVT(T=F(7, 3), eps1=F(1, 100), eps2=F(3, 1000), c=3),
+        "LimitDom": LimitDom(2, 3, F(1, 2), F(1, 10**6)), "EM": X.ExponentialMechanism(F(3, 4)),
+        "PeelingEM": X.PeelingEM(2, 1, sensitivity=2), "OneShotGumbel": X.OneShotGumbel(2, 0.25, factor2=True),
+        "LEM": LEM(2, F(1, 3), F(1, 10), domain=(0, 1, 2)), "PLEM": PLEM(2, 3, 0.5, F(1, 1000)),
+        "PLEM-fixed": PLEM(3, 3, 4, F(1, 10**9), domain=(0, 1, 2)),
+    }
+
+
+@pytest.mark.parametrize("name", list(_families()))
+def test_ball_laws_contain_the_600_bit_law_and_match_the_iv_laws(name, monkeypatch):
+    """Threshold runs (SVT), the Gumbel race, the EM family, LEM and pLEM: counts up to 5000 (SVT: lengths 1..5)."""
+    m, rng = _families()[name], random.Random(f"ball-{name}")
+    hists = [_hist(rng) for _ in range(10)] if name.startswith("SVT") else \
+        [tuple(rng.choice([rng.randrange(7), rng.randrange(3000)]) for _ in range(4)) for _ in range(8)]
+    _check_ball_laws(m, hists, monkeypatch)
 
 
 def test_the_backend_is_used_only_for_iv_with_exact_inputs(monkeypatch):
@@ -130,51 +148,3 @@ def test_precision_is_scoped():
         with AC.arb_precision(500):
             raise RuntimeError
     assert flint.ctx.prec == before
-
-
-@pytest.mark.parametrize("make", [lambda: __import__("mechanisms.limited_domain", fromlist=["LEM"]).LEM(2, F(1, 3), F(1, 10), domain=(0, 1, 2)),
-                                  lambda: __import__("mechanisms.limited_domain", fromlist=["PLEM"]).PLEM(2, 3, 0.5, F(1, 1000)),
-                                  lambda: __import__("mechanisms.limited_domain", fromlist=["PLEM"]).PLEM(3, 3, 4, F(1, 10**9), domain=(0, 1, 2))])
-def test_lem_and_plem_laws_on_balls_contain_the_600_bit_law(make, monkeypatch):
-    m, rng = make(), random.Random(3)
-    for _ in range(10):
-        h = tuple(rng.choice([rng.randrange(7), rng.randrange(3000)]) for _ in range(4))
-        fast = m.distribution(h, interval=True)
-        ref = m.distribution(h, prec=600)
-        monkeypatch.setattr(AC, "_flint", None)
-        slow = m.distribution(h, interval=True)
-        monkeypatch.undo()
-        assert fast.keys() == slow.keys() == ref.keys()
-        with mpmath.workprec(600):
-            for k in fast:
-                assert _contains(fast[k], ref[k]) and _contains(slow[k], ref[k]), (h, k)
-
-
-def _limit_dom():
-    from mechanisms.limited_domain import LimitDom
-
-    return LimitDom(2, 3, F(1, 2), F(1, 10**6))
-
-
-def _em(kind):
-    from mechanisms import exponential as X
-
-    return {"em": lambda: X.ExponentialMechanism(F(3, 4)), "peel": lambda: X.PeelingEM(2, 1, sensitivity=2),
-            "gumbel": lambda: X.OneShotGumbel(2, 0.25, factor2=True)}[kind]()
-
-
-@pytest.mark.parametrize("make", [_limit_dom, lambda: _em("em"), lambda: _em("peel"), lambda: _em("gumbel")],
-                         ids=["LimitDom", "EM", "PeelingEM", "OneShotGumbel"])
-def test_gumbel_race_and_em_laws_on_balls_contain_the_600_bit_law(make, monkeypatch):
-    m, rng = make(), random.Random(5)
-    for _ in range(8):
-        h = tuple(rng.choice([rng.randrange(7), rng.randrange(3000)]) for _ in range(4))
-        fast = m.distribution(h, interval=True)
-        ref = m.distribution(h, prec=600)
-        monkeypatch.setattr(AC, "_flint", None)
-        slow = m.distribution(h, interval=True)
-        monkeypatch.undo()
-        assert fast.keys() == slow.keys() == ref.keys()
-        with mpmath.workprec(600):
-            for k in fast:
-                assert _contains(fast[k], ref[k]) and _contains(slow[k], ref[k]), (h, k)

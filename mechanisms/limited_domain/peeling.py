@@ -26,6 +26,7 @@ and ``min{k, Delta}`` -- while Definition 5.1, Lemma 5.4 and every proof use
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -68,40 +69,24 @@ def lem_weights(ctx: Any, h: Sequence[int], domain: Sequence[int], eps: Any, tkb
     """``({i: exp(eps (h_i - top))}, exp(eps (h_⊥ - top)))`` with ``h_⊥`` from ``h_(tkbar+1)`` and ``m``.
 
     Each ``exp(eps n)`` (``n <= 0`` an integer) and ``m / delta`` is computed once per context, precision and
-    parameters and then reused (:func:`_weight_table`): the same numbers as computing them afresh.
+    parameters and then reused (:func:`_exp_eps_n`, :func:`_m_over_delta`): the same numbers as computing them afresh.
     """
     c = order_stat(h, tkbar + 1) + 1
     top = max([c] + [h[i] for i in domain])
-    table = _weight_table(ctx, eps, m, delta)
-    w = {i: _weight(table, ctx, h[i] - top) for i in domain}
-    wb = _weight(table, ctx, c - top) * table["m/delta"]
+    w = {i: _exp_eps_n(ctx, ctx.prec, eps, h[i] - top) for i in domain}
+    wb = _exp_eps_n(ctx, ctx.prec, eps, c - top) * _m_over_delta(ctx, ctx.prec, m, delta)
     return w, wb
 
 
-#: ``(ctx, prec, eps, m, delta) -> {"e": eps in ctx, "m/delta": ..., n: exp(eps n)}``; bounded, cleared when full.
-_WEIGHT_TABLES: dict = {}
+@lru_cache(maxsize=1 << 14)
+def _exp_eps_n(ctx: Any, prec: int, eps: Any, n: int) -> Any:
+    """``exp(eps n)`` in ``ctx`` at ``prec`` bits (cached: LEM weights recur across histograms)."""
+    return ctx.exp(to_ctx(ctx, eps) * n)
 
 
-def _weight_table(ctx: Any, eps: Any, m: int, delta: Any) -> dict:
-    key = (ctx, ctx.prec, eps, m, delta)
-    table = _WEIGHT_TABLES.get(key)
-    if table is None:
-        if len(_WEIGHT_TABLES) >= 256:
-            _WEIGHT_TABLES.clear()
-        table = _WEIGHT_TABLES[key] = {"e": to_ctx(ctx, eps), "m/delta": to_ctx(ctx, m) / to_ctx(ctx, delta)}
-    return table
-
-
-def _weight(table: dict, ctx: Any, n: int) -> Any:
-    """``exp(eps n)`` from the table (computed as ``exp(e * n)`` the first time)."""
-    v = table.get(n)
-    if v is None:
-        if len(table) >= 4096:
-            e, r = table["e"], table["m/delta"]
-            table.clear()
-            table["e"], table["m/delta"] = e, r
-        v = table[n] = ctx.exp(table["e"] * n)
-    return v
+@lru_cache(maxsize=256)
+def _m_over_delta(ctx: Any, prec: int, m: int, delta: Any) -> Any:
+    return to_ctx(ctx, m) / to_ctx(ctx, delta)
 
 
 def _validate(self: Any, with_k: bool) -> None:
