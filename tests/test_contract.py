@@ -16,6 +16,7 @@ import pytest
 from mechanisms.registry import all_mechanisms
 
 from dpverify.auditor.stats import goodness_of_fit
+from dpverify.checker.laws import law_problem
 
 #: Draws per (mechanism, example) in the fit test.
 FIT_SAMPLES = 3000
@@ -60,6 +61,8 @@ def test_distribution_is_a_probability_law(spec, h):
     assert set(idist) == set(dist)
     for o, p in dist.items():
         assert idist[o].a <= p <= idist[o].b, (o, p, idist[o])
+    # what the checker certifies of every law it takes (dpverify/checker/laws.py): intervals >= 0 summing around 1
+    assert law_problem(dist) is None and law_problem(idist) is None
 
 
 @pytest.mark.parametrize("spec,h", CASES, ids=[f"{s.name}-{list(h)}" for s, h in CASES])

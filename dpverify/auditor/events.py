@@ -33,6 +33,7 @@ from mechanisms.errors import DomainTooLarge, InvalidParameter
 from mechanisms.exact.cache import cached_distribution
 from mechanisms.registry import MechanismSpec, construct, get_mechanism
 
+from dpverify.checker.laws import validate_law
 from dpverify.checker.neighbours import is_neighbour, neighbours, pairs, parse_relation
 from dpverify.checker.profile import pair_profile, pure_eps
 
@@ -96,9 +97,10 @@ class Reference:
             if self.__dict__.get("_protocol") is None:
                 self.__dict__["_protocol"] = _protocol_distribution(self.mechanism)
             if self.__dict__["_protocol"]:
-                memo[h] = cached_distribution(self.mechanism, h, AUDIT_PREC, False)
+                law = cached_distribution(self.mechanism, h, AUDIT_PREC, False)
             else:  # a user's mechanism that is unhashable or whose distribution(h) takes no prec
-                memo[h] = call_distribution(self.mechanism, h, AUDIT_PREC)
+                law = call_distribution(self.mechanism, h, AUDIT_PREC)
+            memo[h] = validate_law(self.mechanism, h, law)  # a reference that is not a distribution is an error
         return memo[h]
 
     def float_distribution(self, h: tuple) -> dict:

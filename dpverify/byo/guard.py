@@ -150,6 +150,9 @@ class Guarded:
     mp numbers are taken as they are and a verdict resting on them is never "certified".
     """
 
+    #: a researcher's code (:mod:`dpverify.checker.laws`: a law that is not a distribution is the user's error, exit 2)
+    user_code = True
+
     def __init__(self, inner: Any, name: str, params: Mapping[str, Any]):
         self.inner, self.name, self.params = inner, name, dict(params)
         self._kw = _accepts_prec(inner.distribution) if hasattr(inner, "distribution") else False
@@ -184,20 +187,26 @@ class Guarded:
             raise UserCodeError(f"mechanism {self.name!r}: {type(self.inner).__name__} has no distribution(h) method")
         h = tuple(h)
         if self._kw:
-            return guarded_call(self.inner.distribution, self._what(h), h, prec=prec, interval=interval)
-        with mpmath.mp.workprec(prec):
-            law = guarded_call(self.inner.distribution, self._what(h), h)
+            law = guarded_call(self.inner.distribution, self._what(h), h, prec=prec, interval=interval)
+        else:
+            with mpmath.mp.workprec(prec):
+                law = guarded_call(self.inner.distribution, self._what(h), h)
         if not isinstance(law, Mapping):
             raise UserCodeError(f"mechanism {self.name!r} {show_params(self.params)}: distribution(h={h}) returned "
                                 f"{type(law).__name__}, not a dict outcome -> probability")
+        from dpverify.checker.laws import validate_law  # every law of a user's mechanism is a distribution, or exit 2
+
+        if self._kw:
+            return validate_law(self, h, law)
         exact = all(isinstance(p, (int, Fraction)) and not isinstance(p, bool) for p in law.values())
         if interval and exact:
             from mechanisms.core import exact_context
 
             with exact_context(prec, interval=True) as iv:
-                return {o: to_ctx(iv, p) for o, p in law.items()}
+                return validate_law(self, h, {o: to_ctx(iv, p) for o, p in law.items()})
         with mpmath.mp.workprec(prec):
-            return {o: p if isinstance(p, (mpmath.mpf, mpmath.iv.mpf)) else to_ctx(mpmath.mp, p) for o, p in law.items()}
+            return validate_law(self, h, {o: p if isinstance(p, (mpmath.mpf, mpmath.iv.mpf)) else to_ctx(mpmath.mp, p)
+                                          for o, p in law.items()})
 
     def sample(self, h: Sequence[int], *, rng: Any, size: int = 1) -> list:
         if not hasattr(self.inner, "sample"):

@@ -48,6 +48,7 @@ from .enclosure import (
     pure_margin_bounds,
     ratio_bounds,
 )
+from .laws import validated_distribution
 from .neighbours import histograms, parse_relation, resolve_relation
 from .notions import evaluate_notion
 from .numbers import fmt, is_interval, lift, margin_of, tolerance
@@ -339,7 +340,7 @@ def law(mech: Any, h: tuple, prec: int, interval: bool) -> dict:
         items = tuple(sorted(range(len(h)), key=lambda i: -h[i]))  # stable: ties keep their index order
         if any(i != j for j, i in enumerate(items)):
             return _relabelled(mech, h, items, prec, interval)
-    return cached_distribution(mech, h, prec, interval)
+    return validated_distribution(mech, h, prec, interval)
 
 
 _SYM: dict = {}
@@ -348,7 +349,7 @@ _SYM: dict = {}
 @lru_cache(maxsize=16384)
 def _relabelled(mech: Any, h: tuple, items: tuple, prec: int, interval: bool) -> dict:
     """``mech``'s law on ``h`` from its law on ``h`` sorted (``items[j]``: the item in sorted position ``j``)."""
-    base = cached_distribution(mech, tuple(h[i] for i in items), prec, interval)
+    base = validated_distribution(mech, tuple(h[i] for i in items), prec, interval)
     return {relabel_outcome(mech, o, items): p for o, p in base.items()}
 
 

@@ -26,11 +26,11 @@ from typing import Any
 import mpmath
 
 from mechanisms.core import to_ctx
-from mechanisms.exact.cache import cached_distribution
 
 from proofs.claims import Comparison, Instance, PrivacyClaim
 
 from .divergences import br_range, certify_zcdp, parse_alpha, renyi
+from .laws import validated_distribution
 from .profile import ctx_of
 
 __all__ = ["evaluate_notion", "alpha_str"]
@@ -117,8 +117,8 @@ def _rdp(P: dict, Q: dict, points: list) -> list:
 def evaluate_notion(claim: PrivacyClaim, inst: Instance, *, prec: int, interval: bool) -> list[tuple[Comparison, dict]]:
     """Comparisons (with witness details) of one instance of a BR / zCDP / RDP claim (module docstring)."""
     mech = claim.mechanism(inst.params)
-    P = cached_distribution(mech, inst.h, prec, interval)
-    Q = cached_distribution(mech, inst.h_prime, prec, interval)
+    P = validated_distribution(mech, inst.h, prec, interval)
+    Q = validated_distribution(mech, inst.h_prime, prec, interval)
     bounds = list(claim.points(inst.params))
     if claim.notion == "br":
         return _br(P, Q, bounds)

@@ -10,6 +10,7 @@ from mechanisms.core import DEFAULT_PREC, to_ctx
 from mechanisms.validation import same_length
 
 from .core import outcome_str
+from .laws import validate_law
 from .neighbours import histograms, neighbours
 from .numbers import fmt
 from .profile import eps_for_delta, pair_profile, pure_eps
@@ -43,11 +44,11 @@ def profile_report(
     """
     grid = list(eps_grid) or [mpmath.mpf(e) for e in DEFAULT_EPS_GRID]
     with mpmath.mp.workprec(DEFAULT_PREC):
-        P = mech.distribution(h)
+        P = _law(mech, h)
         if h2 is not None:
             same_length(h, h2)
         partners = [h2] if h2 is not None else list(neighbours(h, relation))
-        laws = [(g, mech.distribution(g)) for g in partners]  # once each, not once per eps of the grid
+        laws = [(g, _law(mech, g)) for g in partners]  # once each, not once per eps of the grid
         rows, worst_deltas = [], []
         for e in grid:
             g, pp = max(((g, pair_profile(P, Q, e)) for g, Q in laws), key=lambda t: t[1].delta)  # first of the largest
@@ -104,10 +105,10 @@ def _divergence_section(mech: Any, h: tuple, laws: list, P: dict, rep: dict, tex
             text.append(f"  Renyi D_{alpha_str(al)}: {fmt(best[0], 12)} ({best[1]}, h'={list(best[2])})")
         rep["renyi"] = rows
     if zcdp:
-        Pi = mech.distribution(h, interval=True)
+        Pi = _law(mech, h, interval=True)
         best = None
         for g, Q in laws:
-            r = zcdp_rho(P, Q, Pi=Pi, Qi=mech.distribution(g, interval=True))
+            r = zcdp_rho(P, Q, Pi=Pi, Qi=_law(mech, g, interval=True))
             if best is None or r["lower"] > best[0]["lower"]:
                 best = (r, g)
         r, g = best
@@ -134,13 +135,18 @@ def _divergence_section(mech: Any, h: tuple, laws: list, P: dict, rep: dict, tex
             text.append(f"    +inf: P-mass {fmt(d.p_inf, 12)}; -inf: Q-mass {fmt(d.q_neg_inf, 12)}")
 
 
+def _law(mech: Any, h: Sequence[int], **kw: Any) -> dict:
+    """``mech.distribution(h, **kw)``, refused unless it is a probability distribution (:mod:`dpverify.checker.laws`)."""
+    return validate_law(mech, h, mech.distribution(h, **kw))
+
+
 def compare_distributions(m1: Any, m2: Any, d: int, max_count: int, digits: int = 60) -> dict:
     """Max |P1(o) - P2(o)| over every outcome and every histogram of the domain."""
     worst, arg, n = mpmath.mpf(0), None, 0
     with mpmath.mp.workprec(DEFAULT_PREC):
         for h in histograms(d, max_count):
             n += 1
-            a, b = m1.distribution(h), m2.distribution(h)
+            a, b = _law(m1, h), _law(m2, h)
             for o in set(a) | set(b):
                 diff = abs(a.get(o, 0) - b.get(o, 0))
                 if diff > worst:
