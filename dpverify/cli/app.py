@@ -5,10 +5,12 @@ by ``$DPVERIFY_LOAD`` (separated by ``os.pathsep``) and then by each ``--load`` 
 (:mod:`dpverify.byo.load`), so the mechanisms, claims and lemmas they register work in every command as the
 built-in ones do.
 
-Exit status: 0 success / every verdict as expected; 1 a verdict not as expected
-(or a violation found by ``check``/``profile --eps --delta``); 2 a user error
-(no traceback; a failing file or function of the user's is one, named in one line); 3 inconclusive
-(audits); 70 an internal error (a bug: traceback and a request to report it).
+Exit status (the same for every command, :data:`~dpverify.cli.common.EXIT_STATUSES`): 0 success / every
+verdict as expected; 1 a verdict not as expected (or a violation found by ``check``/``profile --eps --delta``);
+2 a user error (no traceback; a failing file or function of the user's is one, named in one line); 3
+inconclusive or undecided (audits, a check with nothing to check); 70 an internal error (a bug: traceback
+and a request to report it).  With ``--json`` every command writes exactly one JSON document to stdout,
+errors included (``{"error": ..., "parameter": ..., "exit": ...}``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import traceback
 from mechanisms.errors import DPVerifyError
 
 from . import audit, bench, check, claims, composition, equal, experiments, mechanisms, profile, report, search, topk, verify
-from .common import EXIT_BUG, EXIT_USAGE, Parser
+from .common import EXIT_BUG, EXIT_STATUSES, EXIT_USAGE, Parser, json_mode, print_error
 
 __all__ = ["main", "build_parser", "COMMANDS"]
 
@@ -31,31 +33,40 @@ COMMANDS = (claims, check, search, profile, verify, mechanisms, equal, audit, be
 
 def build_parser() -> argparse.ArgumentParser:
     p = Parser(prog="dpverify", description="Exact verification and auditing of DP top-k selection mechanisms.",
-               epilog="Environment: DPVERIFY_LOAD=F1%sF2 loads these files (or modules) first, as --load does." % os.pathsep)
+               epilog=EXIT_STATUSES + ". Environment: DPVERIFY_LOAD=F1%sF2 loads these files (or modules) first, as --load does."
+               % os.pathsep)
     p.add_argument("--load", action="append", dest="load_first", metavar="FILE_OR_MODULE",
                    help="a .py file or module to load before the command (repeatable): what it registers with "
                         "dpverify.byo.register / register_lemma works in every command")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     for command in COMMANDS:
         command.add_parser(sub)
+    for name, s in sub.choices.items():  # every command's --help states the exit statuses and takes --json
+        s.epilog = ((s.epilog + " ") if s.epilog else "") + EXIT_STATUSES + "."
+        if not any("--json" in a.option_strings for a in s._actions):
+            s.add_argument("--json", action="store_true", help="one JSON document on stdout (errors included)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        from dpverify.byo.load import load_for_command
+    argv = sys.argv[1:] if argv is None else list(argv)
+    with json_mode("--json" in argv):
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        try:
+            from dpverify.byo.load import load_for_command
 
-        load_for_command(getattr(args, "load_first", None))
-        return int(args.func(args))
-    except DPVerifyError as exc:
-        print(f"dpverify: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("dpverify: interrupted", file=sys.stderr)
-        return 130
-    except Exception:  # noqa: BLE001 - a genuine bug: show it and ask for a report
-        traceback.print_exc()
-        print("dpverify: internal error (this is a bug in dpverify; please report it with the command line above)", file=sys.stderr)
-        return EXIT_BUG
+            load_for_command(getattr(args, "load_first", None))
+            return int(args.func(args))
+        except DPVerifyError as exc:
+            print_error(str(exc), EXIT_USAGE)
+            return EXIT_USAGE
+        except KeyboardInterrupt:
+            print("dpverify: interrupted", file=sys.stderr)
+            return 130
+        except Exception as exc:  # noqa: BLE001 - a genuine bug: show it and ask for a report
+            traceback.print_exc()
+            message = "internal error (this is a bug in dpverify; please report it with the command line above)"
+            print_error(f"{message}: {type(exc).__name__}: {exc}", EXIT_BUG, stderr=False)
+            print(f"dpverify: {message}", file=sys.stderr)
+            return EXIT_BUG

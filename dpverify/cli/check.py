@@ -16,8 +16,8 @@ from dpverify.checker.core import check
 from dpverify.checker.cost import guard_domain
 from dpverify.checker.neighbours import parse_relation
 
-from .common import EXIT_FAIL, EXIT_OK, add_exec_options, print_json, progress
-from .parse import parse_params
+from .common import add_exec_options, human, humanize, print_json, progress, result_store, verdict_exit
+from .params import claim_param_sets
 
 __all__ = ["add_parser", "domain_from_args", "run"]
 
@@ -33,9 +33,9 @@ def domain_from_args(claim: Any, args: argparse.Namespace) -> Domain:
     if args.relation is not None:
         parse_relation(args.relation)
         changes["relation"] = args.relation
-    params = parse_params(args.param)
-    if params:
-        changes["params"] = tuple({**p, **params} for p in dom.params)
+    sets = claim_param_sets(claim, args.param, dom)  # partial override of every parameter set, each built (dpverify.cli.params)
+    if sets:
+        changes["params"] = sets
     dom = replace(dom, **changes) if changes else dom
     guard_domain(claim, dom, budget_seconds=args.budget, force=args.force)
     return dom
@@ -43,6 +43,8 @@ def domain_from_args(claim: Any, args: argparse.Namespace) -> Domain:
 
 def run(args: argparse.Namespace) -> int:
     claim = get_claim(args.claim)
+    if args.resume:
+        result_store(args.resume)
     dom = domain_from_args(claim, args)
     certify = not args.no_certify
     if args.workers == 1 and args.executor == "local" and not args.resume:
@@ -64,29 +66,30 @@ def run(args: argparse.Namespace) -> int:
         print_json(res.as_json())
     else:
         j = res.as_json()
-        print(f"{j['claim']}: {j['verdict']} (expected {j['expected']}), certified={j['certified']}, tight={j['tight']}")
-        print(f"  domain: {j['domain']}\n  pairs: {j['coverage']}\n  instances checked: {j['pairs_checked']} in {j['seconds']} s")
+        print(f"{j['claim']}: {j['verdict']} (expected {j['expected']}), certified={human(j['certified'])}, tight={human(j['tight'])}")
+        print(humanize(f"  domain: {j['domain']}\n  pairs: {j['coverage']}\n  instances checked: {j['pairs_checked']} in {j['seconds']} s"))
         if j["ratio_claimed_over_exact"]:
             print(f"  claimed/exact at the tightest instance: {j['ratio_claimed_over_exact']}")
         if j["worst"]:
             w = j["worst"]
-            print(f"  tightest instance: h={w['h']} h'={w['h_prime']} params={w['params']}")
+            print(f"  tightest instance: h={w['h']} h'={w['h_prime']} params: {human(w['params'])}")
             print(f"    {w['label']}: lhs={w['lhs']} {w['op']} rhs={w['rhs']} (margin {w['margin']})")
             if w["event"]:
                 print(f"    event ({w['direction']}): {', '.join(w['event'][:8])}{' ...' if len(w['event']) > 8 else ''}")
                 print(f"    P(event)={w['p_event']}  Q(event)={w['q_event']}")
         if j["reason"]:
             print(f"  {j['reason']}")
-    return EXIT_OK if res.as_expected else EXIT_FAIL
+    return verdict_exit(res.as_expected, res.verdict)
 
 
 def add_parser(sub: Any) -> None:
     s = sub.add_parser("check", help="check one claim exhaustively on a bounded domain")
-    s.add_argument("claim")
-    s.add_argument("--d", type=int)
-    s.add_argument("--max-count", type=int)
+    s.add_argument("claim", help="a claim id (`dpverify claims` lists them)")
+    s.add_argument("--d", type=int, help="longest histogram (default: the claim's domain)")
+    s.add_argument("--max-count", type=int, help="largest count (default: the claim's domain)")
     s.add_argument("--relation", help="add-remove | delta:N | linf")
-    s.add_argument("--param", action="append", metavar="NAME=VALUE", help="override a parameter (repeatable)")
+    s.add_argument("--param", action="append", metavar="NAME=VALUE", help="override NAME in every parameter set of the claim, keeping the others (repeatable); NAME must be one "
+                        "of the claim's parameters and the value one its mechanism accepts")
     level = s.add_mutually_exclusive_group()
     level.add_argument("--quick", action="store_true", help="start from the claim's quick domain")
     level.add_argument("--wide", action="store_true", help="start from the claim's wide domain (what `dpverify verify --wide` checks)")

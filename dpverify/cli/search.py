@@ -2,7 +2,10 @@
 
 ``CLAIM`` is a claim id (``dpverify claims``) or a registered mechanism name (``dpverify mechanisms``),
 whose own registry claim is then searched at its first valid parameters (``--param`` overrides).
-Exit status as ``check``: 0 the verdict is the expected one, 1 it is not, 2 bad input.
+``--param`` on a claim id means what it means in ``check`` (:mod:`dpverify.cli.params`): NAME=VALUE replaces
+NAME in each of the claim's parameter sets, and exactly those sets are searched (no realistic grid).
+Exit status as ``check``: 0 the verdict is the expected one, 1 it is not, 2 bad input (a claim that cannot
+be searched -- a statement, a symbolic proof -- included), 3 undecided.
 """
 
 from __future__ import annotations
@@ -20,19 +23,36 @@ from dpverify.byo import claim_of
 from dpverify.checker.spec_claims import spec_claim
 from dpverify.search import DEFAULT_EVALS, search
 
-from .common import EXIT_FAIL, EXIT_OK, print_json, progress
+from mechanisms.errors import InvalidParameter
+
+from dpverify.search.run import not_searched
+
+from .common import human, humanize, print_json, progress, verdict_exit
+from .params import claim_param_sets, with_params
 from .parse import parse_params
 
 __all__ = ["add_parser", "run", "resolve_target"]
 
 
-def resolve_target(name: str, params: dict) -> tuple[Any, dict | None]:
-    """``(claim, params to search at)`` for a claim id or a registered mechanism name."""
+def resolve_target(name: str, params: dict, items: list[str] | None = None) -> tuple[Any, dict | None]:
+    """``(claim, params to search at)`` for a claim id or a registered mechanism name.
+
+    A claim id with ``--param items``: the claim with its parameter sets overridden (:mod:`dpverify.cli.params`)
+    and ``{}`` as the marker "search at exactly these sets".
+    """
     if name in all_claims():
-        return get_claim(name), (params or None)
+        claim = get_claim(name)
+        why = not_searched(claim)
+        if why:
+            raise InvalidParameter(f"claim={name!r} cannot be searched ({why}); `dpverify check {name}` reports its verdict")
+        sets = claim_param_sets(claim, items)
+        return (with_params(claim, sets), {}) if sets else (claim, None)
     if name in all_mechanisms():
         spec = get_mechanism(name)
         p = {**dict(spec.valid[0]), **params}
+        from mechanisms.registry import construct
+
+        construct(spec, **p)  # an unknown name or a rejected value: a user error naming the parameter
         own = claim_of(name)  # a mechanism registered by the user's file: the claim it was registered with (any notion)
         if own is not None:
             return replace(own, id=f"{name} (its registered claim {own.id})"), p
@@ -43,9 +63,13 @@ def resolve_target(name: str, params: dict) -> tuple[Any, dict | None]:
 
 
 def run(args: argparse.Namespace) -> int:
+    for option, value in (("--evals", args.evals), ("--d", args.d), ("--max-count", args.max_count)):
+        if value < 1:
+            raise InvalidParameter(f"{option}={value} must be >= 1")
     params = parse_params(args.param)
-    claim, at = resolve_target(args.claim, params)
+    claim, at = resolve_target(args.claim, params, args.param)
     grid = None if (args.grid == "none" or at is not None) else args.grid
+    at = at or None  # {}: the claim's (overridden) parameter sets themselves
     prog = progress(not args.json)
     res = search(claim, params=at, grid=grid, max_d=args.d, max_count=args.max_count, evals=args.evals, seed=args.seed,
                  relation=args.relation, progress=(lambda n: prog(n, args.evals, claim.id)) if prog else None)
@@ -55,32 +79,33 @@ def run(args: argparse.Namespace) -> int:
         print_json(res.as_json())
     else:
         j = res.as_json()
-        print(f"{j['claim']}: {j['verdict']} (expected {j['expected']}), certified={j['certified']}, tight={j['tight']}")
-        print(f"  searched: {j['space']}\n  evaluations: {j['evaluations']} in {j['seconds']} s")
+        print(f"{j['claim']}: {j['verdict']} (expected {j['expected']}), certified={human(j['certified'])}, tight={human(j['tight'])}")
+        print(humanize(f"  searched: {j['space']}\n  evaluations: {j['evaluations']} in {j['seconds']} s"))
         for name, ph in j["phases"].items():
             print(f"    {name}: {ph['evaluations']} evaluations, best claimed/exact so far {ph['best_ratio']}")
         if j["ratio_claimed_over_exact"]:
             print(f"  claimed/exact at the tightest instance found: {j['ratio_claimed_over_exact']}")
         if j["best"]:
             w = j["best"]
-            print(f"  tightest instance: h={w['h']} h'={w['h_prime']} params={w['params']}")
+            print(f"  tightest instance: h={w['h']} h'={w['h_prime']} params: {human(w['params'])}")
             print(f"    {w['label']}: lhs={w['lhs']} {w['op']} rhs={w['rhs']} (margin {w['margin']})")
             if w["event"]:
                 print(f"    event ({w['direction']}): {', '.join(w['event'][:8])}{' ...' if len(w['event']) > 8 else ''}")
                 print(f"    P(event)={w['p_event']}  Q(event)={w['q_event']}")
         if j["reason"]:
             print(f"  {j['reason']}")
-    return EXIT_OK if res.as_expected else EXIT_FAIL
+    return verdict_exit(res.as_expected, res.verdict)
 
 
 def add_parser(sub: Any) -> None:
     s = sub.add_parser("search", help="worst-case search for a claim's tightest instance (realistic parameters, large counts)")
     s.add_argument("claim", help="a claim id, or a registered mechanism name (its own claim)")
-    s.add_argument("--param", action="append", metavar="NAME=VALUE", help="search at these parameters (repeatable)")
+    s.add_argument("--param", action="append", metavar="NAME=VALUE", help="a claim: override NAME in each of its parameter sets and search exactly those (as in check); "
+                        "a mechanism: its parameters (default its first valid set) (repeatable)")
     s.add_argument("--d", type=int, default=8, help="longest histogram (default 8)")
     s.add_argument("--max-count", type=int, default=10_000, help="largest count (default 10000)")
     s.add_argument("--evals", type=int, default=DEFAULT_EVALS, help=f"exact evaluations to spend (default {DEFAULT_EVALS})")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=int, default=0, help="seed of the search's random moves (default 0)")
     s.add_argument("--grid", choices=("quick", "full", "none"), default="quick",
                    help="realistic parameter grid applied to the claim's parameters (none: the claim's own)")
     s.add_argument("--relation", help="add-remove | delta:N | linf | linf:N (default: the claim's)")
