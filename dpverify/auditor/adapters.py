@@ -132,6 +132,20 @@ def load_target(spec: str, params: Mapping[str, Any] | None = None) -> Any:
     return obj
 
 
+#: how a black-box target is called (``dpverify audit --help``, README.md and the tutorial say the same)
+CALLING_CONVENTION = (
+    "TARGET is called as f(h, rng) -> one output, or f(h, rng, size) -> a sequence of size outputs (the faster "
+    "form), or f(h) -> one output (unseeded: not reproducible), or is an object with a sample(h, *, rng, size) "
+    "method; h is the histogram (a list of counts, see --h-format), rng a numpy.random.Generator the audit seeds "
+    "(draw every random number from it); an output is a tuple (or list) of item indices, 0-based unless "
+    "--index-base 1. --param is NOT passed to a function TARGET: it parameterises the --spec reference; bind "
+    "the target's own parameters yourself (functools.partial, a closure), or give a class, which is "
+    "instantiated with the --param values.")
+
+#: second parameters that say the target expects a mechanism parameter where the audit passes its generator
+_NOT_AN_RNG = frozenset({"eps", "epsilon", "delta", "k", "kbar", "rho", "sensitivity", "params", "beta", "alpha", "scale", "t", "T"})
+
+
 def detect_shape(obj: Any) -> str:
     """The target shape of ``obj`` (module docstring), from its methods / signature."""
     if not callable(obj) or (hasattr(obj, "sample") and callable(getattr(obj, "sample"))):
@@ -148,6 +162,9 @@ def detect_shape(obj: Any) -> str:
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     required = [p for p in positional if p.default is p.empty]
     n = len(required) if required else len(positional)
+    if n >= 2 and positional[1].name in _NOT_AN_RNG:
+        raise AdapterError(f"target {_describe(obj)} takes {positional[1].name!r} where the audit passes its random generator: "
+                           + CALLING_CONVENTION)
     if n >= 3:
         return "batch"
     if n == 2:

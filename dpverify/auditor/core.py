@@ -43,7 +43,7 @@ import numpy as np
 from mechanisms import validation as V
 from mechanisms.errors import AdapterError, InvalidParameter
 
-from .adapters import OutcomeAdapter, Target, reference_kind, target_from
+from .adapters import CALLING_CONVENTION, OutcomeAdapter, Target, reference_kind, target_from
 from .events import Event, Reference, _float_profile, candidate_pairs, empirical_events, exact_events, rank_pairs_exact, resolve_reference
 from .inputs import candidate_pairs as search_candidates
 from .inputs import exact_search, scales_for
@@ -143,7 +143,8 @@ class _Sampler:
             except AdapterError:
                 raise
             except Exception as exc:  # noqa: BLE001 - report the target's own failure clearly
-                raise AdapterError(f"target {self.target.name} raised {exc!r} on h={list(h)}") from exc
+                hint = (" -- it was called with a numpy Generator as rng; " + CALLING_CONVENTION) if "Generator" in str(exc) else ""
+                raise AdapterError(f"target {self.target.name} raised {exc!r} on h={list(h)}{hint}") from exc
             c.update(ad.count(raws))
             self.drawn[key] = n
         return c

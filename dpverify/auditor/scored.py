@@ -36,7 +36,7 @@ import numpy as np
 
 from mechanisms.errors import AdapterError
 
-from .adapters import Target
+from .adapters import CALLING_CONVENTION, Target
 from .events import Event
 from .features import Encoder
 from .ratio import ExactScore, ThresholdChoice, is_discrete, learned_score, threshold_events
@@ -107,7 +107,8 @@ class RowSampler:
         except AdapterError:
             raise
         except Exception as exc:  # noqa: BLE001 - report the target's own failure clearly
-            raise AdapterError(f"target {self.target.name} raised {exc!r} on h={list(h)}") from exc
+            hint = (" -- it was called with a numpy Generator as rng; " + CALLING_CONVENTION) if "Generator" in str(exc) else ""
+            raise AdapterError(f"target {self.target.name} raised {exc!r} on h={list(h)}{hint}") from exc
         X = self.encoder.encode(raw)
         if X.shape[0] != n:
             raise AdapterError(f"target {self.target.name} returned {X.shape[0]} outputs for {n} draws")

@@ -17,6 +17,11 @@ Exit status: 0 PASS (no violation found), 1 FAIL (certified violation), 3
 INCONCLUSIVE; 2 on a usage error or an output that cannot be mapped
 (AdapterError).  With ``--registry``: 0 iff every audit reached its expected
 verdict.  With ``--catalogue``: 0 iff no correct member got a false FAIL.
+Names given to ``--registry`` / ``--catalogue`` that select nothing are a usage
+error (2), never a success over nothing; ``--write-report``'s prerequisites are
+checked before any sampling.
+
+The calling convention of a black-box TARGET (:data:`CALLING_CONVENTION`).
 """
 
 from __future__ import annotations
@@ -27,9 +32,11 @@ from typing import Any
 
 from mechanisms.errors import InvalidParameter
 
+from dpverify.auditor.adapters import CALLING_CONVENTION  # how TARGET is called (also in README.md and the tutorial)
+
 from .parse import parse_h, parse_params, parse_value
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "CALLING_CONVENTION"]
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -40,7 +47,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     s = subparsers.add_parser(
         "audit", help="statistical audit of a black-box sampler (PASS / FAIL with witness / INCONCLUSIVE)",
-        description="Sample TARGET on neighbouring histograms and test it against an exact reference (--spec) and a privacy claim.",
+        description="Sample TARGET on neighbouring histograms and test it against an exact reference (--spec) and a privacy claim. "
+                    + CALLING_CONVENTION,
     )
     s.add_argument("target", nargs="?", help="package.module:name or path/to/file.py:name (omit to audit --spec's own sampler)")
     s.add_argument("--spec", help="registered mechanism to audit against (exact reference and claim)")
@@ -52,10 +60,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--domain", help="d,max_count: every neighbouring pair of that domain")
     s.add_argument("--d", type=int, metavar="N", help="search the inputs among histograms of length N (without --inputs/--domain)")
     s.add_argument("--samples", type=int, default=DEFAULT_SAMPLES, help=f"samples per input, selection included (default {DEFAULT_SAMPLES})")
-    s.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    s.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"seed of the audit's generator (default {DEFAULT_SEED})")
     s.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help=f"family-wise error = 1 - confidence (default {DEFAULT_ALPHA})")
     s.add_argument("--selection", type=float, default=DEFAULT_SELECTION_FRACTION, help="share of samples used to choose events")
-    s.add_argument("--max-pairs", type=int, default=DEFAULT_MAX_PAIRS)
+    s.add_argument("--max-pairs", type=int, default=DEFAULT_MAX_PAIRS, help=f"most neighbouring pairs tested (default {DEFAULT_MAX_PAIRS})")
     s.add_argument("--shape", choices=SHAPES, help="target call shape (default: detected from its signature)")
     s.add_argument("--index-base", type=int, default=0, choices=(0, 1), help="1 if the target returns 1-based item indices")
     s.add_argument("--h-format", choices=H_FORMATS, default="list", help="how histograms are passed to the target")
@@ -111,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
     for item in args.load or []:  # the same as the global `dpverify --load F audit ...`
         load(item)
     if args.catalogue is not None:
+        _check_catalogue_names(args.catalogue)
         return _run_catalogue(args)
     if args.registry is not None or args.power or args.thirdparty or args.timing:
         return _run_tables(args)
@@ -134,6 +143,29 @@ def run(args: argparse.Namespace) -> int:
     return res.exit_status
 
 
+def _check_registry_names(names: list[str]) -> None:
+    """Every ``--registry`` name is a registered mechanism with something to audit (else exit 2, not a pass over nothing)."""
+    from mechanisms.registry import all_mechanisms
+
+    regs = all_mechanisms()
+    unknown = [n for n in names if n not in regs]
+    if unknown:
+        raise InvalidParameter(f"--registry {unknown[0]!r} is not a registered mechanism; `dpverify mechanisms` lists them")
+    idle = [n for n in names if regs[n].claim is None]
+    if idle:
+        raise InvalidParameter(f"--registry {idle[0]!r} has no registry claim to audit against (nothing would run)")
+
+
+def _check_catalogue_names(names: list[str]) -> None:
+    """Every ``--catalogue`` member exists (case-insensitive), else exit 2 listing them."""
+    from dpverify.auditor.catalogue import MEMBERS
+
+    known = {m.name.lower(): m.name for m in MEMBERS}
+    unknown = [n for n in names if n.lower() not in known]
+    if unknown:
+        raise InvalidParameter(f"--catalogue {unknown[0]!r} is not a member of the benchmark; its members are {', '.join(known.values())}")
+
+
 def _run_tables(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
@@ -151,6 +183,18 @@ def _run_tables(args: argparse.Namespace) -> int:
     out = Path(args.write_report) if args.write_report else None
     if out is not None and out.name != "audits.md":
         raise InvalidParameter(f"--write-report {args.write_report}: the page must be named audits.md (its data goes to data/audits.json beside it)")
+    if args.registry:
+        _check_registry_names(args.registry)
+    if out is not None:  # every prerequisite of the page before any sampling
+        from dpverify.report.data import data_path
+
+        from .common import out_dir
+
+        out_dir(out.parent, "--write-report")
+        if args.registry is None and not args.power and not args.thirdparty and not data_path(out.parent, "audits").exists():
+            raise InvalidParameter(f"--write-report {args.write_report}: the page's other sections come from "
+                                   f"{data_path(out.parent, 'audits')}, which does not exist; add --registry --power --thirdparty "
+                                   "(or run `dpverify verify`) to write it")
     timing_ok = True
     if args.timing:
         timing_ok = _run_timing(args, command, out)
@@ -205,6 +249,12 @@ def _run_catalogue(args: argparse.Namespace) -> int:
     from dpverify.auditor.catalogue import BUDGET, compute_catalogue
     from dpverify.report.audits import write_catalogue
 
+    if args.write_report:
+        from .common import out_dir
+
+        if Path(args.write_report).name != "audits.md":
+            raise InvalidParameter(f"--write-report {args.write_report}: the page must be named audits.md (its data goes to data/catalogue.json beside it)")
+        out_dir(Path(args.write_report).parent, "--write-report")
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
     for m in modes:
         if m not in ("black box", "exact law"):

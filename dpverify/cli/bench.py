@@ -17,6 +17,9 @@ __all__ = ["add_parser", "run"]
 def run(args: argparse.Namespace) -> int:
     from dpverify.bench.suite import run_bench
 
+    from .common import out_dir
+
+    out_dir(args.out)  # refused before the benchmarks run
     if args.checker_only:
         return _checker_only(args)
     res = run_bench(quick=args.quick, baseline=args.baseline)
@@ -61,10 +64,10 @@ def _checker_only(args: argparse.Namespace) -> int:
 
 def add_parser(sub: Any) -> None:
     s = sub.add_parser("bench", help="benchmarks: samplers, peers, checker throughput -> reports/performance.md")
-    s.add_argument("--quick", action="store_true")
+    s.add_argument("--quick", action="store_true", help="fewer repeats and sizes (about a minute)")
     s.add_argument("--baseline", metavar="DIR", help="another checkout of dpverify: measure checker throughput beside it")
     s.add_argument("--checker-only", action="store_true",
                    help="only the exact checker's instances/s (beside --baseline): data/throughput.json, a section of performance.md")
-    s.add_argument("--out", default="reports")
+    s.add_argument("--out", default="reports", help="directory of performance.md and its data (default reports)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=run)

@@ -18,6 +18,9 @@ def run(args: argparse.Namespace) -> int:
     from dpverify.accounting.table import GRID, QUICK_GRID, compute_composition
     from dpverify.report.composition_page import write_composition
 
+    from .common import out_dir
+
+    out_dir(args.out)  # refused before minutes of computing
     command = "dpverify composition" + (" --quick" if args.quick else "") + (" --no-dp-accounting" if args.no_dp_accounting else "")
     data = compute_composition(QUICK_GRID if args.quick else GRID, dp_accounting=not args.no_dp_accounting, command=command,
                                extras=not args.quick)
@@ -25,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data, indent=1, sort_keys=True, default=str))
         return 0
+
     for r in data["rows"]:
         o = r["optimal_br"]
         print(f"k={r['k']:<5} eps={r['eps']:<5} Lemma 4.4 {r['lemma44']['eps']:<16} zCDP {r['zcdp']['eps']:<16} "
@@ -38,6 +42,6 @@ def add_parser(sub: Any) -> None:
     s = sub.add_parser("composition", help="composition of bounded-range mechanisms: every accountant, timed -> reports/composition.md")
     s.add_argument("--quick", action="store_true", help="k in {1, 10, 100}, eps = 0.1 only, no extras")
     s.add_argument("--no-dp-accounting", action="store_true", help="skip the dp-accounting cross-checks even if it is installed")
-    s.add_argument("--out", default="reports")
+    s.add_argument("--out", default="reports", help="directory of composition.md and data/composition.json (default reports)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=run)

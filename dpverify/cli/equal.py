@@ -9,29 +9,34 @@ from mechanisms.registry import build
 
 from dpverify.checker.pair_report import compare_distributions
 
-from .common import EXIT_FAIL, EXIT_OK, print_json
+from mechanisms.validation import nonneg_int, pos_int
+
+from .common import EXIT_FAIL, EXIT_OK, humanize, print_json
 from .parse import parse_params
 
 __all__ = ["add_parser", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
+    pos_int("--d", args.d)
+    nonneg_int("--max-count", args.max_count)
     params = parse_params(args.param)
     rep = compare_distributions(build(args.first, **params), build(args.second, **params), args.d, args.max_count)
     if args.json:
         print_json(rep)
     else:
         print(f"{args.first} vs {args.second} on {rep['histograms']} histograms (d={args.d}, counts 0..{args.max_count}):")
-        print(f"  max |P1(o) - P2(o)| = {rep['max_abs_difference']} at h={rep['argmax_h']}; identical to {rep['digits']} digits: {rep['identical']}")
+        print(humanize(f"  max |P1(o) - P2(o)| = {rep['max_abs_difference']} at h={rep['argmax_h']}; identical to {rep['digits']} digits: "
+                       f"{str(rep['identical']).lower()}"))
     return EXIT_OK if rep["identical"] else EXIT_FAIL
 
 
 def add_parser(sub: Any) -> None:
     s = sub.add_parser("equal", help="compare two mechanisms' exact distributions on every histogram of a domain")
-    s.add_argument("first")
-    s.add_argument("second")
-    s.add_argument("--d", type=int, default=3)
-    s.add_argument("--max-count", type=int, default=3)
-    s.add_argument("--param", action="append", metavar="NAME=VALUE")
+    s.add_argument("first", help="a registered mechanism name")
+    s.add_argument("second", help="another registered mechanism name")
+    s.add_argument("--d", type=int, default=3, help="histogram length (default 3)")
+    s.add_argument("--max-count", type=int, default=3, help="largest count (default 3)")
+    s.add_argument("--param", action="append", metavar="NAME=VALUE", help="a parameter of both mechanisms (repeatable)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=run)

@@ -1,8 +1,10 @@
-"""``dpverify experiments [--quick] [--out reports]``: the seeds' utility experiments -> ``experiments.md``."""
+"""``dpverify experiments [--quick] [--out reports] [--json]``: the seeds' utility experiments -> ``experiments.md``."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from .common import EXIT_OK, out_dir, print_json
 
 __all__ = ["add_parser", "run"]
 
@@ -10,13 +12,18 @@ __all__ = ["add_parser", "run"]
 def run(args: Any) -> int:
     from dpverify.experiments.designs import write_experiments
 
-    page = write_experiments(args.out, quick=args.quick)
-    print(page)
-    return 0
+    out = out_dir(args.out)  # an existing file or an unwritable place: refused before the experiments run
+    page = write_experiments(out, quick=args.quick)
+    if args.json:
+        print_json({"page": str(page), "data": str(out / "data" / "experiments.json"), "quick": bool(args.quick)})
+    else:
+        print(page)
+    return EXIT_OK
 
 
 def add_parser(sub: Any) -> None:
     s = sub.add_parser("experiments", help="utility experiments on real data (CWGM20 §6, GJMR21 §4, DR19 §8) -> reports/experiments.md")
     s.add_argument("--quick", action="store_true", help="small grids, < 60 s")
-    s.add_argument("--out", default="reports")
+    s.add_argument("--out", default="reports", help="directory of experiments.md and data/experiments.json (default reports)")
+    s.add_argument("--json", action="store_true", help="print {page, data, quick} as one JSON document")
     s.set_defaults(func=run)

@@ -15,7 +15,9 @@ from mechanisms.validation import probability, real
 from dpverify.checker.divergences import parse_alpha
 from dpverify.checker.pair_report import profile_report
 
-from .common import EXIT_FAIL, EXIT_OK, print_json
+from mechanisms.errors import InvalidParameter
+
+from .common import EXIT_FAIL, EXIT_OK, humanize, print_json
 from .parse import parse_h, parse_params, parse_value
 
 __all__ = ["add_parser", "run"]
@@ -26,6 +28,9 @@ def run(args: argparse.Namespace) -> int:
     h = parse_h(args.h, "--h")
     h2 = parse_h(args.h2, "--h2") if args.h2 else None
     eps = [real("--eps", e) for e in (args.eps or [])]
+    for e in eps:
+        if e < 0:
+            raise InvalidParameter(f"--eps={e} must be >= 0 (delta(eps) is defined for eps >= 0)")
     delta = probability("--delta", args.delta, allow_zero=True) if args.delta is not None else None
     orders = [a.strip() for item in (args.renyi or []) for a in item.split(",") if a.strip()]
     orders = [parse_alpha(a if a.lower() in ("inf", "infinity") else parse_value(a)) for a in orders]  # a bad order fails here, named
@@ -35,17 +40,18 @@ def run(args: argparse.Namespace) -> int:
         print_json(rep)
     else:
         for line in rep["text"]:
-            print(line)
+            print(humanize(line))
     return EXIT_FAIL if rep.get("violates") else EXIT_OK
 
 
 def add_parser(sub: Any) -> None:
     s = sub.add_parser("profile", help="exact privacy profile delta(eps) of a mechanism on a pair (or worst neighbour)")
-    s.add_argument("mechanism")
-    s.add_argument("--h", required=True)
-    s.add_argument("--h2")
-    s.add_argument("--relation", default="add-remove")
-    s.add_argument("--param", action="append", metavar="NAME=VALUE")
+    s.add_argument("mechanism", help="a registered mechanism name (`dpverify mechanisms` lists them)")
+    s.add_argument("--h", required=True, help="the histogram, comma-separated counts (e.g. 3,2,2,0)")
+    s.add_argument("--h2", help="its neighbour (default: the worst neighbour of --h under --relation)")
+    s.add_argument("--relation", default="add-remove", help="add-remove | delta:N | linf (default add-remove)")
+    s.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="a parameter of the mechanism (repeatable); unknown or missing names are named in the error")
     s.add_argument("--eps", action="append", help="eps value(s) to evaluate delta at (repeatable)")
     s.add_argument("--delta", help="also report eps(delta) and flag delta(eps) > delta")
     s.add_argument("--distribution", action="store_true", help="print the exact output distributions")

@@ -20,7 +20,7 @@ from dpverify.report.ledger import write_index, write_reports
 from dpverify.report.provenance import REPO_ROOT
 from dpverify.verify import QUICK_SEARCH_EVALS, SEARCH_EVALS, run_searches, searched_mutant_rows
 
-from .common import EXIT_FAIL, EXIT_OK, add_exec_options, executor_workers, print_json
+from .common import EXIT_FAIL, EXIT_OK, add_exec_options, executor_workers, out_dir, print_json, result_store
 
 __all__ = ["add_parser", "run"]
 
@@ -37,6 +37,14 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_write and any(i in mine for i in ids) and _is_repo_reports(args.out):
         raise InvalidParameter(f"--out {args.out} is the repository's ledger; entries registered by your own files "
                                f"({', '.join(i for i in ids if i in mine)}) go to a report of their own: give --out DIR")
+    if args.search_evals is not None and args.search_evals < 1:
+        raise InvalidParameter(f"--search-evals={args.search_evals} must be >= 1")
+    if args.workers is not None and args.workers < 1:
+        raise InvalidParameter(f"--workers={args.workers} must be >= 1")
+    if not args.no_write:
+        out_dir(args.out)  # an existing file, an unwritable place: refused now, not after the checks
+    if args.resume:
+        result_store(args.resume)
     start = time.perf_counter()
     tty = sys.stderr.isatty()
 
@@ -146,8 +154,8 @@ def add_parser(sub: Any) -> None:
                    help="the search's realistic parameter grid (full: eps 0.01-4, delta 1e-3-1e-10, k/kbar up to 10/20)")
     add_exec_options(s, default_workers=None)
     s.add_argument("--only", action="append", help="only claims whose id starts with this prefix (repeatable); INDEX.md is then not rewritten")
-    s.add_argument("--out", default="reports")
-    s.add_argument("--no-write", action="store_true")
+    s.add_argument("--out", default="reports", help="the directory the pages go to (default reports; checked before any work)")
+    s.add_argument("--no-write", action="store_true", help="check and print only: write no page")
     s.add_argument("--no-figures", action="store_true", help="skip the figures (about a minute)")
     s.add_argument("--no-pages", action="store_true", help="skip the experiments, audits and benchmark pages (about 3 minutes)")
     s.add_argument("--json", action="store_true")
