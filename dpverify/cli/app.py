@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
         s.epilog = ((s.epilog + " ") if s.epilog else "") + EXIT_STATUSES + "."
         if not any("--json" in a.option_strings for a in s._actions):
             s.add_argument("--json", action="store_true", help="one JSON document on stdout (errors included)")
+        for a in s._actions:
+            if "--json" in a.option_strings and not a.help:
+                a.help = "one JSON document on stdout, errors included ({\"error\", \"parameter\", \"exit\"})"
     return p
 
 
@@ -64,6 +67,9 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             print("dpverify: interrupted", file=sys.stderr)
             return 130
+        except BrokenPipeError:  # the reader of stdout went away (`dpverify ... | head`): stop quietly, as a shell's SIGPIPE
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
         except Exception as exc:  # noqa: BLE001 - a genuine bug: show it and ask for a report
             traceback.print_exc()
             message = "internal error (this is a bug in dpverify; please report it with the command line above)"

@@ -67,6 +67,8 @@ _PARAM = re.compile(r"(?:^|[\s(])(--[a-z][\w-]*|[A-Za-z_][\w]*)(?==)|parameter '
 
 def _parameter_of(message: str) -> str | None:
     """The parameter an error message names (``--budget=nan ...`` -> ``--budget``; ``parameter 'k'`` -> ``k``), or None."""
+    if message.startswith("the following arguments are required: "):  # argparse: the first missing argument
+        return message.split(": ", 1)[1].split(",")[0].strip() or None
     m = _PARAM.search(message)
     return next((g for g in m.groups() if g), None) if m else None
 

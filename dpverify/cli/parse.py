@@ -23,7 +23,8 @@ def parse_h(text: str, option: str = "--h") -> tuple[int, ...]:
 
 
 def parse_value(text: str) -> Any:
-    """An int, an exact decimal/fraction (``Fraction``), a bool, ``none``, or the string itself."""
+    """An int, an exact decimal/fraction (``Fraction``), a bool, ``none``, a comma-separated tuple of numbers
+    (``0,2,3`` -> ``(0, 2, 3)``), or the string itself."""
     t = text.strip()
     if _INT.match(t):
         return int(t)
@@ -35,7 +36,13 @@ def parse_value(text: str) -> Any:
     try:
         return Fraction(t)
     except (ValueError, ZeroDivisionError):
-        return t
+        pass
+    parts = [p.strip() for p in t.split(",")]
+    if len(parts) > 1 and all(parts):  # "0,2,3": a tuple of values (e.g. a mechanism's domain or queries)
+        values = tuple(parse_value(p) for p in parts)
+        if all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in values):
+            return values
+    return t
 
 
 def parse_params(items: list[str] | None) -> dict[str, Any]:

@@ -25,14 +25,14 @@ def run(args: argparse.Namespace) -> int:
     if not Path(args.out).is_dir():
         out_dir(args.out, must_exist=True)  # the one-line reason: a file, or no such directory
     res = render_all(args.out, index=False if args.no_index else None, only=args.only)
+    if args.only and res["missing"]:
+        name, msg = next(iter(res["missing"].items()))
+        raise InvalidParameter(f"--only {name}: not rendered ({msg})")
     if not res["written"]:
         if len(res["missing"]) == 1:
             raise InvalidParameter(f"--out={args.out!r}: no page rendered ({next(iter(res['missing'].values()))})")
         raise InvalidParameter(f"--out={args.out!r}: no page rendered, no stored data for {', '.join(res['missing'])}; "
                                f"run `dpverify verify --out {args.out}` first (`--only PAGE` names each page's own command)")
-    if args.only and res["missing"]:
-        name, msg = next(iter(res["missing"].items()))
-        raise InvalidParameter(f"--only {name}: not rendered ({msg})")
     if args.json:
         print_json({"written": res["written"], "skipped": res["missing"]})
         return EXIT_OK
