@@ -9,6 +9,7 @@ Verdicts (:data:`VERDICTS`): ``holds-for-all-counts`` / ``violated`` / ``undecid
 Every result is a :class:`~dpverify.universal.result.UniversalResult` naming what it covers.
 """
 
+from .api import certify, universal_eps
 from .result import VERDICTS, UniversalResult, Witness
 
-__all__ = ["VERDICTS", "UniversalResult", "Witness"]
+__all__ = ["VERDICTS", "UniversalResult", "Witness", "certify", "universal_eps"]

@@ -70,9 +70,8 @@ def _exact_check(mech: Any, s, gaps: dict, point: tuple) -> tuple[str, Any]:
         excess = d - dc
     if excess.a > 0:
         a, b = (h, h2) if prof.direction == "h->h'" else (h2, h)
-        w = Witness(a, b, prof.event, mpmath.nstr(prof.p_event, 12), mpmath.nstr(prof.q_event, 12),
-                    mpmath.nstr(mpmath.mpf(eps) if not isinstance(eps, Fraction) else mpmath.mpf(eps.numerator) / eps.denominator, 15),
-                    str(delta), mpmath.nstr(excess.a, 6))
+        w = Witness(a, b, prof.event, _iv_str(prof.p_event), _iv_str(prof.q_event), str(eps), str(delta),
+                    mpmath.nstr(mpmath.mpf(excess.a), 8))
         return "violated", w
     if excess.b <= 0:
         return "holds", None
@@ -80,8 +79,11 @@ def _exact_check(mech: Any, s, gaps: dict, point: tuple) -> tuple[str, Any]:
 
 
 def run(model: LawModel, points: Sequence[tuple[Any, Any]], mech: Any, *, seconds: float = 60.0,
-        max_boxes: int = 2_000_000, first_violation: bool = True) -> Search:
-    """Decide every claimed point ``(eps', delta)`` on every structure; stop at the first certified violation."""
+        max_boxes: int = 2_000_000, first_violation: bool = True, e_cap: int | None = None) -> Search:
+    """Decide every claimed point ``(eps', delta)`` on every structure; stop at the first certified violation.
+
+    ``e_cap``: only pairs with ``||h' - h||_0 <= e_cap`` (the ``delta:N`` relation; a reduced pair has at most the
+    changed items of the original, and every structure is itself such a pair)."""
     K = model.consts()
     eps_iv = K["eps"]
     Eps = [_exp_iv(e) for e, _ in points]
@@ -98,6 +100,8 @@ def run(model: LawModel, points: Sequence[tuple[Any, Any]], mech: Any, *, second
     st = Search()
     t0 = time.monotonic()
     for s in structures(model.kbar):
+        if e_cap is not None and sum(s.e) > e_cap:
+            continue
         st.structures += 1
         comp = compile_structure(s, model)
         stack = [({v: (2, math.inf) for v in comp.variables}, tuple(range(len(points))))]
@@ -145,6 +149,13 @@ def run(model: LawModel, points: Sequence[tuple[Any, Any]], mech: Any, *, second
             break
     st.seconds = time.monotonic() - t0
     return st
+
+
+def _iv_str(x: Any) -> str:
+    """An enclosure as ``"[lo, hi]"`` with 12 significant digits (outward: lo rounded down, hi up)."""
+    if isinstance(x, mpmath.iv.mpf):
+        return f"[{mpmath.nstr(mpmath.mpf(x.a) * (1 - mpmath.mpf(10) ** -11), 12)}, {mpmath.nstr(mpmath.mpf(x.b) * (1 + mpmath.mpf(10) ** -11), 12)}]"
+    return mpmath.nstr(x, 15)
 
 
 def _describe(s) -> dict:
