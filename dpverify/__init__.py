@@ -43,6 +43,7 @@ from .errors import (
     UserCodeError,
 )
 from .testing import assert_claim, assert_dp
+from .universal import UniversalResult, certify, universal_eps
 
 __version__ = "0.1.0"
 
@@ -56,4 +57,5 @@ __all__ = [
     "is_neighbour", "neighbours", "pairs",
     "eps_for_delta", "hockey_stick", "pair_profile", "pure_eps",
     "renyi", "zcdp_rho", "br_range", "privacy_loss_distribution", "optimal_br_composition",
+    "certify", "universal_eps", "UniversalResult",
 ]
