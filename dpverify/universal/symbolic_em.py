@@ -1,0 +1,337 @@
+"""Pure-eps (and bounded-range) claims of the exponential-mechanism family, decided EXACTLY for all counts.
+
+Issue 32, part B.  Such claims are tight only in a limit (the ratio tends to ``e^{k m eps_q}`` as a gap goes to
+infinity), so no numeric enclosure can certify them; here every inequality is a polynomial one with integer
+coefficients (``E = e^{eps_q}`` kept as a symbol):
+
+* for ALL lengths: the per-stage lemma of :mod:`dpverify.universal.stagewise` (``P(o)/Q(o)`` is a product of
+  k stage ratios, each ``<= E^m``, ``m = max V - min V``: 1 under add-remove / ``delta:N``, 2 under l_inf);
+* for every length ``d <= 6`` (cross-check, and the exact supremum ``E^{m min(k, d-1)}`` at each d): every
+  structure and outcome of :mod:`dpverify.universal.em_structures`, each numerator with non-negative
+  coefficients in ``t = E - 1`` grouped by x-monomial;
+* a claim below the supremum is refuted by an integer pair of the limit family (chosen items at the bottom,
+  the others ``G`` above with the opposite move), ``G`` grown until the mechanism's own interval law
+  (``distribution(..., interval=True)``) certifies ``P(o) - e^{eps} Q(o) > 0``.
+
+Covered mechanisms (the law is recognised by type, never by name): ``ExponentialMechanism`` (k = 1),
+``PeelingEM``, ``OneShotGumbel`` (the peeling law by DR19 Lemma 4.2, checked exactly on the box as
+DR19.Lem4.2 and symbolically for k <= 2 as DR19.Lem4.2#symbolic; the witness is re-checked with its own
+integrated law), any ``sensitivity`` / ``factor2``, the mutants wrapping them (``EMHalfScale``,
+``GumbelBudgetNotSplit``) and ``PeelingWithReplacement`` (k independent draws: the same stage lemma).
+JOINT is not: its utility's sensitivity for all counts is not certified here (see ``_JOINT_REASON``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from fractions import Fraction
+from typing import Any, Mapping
+
+import mpmath
+
+from .em_structures import certify_structure, structures
+from .fiv import ivprec
+from .result import HOLDS, OUT_OF_SCOPE, UNDECIDED, VIOLATED, UniversalResult, Witness
+from .stagewise import br_lemma, least_stage_exponent, relation_moves
+
+__all__ = ["EMModel", "em_model", "certify_em_family", "certify_mechanism_spec", "em_family_claims", "exhaustive", "universal_pure_eps",
+           "limit_witness"]
+
+_JOINT_REASON = ("JOINT is an exponential mechanism over k-sets / k-sequences (weight exp(eps u / 2)); the generic EM "
+                 "bound P/Q <= e^{2 eps' Delta_u} reduces eps-DP to Delta_u <= 1, which is checked on the box only "
+                 "(GJMR21.Lem5#sensitivity) -- not certified for all counts here; only a box witness can refute it")
+METHOD = ("symbolic: E = e^eps_q kept exact; per-stage lemma (all lengths) and per-structure numerators with "
+          "non-negative integer coefficients in t = E - 1 (lengths <= d); witnesses re-checked with the interval law")
+
+
+class EMModel:
+    """The peeling law of a recognised mechanism: ``k`` draws at rate ``eps_q`` (exact), with/without replacement."""
+
+    def __init__(self, k: int, eps_q: Fraction, replacement: bool, name: str):
+        self.k, self.eps_q, self.replacement, self.name = k, eps_q, replacement, name
+
+    def __repr__(self) -> str:
+        return f"EMModel(k={self.k}, eps_q={self.eps_q}, replacement={self.replacement}, {self.name})"
+
+
+def _frac(x: Any) -> Fraction:
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, (int, float, str)) and not isinstance(x, bool):
+        return Fraction(x)
+    if isinstance(x, mpmath.mpf):
+        man, exp = x.man_exp
+        return Fraction(int(man)) * Fraction(2) ** int(exp)
+    raise ValueError(f"{x!r} is not a number the symbolic certifier can take exactly")
+
+
+def em_model(mech: Any) -> tuple[EMModel | None, str]:
+    """Recognise the peeling law behind ``mech`` (unwrapping the mutant delegates), or ``(None, reason)``."""
+    from mechanisms.exponential.em import ExponentialMechanism, OneShotGumbel, PeelingEM
+    from mechanisms.mutants.basic import PeelingWithReplacement
+
+    name = type(mech).__name__
+    inner = mech
+    while hasattr(inner, "inner") and callable(inner.inner) and type(inner).__module__.startswith("mechanisms.mutants"):
+        inner = inner.inner()
+    if type(inner) in (ExponentialMechanism, PeelingEM, OneShotGumbel):
+        rate = _frac(inner.eps) / _frac(inner.sensitivity)
+        rate = rate / 2 if inner.factor2 else rate
+        return EMModel(getattr(inner, "k", 1), rate, False, name), ""
+    if type(inner) is PeelingWithReplacement:
+        return EMModel(inner.k, _frac(inner.eps), True, name), ""
+    if "Joint" in name:
+        return None, _JOINT_REASON
+    return None, f"{name}: not a peeling exponential-mechanism law"
+
+
+def sup_exponent(model: EMModel, m: int, d: int | None) -> int:
+    """The exact supremum of ``P(o)/Q(o)`` is ``E^{this}``: ``m min(k, d - 1)`` (``m k`` for all lengths)."""
+    if d is None or model.replacement:
+        return m * model.k if (d is None or d >= 2) else 0
+    return m * min(model.k, d - 1) if d >= 2 else 0
+
+
+def exhaustive(model: EMModel, moves: tuple, exp_s: int, d: int) -> tuple[int, int, tuple | None]:
+    """Every structure at length d against ``E^{exp_s}``: ``(structures, outcomes, first failure or None)``."""
+    n_s = n_o = 0
+    for s in structures(d, moves):
+        n_s += 1
+        n, bad = certify_structure(s, exp_s, model.k, model.replacement)
+        n_o += n
+        if bad is not None:
+            return n_s, n_o, (s, bad)
+    return n_s, n_o, None
+
+
+def _family(model: EMModel, moves: tuple, d: int, G: int) -> tuple[tuple, tuple, tuple]:
+    """The limit family at gap G: (P-histogram, Q-histogram, outcome) whose ratio tends to the supremum."""
+    lo_move, hi_move = min(moves), max(moves)
+    L = model.k if model.replacement else min(model.k, d - 1)
+    base = 1 if lo_move < 0 else 0
+    h = tuple([base] * L + [base + G] * (d - L))
+    v = [lo_move] * L + [hi_move] * (d - L)
+    h2 = tuple(a + b for a, b in zip(h, v))
+    if model.replacement:
+        o = (0,) * model.k
+    else:
+        o = tuple(range(L)) + tuple(range(L, L + model.k - L))
+    return h, h2, o
+
+
+def _iv(x: Fraction) -> Any:
+    return mpmath.iv.mpf(x.numerator) / x.denominator
+
+
+def _recheck(mech: Any, h: tuple, h2: tuple, o: tuple, eps_c: Fraction) -> tuple[bool, Any, Any, Any]:
+    """``P(o) - e^{eps_c} Q(o)`` with the mechanism's own interval law: (certified > 0, P, Q, excess)."""
+    P = mech.distribution(h, interval=True)[o]
+    Q = mech.distribution(h2, interval=True)[o]
+    with ivprec(200):
+        ex = mpmath.iv.mpf(P) - mpmath.iv.exp(_iv(eps_c)) * mpmath.iv.mpf(Q)
+    return ex.a > 0, P, Q, ex
+
+
+def _ivs(x: Any) -> str:
+    return f"[{mpmath.nstr(mpmath.mpf(x.a), 12)}, {mpmath.nstr(mpmath.mpf(x.b), 12)}]"
+
+
+def limit_witness(mech: Any, model: EMModel, moves: tuple, eps_c: Fraction, d: int | None = None,
+                  max_gap: int = 1 << 20) -> Witness | None:
+    """An integer pair of the limit family violating ``eps_c`` (pure), re-checked exactly; None if the gap cap is hit."""
+    d = d if d is not None else (2 if model.replacement else model.k + 1)
+    target = float(eps_c)
+    G = 1
+    while G <= max_gap:
+        h, h2, o = _family(model, moves, d, G)
+        with mpmath.workprec(120):
+            ratio = _peel_ratio(model, h, h2, o)
+        if ratio > target:
+            ok, P, Q, ex = _recheck(mech, h, h2, o, eps_c)
+            if ok:
+                return Witness(h, h2, o, _ivs(P), _ivs(Q), str(eps_c), "0", mpmath.nstr(mpmath.mpf(ex.a), 8))
+        G = G + 1 if G < 8 else G * 2
+    return None
+
+
+def _peel_law(model: EMModel, h: tuple, o: tuple) -> Any:
+    E = mpmath.exp(mpmath.mpf(model.eps_q.numerator) / model.eps_q.denominator)
+    top = max(h)
+    w = [E ** (c - top) for c in h]
+    p, used = mpmath.mpf(1), set()
+    for i in o:
+        p *= w[i] / mpmath.fsum(w[j] for j in range(len(h)) if model.replacement or j not in used)
+        used.add(i)
+    return p
+
+
+def _peel_ratio(model: EMModel, h: tuple, h2: tuple, o: tuple) -> float:
+    return float(mpmath.log(_peel_law(model, h, o)) - mpmath.log(_peel_law(model, h2, o)))
+
+
+def universal_pure_eps(mech: Any, relation: str, d: int | None = None) -> dict:
+    """The exact universal pure eps of an EM-family mechanism: ``upper`` (certified by the stage lemma, or the
+    structures at length d), ``lower`` (a finite witness pair's log-ratio), and the note that it is a limit."""
+    model, why = em_model(mech)
+    moves = relation_moves(relation)
+    if model is None or moves is None:
+        raise ValueError(why or f"relation={relation!r} is not add-remove, delta:N or linf")
+    lem = least_stage_exponent(moves)
+    s = sup_exponent(model, lem.m, d)
+    up = s * model.eps_q
+    w = limit_witness(mech, model, moves, up * Fraction(999, 1000), d) if s else None
+    return {"universal_eps": up, "universal_eps_lower": (Fraction(999, 1000) * up) if w else Fraction(0),
+            "witness": w, "attained": False if s else True, "stage_exponent": lem.m,
+            "note": f"sup P(o)/Q(o) = e^({s} eps_q), eps_q = {model.eps_q}: a limit as the gap tends to infinity"}
+
+
+def _br_witness(mech: Any, model: EMModel, moves: tuple, eta: Fraction, dmax: int = 4, gmax: int = 5) -> Witness | None:
+    """A bounded-range violation on a small grid of structures (float screen, then the interval law)."""
+    for d in range(2, dmax + 1):
+        outs = list(itertools.product(range(d), repeat=model.k) if model.replacement
+                    else itertools.permutations(range(d), min(model.k, d)))
+        for gaps in itertools.product(range(gmax + 1), repeat=d - 1):
+            h = [sum(gaps) + (1 if min(moves) < 0 else 0)]
+            for g in gaps:
+                h.append(h[-1] - g)
+            for v in itertools.product(moves, repeat=d):
+                h2 = tuple(a + b for a, b in zip(h, v))
+                with mpmath.workprec(80):
+                    r = {o: _peel_ratio(model, tuple(h), h2, o) for o in outs}
+                hi, lo = max(r, key=r.get), min(r, key=r.get)
+                if r[hi] - r[lo] > float(eta) + 1e-9:
+                    P, Q = mech.distribution(tuple(h), interval=True), mech.distribution(h2, interval=True)
+                    with ivprec(200):
+                        a, b = P[hi] * Q[lo], P[lo] * Q[hi]
+                        ex = a - mpmath.iv.exp(_iv(eta)) * b
+                    if ex.a > 0:
+                        return Witness(tuple(h), h2, (hi, lo), _ivs(a), _ivs(b), str(eta), "0", mpmath.nstr(mpmath.mpf(ex.a), 8))
+    return None
+
+
+def certify_em_family(claim: Any, params: Mapping[str, Any], *, d: int | None = None, dmax: int | None = None) -> UniversalResult:
+    """Decide ``claim`` at ``params`` for every count: all lengths (``d=None``) or the one length ``d``.
+
+    ``dmax``: lengths 1..dmax are also checked structure by structure (a cross-check of the lemma; default
+    ``k + 1``, the first length at which the supremum is reached; at most 6).  Pure points (``delta = 0``) and points with ``eps >= `` the universal pure eps are
+    decided; other ``(eps, delta > 0)`` points are left ``undecided`` (named in ``undecided``)."""
+    t0 = time.monotonic()
+    p = dict(params)
+    mech = claim.mechanism(p)
+    scope = {"mechanism": type(mech).__name__, "params": {k: str(v) for k, v in p.items()},
+             "relation": claim.relation, "notion": claim.notion, "counts": "all non-negative"}
+    extra: dict = {"expected": getattr(claim, "expected", "")}
+    model, why = em_model(mech)
+    moves = relation_moves(claim.relation)
+    if model is None or moves is None:
+        return UniversalResult(claim.id, OUT_OF_SCOPE, "none", scope, False, METHOD, seconds=time.monotonic() - t0,
+                               reason=why or f"relation {claim.relation!r} not structured", extra=extra)
+    lengths = "all" if d is None else str(d)
+    lem = least_stage_exponent(moves)
+    s = sup_exponent(model, lem.m, d)
+    sup_eps = s * model.eps_q
+    extra.update({"stage_lemma": lem.statement(), "stage_lemma_cases": len(lem.cases), "stage_exponent": lem.m,
+                  "eps_q": str(model.eps_q), "k": model.k, "universal_pure_eps": str(sup_eps),
+                  "supremum": "a limit (gap -> infinity), not attained" if claim.notion == "dp" else ""})
+    # the structure-by-structure cross-check (exact supremum at each length)
+    n_struct = n_out = 0
+    top = d if d is not None else min(6, (dmax if dmax is not None else model.k + 1))
+    per_d = {}
+    for dd in ([d] if d is not None else range(1, top + 1)):
+        e_d = sup_exponent(model, lem.m, dd)
+        ns, no, bad = exhaustive(model, moves, e_d, dd)
+        n_struct, n_out = n_struct + ns, n_out + no
+        per_d[dd] = {"sup_exponent": e_d, "structures": ns, "outcomes": no, "certified": bad is None}
+        if bad is not None:  # cannot happen if the lemma is right: report, never hide
+            return UniversalResult(claim.id, UNDECIDED, lengths, scope, True, METHOD, n_struct, n_out,
+                                   time.monotonic() - t0, undecided=({"d": dd, "structure": str(bad[0]), "outcome": bad[1]},),
+                                   reason="a structure numerator is not coefficient-wise non-negative", extra=extra)
+    extra["per_length"] = per_d
+    figures = dict(structures=n_struct, boxes=n_out)
+    if claim.notion == "br":
+        return _br(claim, mech, model, moves, lem.m, p, scope, extra, lengths, figures, t0)
+    if claim.notion != "dp":
+        return UniversalResult(claim.id, OUT_OF_SCOPE, "none", scope, False, METHOD, seconds=time.monotonic() - t0,
+                               reason=f"notion {claim.notion!r}: Renyi / zCDP divergences are not polynomial margins", extra=extra)
+    points = [(_frac(e), _frac(dl)) for e, dl in claim.points(p)]
+    scope["points"] = [[str(e), str(dl)] for e, dl in points]
+    left, decided = [], []
+    for eps_c, dl in points:
+        if eps_c >= sup_eps:
+            decided.append([str(eps_c), str(dl), "holds"])
+        elif dl == 0:
+            w = limit_witness(mech, model, moves, eps_c, d)
+            if w is None:
+                left.append({"point": [str(eps_c), "0"], "why": "no witness up to the gap cap"})
+                continue
+            extra["point"] = [str(eps_c), "0"]
+            extra["decided"] = decided
+            return UniversalResult(claim.id, VIOLATED, lengths, scope, True, METHOD, witness=w,
+                                   seconds=time.monotonic() - t0, extra=extra, **figures)
+        else:
+            left.append({"point": [str(eps_c), str(dl)],
+                         "why": f"eps below the universal pure eps {sup_eps} with delta > 0: not a pure-eps margin"})
+    extra["decided"] = decided
+    if left:
+        return UniversalResult(claim.id, UNDECIDED, lengths, scope, True, METHOD, undecided=tuple(left),
+                               seconds=time.monotonic() - t0, reason="(eps, delta>0) points below the pure eps", extra=extra, **figures)
+    return UniversalResult(claim.id, HOLDS, lengths, scope, True, METHOD, seconds=time.monotonic() - t0, extra=extra, **figures)
+
+
+def _br(claim, mech, model, moves, m, p, scope, extra, lengths, figures, t0) -> UniversalResult:
+    """eta-bounded range: EM (k = 1) by the cancellation lemma (exact, attained); k >= 2 by the DP bound both ways."""
+    etas = [_frac(e) for e in claim.points(p)]
+    scope["points"] = [str(e) for e in etas]
+    if model.k == 1 and not model.replacement:
+        proved, _ = br_lemma(moves, m)
+        bound = m * model.eps_q if proved else None
+        extra["br_range"] = f"sup = {m} eps_q = {m * model.eps_q} exactly (normalisers cancel; attained at any pair with two moves)"
+    else:
+        bound = 2 * m * model.k * model.eps_q
+        extra["br_range"] = f"<= 2 * {m * model.k} eps_q = {bound} (the pure-eps bound in both directions)"
+    for eta in etas:
+        if bound is not None and eta >= bound:
+            continue
+        w = _br_witness(mech, model, moves, eta)
+        if w is None:
+            return UniversalResult(claim.id, UNDECIDED, lengths, scope, True, METHOD, seconds=time.monotonic() - t0,
+                                   undecided=({"eta": str(eta), "why": "below the proved bound, no witness on d <= 4, gaps <= 5"},),
+                                   extra=extra, **figures)
+        extra["witness_event"] = "(o, o'): P = P(o) Q(o'), Q = P(o') Q(o), excess = P - e^eta Q"
+        return UniversalResult(claim.id, VIOLATED, lengths, scope, True, METHOD, witness=w,
+                               seconds=time.monotonic() - t0, extra=extra, **figures)
+    return UniversalResult(claim.id, HOLDS, lengths, scope, True, METHOD, seconds=time.monotonic() - t0, extra=extra, **figures)
+
+
+def certify_mechanism_spec(name: str, params: Mapping[str, Any], **kw: Any) -> UniversalResult:
+    """A registered mechanism (a mutant included) against its registry claim under its registry relation."""
+    from mechanisms.registry import build, get_mechanism
+    from proofs.claims import PrivacyClaim
+
+    spec = get_mechanism(name)
+    bad = bool(getattr(spec, "mutant", "")) and "still-private" not in getattr(spec, "tags", frozenset())
+    claim = PrivacyClaim(id=f"mechanism:{name}", title=name, source=str(spec.paper), statement="registry claim",
+                         code=name, relation=spec.relation, expected="violated" if bad else "holds",
+                         mechanism=lambda p: build(name, **dict(p)), points=lambda p: [spec.claim(p)])
+    return certify_em_family(claim, params, **kw)
+
+
+def em_family_claims() -> list[str]:
+    """Ledger privacy claims whose mechanism this module recognises (pure eps / bounded range decided)."""
+    from proofs.claims import PrivacyClaim
+    from proofs.registry import all_claims
+
+    out = []
+    for cid, c in all_claims().items():
+        if not isinstance(c, PrivacyClaim) or c.notion not in ("dp", "br"):
+            continue
+        try:
+            p = dict(c.domain.params[0]) if c.domain is not None and c.domain.params else {}
+            mech = c.mechanism(p)
+        except Exception:  # a claim whose first parameter set does not build is not ours to judge
+            continue
+        if em_model(mech)[0] is not None and relation_moves(c.relation) is not None:
+            out.append(cid)
+    return out
