@@ -139,7 +139,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         _print(res.as_json())
     else:
-        print(res.summary())
+        from .common import humanize
+
+        print(humanize(res.summary()))
     return res.exit_status
 
 
