@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from mechanisms.errors import DPVerifyError, InvalidParameter
+from mechanisms.validation import pos_int, positive, probability
 
 from proofs.claims import Domain, PrivacyClaim, Statement
 
@@ -34,6 +35,14 @@ def claim_param_names(claim: Any) -> list[str]:
         for p in dom.params:
             names.update(dict.fromkeys(p))
     return list(names)
+
+
+#: the meaning every claim gives these names: an override outside the range is refused whatever the claim
+#: (a lemma has no mechanism to refuse it, so ``eps=-1`` would otherwise be evaluated, or skipped)
+COMMON = {
+    "eps": positive, "eps1": positive, "eps2": positive, "eps0": positive, "rho": positive,
+    "delta": lambda n, v: probability(n, v, allow_zero=True), "k": pos_int, "kbar": pos_int, "Delta": pos_int,
+}
 
 
 def _build(claim: Any, p: Mapping[str, Any]) -> None:
@@ -61,6 +70,12 @@ def claim_param_sets(claim: Any, items: list[str] | None, dom: Domain | None = N
     if unknown:
         raise InvalidParameter(f"parameter {unknown[0]!r} is not a parameter of claim {claim.id} (--param {unknown[0]}=...); "
                                f"its parameters are {', '.join(names)}")
+    for name, value in overrides.items():
+        if name in COMMON:
+            try:
+                COMMON[name](name, value)
+            except DPVerifyError as exc:
+                raise InvalidParameter(f"{exc} (--param {name}=... on claim {claim.id})") from None
     sets: list[dict] = []
     for base in dom.params:
         p = {**base, **overrides}
