@@ -23,8 +23,6 @@ JOINT is not: its utility's sensitivity for all counts is not certified here (se
 
 from __future__ import annotations
 
-import itertools
-import math
 import time
 from fractions import Fraction
 from typing import Any, Mapping
@@ -32,12 +30,12 @@ from typing import Any, Mapping
 import mpmath
 
 from .em_structures import certify_structure, structures
-from .fiv import ivprec
-from .result import HOLDS, OUT_OF_SCOPE, UNDECIDED, VIOLATED, UniversalResult, Witness
+from .em_witness import box_witness, br_witness, limit_witness
+from .result import HOLDS, OUT_OF_SCOPE, UNDECIDED, VIOLATED, UniversalResult
 from .stagewise import br_lemma, least_stage_exponent, relation_moves
 
-__all__ = ["EMModel", "em_model", "certify_em_family", "certify_mechanism_spec", "em_family_claims", "exhaustive", "universal_pure_eps",
-           "limit_witness"]
+__all__ = ["EMModel", "em_model", "certify_em_family", "certify_mechanism_spec", "em_family_claims", "exhaustive",
+           "universal_pure_eps", "sup_exponent"]
 
 _JOINT_REASON = ("JOINT is an exponential mechanism over k-sets / k-sequences (weight exp(eps u / 2)); the generic EM "
                  "bound P/Q <= e^{2 eps' Delta_u} reduces eps-DP to Delta_u <= 1, which is checked on the box only "
@@ -106,71 +104,6 @@ def exhaustive(model: EMModel, moves: tuple, exp_s: int, d: int) -> tuple[int, i
     return n_s, n_o, None
 
 
-def _family(model: EMModel, moves: tuple, d: int, G: int) -> tuple[tuple, tuple, tuple]:
-    """The limit family at gap G: (P-histogram, Q-histogram, outcome) whose ratio tends to the supremum."""
-    lo_move, hi_move = min(moves), max(moves)
-    L = model.k if model.replacement else min(model.k, d - 1)
-    base = 1 if lo_move < 0 else 0
-    h = tuple([base] * L + [base + G] * (d - L))
-    v = [lo_move] * L + [hi_move] * (d - L)
-    h2 = tuple(a + b for a, b in zip(h, v))
-    if model.replacement:
-        o = (0,) * model.k
-    else:
-        o = tuple(range(L)) + tuple(range(L, L + model.k - L))
-    return h, h2, o
-
-
-def _iv(x: Fraction) -> Any:
-    return mpmath.iv.mpf(x.numerator) / x.denominator
-
-
-def _recheck(mech: Any, h: tuple, h2: tuple, o: tuple, eps_c: Fraction) -> tuple[bool, Any, Any, Any]:
-    """``P(o) - e^{eps_c} Q(o)`` with the mechanism's own interval law: (certified > 0, P, Q, excess)."""
-    P = mech.distribution(h, interval=True)[o]
-    Q = mech.distribution(h2, interval=True)[o]
-    with ivprec(200):
-        ex = mpmath.iv.mpf(P) - mpmath.iv.exp(_iv(eps_c)) * mpmath.iv.mpf(Q)
-    return ex.a > 0, P, Q, ex
-
-
-def _ivs(x: Any) -> str:
-    return f"[{mpmath.nstr(mpmath.mpf(x.a), 12)}, {mpmath.nstr(mpmath.mpf(x.b), 12)}]"
-
-
-def limit_witness(mech: Any, model: EMModel, moves: tuple, eps_c: Fraction, d: int | None = None,
-                  max_gap: int = 1 << 20) -> Witness | None:
-    """An integer pair of the limit family violating ``eps_c`` (pure), re-checked exactly; None if the gap cap is hit."""
-    d = d if d is not None else (2 if model.replacement else model.k + 1)
-    target = float(eps_c)
-    G = 1
-    while G <= max_gap:
-        h, h2, o = _family(model, moves, d, G)
-        with mpmath.workprec(120):
-            ratio = _peel_ratio(model, h, h2, o)
-        if ratio > target:
-            ok, P, Q, ex = _recheck(mech, h, h2, o, eps_c)
-            if ok:
-                return Witness(h, h2, o, _ivs(P), _ivs(Q), str(eps_c), "0", mpmath.nstr(mpmath.mpf(ex.a), 8))
-        G = G + 1 if G < 8 else G * 2
-    return None
-
-
-def _peel_law(model: EMModel, h: tuple, o: tuple) -> Any:
-    E = mpmath.exp(mpmath.mpf(model.eps_q.numerator) / model.eps_q.denominator)
-    top = max(h)
-    w = [E ** (c - top) for c in h]
-    p, used = mpmath.mpf(1), set()
-    for i in o:
-        p *= w[i] / mpmath.fsum(w[j] for j in range(len(h)) if model.replacement or j not in used)
-        used.add(i)
-    return p
-
-
-def _peel_ratio(model: EMModel, h: tuple, h2: tuple, o: tuple) -> float:
-    return float(mpmath.log(_peel_law(model, h, o)) - mpmath.log(_peel_law(model, h2, o)))
-
-
 def universal_pure_eps(mech: Any, relation: str, d: int | None = None) -> dict:
     """The exact universal pure eps of an EM-family mechanism: ``upper`` (certified by the stage lemma, or the
     structures at length d), ``lower`` (a finite witness pair's log-ratio), and the note that it is a limit."""
@@ -185,30 +118,6 @@ def universal_pure_eps(mech: Any, relation: str, d: int | None = None) -> dict:
     return {"universal_eps": up, "universal_eps_lower": (Fraction(999, 1000) * up) if w else Fraction(0),
             "witness": w, "attained": False if s else True, "stage_exponent": lem.m,
             "note": f"sup P(o)/Q(o) = e^({s} eps_q), eps_q = {model.eps_q}: a limit as the gap tends to infinity"}
-
-
-def _br_witness(mech: Any, model: EMModel, moves: tuple, eta: Fraction, dmax: int = 4, gmax: int = 5) -> Witness | None:
-    """A bounded-range violation on a small grid of structures (float screen, then the interval law)."""
-    for d in range(2, dmax + 1):
-        outs = list(itertools.product(range(d), repeat=model.k) if model.replacement
-                    else itertools.permutations(range(d), min(model.k, d)))
-        for gaps in itertools.product(range(gmax + 1), repeat=d - 1):
-            h = [sum(gaps) + (1 if min(moves) < 0 else 0)]
-            for g in gaps:
-                h.append(h[-1] - g)
-            for v in itertools.product(moves, repeat=d):
-                h2 = tuple(a + b for a, b in zip(h, v))
-                with mpmath.workprec(80):
-                    r = {o: _peel_ratio(model, tuple(h), h2, o) for o in outs}
-                hi, lo = max(r, key=r.get), min(r, key=r.get)
-                if r[hi] - r[lo] > float(eta) + 1e-9:
-                    P, Q = mech.distribution(tuple(h), interval=True), mech.distribution(h2, interval=True)
-                    with ivprec(200):
-                        a, b = P[hi] * Q[lo], P[lo] * Q[hi]
-                        ex = a - mpmath.iv.exp(_iv(eta)) * b
-                    if ex.a > 0:
-                        return Witness(tuple(h), h2, (hi, lo), _ivs(a), _ivs(b), str(eta), "0", mpmath.nstr(mpmath.mpf(ex.a), 8))
-    return None
 
 
 def certify_em_family(claim: Any, params: Mapping[str, Any], *, d: int | None = None, dmax: int | None = None) -> UniversalResult:
@@ -226,6 +135,14 @@ def certify_em_family(claim: Any, params: Mapping[str, Any], *, d: int | None = 
     model, why = em_model(mech)
     moves = relation_moves(claim.relation)
     if model is None or moves is None:
+        if model is None and "Joint" in type(mech).__name__ and claim.notion == "dp" and moves is not None:
+            for eps_c, dl in claim.points(p):
+                w = box_witness(mech, claim.relation, _frac(eps_c), 4, 2) if _frac(dl) == 0 else None
+                if w is not None:  # a witness needs no structure: the law itself refutes the claim
+                    extra["point"] = [str(eps_c), "0"]
+                    return UniversalResult(claim.id, VIOLATED, "all", scope, True, "box witness, interval law", witness=w,
+                                           seconds=time.monotonic() - t0, extra=extra)
+            extra["box_searched"] = "lengths 2..4, counts 0..2: no pure-eps violation (the interval law)"
         return UniversalResult(claim.id, OUT_OF_SCOPE, "none", scope, False, METHOD, seconds=time.monotonic() - t0,
                                reason=why or f"relation {claim.relation!r} not structured", extra=extra)
     lengths = "all" if d is None else str(d)
@@ -239,7 +156,7 @@ def certify_em_family(claim: Any, params: Mapping[str, Any], *, d: int | None = 
     n_struct = n_out = 0
     top = d if d is not None else min(6, (dmax if dmax is not None else model.k + 1))
     per_d = {}
-    for dd in ([d] if d is not None else range(1, top + 1)):
+    for dd in ([d] if d is not None else range(1 if model.replacement else model.k, top + 1)):
         e_d = sup_exponent(model, lem.m, dd)
         ns, no, bad = exhaustive(model, moves, e_d, dd)
         n_struct, n_out = n_struct + ns, n_out + no
@@ -294,7 +211,7 @@ def _br(claim, mech, model, moves, m, p, scope, extra, lengths, figures, t0) -> 
     for eta in etas:
         if bound is not None and eta >= bound:
             continue
-        w = _br_witness(mech, model, moves, eta)
+        w = br_witness(mech, model, moves, eta)
         if w is None:
             return UniversalResult(claim.id, UNDECIDED, lengths, scope, True, METHOD, seconds=time.monotonic() - t0,
                                    undecided=({"eta": str(eta), "why": "below the proved bound, no witness on d <= 4, gaps <= 5"},),
