@@ -136,11 +136,27 @@ def run(model: LawModel, points: Sequence[tuple[Any, Any]], mech: Any, *, second
                     elif verdict == "open":
                         st.left.append({"structure": _describe(s), "point": p, "gaps": gaps})
                 continue
-            v = max((v for v, (a, b) in box.items() if a < b), key=lambda v: xs[v][1] - xs[v][0])
+            cand = [v for v, (a, b) in box.items() if a < b]
+
+            def cut(v):
+                a, b = box[v]
+                xm = (xs[v][0] + xs[v][1]) / 2
+                m = a if xm <= 0 else int(math.floor(-math.log(xm) / epsf))
+                return max(a, min(m, b - 1 if b < math.inf else m))
+
+            if len(cand) > 1:  # smear by trial: split the gap whose thinning lowers the upper bound most
+                def upper_if_thin(v):
+                    m = cut(v)
+                    xt = dict(xs)
+                    xt[v] = xval(m)
+                    tt = evaluate(comp, xt, K)
+                    st.boxes += 1
+                    return max(max(dd[1] for dd in deltas(*tt, Eps[p])) for p in still)
+                v = min(cand, key=upper_if_thin)
+            else:
+                v = cand[0]
             a, b = box[v]
-            xm = (xs[v][0] + xs[v][1]) / 2
-            m = a if xm <= 0 else int(math.floor(-math.log(xm) / epsf))
-            m = max(a, min(m, b - 1 if b < math.inf else m))
+            m = cut(v)
             lo, hi = dict(box), dict(box)
             lo[v], hi[v] = (a, m), (m + 1, b)
             stack.append((hi, tuple(still)))

@@ -44,9 +44,15 @@ class LawModel:
         with fiv.ivprec(120):
             e = mpmath.iv.mpf(_exact(self.eps))
             E = mpmath.iv.exp(e)
-            out = {"eps": e, "E": fiv.const(E), "Em1": fiv.const(E - 1),
-                   "C": fiv.const(mpmath.iv.exp(e * self.plus_one) * mpmath.iv.mpf(_exact(self.mult))),
-                   "Epow": {c: fiv.const(mpmath.iv.exp(-e * c)) for c in range(-3, 4 * self.kbar + 8)}}
+            C = mpmath.iv.exp(e * self.plus_one) * mpmath.iv.mpf(_exact(self.mult))
+            out = {"eps": e, "E": fiv.const(E), "Em1": fiv.const(E - 1), "C": fiv.const(C), "Cinv": fiv.const(1 / C),
+                   "Epow": {c: fiv.const(mpmath.iv.exp(-e * c)) for c in range(-4 * self.kbar - 8, 4 * self.kbar + 8)}}
+
+        def epow(c: int) -> tuple[float, float]:
+            with fiv.ivprec(120):
+                return fiv.const(mpmath.iv.exp(-e * c))
+
+        out["epow"] = epow
         return out
 
 
@@ -58,12 +64,11 @@ def _exact(x: Any) -> Any:
     return x
 
 
-def _diff(a: tuple, b: tuple) -> tuple[int, tuple[int, ...]]:
-    """``form_a - form_b`` as a monomial key ``(c, vars)``; the variables of b must be among a's."""
-    va, vb = set(a[1]), set(b[1])
-    if not vb <= va:
-        raise AssertionError(f"negative gap coefficient: {a} - {b}")  # pragma: no cover - structure bug
-    return (a[0] - b[0], tuple(sorted(va - vb)))
+def _ratio_key(fj: tuple, cj: int, fo: tuple, co: int) -> tuple:
+    """``w_j / w_o`` as ``(c, up, down, C-power)``: ``exp(eps c) * prod_{up} 1/x_v * prod_{down} x_v * C^p``
+    (``c = const_j - const_o``; a variable gap in j's form and not in o's raises j above o)."""
+    vj, vo = set(fj[1]), set(fo[1])
+    return (fj[0] - fo[0], tuple(sorted(vj - vo)), tuple(sorted(vo - vj)), cj - co)
 
 
 class _Side:
@@ -75,12 +80,28 @@ class _Side:
         self.forms = forms
         self.rank = {j: r for r, j in enumerate(order)}
 
-    def weights(self, remaining: tuple[int, ...]) -> dict:
-        """Monomial keys of every remaining real item and of ⊥ (key ``None`` -> ⊥), relative to the stage top."""
-        top = min(remaining, key=self.rank.__getitem__)
-        out = {j: _diff(self.forms[top], self.forms[j]) for j in remaining}
-        out[None] = _diff(self.forms[top], self.forms[self.thr])
-        return out
+    def form(self, j):
+        return (self.forms[self.thr], 1) if j is None else (self.forms[j], 0)
+
+    def ratios(self, o, others) -> tuple:
+        """Keys of ``w_j / w_o`` for every j in ``others`` (``None`` -> ⊥)."""
+        fo, co = self.form(o)
+        return tuple(_ratio_key(*self._fc(j), fo, co) for j in others)
+
+    def _fc(self, j):
+        f, c = self.form(j)
+        return f, c
+
+    def stage(self, remaining: tuple) -> dict:
+        """For every candidate o of the stage (real items and ⊥): the keys of ``w_j / w_o``, j != o."""
+        cand = list(remaining) + [None]
+        return {o: self.ratios(o, [j for j in cand if j != o]) for o in cand}
+
+    def group(self, members: list, remaining: tuple) -> tuple:
+        """``pi_A`` of ``members`` among ``remaining`` + ⊥, as keys relative to A's top: (num keys, rest keys)."""
+        cand = list(remaining) + [None]
+        top = min(members, key=lambda j: self.rank[self.thr] if j is None else self.rank[j])
+        return (self.ratios(top, [j for j in members if j != top]), self.ratios(top, [j for j in cand if j not in members]))
 
 
 @dataclass
@@ -110,20 +131,22 @@ def compile_structure(s: Structure, model: LawModel) -> Compiled:
         return d[0]
 
     al = {j: alpha(j) for j in list(A.dom) + [None]}
-    nodes = []  # (prefix, stage list) built depth-first: each node says how to extend
+    nodes = []
 
     def build(prefix):
         remA = tuple(j for j in A.dom if j not in prefix)
         remB = tuple(j for j in B.dom if j not in prefix)
         full = len(prefix) == k
-        wA, wB = ({}, {}) if full else (A.weights(remA), B.weights(remB))
-        node = {"prefix": prefix, "wA": wA, "wB": wB, "full": full,
-                "A_items": [j for j in list(remA) + [None] if al[j] == 1], "alpha": al,
+        Aset = [j for j in list(remA) + [None] if al[j] == 1]
+        node = {"prefix": prefix, "full": full, "alpha": al,
+                "sA": {} if full else A.stage(remA), "sB": {} if full else B.stage(remB),
+                "group": None if (full or not Aset or len(Aset) == len(remA) + 1) else A.group(Aset, remA),
+                "all_A": bool(Aset) and len(Aset) == len(remA) + 1,
                 "bad_P": [j for j in remA if j in partner], "bad_Q": [j for j in remB if j in entered],
                 "children": []}
         me = len(nodes)
         nodes.append(node)
-        if len(prefix) < k:
+        if not full:
             for o in remA:
                 if o in common:
                     node["children"].append((o, build(prefix + (o,))))
@@ -133,41 +156,47 @@ def compile_structure(s: Structure, model: LawModel) -> Compiled:
     return Compiled(s, model, nodes, s.variables)
 
 
-def _mono(key, xs, Epow, cache):
+def _val(key, xs, inv, K, cache):
     v = cache.get(key)
     if v is None:
-        c, vs = key
-        v = Epow[c]
-        for j in vs:
+        c, ups, downs, cp = key
+        v = K["Epow"].get(-c) or K["epow"](-c)
+        for j in ups:
+            v = fiv.mul(v, inv[j])
+        for j in downs:
             v = fiv.mul(v, xs[j])
+        if cp == 1:
+            v = fiv.mul(v, K["C"])
+        elif cp == -1:
+            v = fiv.mul(v, K["Cinv"])
         cache[key] = v
     return v
 
 
 def evaluate(comp: Compiled, xs: dict, K: dict) -> tuple[list, tuple, tuple]:
     """Enclosures on the box (``xs[v]`` = the interval of ``x_v``): ``terms`` = ``[(P, Q, R)]`` over the outcomes
-    both laws give, and the masses ``P`` of outcomes h' cannot give and ``Q`` of those h cannot give."""
-    Epow, C, Em1, E = K["Epow"], K["C"], K["Em1"], K["E"]
+    both laws give, and the masses ``P`` of outcomes h' cannot give and ``Q`` of those h cannot give.
+
+    A stage probability is ``1 / (1 + sum_j w_j / w_o)``: every ratio ``w_j / w_o`` is a monomial in the
+    ``x_v`` and ``1/x_v`` of distinct gaps, so its interval is its exact range on the box (no dependency lost
+    inside a ratio; ⊥ against an item is a constant times such a monomial)."""
+    Em1, Epow = K["Em1"], K["Epow"]
+    inv = {v: (1.0 / x[1] if x[1] > 0 else fiv.INF, fiv.INF if x[0] == 0 else fiv.up(1.0 / x[0])) for v, x in xs.items()}
+    inv = {v: (fiv.dn(a) if a not in (0.0, fiv.INF) else a, b) for v, (a, b) in inv.items()}
     cache: dict = {}
     terms, badP, badQ = [], (0.0, 0.0), (0.0, 0.0)
     nodes = comp.nodes
 
-    def wvals(wkeys):
-        out = {}
-        for j, key in wkeys.items():
-            m = _mono(key, xs, Epow, cache)
-            out[j] = fiv.mul(m, C) if j is None else m
-        return out
-
-    def total(ws, skip):
+    def ssum(keys):
         t = (0.0, 0.0)
-        for j, w in ws.items():
-            if j not in skip:
-                t = fiv.add(t, w)
+        for key in keys:
+            t = fiv.add(t, _val(key, xs, inv, K, cache))
         return t
 
-    def stage(ws, o):
-        return fiv.share(ws[o], total(ws, (o,)))
+    def prob(keys):  # 1 / (1 + sum)
+        S = ssum(keys)
+        lo = 1.0 / fiv.up(1.0 + S[1]) if S[1] < fiv.INF else 0.0
+        return (fiv.dn(lo) if lo > 0 else 0.0, min(1.0, fiv.up(1.0 / fiv.dn(1.0 + S[0]))))
 
     def visit(i, P, Q, R):
         nonlocal badP, badQ
@@ -175,29 +204,28 @@ def evaluate(comp: Compiled, xs: dict, K: dict) -> tuple[list, tuple, tuple]:
         if nd["full"]:
             terms.append((P, Q, R))
             return
-        wa, wb = wvals(nd["wA"]), wvals(nd["wB"])
-        Aset = nd["A_items"]
-        if not Aset:
+        sA, sB = nd["sA"], nd["sB"]
+        if nd["all_A"]:
+            ratio = K["E"]
+        elif nd["group"] is None:
             ratio = (1.0, 1.0)
         else:
-            wA = total({j: wa[j] for j in Aset}, ())
-            piA = fiv.share(wA, total(wa, set(Aset)))
+            num, rest = nd["group"]
+            piA = fiv.share(fiv.add((1.0, 1.0), ssum(num)), ssum(rest))
             g = fiv.mul(Em1, piA)
             ratio = (fiv.dn(1.0 + g[0]), fiv.up(1.0 + g[1]))
         al = nd["alpha"]
 
         def R_of(o):
-            r = fiv.mul(R, ratio)
-            return fiv.mul(r, Epow[al[o]])
+            return fiv.mul(fiv.mul(R, ratio), Epow[al[o]])
 
-        # BOT ends the outcome here
-        terms.append((fiv.mul(P, stage(wa, None)), fiv.mul(Q, stage(wb, None)), R_of(None)))
+        terms.append((fiv.mul(P, prob(sA[None])), fiv.mul(Q, prob(sB[None])), R_of(None)))
         for j in nd["bad_P"]:
-            badP = fiv.add(badP, fiv.mul(P, stage(wa, j)))
+            badP = fiv.add(badP, fiv.mul(P, prob(sA[j])))
         for j in nd["bad_Q"]:
-            badQ = fiv.add(badQ, fiv.mul(Q, stage(wb, j)))
+            badQ = fiv.add(badQ, fiv.mul(Q, prob(sB[j])))
         for o, child in nd["children"]:
-            visit(child, fiv.mul(P, stage(wa, o)), fiv.mul(Q, stage(wb, o)), R_of(o))
+            visit(child, fiv.mul(P, prob(sA[o])), fiv.mul(Q, prob(sB[o])), R_of(o))
 
     visit(0, (1.0, 1.0), (1.0, 1.0), (1.0, 1.0))
     return terms, badP, badQ
