@@ -17,8 +17,11 @@ import mpmath
 import pytest
 
 from mechanisms.exponential.em import ExponentialMechanism, OneShotGumbel, PeelingEM
+from mechanisms.joint.sequence import u_sequence
+from mechanisms.joint.sets import Joint, u_star
 from proofs.registry import get_claim
 
+from dpverify.universal import joint_sensitivity as JS
 from dpverify.universal.fiv import ivprec
 from dpverify.universal.em_structures import margin_from_numerator, structures, to_structure
 from dpverify.universal.result import HOLDS, OUT_OF_SCOPE, VIOLATED
@@ -145,12 +148,45 @@ def test_mutants_and_registry_mechanisms(name, p, verdict):
         assert _recheck(build(name, **p), r.witness, F(r.witness.eps))
 
 
-def test_joint_is_out_of_scope_never_a_pass_and_the_printed_algorithm_is_refused():
-    r = certify_em_family(get_claim("GJMR21.Thm8"), {"k": 1, "eps": 1})
-    assert r.verdict == OUT_OF_SCOPE and "sensitivity" in r.reason
+def test_joint_holds_on_the_lengths_checked_and_the_printed_algorithm_is_refused():
+    for cid, p in (("GJMR21.Thm8", {"k": 2, "eps": 1}), ("GJMR21.Thm8#sequence", {"k": 3, "eps": 1})):
+        r = certify_em_family(get_claim(cid), p)
+        assert r.verdict == HOLDS and r.lengths == f"{p['k']}..4" and r.structures > 400
+    wrong = dataclasses.replace(get_claim("GJMR21.Thm8"), points=lambda q: [(F(1, 2), 0)])
+    r = certify_em_family(wrong, {"k": 2, "eps": 1})  # half the budget: refused on the box
+    assert r.verdict == VIOLATED and _recheck(Joint(2, 1), r.witness, F(1, 2))
     c = get_claim("GJMR21.Thm8#literal")
     r = certify_em_family(c, {"k": 2, "eps": 1})
     assert r.verdict == VIOLATED and _recheck(c.mechanism({"k": 2, "eps": 1}), r.witness, F(1))
+
+
+def test_joint_sensitivity_rows_match_the_utility_at_random_realisations():
+    rng = random.Random(3)
+    for _ in range(300):
+        d = rng.randrange(2, 6)
+        k = rng.randrange(1, d + 1)
+        kind = rng.choice(["set", "sequence"])
+        pattern = tuple(rng.choice([0, 1, "L"]) for _ in range(d - 1))
+        v = tuple(rng.choice([0, 1]) for _ in range(d))
+        big = [rng.randrange(2, 40) for _ in range(d - 1)]
+        h = [200]
+        for l, g in enumerate(pattern):
+            h.append(h[-1] - (big[l] if g == "L" else g))
+        h2 = [a + b for a, b in zip(h, v)]
+        outs = list(itertools.combinations(range(d), k) if kind == "set" else itertools.permutations(range(d), k))
+        o = rng.choice(outs)
+        u = (lambda x: u_star(x, frozenset(o))) if kind == "set" else (lambda x: u_sequence(x, o))
+        a = sorted(h, reverse=True)
+        b = sorted((h[p] for p in o), reverse=True) if kind == "set" else [h[p] for p in o]
+        rows = JS._terms(pattern, v, o, kind, d)
+        pred = max(a[i] - b[i] + r[0] + sum(c * big[l] for l, c in enumerate(r[1])) for i, r in enumerate(rows))
+        assert -u(h) == max(a[i] - b[i] for i in range(k)) and -u(h2) == pred, (h, h2, o, kind)
+
+
+def test_joint_sensitivity_check_can_fail(monkeypatch):
+    real = JS._terms
+    monkeypatch.setattr(JS, "_terms", lambda *a: [(2 * r[0], r[1]) for r in real(*a)])
+    assert JS.check_sensitivity(3, 2, "set")[2] is not None
 
 
 def test_universal_pure_eps_is_the_limit():
@@ -167,3 +203,9 @@ def test_every_structure_at_length_6(relation, k):
     model = EMModel(k, F(1), False, "PeelingEM")
     s = sup_exponent(model, max(V) - min(V), 6)
     assert exhaustive(model, V, s, 6)[2] is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind,k", [("set", 1), ("set", 2), ("set", 3), ("sequence", 1), ("sequence", 2)])
+def test_joint_sensitivity_at_length_6(kind, k):
+    assert JS.check_sensitivity(6, k, kind)[2] is None

@@ -131,3 +131,13 @@ def br_lemma(moves: Iterable[int], eta_exponent: int) -> tuple[bool, tuple]:
             if not nonneg_in_t({eta_exponent: 1, vo2 - vo: -1} if eta_exponent != vo2 - vo else {}):
                 return False, (vo, vo2)
     return True, ()
+
+
+def generic_em_lemma(delta_u: int) -> tuple[bool, int]:
+    """EM with weight ``F^{u}`` and ``|u(h,o) - u(h',o)| <= delta_u``: ``P(o)/Q(o) <= F^{2 delta_u}``.
+
+    Certificate: for each change ``c`` in ``[-delta_u, delta_u]`` the term ``F^{delta_u} F^{u} - F^{u + c}`` of
+    ``F^{delta_u} Z(h) - Z(h')`` is non-negative in ``t = F - 1`` (so ``Z(h')/Z(h) <= F^{delta_u}``, and by the same
+    terms the other way); then ``F^{u(h,o) - u(h',o)} <= F^{delta_u}``.  Returns ``(holds, exponent 2 delta_u)``."""
+    ok = all(nonneg_in_t({delta_u: 1, c: -1} if c != delta_u else {}) for c in range(-delta_u, delta_u + 1))
+    return ok, 2 * delta_u

@@ -18,7 +18,9 @@ Covered mechanisms (the law is recognised by type, never by name): ``Exponential
 DR19.Lem4.2 and symbolically for k <= 2 as DR19.Lem4.2#symbolic; the witness is re-checked with its own
 integrated law), any ``sensitivity`` / ``factor2``, the mutants wrapping them (``EMHalfScale``,
 ``GumbelBudgetNotSplit``) and ``PeelingWithReplacement`` (k independent draws: the same stage lemma).
-JOINT is not: its utility's sensitivity for all counts is not certified here (see ``_JOINT_REASON``).
+JOINT (``Joint``, ``JointSequence``) goes through the generic EM lemma and a structure check of its utility's
+sensitivity (:mod:`dpverify.universal.joint_sensitivity`, lengths <= dmax); Algorithm 1 as printed only through a
+box witness.
 """
 
 from __future__ import annotations
@@ -37,9 +39,8 @@ from .stagewise import br_lemma, least_stage_exponent, relation_moves
 __all__ = ["EMModel", "em_model", "certify_em_family", "certify_mechanism_spec", "em_family_claims", "exhaustive",
            "universal_pure_eps", "sup_exponent"]
 
-_JOINT_REASON = ("JOINT is an exponential mechanism over k-sets / k-sequences (weight exp(eps u / 2)); the generic EM "
-                 "bound P/Q <= e^{2 eps' Delta_u} reduces eps-DP to Delta_u <= 1, which is checked on the box only "
-                 "(GJMR21.Lem5#sensitivity) -- not certified for all counts here; only a box witness can refute it")
+_JOINT_REASON = ("a JOINT variant whose law is not an exponential mechanism of the closed-form utility (e.g. Algorithm 1 "
+                 "as printed, GJMR21.Thm8#literal): no structure; only a box witness can refute it")
 METHOD = ("symbolic: E = e^eps_q kept exact; per-stage lemma (all lengths) and per-structure numerators with "
           "non-negative integer coefficients in t = E - 1 (lengths <= d); witnesses re-checked with the interval law")
 
@@ -134,6 +135,12 @@ def certify_em_family(claim: Any, params: Mapping[str, Any], *, d: int | None = 
     extra: dict = {"expected": getattr(claim, "expected", "")}
     model, why = em_model(mech)
     moves = relation_moves(claim.relation)
+    if model is None and moves is not None:
+        from .joint_sensitivity import certify_joint
+
+        res = certify_joint(claim, p, mech, scope, extra, d=d, dmax=dmax if dmax is not None else 4)
+        if res is not None:
+            return res
     if model is None or moves is None:
         if model is None and "Joint" in type(mech).__name__ and claim.notion == "dp" and moves is not None:
             for eps_c, dl in claim.points(p):
