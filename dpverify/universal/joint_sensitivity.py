@@ -126,7 +126,7 @@ def certify_joint(claim, p: dict, mech, scope: dict, extra: dict, *, d: int | No
     t0 = time.monotonic()
     method = ("generic EM lemma (exact, F = e^{eps/2}) + utility sensitivity 1 checked on every structure "
               "(gaps 0, 1 or symbolic >= 2; exact linear forms)")
-    if claim.relation.strip().lower() != "add-remove" or claim.notion != "dp":
+    if claim.relation.strip().lower() != "add-remove" or claim.notion not in ("dp", "br"):
         return UniversalResult(claim.id, UNDECIDED, "none", scope, False, method, seconds=time.monotonic() - t0,
                                reason=f"JOINT: only add-remove (eps, 0) claims are structured, not {claim.relation}/{claim.notion}",
                                extra=extra)
@@ -146,6 +146,15 @@ def certify_joint(claim, p: dict, mech, scope: dict, extra: dict, *, d: int | No
     extra.update({"utility": kind, "sensitivity": 1, "eps_bound": str(bound),
                   "other_lengths": "written argument only (order statistics monotone and shift-equivariant: "
                                    "a_i <= a'_i <= a_i + 1), not machine-checked"})
+    if claim.notion == "br":  # P(S)Q(S') / (P(S')Q(S)) = F^{du(S) - du(S')}: the normalisers cancel
+        etas = [Fraction(e) for e in claim.points(p)]
+        scope["points"] = [str(e) for e in etas]
+        extra["br_range"] = f"<= 2 Delta eps/2 = {bound} (normalisers cancel, rows change by at most 1)"
+        if ok and all(e >= bound for e in etas):
+            return UniversalResult(claim.id, HOLDS, lengths, scope, True, method, n_s, n_o, time.monotonic() - t0, extra=extra)
+        return UniversalResult(claim.id, UNDECIDED, lengths, scope, True, method, n_s, n_o, time.monotonic() - t0,
+                               undecided=({"points": [str(e) for e in etas if e < bound], "why": "below the bound"},),
+                               extra=extra)
     points = [(Fraction(e), Fraction(dl)) for e, dl in claim.points(p)]
     scope["points"] = [[str(e), str(dl)] for e, dl in points]
     for eps_c, dl in points:

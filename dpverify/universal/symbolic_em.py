@@ -243,7 +243,7 @@ def certify_mechanism_spec(name: str, params: Mapping[str, Any], **kw: Any) -> U
 
 
 def em_family_claims() -> list[str]:
-    """Ledger privacy claims whose mechanism this module recognises (pure eps / bounded range decided)."""
+    """Ledger privacy claims (notions dp / br) whose mechanism this module recognises: the peeling family and JOINT."""
     from proofs.claims import PrivacyClaim
     from proofs.registry import all_claims
 
@@ -256,6 +256,7 @@ def em_family_claims() -> list[str]:
             mech = c.mechanism(p)
         except Exception:  # a claim whose first parameter set does not build is not ours to judge
             continue
-        if em_model(mech)[0] is not None and relation_moves(c.relation) is not None:
+        joint = type(mech).__name__ in ("Joint", "JointSequence", "JointLiteral")
+        if (em_model(mech)[0] is not None or joint) and relation_moves(c.relation) is not None:
             out.append(cid)
     return out
