@@ -210,3 +210,17 @@ def test_every_structure_at_length_6(relation, k):
 @pytest.mark.parametrize("kind,k", [("set", 1), ("set", 2), ("set", 3), ("sequence", 1), ("sequence", 2)])
 def test_joint_sensitivity_at_length_6(kind, k):
     assert JS.check_sensitivity(6, k, kind)[2] is None
+
+
+def test_one_length_and_bad_d():
+    from mechanisms.errors import InvalidParameter
+
+    c = get_claim("CWGM20.Claim2.1")
+    r = certify_em_family(c, {"k": 2, "eps": 1}, d=3)
+    assert r.verdict == HOLDS and r.lengths == "3" and r.structures == 16
+    assert certify_em_family(c, {"k": 2, "eps": 1}, d=40).extra["structures_skipped"]
+    wrong = dataclasses.replace(c, points=lambda q: [(F(3, 2), 0)])
+    r = certify_em_family(wrong, {"k": 2, "eps": 1}, d=2)  # at d = 2 the supremum is e^{eps}: 3/2 holds there
+    assert r.verdict == HOLDS and r.extra["universal_pure_eps"] == "1"
+    with pytest.raises(InvalidParameter, match="d=1"):
+        certify_em_family(c, {"k": 2, "eps": 1}, d=1)
