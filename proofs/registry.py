@@ -25,6 +25,7 @@ OTHER_PAPERS = {
     "BS16": "Bun & Steinke, Concentrated Differential Privacy: Simplifications, Extensions, and Lower Bounds (TCC 2016)",
     "CR21": "Cesar & Rogers, Bounding, Concentrating, and Truncating: Unifying Privacy Loss Composition (ALT 2021)",
     "DDR20": "Dong, Durfee & Rogers, Optimal DP Composition for Exponential Mechanisms and the Cost of Adaptivity (ICML 2020)",
+    "DVGM22": "Desfontaines, Voss, Gipson & Mandayam, Differentially Private Partition Selection (PoPETs 2022)",
     "MS20": "McKenna & Sheldon, Permute-and-Flip: A new mechanism for DP selection (NeurIPS 2020)",
 }
 

@@ -165,11 +165,18 @@ def count_pairs(d: int, max_count: int, relation: str = "add-remove") -> int:
 
 
 def resolve_relation(relation: str, params: Mapping[str, Any]) -> str:
-    """``relation`` with a literal ``N`` (``"delta:N"``, ``"linf:N"``) replaced by the parameter dict's ``Delta``.
+    """``relation`` with a literal ``N`` (``"delta:N"``, ``"linf:N"``) replaced by the parameter dict's ``Delta``,
+    and any other parameter name (``"delta:L"``) by that parameter's value in the dict.
 
     A claim whose neighbours are Delta-restricted with the Delta of each parameter dict (DR19 §6.1)
     writes its relation this way; every other relation is returned unchanged.
     """
     if isinstance(relation, str) and relation.endswith(":N"):
         return relation[:-1] + str(params.get("Delta", 1))
+    if isinstance(relation, str) and ":" in relation:
+        # any other parameter name: "delta:L" takes each parameter dict's L (partition selection: a user adds or
+        # removes one count in each of at most L keys)
+        head, name = relation.rsplit(":", 1)
+        if name.isidentifier() and name in params:
+            return f"{head}:{int(params[name])}"
     return relation

@@ -1,0 +1,12 @@
+"""Partition selection (key selection, tau-thresholding): a key with n distinct users is released independently
+with probability p(n), p(0) = 0 (Desfontaines, Voss, Gipson & Mandayam, PoPETs 2022, arXiv:2006.03684).
+
+``keep`` holds the exact keep probabilities (the truncated-geometric optimum as a tight recursion and as
+Google's floored closed form, Laplace and Gaussian thresholding at Google's thresholds, the L-key split, the
+pre-threshold wrapper); ``selection`` the mechanism (exact law of the released key set + float sampler) and its
+``REGISTRY`` lines.
+"""
+
+from mechanisms.partition_selection.selection import STRATEGIES, PartitionSelection
+
+__all__ = ["PartitionSelection", "STRATEGIES"]
