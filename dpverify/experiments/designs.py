@@ -33,268 +33,33 @@ Rendering (tables, figures, the Markdown page) is in :mod:`dpverify.report.exper
 
 from __future__ import annotations
 
-import csv
-import gzip
 import math
 import time
-from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from mechanisms.core import BOT, DEFAULT_PREC, exact_context
+from mechanisms.core import BOT, DEFAULT_PREC
 from mechanisms.exponential.em import OneShotGumbel
 from mechanisms.joint.sequence import JointSequence
 from mechanisms.joint.sets import Joint
 from mechanisms.laplace.noisy_max import LaplaceTopK
 from mechanisms.limited_domain.domain import top_sorted
 from mechanisms.limited_domain.gumbel import LimitDom
-from mechanisms.limited_domain.optimal_threshold import OptimalThreshold
-from mechanisms.stability.top_stable import TopStable
 
-from dpverify.report.provenance import REPO_ROOT
+from .common import (DATA, NETFLIX_USERS, Z95, Config, Dataset, _sub_rng, linf_error, load_datasets, mean_ci,  # noqa: F401
+                     precision, relative_sum, returned_items)
+from .cwgm20 import (ld_private_mechanism, run_cwgm20, run_cwgm20_ksweep, run_ld, run_ld_private,  # noqa: F401
+                     run_ld_switches, run_ts)
 
 __all__ = [
     "Dataset", "load_datasets", "returned_items", "precision", "relative_sum", "linf_error", "mean_ci",
     "Config", "run_cwgm20", "run_cwgm20_ksweep", "run_gjmr21", "run_dr19", "run_all", "lemma_8_1_bound",
     "NETFLIX_USERS", "ld_private_mechanism", "run_ld_private", "dataset_summary", "write_experiments",
 ]
-
-DATA = REPO_ROOT / "data"
-#: users in the Netflix prize training data (Bennett & Lanning 2007); the shipped file has per-movie counts only.
-NETFLIX_USERS = 480_189
-Z95 = 1.959963984540054
-
-
-@dataclass(frozen=True)
-class Dataset:
-    """A count histogram (int64, original item order), item labels, and the n used for delta = 1/n."""
-
-    name: str
-    h: np.ndarray
-    labels: tuple[str, ...]
-    n: int
-    n_what: str
-
-
-def load_datasets(data_dir: Path | str = DATA) -> list[Dataset]:
-    """MovieLens (distinct users per movie), IMDB (votes per title), Netflix (ratings per movie)."""
-    data_dir = Path(data_dir)
-    with gzip.open(data_dir / "movielens_ratings.csv.gz", "rt", newline="") as f:
-        pairs = {(r["userId"], r["movieId"]) for r in csv.DictReader(f)}
-    users = len({u for u, _ in pairs})
-    per = Counter(m for _, m in pairs)
-    titles: dict[str, str] = {}
-    with gzip.open(data_dir / "movielens_movies.csv.gz", "rt", newline="") as f:
-        for r in csv.DictReader(f):
-            titles[r["movieId"]] = r["title"]
-    mids = sorted(per, key=int)
-    ml = Dataset("MovieLens", np.array([per[m] for m in mids], dtype=np.int64),
-                 tuple(titles.get(m, f"movieId {m}") for m in mids), users, "distinct users in the ratings file")
-    with gzip.open(data_dir / "imdb_movie_votes.csv.gz", "rt", newline="") as f:
-        rows = list(csv.DictReader(f))
-    ih = np.array([int(r["votes"]) for r in rows], dtype=np.int64)
-    imdb = Dataset("IMDB", ih, tuple(f"{r['title']} ({r['year']})" for r in rows), int(ih.sum()),
-                   "total votes (the number of voters is not in the data; total votes >= voters, so delta = 1/n is conservative)")
-    nh = np.load(data_dir / "NETFLIX.n17770.npy").astype(np.int64)
-    nf = Dataset("Netflix", nh, tuple(f"movie {i + 1}" for i in range(nh.size)), NETFLIX_USERS,
-                 "users in the Netflix prize data (constant, not derived from the count file)")
-    return [ml, imdb, nf]
-
-
-# ----------------------------------------------------------------------------- metrics
-def returned_items(o: Any) -> list[int]:
-    """The items an output releases: tuple entries that are not BOT; a frozenset inside (TS transcript) is unpacked."""
-    if isinstance(o, frozenset):
-        return sorted(o)
-    out: list[int] = []
-    for x in o:
-        if x is BOT:
-            continue
-        if isinstance(x, frozenset):
-            out.extend(sorted(x))
-        else:
-            out.append(int(x))
-    return out
-
-
-def precision(items: Sequence[int], top: Sequence[int], k: int) -> float:
-    """CWGM20 ``P``: number of true top-k items returned, divided by k."""
-    return len(set(items) & set(top)) / k
-
-
-def relative_sum(h: np.ndarray, items: Sequence[int], top: Sequence[int]) -> float:
-    """CWGM20 ``S``: sum of the true counts of the returned items / sum of the true top-k counts."""
-    den = int(sum(int(h[i]) for i in top))
-    return int(sum(int(h[i]) for i in items)) / den if den else 1.0
-
-
-def linf_error(h: np.ndarray, items: Sequence[int], k: int) -> int:
-    """GJMR21 §4 ``l_inf`` error: ``max_i |c_(i) - c_[i](S)|`` over i = 1..k.
-
-    ``c_(i)`` is the i-th largest true count, ``c_[i](S)`` the i-th largest true
-    count among the k returned items (a set metric: the order of output is ignored,
-    matching JOINT's utility u*, seed 004 §3).
-    """
-    if len(items) != k:
-        raise ValueError(f"linf_error needs k={k} items, got {len(items)}")
-    true = np.sort(h)[::-1][:k]
-    est = np.sort(np.asarray([h[i] for i in items], dtype=np.int64))[::-1]
-    return int(np.max(np.abs(true - est)))
-
-
-def mean_ci(x: Sequence[float]) -> tuple[float, float]:
-    """(mean, half-width of the normal-approximation 95% CI)."""
-    a = np.asarray(x, dtype=np.float64)
-    if a.size < 2:
-        return float(a.mean()), float("nan")
-    return float(a.mean()), float(Z95 * a.std(ddof=1) / math.sqrt(a.size))
-
-
-# ----------------------------------------------------------------------------- configuration
-@dataclass(frozen=True)
-class Config:
-    """Trials, grids and seeds for one run (``quick`` shrinks everything)."""
-
-    quick: bool = False
-    seed: int = 20201220
-    trials_cw: int = 2000
-    trials_gj: int = 400
-    trials_dr: int = 2000
-    eps_cw: tuple = (Fraction(2, 5), Fraction(4, 5), Fraction(1))
-    ks_cw: tuple = (3, 10, 50)
-    ksweep: tuple = (1, 2, 3, 5, 10, 20, 30, 50, 75, 100)
-    #: CWGM20 §6: Algorithm 6 picks kbar in [k, kbar_hi * k] ("from [k, ..., 5k]")
-    kbar_hi: int = 5
-    #: CWGM20 §6 TS settings: "TS uses p1 = 0.37" and "fix eps_EM = 0 and kbar = k"
-    p1: Fraction = Fraction(37, 100)
-    eps_em: Fraction = Fraction(0)
-    eps_gj: tuple = (Fraction(1, 10), Fraction(1))
-    ds_gj: tuple = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 9066)
-    k_gj: int = 5
-    k_dr: int = 10
-    eps_dr: tuple = (Fraction(1, 10), Fraction(1))
-    kbars_dr: tuple = (10, 11, 12, 15, 20, 30, 50, 75, 100, 150, 200, 300, 500)
-
-    @classmethod
-    def make(cls, quick: bool) -> "Config":
-        if not quick:
-            return cls()
-        return cls(quick=True, trials_cw=100, trials_gj=30, trials_dr=100, ks_cw=(3, 10),
-                   ksweep=(1, 10), ds_gj=(10, 100), kbars_dr=(10, 50, 200))
-
-
-def _sub_rng(seed: int, *tags: int) -> np.random.Generator:
-    """One independent stream per (design, dataset, setting): results do not depend on run order."""
-    return np.random.default_rng([seed, *tags])
-
-
-def _top_restricted(h: np.ndarray, kbar: int) -> tuple[np.ndarray, list[int]]:
-    """The true top-(kbar+1) counts (in sorted_items order) and their original indices.
-
-    TS reads only h_(1..kbar+1) (Alg. 3 line 6), so running it on this restriction
-    and mapping indices back has the same law as on the full histogram (and is the
-    seeds' unknown-domain access pattern).
-    """
-    top = top_sorted(h, min(kbar + 1, h.size))
-    return h[top], [int(i) for i in top]
-
-
-def _scores(h: np.ndarray, outs: list, top: list[int], k: int) -> dict:
-    items = [returned_items(o) for o in outs]
-    p = [precision(it, top, k) for it in items]
-    s = [relative_sum(h, it, top) for it in items]
-    full = [len(it) == k for it in items]
-    return {"P": mean_ci(p), "S": mean_ci(s), "full": float(np.mean(full))}
-
-
-def run_ts(ds: Dataset, k: int, eps: Fraction, trials: int, rng: np.random.Generator, cfg: Config = Config()) -> dict:
-    """TS with kbar = k, p1 = cfg.p1 (0.37), eps_EM = cfg.eps_em (0), delta = 1/n (CWGM20 §6 settings)."""
-    sub, idx = _top_restricted(ds.h, k)
-    mech = TopStable(k=k, kbar=k, eps=eps, delta=Fraction(1, ds.n), p1=cfg.p1, eps_em=cfg.eps_em)
-    outs = mech.sample(sub.tolist(), rng=rng, size=trials)
-    mapped = [[idx[i] for i in returned_items(o)] for o in outs]
-    return _scores(ds.h, mapped, idx[:k], k)
-
-
-def run_ld(ds: Dataset, k: int, kbar: int, eps: Fraction, trials: int, rng: np.random.Generator) -> dict:
-    """LimitDom at a fixed kbar with per-step eps/(k+1) (CWGM20 §6: "compose k + 1 iterations", basic composition), delta = 1/n."""
-    mech = LimitDom(k=k, kbar=min(kbar, ds.h.size - 1), eps=eps / (k + 1), delta=Fraction(1, ds.n))
-    outs = mech.sample(ds.h, rng=rng, size=trials)
-    top = [int(i) for i in top_sorted(ds.h, k)]
-    return _scores(ds.h, outs, top, k)
-
-
-def ld_private_mechanism(k: int, eps: Fraction, delta: Fraction, kbar_hi: int = 5) -> OptimalThreshold:
-    """CWGM20 §6's LD arm: DR19 Algorithm 6 over kbar in [k, kbar_hi*k], then LimitDom^{k, kbar}.
-
-    Seed 002 §6: "For LD we compose k + 1 iterations, and consider the extra iteration
-    for selecting kbar from [k, ..., 5k] using their optimization method" -- Algorithm 6
-    (seed 001 §6.3).  Per-step budget ``eps/(k+1)``: one selection plus k LimitDom
-    outputs, charged by basic composition (our reading of "compose k + 1 iterations";
-    footnote 6's pay-what-you-get accounting would charge ``|o| + 1`` steps, at most
-    k+1).  ``inner_k = k`` because §6 measures top-k (Algorithm 6 as printed runs
-    LimitDom^{k-1, kbar}); ``start`` is left at k (Algorithm 6's ``[k, dbar]``), and
-    ``literal=False`` (the exponential-mechanism selection of Lemma 6.8's proof, the
-    reading under which the registry claims DP).  The registry entry
-    ``optimal-threshold`` claims ``((inner_k + 1) * eps/(k+1), delta) = (eps, delta)``
-    (DR19 Lemma 3.1 with delta' = 0; ``DR19.Lem3.1`` in ``proofs/INDEX.md``).
-    """
-    return OptimalThreshold(k=k, dbar=kbar_hi * k, eps=eps / (k + 1), delta=delta, inner_k=k)
-
-
-def _kbar_stats(kbars: list[int], exact: dict) -> dict:
-    """Sampled mean, mode (smallest of the most frequent), histogram, and the exact mean of the selection law."""
-    hist = Counter(kbars)
-    top = max(hist.values())
-    with exact_context(DEFAULT_PREC, False) as ctx:
-        mean_exact = sum((kb * p for kb, p in exact.items()), ctx.mpf(0))
-        # reporting only: the exact mean is rounded to a float once, here
-        mean_exact_f = float(mean_exact)
-    return {"mean": mean_ci(kbars), "mode": min(kb for kb, c in hist.items() if c == top),
-            "hist": [[kb, hist[kb]] for kb in sorted(hist)], "mean_exact": mean_exact_f}
-
-
-def run_ld_private(ds: Dataset, k: int, eps: Fraction, trials: int, rng: np.random.Generator, cfg: Config = Config()) -> dict:
-    """The private-kbar LD arm (:func:`ld_private_mechanism`) sampled with its numpy sampler.
-
-    The selected kbar is the first element of each released outcome ``(kbar, o)``
-    (Algorithm 6 releases it at no extra cost, seed 001 §6.3); P and S score ``o``.
-    """
-    mech = ld_private_mechanism(k, eps, Fraction(1, ds.n), cfg.kbar_hi)
-    outs = mech.sample(ds.h, rng=rng, size=trials)
-    top = [int(i) for i in top_sorted(ds.h, k)]
-    res = _scores(ds.h, [o for _, o in outs], top, k)
-    res["kbar"] = _kbar_stats([int(kb) for kb, _ in outs], mech.selection(ds.h.tolist()))
-    return res
-
-
-def run_cwgm20(datasets: list[Dataset], cfg: Config) -> list[dict]:
-    """Rows: dataset, eps, k, TS scores, LD with the private kbar (Algorithm 6), LD at kbar = k."""
-    rows = []
-    for di, ds in enumerate(datasets):
-        for ei, eps in enumerate(cfg.eps_cw):
-            for k in cfg.ks_cw:
-                ts = run_ts(ds, k, eps, cfg.trials_cw, _sub_rng(cfg.seed, 1, di, ei, k), cfg)
-                ldp = run_ld_private(ds, k, eps, cfg.trials_cw, _sub_rng(cfg.seed, 8, di, ei, k), cfg)
-                ldk = run_ld(ds, k, k, eps, cfg.trials_cw, _sub_rng(cfg.seed, 2, di, ei, k, 1))
-                rows.append({"dataset": ds.name, "eps": eps, "k": k, "TS": ts, "LD_private": ldp, "LD_k": ldk})
-    return rows
-
-
-def run_cwgm20_ksweep(datasets: list[Dataset], cfg: Config, eps: Fraction = Fraction(1)) -> list[dict]:
-    """P and S as k varies (TS kbar = k; LD with the private kbar; LD kbar = k), eps fixed."""
-    rows = []
-    for di, ds in enumerate(datasets):
-        for k in cfg.ksweep:
-            ts = run_ts(ds, k, eps, cfg.trials_cw, _sub_rng(cfg.seed, 3, di, k), cfg)
-            ldp = run_ld_private(ds, k, eps, cfg.trials_cw, _sub_rng(cfg.seed, 9, di, k), cfg)
-            ld = run_ld(ds, k, k, eps, cfg.trials_cw, _sub_rng(cfg.seed, 4, di, k))
-            rows.append({"dataset": ds.name, "eps": eps, "k": k, "TS": ts, "LD_private": ldp, "LD_k": ld})
-    return rows
 
 
 GJ_MECHS = ("JOINT", "JOINT-seq", "PEEL", "LAPLACE")
@@ -323,9 +88,32 @@ def run_gjmr21(hist_for_d: Any, cfg: Config, tag: int) -> list[dict]:
     return rows
 
 
-def uniform_counts(d: int, seed: int) -> np.ndarray:
-    """GJMR21's synthetic design: d integer counts i.i.d. uniform on {0, ..., 10d} (fixed seed per d)."""
-    return np.random.default_rng([seed, 6, d]).integers(0, 10 * d, size=d, endpoint=True).astype(np.int64)
+def uniform_counts(d: int, seed: int, draw: int | None = None) -> np.ndarray:
+    """GJMR21's synthetic design: d integer counts i.i.d. uniform on {0, ..., 10d} (fixed seed per d and draw)."""
+    tags = [seed, 6, d] if draw is None else [seed, 6, d, draw]
+    return np.random.default_rng(tags).integers(0, 10 * d, size=d, endpoint=True).astype(np.int64)
+
+
+def run_gjmr21_redraw(cfg: Config, tag: int = 1) -> list[dict]:
+    """GJMR21 §4's synthetic design with the data redrawn: ``cfg.gj_draws`` fresh U{0..10d} histograms per d.
+
+    Each draw gets ``trials_gj // gj_draws`` runs of every mechanism; the row's mean ± CI is
+    over the per-draw mean errors (the draws are i.i.d., so the interval covers the
+    variability of the data as well as of the mechanism -- the quantity the seed's curves
+    average over).  The d grid is ``cfg.ds_gj_synth``.
+    """
+    per = max(1, cfg.trials_gj // cfg.gj_draws)
+    rows = []
+    for d in cfg.ds_gj_synth:
+        hs = [uniform_counts(d, cfg.seed, j) for j in range(cfg.gj_draws)]
+        for ei, eps in enumerate(cfg.eps_gj):
+            for mi, name in enumerate(GJ_MECHS):
+                means = []
+                for j, h in enumerate(hs):
+                    outs = _gj_sample(name, cfg.k_gj, eps, h, per, _sub_rng(cfg.seed, 15, tag, d, ei, mi, j))
+                    means.append(float(np.mean([linf_error(h, returned_items(o), cfg.k_gj) for o in outs])))
+                rows.append({"d": d, "eps": eps, "mech": name, "linf": mean_ci(means), "draws": cfg.gj_draws, "per_draw": per})
+    return rows
 
 
 def lemma_8_1_bound(h: np.ndarray, k: int, kbar: int, eps: Fraction, delta: Fraction) -> float:
@@ -390,9 +178,10 @@ def run_all(cfg: Config, datasets: list[Dataset] | None = None) -> dict:
         "datasets": [dataset_summary(d) for d in datasets],
         "gj_movielens_ds": ds_ok,
         "cwgm20": run_cwgm20(datasets, cfg),
+        "cwgm20_switches": run_ld_switches(datasets, cfg),
         "ksweep": run_cwgm20_ksweep(datasets, cfg),
         "gj_movielens": run_gjmr21(lambda d: ml_sorted[:d].copy(), cfg_ml, 0),
-        "gj_uniform": run_gjmr21(lambda d: uniform_counts(d, cfg.seed), cfg, 1),
+        "gj_uniform": run_gjmr21_redraw(cfg, 1),
         "dr19": run_dr19(datasets, cfg),
     })
 
