@@ -212,6 +212,8 @@ def assert_claim(
     max_d: int = 8,
     max_count: int = 10_000,
     seed: int = 0,
+    budget: float = 600.0,
+    force: bool = False,
 ) -> ClaimResult:
     """Assert that a claim's verdict is the expected one (module docstring); returns a :class:`ClaimResult`.
 
@@ -219,7 +221,9 @@ def assert_claim(
     :func:`dpverify.byo.register` / ``register_lemma`` returned.  ``domain``: ``(d, max_count)`` or a
     ``Domain`` (default: the claim's own).  ``expected``: default the claim's own (``"holds"`` for a
     researcher's entry unless registered otherwise).  ``certify`` (default): every comparison decided in
-    interval arithmetic.  ``search``: also run the worst-case search (``evals``, ``grid``, ``max_d``,
+    interval arithmetic.  ``budget`` / ``force``: the guard of ``dpverify check`` (:func:`dpverify.checker.cost.guard_domain`:
+    the claim's own domains always run; a wider domain estimated above ``budget`` seconds raises
+    ``DomainTooLarge`` unless ``force``).  ``search``: also run the worst-case search (``evals``, ``grid``, ``max_d``,
     ``max_count``, ``seed`` as :func:`dpverify.search.search`).  Fails on any other verdict, on a
     ``skipped`` or ``inconclusive`` one (nothing is passed silently), and when the search refutes a claim
     expected to hold; the message says what each verdict covers.
@@ -247,7 +251,10 @@ def assert_claim(
     if domain is not None and not isinstance(domain, Domain):
         d, m = domain
         domain = dc_replace(obj.domain, d=V.pos_int("d", d), max_count=V.nonneg_int("max_count", m))
+    from dpverify.checker.cost import guard_domain
+
     want = expected or obj.expected
+    guard_domain(obj, domain if domain is not None else obj.domain, budget_seconds=budget, force=force)  # as `dpverify check`
     res = check(obj, domain, certify=certify)
     text = describe_check(res, want)
     bad = res.verdict != want

@@ -106,6 +106,10 @@ DISCREPANCY_HISTOGRAMS = 32
 DISCREPANCY_FIRST = 1000
 DISCREPANCY_KEEP = 4
 
+#: the largest per-input budget an audit accepts (a look's outputs are held in memory before counting)
+MAX_SAMPLES = 10**9
+
+
 def look_schedule(n: int, first: int = FIRST_LOOK) -> list[int]:
     """Cumulative sample sizes of the looks: ``first, 2 first, 4 first, ..., n`` (at least one look)."""
     out, m = [], first
@@ -225,6 +229,10 @@ def audit(
     """
     start = time.perf_counter()
     samples = V.pos_int("samples", samples)
+    if samples > MAX_SAMPLES:
+        raise InvalidParameter(f"samples={samples:.3g} per input is more than an audit accepts ({MAX_SAMPLES:.0e}): the "
+                               f"outputs of one look are held in memory and the fastest samplers draw about 10^6 per "
+                               f"second ({samples / 1e6 / 3600:.3g} h per input at that rate); lower --samples")
     seed = V.nonneg_int("seed", seed)
     alpha = float(V.probability("alpha", alpha))
     selection = float(V.probability("selection", selection, allow_zero=True))

@@ -31,6 +31,7 @@ on the audit's candidate pairs (verdict ``violated`` expected), or for a
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
@@ -39,11 +40,20 @@ import mpmath
 
 from mechanisms.registry import MechanismSpec, all_mechanisms, get_mechanism
 
-from .core import DEFAULT_SAMPLES, AuditResult, audit, exact_pair_search
+from .core import (
+    DEFAULT_MAX_PAIRS,
+    DEFAULT_SAMPLES,
+    DEFAULT_SELECTION_FRACTION,
+    MAX_SAMPLES,
+    AuditResult,
+    audit,
+    exact_pair_search,
+    look_schedule,
+)
 from .events import candidate_pairs, resolve_reference
-from .stats import DEFAULT_ALPHA, DEFAULT_SEED
+from .stats import DEFAULT_ALPHA, DEFAULT_SEED, POWER_TARGET, detection_probability
 
-__all__ = ["ZooCase", "zoo_plan", "exact_claim_check", "run_case", "audit_registry", "exact_catch", "implements", "SLOW_SAMPLERS", "SLOW_AUDIT_SAMPLES"]
+__all__ = ["ZooCase", "zoo_plan", "exact_claim_check", "run_case", "audit_registry", "exact_catch", "implements", "SLOW_SAMPLERS", "SLOW_AUDIT_SAMPLES", "planned_samples", "PLANNED_EVENTS"]
 
 #: kind suffix of the privacy audit of a ``search-inputs`` mutant, and how many searched pairs its exact check takes
 SEARCHED = " (inputs searched)"
@@ -122,9 +132,63 @@ def searched_pair(spec: MechanismSpec, params: dict) -> tuple[tuple, tuple]:
 _SEARCHED: dict = {}
 
 
+#: events an audit certifies at most (Bonferroni count used for sizing): two exact events (the witness at the claimed
+#: eps and the largest log-ratio outcome) per pair for DEFAULT_MAX_PAIRS pairs, and as many chosen on the selection sample
+PLANNED_EVENTS = 4 * DEFAULT_MAX_PAIRS
+
+
+def planned_samples(case: ZooCase, samples: int, alpha: float = DEFAULT_ALPHA, power: float = POWER_TARGET) -> int:
+    """The per-input budget of ``case``: ``samples``, raised for a row expected to FAIL on privacy until the exact
+    witness is certified with probability >= ``power`` -- computed, not tuned by trial.
+
+    The witness is the exact checker's on the audit's own pairs (:func:`exact_claim_check`: the tightest pair and its
+    hockey-stick event ``S`` at the claimed eps, with exact ``P(S)``, ``Q(S)``).  The audit certifies a violation when
+    ``cp_lower(X) - e^eps cp_upper(Y) > delta`` with ``X ~ Bin(n, P(S))``, ``Y ~ Bin(n, Q(S))`` on ``n`` estimation
+    samples per input, each bound at level ``a = (alpha / 2) / (2 x events x looks)`` (privacy's half of alpha,
+    Bonferroni over :data:`PLANNED_EVENTS` events, both sides and the looks of :func:`~dpverify.auditor.core.look_schedule`).
+    :func:`~dpverify.auditor.stats.detection_probability` gives that probability exactly (binomial sums) for the last
+    look alone (earlier looks only add detections, so the power is at least the one computed); ``n`` is the smallest
+    power of two times 1000 whose probability reaches ``power``, refined by bisection, and the budget is ``n``
+    estimation samples plus the selection share.  Rows expected to PASS keep ``samples`` (their false-alarm rate is
+    at most ``alpha`` by construction); a FAIL expected from the fit (black box vs reference) keeps it too.
+    """
+    if case.expected != "FAIL" or not (case.kind.startswith("privacy mutant") or case.kind.startswith("refuted claim")):
+        return samples
+    spec = get_mechanism(case.target)
+    if "slow-sampler" in spec.tags:
+        return min(samples, SLOW_AUDIT_SAMPLES)
+    res = exact_claim_check(spec)
+    w = res.worst
+    if res.verdict != "violated" or w is None or w.p_event is None or w.q_event is None or w.eps is None:
+        return samples
+    mid = lambda x: float(mpmath.mpf(x.mid) if hasattr(x, "mid") else mpmath.mpf(x))  # noqa: E731
+    p, q = mid(w.p_event), mid(w.q_event)
+    eps, delta = w.eps, w.delta_claimed or 0
+
+    def detects(n: int) -> bool:
+        a = (alpha / 2) / (2 * PLANNED_EVENTS * len(look_schedule(n)))
+        return detection_probability(p, q, n, a, eps, delta) >= power
+
+    n_sel = DEFAULT_SELECTION_FRACTION
+    est = max(1, samples - int(samples * n_sel))
+    if detects(est):
+        return samples
+    lo, hi = est, est * 2
+    while not detects(hi):
+        lo, hi = hi, hi * 2
+        if hi > MAX_SAMPLES:
+            return samples  # not detectable at any affordable budget: keep the row's budget (it stays INCONCLUSIVE)
+    while hi - lo > max(1000, lo // 50):  # to 2 %
+        m = (lo + hi) // 2
+        lo, hi = (lo, m) if detects(m) else (m, hi)
+    return max(samples, math.ceil(hi / (1 - n_sel)) + 1)  # samples - int(samples * selection) >= hi estimation samples
+
+
 def run_case(case: ZooCase, *, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED, alpha: float = DEFAULT_ALPHA) -> AuditResult:
-    """Run one planned audit (the target's registry parameters are its first ``valid`` entry)."""
+    """Run one planned audit (the target's registry parameters are its first ``valid`` entry; the budget is
+    :func:`planned_samples`)."""
     tspec = get_mechanism(case.target)
+    samples = planned_samples(case, samples, alpha)
     if "slow-sampler" in tspec.tags:
         samples = min(samples, SLOW_AUDIT_SAMPLES)
     params = dict(tspec.valid[0])

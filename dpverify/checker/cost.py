@@ -1,30 +1,66 @@
-"""Estimate what an exhaustive check costs before starting, and refuse what exceeds a budget.
+"""What an exhaustive check will evaluate, counted from the domain alone, and a guard for domains a user widens.
 
-The instance count is exact (closed forms below); the time per instance is
-measured on the first few instances of the domain (so the estimate includes
-the mechanism's real cost), then extrapolated linearly.  Distributions are
-memoised per histogram, so the estimate is an upper bound in practice.
+**The work** (:func:`work`) is counted, never timed: for every parameter dict and every length ``d`` the
+check enumerates,
+
+* ``pairs`` -- the instances the check evaluates: one canonical pair per symmetry class of the
+  mechanism's declared symmetries (:mod:`dpverify.checker.reductions`), in closed form for no symmetry,
+  ``shift`` and ``permute`` (multisets of item pairs; ``linf`` pairs are unordered: Burnside over the swap
+  of the two histograms), by enumerating the canonical pairs for ``permute-ties`` when the unreduced domain
+  has at most :data:`ENUMERATE_CAP` pairs; beyond, ``(low, high)``: ``low`` the ``permute`` count (a proved
+  lower bound) and ``high`` that count times the ratio permute-ties / permute enumerated at the largest
+  count that is still enumerable (an extrapolation, not a bound); the guard refuses only on ``low``;
+* ``laws`` -- the exact laws computed: one per symmetry class of histograms (:func:`checker.core.law`
+  shifts and sorts before the memoised evaluation);
+* ``outcomes`` -- the size of one law: the number of outcomes of the law of the zero histogram of length
+  ``d`` (computed, at 64 bits, for ``d <=`` :data:`OUTCOME_D`; beyond, extrapolated by the power law
+  through the last two computed lengths).
+
+The work in *units* is ``(laws + pairs) x outcomes``: a law is computed over its outcomes, a pair's profile
+(or its screen in the certified scan) runs over the outcomes of its two laws.  Obligations (lemmas: no
+mechanism, no reduction) count ``pairs`` units.  Claims with their own ``instances`` and statements have no
+count (``None``: nothing to refuse).
+
+**The time** is ``units x`` a fixed rate per mechanism family (:data:`SECONDS_PER_UNIT`, keyed by the
+package of the claim's mechanism, e.g. ``mechanisms.limited_domain``), calibrated once from the wall
+times of ``dpverify check`` on every privacy claim's default domain (stated with the table); the estimate
+is therefore the same on every run and every machine -- an *estimate* (within a few times the real time on
+the calibration machine), not a measurement.
+
+**The guard** (:func:`guard_domain`) never refuses a domain whose work is at most that of a domain the
+ledger itself runs for the claim (its default, quick and wide domains): a claim's own domains, and any
+narrowing of them, always run.  A wider domain is refused when its estimate exceeds the budget; the
+message states the counted work and the estimate, both deterministic.
 """
 
 from __future__ import annotations
 
-import itertools
-import time
-from math import comb
+from dataclasses import dataclass
+from itertools import islice
+from math import comb, log
 from typing import Any
 
-from mechanisms.errors import DomainTooLarge
+from mechanisms.core import symmetries_of
+from mechanisms.errors import DomainTooLarge, InvalidParameter
+from mechanisms.exact.cache import cached_distribution
 from mechanisms.validation import positive
 
 from .neighbours import parse_relation, resolve_relation
+from .reductions import canonical_pairs, check_symmetries
 
-__all__ = ["count_instances", "estimate_seconds", "guard_domain"]
+__all__ = ["count_instances", "count_neighbours", "count_canonical_pairs", "count_laws", "law_outcomes", "Work", "work", "estimate_seconds",
+           "guard_domain", "SECONDS_PER_UNIT", "DEFAULT_SECONDS_PER_UNIT", "ENUMERATE_CAP", "OUTCOME_D"]
 
-_PROBE = 3
+#: canonical pairs under ``permute-ties`` are enumerated when the unreduced domain has at most this many pairs (``linf``: a tenth)
+ENUMERATE_CAP = 2_000_000
+#: laws of the zero histogram are evaluated up to this length to count their outcomes (extrapolated beyond)
+OUTCOME_D = 7
 
 
 def _count_pairs(d: int, m: int, relation: str) -> int:
-    """Pairs (or histograms, for ``"none"``) the default enumeration yields for one resolved relation."""
+    """Pairs (or histograms, for ``"none"``) the unreduced enumeration yields for one resolved relation."""
+    if m < 0:
+        return 0
     if relation == "none":
         return (m + 1) ** d
     kind, cap = parse_relation(relation)
@@ -38,7 +74,7 @@ def _count_pairs(d: int, m: int, relation: str) -> int:
 
 
 def count_instances(domain: Any) -> int:
-    """Number of instances the default enumeration yields (pairs or histograms) x params.
+    """Number of instances the *unreduced* enumeration yields (pairs or histograms) x params, at length ``domain.d``.
 
     A relation with a literal ``N`` (``"delta:N"``, ``"linf:N"``) is resolved per parameter dict, as
     the enumeration does (:func:`~dpverify.checker.neighbours.resolve_relation`).
@@ -48,50 +84,245 @@ def count_instances(domain: Any) -> int:
     return sum(_count_pairs(d, m, resolve_relation(domain.relation, p)) for p in params)
 
 
-def estimate_seconds(claim: Any, domain: Any) -> float | None:
-    """Seconds the check is expected to take, or None when the claim enumerates its own instances."""
+def count_neighbours(h: Any, relation: str) -> int:
+    """Neighbours of ``h`` under ``relation`` (counts stay >= 0, no upper cap), as
+    :func:`~dpverify.checker.neighbours.neighbours` yields them -- counted in closed form, not enumerated."""
+    kind, cap = parse_relation(relation)
+    d, nz = len(h), sum(1 for c in h if c > 0)
+    top = d if cap is None else min(cap, d)
+    if kind == "linf":  # per item: +1 always, -1 when the count is > 0; at most `top` items moved
+        poly = [1]
+        for c in h:
+            ways = 2 if c > 0 else 1
+            poly = [a + (ways * poly[i - 1] if i else 0) for i, a in enumerate(poly + [0])][: top + 1]
+        return sum(poly) - 1
+    return sum(comb(d, s) + comb(nz, s) for s in range(1, top + 1))
+
+
+def _multichoose(n: int, k: int) -> int:
+    """Multisets of size ``k`` from ``n`` kinds."""
+    if k < 0 or n < 0:
+        return 0
+    if n == 0:
+        return 1 if k == 0 else 0
+    return comb(n + k - 1, k)
+
+
+def _permute_pairs(d: int, m: int, kind: str, cap: int | None) -> int:
+    """Canonical pairs under ``permute`` (counts ``0..m``): multisets of item pairs ``(h_i, g_i)``, at least one changed."""
+    if m < 1:
+        return 0
+    top = d if cap is None else min(cap, d)
+    if kind != "linf":  # unchanged items (a, a): m + 1 kinds; changed (a, a + 1): m kinds
+        return sum(_multichoose(m + 1, d - s) * _multichoose(m, s) for s in range(1, top + 1))
+    ordered = sum(_multichoose(m + 1, d - s) * _multichoose(2 * m, s) for s in range(1, top + 1))
+    fixed = sum(_multichoose(m + 1, d - 2 * t) * _multichoose(m, t) for t in range(1, top // 2 + 1))  # swap-invariant
+    return (ordered + fixed) // 2  # Burnside over the swap of the two histograms
+
+
+def count_canonical_pairs(d: int, m: int, relation: str, sym: Any = ()) -> tuple[int, int]:
+    """``(low, high)``: the canonical pairs of the domain under ``sym`` (equal when counted exactly; module docstring)."""
+    sym = check_symmetries(sym)
+    kind, cap = parse_relation(relation)
+    shift = "shift" in sym
+
+    def closed(mm: int) -> int:
+        return _permute_pairs(d, mm, kind, cap) if "permute" in sym else _count_pairs(d, mm, relation)
+
+    if "permute-ties" not in sym or "permute" in sym:
+        n = closed(m) - (closed(m - 1) if shift else 0)
+        return n, n
+
+    def ties(mm: int) -> int:  # enumerated
+        return sum(1 for _ in canonical_pairs(d, mm, relation, sym))
+
+    def permute(mm: int) -> int:
+        return _permute_pairs(d, mm, kind, cap) - (_permute_pairs(d, mm - 1, kind, cap) if shift else 0)
+
+    limit = ENUMERATE_CAP // (10 if kind == "linf" else 1)
+    if _count_pairs(d, m, relation) <= limit:  # the generator explores at most about this many sequences
+        n = ties(m)
+        return n, n
+    low = permute(m)  # a proved lower bound: every permute class holds at least one permute-ties class
+    small = max((mm for mm in range(1, m) if _count_pairs(d, mm, relation) <= limit), default=None)
+    if small is None or not permute(small):
+        return low, low
+    return low, max(low, round(low * ties(small) / permute(small)))  # the ratio at the largest enumerable count
+
+
+def count_laws(d: int, m: int, sym: Any = ()) -> int:
+    """Symmetry classes of histograms of length ``d`` with counts ``0..m``: the exact laws a check can compute."""
+    sym = check_symmetries(sym)
+    if sym & {"permute", "permute-ties"}:
+        n = lambda mm: _multichoose(mm + 1, d) if mm >= 0 else 0  # noqa: E731 - sorted histograms
+    else:
+        n = lambda mm: (mm + 1) ** d if mm >= 0 else 0  # noqa: E731
+    return n(m) - (n(m - 1) if "shift" in sym else 0)
+
+
+def law_outcomes(mech: Any, d: int) -> int | None:
+    """Outcomes of ``mech``'s law on the zero histogram of length ``d`` (module docstring); None if undefined there."""
+    def at(n: int) -> int | None:
+        try:
+            return len(cached_distribution(mech, (0,) * n, 64, False))
+        except InvalidParameter:
+            return None
+
+    if d <= OUTCOME_D:
+        return at(d)
+    a, b = at(OUTCOME_D - 1), at(OUTCOME_D)
+    if not a or not b:
+        return b
+    power = max(0.0, log(b / a) / log(OUTCOME_D / (OUTCOME_D - 1)))
+    return int(round(b * (d / OUTCOME_D) ** power))
+
+
+@dataclass(frozen=True)
+class Work:
+    """What a check evaluates (module docstring): ``pairs`` a range when not counted exactly, ``units`` likewise."""
+
+    family: str
+    laws: int
+    pairs: tuple[int, int]
+    units: tuple[int, int]
+
+    def describe(self) -> str:
+        p = f"{self.pairs[0]:,}" if self.pairs[0] == self.pairs[1] else f"{self.pairs[0]:,} to {self.pairs[1]:,}"
+        u = f"{self.units[0]:,}" if self.units[0] == self.units[1] else f"{self.units[0]:,} to {self.units[1]:,}"
+        return f"{p} canonical pairs and {self.laws:,} exact laws ({u} work units)"
+
+
+def _family(claim: Any) -> str:
+    from proofs.claims import PrivacyClaim
+
+    if not isinstance(claim, PrivacyClaim):
+        return "obligation"
+    try:
+        mech = claim.mechanism(dict(claim.domain.params[0]) if claim.domain.params else {})
+    except Exception:  # noqa: BLE001 - the family only picks a rate
+        return "mechanisms"
+    module = type(getattr(mech, "inner", mech)).__module__
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "mechanisms" else "user"
+
+
+def work(claim: Any, domain: Any) -> Work | None:
+    """The counted work of ``check(claim, domain)`` (module docstring), or None when the claim enumerates its own instances."""
+    from proofs.claims import PrivacyClaim
+
+    from .core import claim_mechanism, defined_at
+
     if getattr(claim, "instances", None) is not None or claim.kind not in ("privacy", "obligation"):
         return None
-    from .core import evaluate_instance, instances_of
+    privacy = isinstance(claim, PrivacyClaim)
+    laws, lo, hi, ulo, uhi = 0, 0, 0, 0, 0
+    m = domain.max_count
+    for params in tuple(domain.params) or ({},):
+        relation = resolve_relation(domain.relation, params)
+        for d in domain.lengths:
+            if not privacy:
+                n = _count_pairs(d, m, relation)
+                lo, hi, ulo, uhi = lo + n, hi + n, ulo + n, uhi + n
+                continue
+            try:
+                mech = claim_mechanism(claim, params)
+                if len(domain.lengths) > 1 and not defined_at(claim, params, d):
+                    continue
+                outcomes = law_outcomes(mech, d) or 1
+            except InvalidParameter:
+                continue
+            sym = symmetries_of(mech, d) if domain.reduce else frozenset()
+            if relation == "none":
+                a = b = count_laws(d, m, frozenset())
+            else:
+                a, b = count_canonical_pairs(d, m, relation, sym)
+            n_laws = count_laws(d, m, sym)
+            laws += n_laws
+            lo, hi = lo + a, hi + b
+            ulo, uhi = ulo + (n_laws + a) * outcomes, uhi + (n_laws + b) * outcomes
+    pinned = len(domain.extra.get("pairs", ()))
+    return Work(_family(claim), laws, (lo + pinned, hi + pinned), (ulo + pinned, uhi + pinned))
 
-    n = count_instances(domain)
-    probe = list(itertools.islice(instances_of(claim, domain), _PROBE))
-    if not probe:
-        return 0.0
-    start = time.perf_counter()
-    for inst in probe:
-        evaluate_instance(claim, inst)
-    per = (time.perf_counter() - start) / len(probe)
-    return per * n
+
+#: seconds per work unit by mechanism family, on the calibration machine (module docstring; see the table's note)
+SECONDS_PER_UNIT: dict[str, float] = {}
+#: the rate of a family not in the table (a user's mechanism, a new family): the largest calibrated rate
+DEFAULT_SECONDS_PER_UNIT = 2e-5
 
 
-#: A lower bound on the cost of one instance (two exact laws and a profile take far longer):
-#: a domain with more than ``budget / MIN_SECONDS_PER_INSTANCE`` instances is refused
-#: before any instance is probed (probing one instance of d=10**5 would itself never end).
-MIN_SECONDS_PER_INSTANCE = 1e-5
+def rate(family: str) -> float:
+    """Seconds per work unit of ``family`` (:data:`SECONDS_PER_UNIT`, else the default)."""
+    return SECONDS_PER_UNIT.get(family, max(SECONDS_PER_UNIT.values(), default=DEFAULT_SECONDS_PER_UNIT))
 
 
-def guard_domain(claim: Any, domain: Any, *, budget_seconds: float = 600.0, force: bool = False) -> float | None:
-    """Raise :class:`DomainTooLarge` if the estimated time exceeds ``budget_seconds`` (unless ``force``).
+def estimate_seconds(claim: Any, domain: Any) -> tuple[float, float] | None:
+    """``(low, high)`` seconds the check is estimated to take (deterministic; module docstring), or None (not counted)."""
+    w = work(claim, domain)
+    if w is None:
+        return None
+    r = rate(w.family)
+    return w.units[0] * r, w.units[1] * r
 
-    ``budget_seconds`` must be a finite number > 0 (NaN compared false with every
-    estimate and let any domain through).
+
+def _own_domains(claim: Any) -> list:
+    out = []
+    for name in ("domain", "quick_domain", "wide_domain"):
+        dom = getattr(claim, name, None)
+        if dom is not None and dom not in out:
+            out.append(dom)
+    return out
+
+
+#: at most this many unreduced instances are counted at all (beyond, the domain is refused before counting:
+#: enumerating the canonical pairs of d = 10^5 would itself never end)
+MAX_INSTANCES = 10**12
+
+
+def guard_domain(claim: Any, domain: Any, *, budget_seconds: float = 600.0, force: bool = False) -> tuple[float, float] | None:
+    """Raise :class:`DomainTooLarge` if ``domain`` is wider than the claim's own and its estimate exceeds the budget.
+
+    Returns the estimate ``(low, high)`` in seconds (None when not counted or ``force``).  ``budget_seconds``
+    must be a finite number > 0 (NaN compared false with every estimate and let any domain through).
     """
     if force:
         return None
     budget_seconds = positive("--budget", budget_seconds)
-    if getattr(claim, "instances", None) is None and claim.kind in ("privacy", "obligation"):
-        n = count_instances(domain)
-        if n > budget_seconds / MIN_SECONDS_PER_INSTANCE:  # int vs float: exact, no overflow
-            size = str(n) if n < 10**12 else f"about 10^{int(n.bit_length() * 0.30103)}"
-            raise DomainTooLarge(
-                f"domain ({domain.describe()}) has {size} instances, more than the budget of {budget_seconds:.0f} s "
-                f"allows at {MIN_SECONDS_PER_INSTANCE} s each; pass --force to run anyway or --budget to raise the limit"
-            )
-    est = estimate_seconds(claim, domain)
-    if est is not None and est > budget_seconds:
+    if getattr(claim, "instances", None) is not None or claim.kind not in ("privacy", "obligation"):
+        return None
+    if domain in _own_domains(claim):
+        return estimate_seconds(claim, domain)
+    n = count_instances(domain)
+    if n > MAX_INSTANCES:
+        size = f"about 10^{int(n.bit_length() * 0.30103)}"
         raise DomainTooLarge(
-            f"domain ({domain.describe()}) has {count_instances(domain)} instances, estimated {est:.0f} s "
-            f"> budget {budget_seconds:.0f} s; pass --force to run anyway or --budget to raise the limit"
+            f"domain ({domain.describe()}) has {size} neighbouring pairs before reductions, more than dpverify counts "
+            f"(10^12), far beyond the budget of {budget_seconds:g} s; pass --force to run anyway"
         )
-    return est
+    w = work(claim, domain)
+    if w is None:
+        return None
+    memo = claim.__dict__.setdefault("_dpverify_own_work", {})  # the claim's own domains: counted once per claim object
+    own = [memo[repr(dom)] if repr(dom) in memo else memo.setdefault(repr(dom), work(claim, dom)) for dom in _own_domains(claim)]
+    if any(o is not None and w.units[1] <= o.units[1] for o in own):  # no more work than a domain the ledger runs
+        r = rate(w.family)
+        return w.units[0] * r, w.units[1] * r
+    r = rate(w.family)
+    low, high = w.units[0] * r, w.units[1] * r
+    if low > budget_seconds:
+        est = f"{_secs(low)}" if low == high else f"between {_secs(low)} and {_secs(high)}"
+        raise DomainTooLarge(
+            f"domain ({domain.describe()}) needs {w.describe()}: estimated {est} at {r:.1e} s per unit "
+            f"(family {w.family}), over the budget of {budget_seconds:g} s; pass --force to run anyway or --budget to raise the limit"
+        )
+    return low, high
+
+
+def _secs(s: float) -> str:
+    """Seconds as a person writes them, to two significant digits: ``45 s``, ``1.2 h``."""
+    if s < 120:
+        return f"{s:.2g} s"
+    if s < 7200:
+        return f"{s / 60:.2g} min"
+    if s < 172800:
+        return f"{s / 3600:.2g} h"
+    return f"{s / 86400:.2g} days"

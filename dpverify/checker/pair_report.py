@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import mpmath
 
 from mechanisms.core import DEFAULT_PREC, to_ctx
+from mechanisms.errors import DomainTooLarge
 from mechanisms.validation import same_length
 
 from .core import outcome_str
+from .cost import count_neighbours
 from .laws import validate_law
 from .neighbours import histograms, neighbours
 from .numbers import fmt
 from .profile import eps_for_delta, pair_profile, pure_eps
 
-__all__ = ["profile_report", "compare_distributions", "DEFAULT_EPS_GRID"]
+__all__ = ["profile_report", "compare_distributions", "DEFAULT_EPS_GRID", "MAX_PROFILE_NEIGHBOURS", "MAX_EQUAL_HISTOGRAMS"]
+
+#: ``dpverify profile`` without ``--h2``: at most this many neighbours of ``--h`` (one exact law each)
+MAX_PROFILE_NEIGHBOURS = 4096
+#: ``dpverify equal``: at most this many histograms (two exact laws each)
+MAX_EQUAL_HISTOGRAMS = 200_000
 
 #: eps values at which ``dpverify profile`` tabulates delta(eps) when none are given.
 DEFAULT_EPS_GRID = (0, "0.25", "0.5", 1, 2)
@@ -34,8 +41,13 @@ def profile_report(
     zcdp: bool = False,
     br: bool = False,
     pld: bool = False,
+    progress: Callable[..., None] | None = None,
 ) -> dict:
     """Exact delta(eps) for the pair (h, h2), or the worst over all neighbours of h when h2 is None.
+
+    Without ``h2``, ``h`` may have at most :data:`MAX_PROFILE_NEIGHBOURS` neighbours (counted in closed form
+    first, :func:`~dpverify.checker.cost.count_neighbours`: one exact law each); ``progress(n, total, label)``
+    is called after each law.
 
     Also (each the worst over the neighbours when ``h2`` is None): ``renyi_orders`` -- ``D_alpha`` in the worse
     direction at each order (``"inf"`` allowed; 1 is KL); ``zcdp`` -- the pair's smallest rho (both orders), a
@@ -47,8 +59,15 @@ def profile_report(
         P = _law(mech, h)
         if h2 is not None:
             same_length(h, h2)
+        if h2 is None and (n := count_neighbours(h, relation)) > MAX_PROFILE_NEIGHBOURS:
+            raise DomainTooLarge(f"--h of length {len(h)} has {n:,} neighbours under {relation}, one exact law each "
+                                 f"(at most {MAX_PROFILE_NEIGHBOURS:,} are profiled at once): give --h2 to profile one pair")
         partners = [h2] if h2 is not None else list(neighbours(h, relation))
-        laws = [(g, _law(mech, g)) for g in partners]  # once each, not once per eps of the grid
+        laws = []
+        for i, g in enumerate(partners):  # each law once, not once per eps of the grid
+            laws.append((g, _law(mech, g)))
+            if progress:
+                progress(i + 1, len(partners), "neighbours")
         rows, worst_deltas = [], []
         for e in grid:
             g, pp = max(((g, pair_profile(P, Q, e)) for g, Q in laws), key=lambda t: t[1].delta)  # first of the largest
@@ -140,13 +159,25 @@ def _law(mech: Any, h: Sequence[int], **kw: Any) -> dict:
     return validate_law(mech, h, mech.distribution(h, **kw))
 
 
-def compare_distributions(m1: Any, m2: Any, d: int, max_count: int, digits: int = 60) -> dict:
-    """Max |P1(o) - P2(o)| over every outcome and every histogram of the domain."""
+def compare_distributions(m1: Any, m2: Any, d: int, max_count: int, digits: int = 60,
+                          progress: Callable[..., None] | None = None) -> dict:
+    """Max |P1(o) - P2(o)| over every outcome and every histogram of the domain.
+
+    At most :data:`MAX_EQUAL_HISTOGRAMS` histograms (``(max_count + 1)^d``, counted first: two exact laws each);
+    ``progress(n, total, label)`` is called after each histogram.
+    """
+    total = (max_count + 1) ** d if d >= 1 and max_count >= 0 else 0
+    if total > MAX_EQUAL_HISTOGRAMS:
+        size = f"{total:,}" if total < 10**15 else f"about 10^{len(str(total)) - 1}"
+        raise DomainTooLarge(f"--d {d} --max-count {max_count} has {size} histograms, two exact laws each "
+                             f"(at most {MAX_EQUAL_HISTOGRAMS:,} are compared at once): lower --d or --max-count")
     worst, arg, n = mpmath.mpf(0), None, 0
     with mpmath.mp.workprec(DEFAULT_PREC):
         for h in histograms(d, max_count):
             n += 1
             a, b = _law(m1, h), _law(m2, h)
+            if progress:
+                progress(n, total, "histograms")
             for o in set(a) | set(b):
                 diff = abs(a.get(o, 0) - b.get(o, 0))
                 if diff > worst:
