@@ -19,6 +19,7 @@ import pytest
 from mechanisms.exponential.em import ExponentialMechanism, OneShotGumbel, PeelingEM
 from mechanisms.joint.sequence import u_sequence
 from mechanisms.joint.sets import Joint, u_star
+from mechanisms.mutants.basic import PeelingWithReplacement
 from proofs.registry import get_claim
 
 from dpverify.universal import joint_sensitivity as JS
@@ -75,7 +76,7 @@ def _random_pair(rng, d, relation):
     return (tuple(h), tuple(h2)) if rng.random() < 0.5 else (tuple(h2), tuple(h))
 
 
-@pytest.mark.parametrize("mech_kind", ["em", "peel", "gumbel"])
+@pytest.mark.parametrize("mech_kind", ["em", "peel", "gumbel", "repl"])
 def test_numerator_is_the_exact_margin_on_random_large_pairs(mech_kind):
     rng = random.Random(7)
     for trial in range(12):
@@ -84,7 +85,8 @@ def test_numerator_is_the_exact_margin_on_random_large_pairs(mech_kind):
         d = rng.randrange(max(2, k), 5)
         eps = rng.choice([F(1), F(1, 2), F(3, 10)])
         mech = {"em": lambda: ExponentialMechanism(eps), "peel": lambda: PeelingEM(k, eps),
-                "gumbel": lambda: OneShotGumbel(k, eps)}[mech_kind]()
+                "gumbel": lambda: OneShotGumbel(k, eps), "repl": lambda: PeelingWithReplacement(k, eps)}[mech_kind]()
+        repl = mech_kind == "repl"
         h, h2 = _random_pair(rng, d, relation)
         s_struct, gaps, order = to_structure(h, h2)
         assert s_struct in set(structures(d, relation_moves(relation)))  # the enumeration covers the pair
@@ -93,9 +95,9 @@ def test_numerator_is_the_exact_margin_on_random_large_pairs(mech_kind):
             P, Q = mech.distribution(h, prec=400), mech.distribution(h2, prec=400)
             E = mpmath.exp(mpmath.mpf(eps.numerator) / eps.denominator)
             pos = {item: p for p, item in enumerate(order)}
-            for o in itertools.permutations(range(d), k):
+            for o in (itertools.product(range(d), repeat=k) if repl else itertools.permutations(range(d), k)):
                 exact = E ** exp_s * Q[o] - P[o]
-                poly = margin_from_numerator(s_struct, gaps, tuple(pos[i] for i in o), exp_s, E)
+                poly = margin_from_numerator(s_struct, gaps, tuple(pos[i] for i in o), exp_s, E, repl)
                 assert abs(poly - exact) <= mpmath.mpf(10) ** -80 * (P[o] + E ** exp_s * Q[o]), (h, h2, o)
 
 
