@@ -1,0 +1,241 @@
+"""Partition selection as deployed: python-dp's strategies (and PipelineDP, built on them) checked exactly through
+their own ``probability_of_keep`` and black-box through ``should_keep`` (issue 33).
+
+* :class:`LibraryLaw` turns a library strategy's ``probability_of_keep(n)`` (a double, taken at its exact binary
+  value) into the exact law of the released key set -- keys independent, ``p(0) = 0`` -- which the checker decides
+  like any ledger mechanism (``dpverify.checker.core.check``, certified intervals) under ``delta:L`` on windows of
+  counts: 0..w and a window around the library's own threshold (its ``threshold`` attribute; for the truncated
+  geometric, the count where p crosses 1/2).
+* The claim is read from the library object itself (``epsilon``, ``delta``, ``max_partitions_contributed``), not
+  retyped.  A library that is not installed gives a row ``not installed``, never a pass.
+* A violation is classified by its relative excess (exact delta - claimed) / claimed: below :data:`FP_RESOLUTION` it
+  is ``floating-point resolution`` (a rounding of a keep probability), above it ``material``.
+* :func:`black_box` samples ``should_keep`` (python-dp draws from its own generator: **the audit cannot be seeded**;
+  its confidence is the stated Clopper-Pearson level, not reproducibility) on L keys moved together from n to n+1.
+* Power checks: :func:`mutant` builds a deliberately wrong strategy from a real one -- the library run at 3 delta
+  but claimed at delta, or the threshold lowered by one (``keep(n) = lib.keep(n + 1)`` for n >= 1).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+
+from mechanisms import validation as V
+from mechanisms.core import DEFAULT_PREC, exact_context, to_ctx
+
+from proofs.claims import Domain, PrivacyClaim
+
+from .stats import bonferroni, cp_lower, cp_upper, eps_lower_bound
+
+__all__ = ["FP_RESOLUTION", "LibraryLaw", "pydp_strategy", "library_claim", "mutant", "exact_check", "black_box",
+           "classify_ratio", "within_double_rounding", "windows", "one_key_scan", "black_box_delta"]
+
+#: relative excess below which a violation is "at floating-point resolution" (rounding of a double keep probability)
+FP_RESOLUTION = 1e-12
+STRATEGIES = ("truncated_geometric", "laplace", "gaussian")
+
+
+def pydp_strategy(name: str, eps: float, delta: float, L: int, pre_threshold: int | None = None) -> Any:
+    """python-dp's strategy object; ``ImportError`` naming the package when python-dp is not installed."""
+    try:
+        import pydp.algorithms.partition_selection as ps
+    except ImportError as exc:
+        raise ImportError("the python-dp adapter needs `pip install python-dp`") from exc
+    if name not in STRATEGIES:
+        raise ValueError(f"strategy={name!r} must be one of {', '.join(STRATEGIES)}")
+    if pre_threshold is None:
+        return ps.create_partition_strategy(name, float(eps), float(delta), int(L))
+    kind = {"truncated_geometric": "NEAR_TRUNCATED_GEOMETRIC", "laplace": "LAPLACE", "gaussian": "GAUSSIAN"}[name]
+    return ps.create_pre_thresholding_partition_strategy(float(eps), float(delta), int(L), int(pre_threshold),
+                                                         getattr(ps.PartitionSelectionStrategyType, kind))
+
+
+def library_claim(obj: Any) -> tuple[Fraction, Fraction, int]:
+    """(eps, delta, L) as the library object states them (its doubles at their exact binary value)."""
+    return Fraction(obj.epsilon), Fraction(obj.delta), int(obj.max_partitions_contributed)
+
+
+@dataclass(frozen=True)
+class _Mutant:
+    """A deliberately wrong strategy built from a real one (:func:`mutant`)."""
+
+    inner: Any
+    shift: int
+    epsilon: float
+    delta: float
+    max_partitions_contributed: int
+
+    def probability_of_keep(self, n: int) -> float:
+        return 0.0 if n <= 0 else self.inner.probability_of_keep(n + self.shift)
+
+    def should_keep(self, n: int) -> bool:
+        return False if n <= 0 else self.inner.should_keep(n + self.shift)
+
+
+def mutant(name: str, eps: float, delta: float, L: int, kind: str) -> Any:
+    """``kind="delta-tripled"``: the library at 3 delta, claiming delta; ``"threshold-minus-one"``: keep(n) = keep(n+1)."""
+    if kind == "delta-tripled":
+        return _Mutant(pydp_strategy(name, eps, 3 * delta, L), 0, eps, delta, L)
+    if kind == "threshold-minus-one":
+        return _Mutant(pydp_strategy(name, eps, delta, L), 1, eps, delta, L)
+    raise ValueError(f"kind={kind!r} must be 'delta-tripled' or 'threshold-minus-one'")
+
+
+@dataclass(frozen=True, eq=False)
+class LibraryLaw:
+    """The exact law of the key set released by a library strategy: ``p(n) = probability_of_keep(base + n)`` exactly."""
+
+    lib: Any
+    base: int = 0
+    cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def keep(self, n: int) -> Fraction:
+        if n not in self.cache:
+            p = 0.0 if n <= 0 else float(self.lib.probability_of_keep(n))
+            self.cache[n] = Fraction(min(max(p, 0.0), 1.0))
+        return self.cache[n]
+
+    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+        h = V.histogram(h)
+        with exact_context(prec, interval) as ctx:
+            law = {frozenset(): ctx.mpf(1)}
+            for i, n in enumerate(h):
+                p = self.keep(self.base + n)
+                nxt: dict = {}
+                for s, w in law.items():
+                    if p:
+                        nxt[s | {i}] = w * to_ctx(ctx, p)
+                    if p != 1:
+                        nxt[s] = w * to_ctx(ctx, 1 - p)
+                law = nxt
+            return law
+
+    def symmetries(self, d: int) -> frozenset:
+        return frozenset({"permute"})
+
+
+def windows(lib: Any, width: int = 6, extra: Sequence[int] = ()) -> list[int]:
+    """Window bases: 0, one around the library's threshold (``threshold`` attribute, else where p crosses 1/2), and one
+    around each count of ``extra`` (e.g. the one-key scan's worst n)."""
+    t = getattr(lib, "threshold", None)
+    if t is None:
+        n = 1
+        while lib.probability_of_keep(n) < 0.5 and n < 10**6:
+            n += 1
+        t = n
+    return sorted({0, max(0, int(math.floor(t)) - width // 2)} | {max(0, int(n) - width // 2) for n in extra})
+
+
+def classify_ratio(ratio: Any, claimed_delta: Fraction) -> tuple[str, float, float]:
+    """(size, relative excess, absolute excess) of a violation whose claimed/exact ratio is ``ratio`` (< 1).
+
+    ``floating-point resolution``: relative excess (exact delta - claimed) / claimed < :data:`FP_RESOLUTION`;
+    ``material`` otherwise -- even when the cause is double rounding (see :func:`within_double_rounding`): a delta of
+    1e-15 exceeded 4x by rounding is a 4x violation of the stated claim."""
+    rel = 1 / float(ratio) - 1 if ratio else math.inf
+    excess = rel * float(claimed_delta)
+    if rel <= 0:
+        return "none", rel, excess
+    return ("floating-point resolution" if rel < FP_RESOLUTION else "material"), rel, excess
+
+
+def within_double_rounding(absolute_excess: float) -> bool:
+    """Whether an absolute excess is within 8 units of double rounding at 1 (8 * 2^-52): what keep probabilities near
+    1 computed in doubles can carry, i.e. the likely cause is the library's floating-point evaluation."""
+    return 0 < absolute_excess <= 8 * 2.0**-52
+
+
+def exact_check(lib: Any, *, width: int = 6, d: int | None = None, label: str = "python-dp", extra: Sequence[int] = ()) -> dict:
+    """Check the library strategy's key-set law exactly (certified) against the claim it states, on windows."""
+    from dpverify.checker.core import check
+    eps, delta, L = library_claim(lib)
+    d = d or min(L, 3)
+    results = []
+    for base in windows(lib, width, extra):
+        law = LibraryLaw(lib, base)
+        claim = PrivacyClaim(id=f"{label}.window{base}", title="library strategy", source=label, statement="as the library states",
+                             code=label, relation="delta:L", domain=Domain(d=d, max_count=width, relation="delta:L", params=({"L": L},)),
+                             mechanism=lambda p, law=law: law, points=lambda p: [(eps, delta)])
+        results.append((base, check(claim, certify=True)))
+    def tightness(br: tuple) -> float:
+        r = br[1]
+        return -math.inf if r.verdict == "violated" else (math.inf if r.ratio is None else float(r.ratio))
+    worst_base, worst = min(results, key=lambda br: (tightness(br), -br[0] if br[1].verdict == "violated" else 0))
+    size, rel, excess = classify_ratio(worst.ratio, delta) if worst.verdict == "violated" else ("none", 0.0, 0.0)
+    w = worst.worst
+    return {"verdict": worst.verdict, "certified": worst.certified, "tight": worst.tight, "double_rounding": within_double_rounding(excess),
+            "ratio": None if worst.ratio is None else float(worst.ratio), "size": size, "relative_excess": rel,
+            "witness": None if w is None else {"h": [base_ + worst_base for base_ in w.h], "h_prime": [c + worst_base for c in w.h_prime]},
+            "absolute_excess": excess, "claim": {"eps": float(eps), "delta": float(delta), "L": L},
+            "windows": [b for b, _ in results], "d": d}
+
+
+def black_box(lib: Any, n: int, *, samples: int = 200_000, alpha: float = 0.05, keys: int | None = None) -> dict:
+    """A statistical lower bound on eps from ``should_keep``: ``keys`` keys (default L) at n vs n+1, events
+    {all kept} and {none kept} in both directions (Clopper-Pearson, Bonferroni over the 4 tests).  python-dp owns
+    its randomness: the run cannot be seeded and is not reproducible draw for draw."""
+    eps, delta, L = library_claim(lib)
+    k = keys or L
+    counts = {}
+    for m in (n, n + 1):
+        allk = nonek = 0
+        for _ in range(samples):
+            kept = sum(1 for _ in range(k) if lib.should_keep(m))
+            allk += kept == k
+            nonek += kept == 0
+        counts[m] = (allk, nonek)
+    a = bonferroni(alpha, 4)
+    best = -math.inf
+    for ev in (0, 1):
+        x, y = counts[n + 1][ev], counts[n][ev]
+        for p_x, q_x in ((x, y), (y, x)):
+            best = max(best, eps_lower_bound(cp_lower(p_x, samples, a), cp_upper(q_x, samples, a), delta))
+    return {"pair": [n, n + 1], "keys": k, "samples_per_input": samples, "eps_lower_bound": best, "claimed_eps": float(eps),
+            "alpha": alpha, "seeded": False, "counts": {str(m): list(c) for m, c in counts.items()},
+            "refutes": best > float(eps)}
+
+
+def one_key_scan(lib: Any, *, limit: int = 100_000, prec: int = 120) -> dict:
+    """The library's one-key delta_n(eps/L) against delta_L = 1 - (1 - delta)^(1/L) for n = 0, 1, ... until the tail
+    test (p(N) >= e^-eps/L and 1 - p(N) <= delta_L, both certified) -- exactly, from its doubles.  Beyond N the
+    library's p is taken to stay monotone (its formula is; a black box cannot show it)."""
+    import mpmath
+    eps, delta, L = library_claim(lib)
+    law = LibraryLaw(lib)
+    with exact_context(prec, interval=True) as iv:
+        e = to_ctx(iv, eps) / L
+        dl = -iv.expm1(iv.log1p(-to_ctx(iv, delta)) / L)
+        ee, floor_p = iv.exp(e), iv.exp(-e)
+        worst, arg, n = None, None, 0
+        while n < limit:
+            p, q = to_ctx(iv, law.keep(n)), to_ctx(iv, law.keep(n + 1))
+            for t in (q - ee * p, (1 - p) - ee * (1 - q), p - ee * q, (1 - q) - ee * (1 - p)):
+                if worst is None or t.b > worst.b:
+                    worst, arg = t, n
+            if law.keep(n) > law.keep(n + 1):
+                return {"verdict": "not monotone", "n": n}
+            if q.a >= floor_p.b and (1 - q).b <= dl.a:
+                break
+            n += 1
+        ratio = float(mpmath.mpf((dl / worst).a)) if worst.b > 0 else math.inf
+        verdict = "holds" if (dl - worst).a >= 0 else "violated" if (dl - worst).b < 0 else "tight (interval straddles)"
+        size, rel, excess = classify_ratio(ratio, Fraction(float(mpmath.mpf(dl.a)))) if verdict == "violated" else ("none", 0.0, 0.0)
+        return {"verdict": verdict, "n": arg, "double_rounding": within_double_rounding(excess), "upto": n + 1, "ratio": ratio, "size": size, "relative_excess": rel,
+                "absolute_excess": excess, "delta_n": float(mpmath.mpf(worst.b))}
+
+
+def black_box_delta(lib: Any, *, samples: int = 1_000_000, alpha: float = 0.05) -> dict:
+    """A statistical lower bound on delta from ``should_keep`` on the pair where it is paid: L absent keys (count 0:
+    not in the data, so released with probability exactly 0 -- known structurally, not sampled) against L keys of
+    one user (count 1).  The event {some key released} has probability 0 under the first input, so its Clopper-Pearson
+    lower bound under the second is a lower bound on delta(eps) for every eps.  Unseeded (python-dp's generator)."""
+    eps, delta, L = library_claim(lib)
+    hits = sum(1 for _ in range(samples) if any(lib.should_keep(1) for _ in range(L)))
+    lo = cp_lower(hits, samples, alpha)
+    return {"pair": [[0] * L, [1] * L], "samples": samples, "hits": hits, "delta_lower_bound": lo, "claimed_delta": float(delta),
+            "alpha": alpha, "seeded": False, "refutes": lo > float(delta)}
