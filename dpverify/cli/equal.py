@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from mechanisms.registry import build
@@ -11,7 +12,7 @@ from dpverify.checker.pair_report import compare_distributions
 
 from mechanisms.validation import nonneg_int, pos_int
 
-from .common import EXIT_FAIL, EXIT_OK, humanize, print_json
+from .common import EXIT_FAIL, EXIT_OK, humanize, print_json, progress
 from .parse import parse_params
 
 __all__ = ["add_parser", "run"]
@@ -21,7 +22,10 @@ def run(args: argparse.Namespace) -> int:
     pos_int("--d", args.d)
     nonneg_int("--max-count", args.max_count)
     params = parse_params(args.param)
-    rep = compare_distributions(build(args.first, **params), build(args.second, **params), args.d, args.max_count)
+    rep = compare_distributions(build(args.first, **params), build(args.second, **params), args.d, args.max_count,
+                                progress=progress(not args.json))
+    if sys.stderr.isatty() and not args.json:
+        sys.stderr.write("\n")
     if args.json:
         print_json(rep)
     else:

@@ -7,6 +7,7 @@ bounded-range parameter and privacy-loss distribution (``dpverify.checker.diverg
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from mechanisms.registry import build
@@ -17,7 +18,7 @@ from dpverify.checker.pair_report import profile_report
 
 from mechanisms.errors import InvalidParameter
 
-from .common import EXIT_FAIL, EXIT_OK, humanize, print_json
+from .common import EXIT_FAIL, EXIT_OK, humanize, print_json, progress
 from .parse import parse_h, parse_params, parse_value
 
 __all__ = ["add_parser", "run"]
@@ -35,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
     orders = [a.strip() for item in (args.renyi or []) for a in item.split(",") if a.strip()]
     orders = [parse_alpha(a if a.lower() in ("inf", "infinity") else parse_value(a)) for a in orders]  # a bad order fails here, named
     rep = profile_report(mech, h, h2, relation=args.relation, eps_grid=eps, delta=delta, show_distribution=args.distribution,
-                         renyi_orders=orders, zcdp=args.zcdp, br=args.range, pld=args.pld)
+                         renyi_orders=orders, zcdp=args.zcdp, br=args.range, pld=args.pld, progress=progress(not args.json))
+    if h2 is None and sys.stderr.isatty() and not args.json:
+        sys.stderr.write("\n")
     if args.json:
         print_json(rep)
     else:
