@@ -135,7 +135,8 @@ def certify_em_family(claim: Any, params: Mapping[str, Any], *, d: int | None = 
     mech = claim.mechanism(p)
     scope = {"mechanism": type(mech).__name__, "params": {k: str(v) for k, v in p.items()},
              "relation": claim.relation, "notion": claim.notion, "counts": "all non-negative"}
-    extra: dict = {"expected": getattr(claim, "expected", "")}
+    extra: dict = {"expected": getattr(claim, "expected", ""),
+                   "boxes_are": "(structure, outcome) numerators decided exactly (no boxes: nothing is subdivided)"}
     model, why = em_model(mech)
     moves = relation_moves(claim.relation)
     if model is None and moves is not None:
