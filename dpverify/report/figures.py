@@ -14,7 +14,7 @@
    guarantee also holds at every larger eps).
 3. ``ts_delta.png`` -- CWGM20 TS (seed 002): exact worst-case delta over a small domain against
    the claimed delta, from ``proofs.cwgm20.utility.ts_delta_rows()``.
-4. ``figure1.png`` (+ ``figure1_table.md``, ``figure1_table.csv``) -- DR19 App. A Figure 1, from
+4. ``figure1.png`` (+ ``figure1_table.md``, ``figure1_table.csv``) -- DR19 App. A Figure 1 recomputed (k = 1..500), from
    ``dpverify.report.figure1.plot_figure1``.
 5. ``composition_ratio.png`` -- composition bound / exact truth (``dpverify.report.composition``)
    against k, on a reduced grid (k <= 100: the report's full grid costs about a minute).
@@ -54,6 +54,17 @@ PREC = 256
 FIGURE_CLAIMS = {"DR19.Thm1": "profile_dr19_thm1.png", "DR19.Lem6.1#corrected": "profile_dr19_lem61.png"}
 #: figure style on top of matplotlib's defaults (scoped by ``dpverify.report.plotting.plot_style``; nothing global is changed)
 _RC = {"font.size": 9}
+#: legend labels in words for the composition figure (keys: ``dpverify.report.composition`` bound names)
+COMPOSITION_LABELS = {
+    "basic": "basic composition (k eps) / exact optimal",
+    "theorem3": "advanced composition (DR19 Theorem 3) / exact optimal",
+    "drv10": "Dwork-Rothblum-Vadhan 2010 bound / exact optimal",
+    "lemmaA1_rule": "optimal composition at App. A's delta_i rule (Lemma A.1) / exact optimal",
+    "cor41_eps2": "DR19 Corollary 4.1's eps'' / exact optimal",
+    "lemma4.4": "range-bounded: DR19 Lemma 4.4 / worst randomized response found",
+    "theorem3_on_rb": "range-bounded: Theorem 3 / worst randomized response found",
+    "opt_dp_on_rb": "range-bounded: optimal DP composition / worst randomized response found",
+}
 _DPI = 110
 
 
@@ -196,21 +207,25 @@ def composition_figure(path: Path, ks: Sequence[int] = (1, 2, 5, 10, 30, 100), e
 
     rows = bound_truth_rows(ks=ks, eps_values=eps_values, deltas=(delta,))
     plt = _plt()
-    fig, axes = plt.subplots(1, len(eps_values), figsize=(4.2 * len(eps_values), 3.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(eps_values), figsize=(4.6 * len(eps_values), 4.6), squeeze=False)
     cols = [f"{n}/truth" for n in DP_BOUNDS] + [f"{n}/truth_br" for n in RB_BOUNDS]
+    markers = "osD^vPX*"
     for ax, e in zip(axes[0], eps_values):
         for i, c in enumerate(cols):
             pts = [(r["k"], _f(r[c])) for r in rows if r["eps"] == e and r[c] is not None]
             if pts:
-                ax.plot([a for a, _ in pts], [b for _, b in pts], marker=".", linewidth=1.0, color=f"C{i % 10}",
-                        linestyle="-" if c.endswith("/truth") else ":", label=c)
+                ax.plot([a for a, _ in pts], [b for _, b in pts], marker=markers[i % len(markers)], markersize=4 + (i % 3),
+                        markerfacecolor="none", linewidth=1.0, color=f"C{i % 10}",
+                        linestyle="-" if c.endswith("/truth") else ":", label=COMPOSITION_LABELS.get(c.split("/")[0], c))
         ax.axhline(1.0, color="grey", linewidth=0.8)
         ax.set_xscale("log")
         ax.set_xlabel("k")
         ax.set_ylabel("bound eps / exact eps")
         ax.set_title(f"eps = {e}, delta = {float(delta):g}", fontsize=8.5)
-    axes[0][0].legend(fontsize=6.5)
-    _save(fig, path)
+    h, lab = axes[0][0].get_legend_handles_labels()
+    fig.tight_layout(rect=(0, 0.2, 1, 1))
+    fig.legend(h, lab, loc="lower center", ncol=2, fontsize=7, frameon=False)
+    save_png(fig, path, _DPI, tight=False)
     return (f"Composition of k eps-DP (solid, over the exact optimal composition) and eps-range-bounded (dotted, over the worst "
             f"generalised randomized response found, a lower bound on the truth) mechanisms: each bound's eps at delta = {float(delta):g} "
             f"divided by the truth, k in {list(ks)}; every ratio must be >= 1. Full grid: dpverify.report.composition.")
@@ -235,8 +250,9 @@ def write_figures(outdir: Path | str = "reports", *, results: Iterable[CheckResu
         out.append((name, profile_figure(cid, outdir / name, h, hp, params)))
     out.append(("ts_delta.png", ts_figure(outdir / "ts_delta.png")))
     f1 = plot_figure1(outdir)
-    out.append((f1["png"].name, "DR19 Appendix A, Figure 1 (reproduced): optimal DP composition eps over Lemma 4.4's range-bounded eps "
-                                "against k; above 1 the range-bounded bound is smaller."))
+    out.append((f1["png"].name, "DR19 Appendix A, Figure 1, recomputed on our grid (every k in 1..500; the paper's grid is not "
+                                "stated, so not a reproduction of its points): optimal DP composition eps over Lemma 4.4's "
+                                "range-bounded eps against k; above 1 the range-bounded bound is smaller."))
     out.append((f1["md"].name, "DR19 Appendix A, Figure 1: every plotted point (table; CSV: figure1_table.csv)."))
     out.append(("composition_ratio.png", composition_figure(outdir / "composition_ratio.png")))
     return out
