@@ -136,8 +136,24 @@ def _realise(n: int, order1: list[int], v1: list[int], order2: list[int], v2: li
     return tuple(index)
 
 
-def structures(kbar: int) -> Iterator[Structure]:
-    """Every reduced structure of LimitDom^{., kbar} under add/remove (module docstring), each once."""
+def structures(kbar: int, *, unique: bool = True) -> Iterator[Structure]:
+    """Every reduced structure of LimitDom^{., kbar} under add/remove (module docstring), each once.
+
+    ``unique``: one representative per pair of laws.  Both laws are fixed by the h-domain (ranks 0..kbar-1)
+    with its count forms and ⊥'s item, and by the SET ``d^kbar(h')`` with the forms of h' and the form of
+    h''s (kbar+1)-th item -- not by the order of h' inside its domain (ties inside ``d^kbar(h')`` broken
+    either way give the same laws, with the same labels)."""
+    seen: set = set()
+    for s in _all_structures(kbar):
+        if unique:
+            sig = (s.forms, s.e, frozenset(s.order2[:kbar]), s.forms2()[s.order2[kbar]])
+            if sig in seen:
+                continue
+            seen.add(sig)
+        yield s
+
+
+def _all_structures(kbar: int) -> Iterator[Structure]:
     for gaps in itertools.product((0, 1, VAR), repeat=kbar):
         for n_t in range(kbar + 2):
             for n_t1 in range(kbar + 2 - n_t):
