@@ -367,7 +367,7 @@ def test_check_search_profile_through_load_and_the_environment(rnm, tmp_path, ca
     for argv in runs:
         assert main(["--load", path, *argv]) == 0, capsys.readouterr()
     out = capsys.readouterr().out
-    assert "BYO.rnm-geometric: holds (expected holds), certified=True" in out and "RNMGeometric(eps=1) on h=[2, 1, 0]" in out
+    assert "BYO.rnm-geometric: holds (expected holds), certified=true" in out and "RNMGeometric(eps=1) on h=[2, 1, 0]" in out
     assert "rnm-geometric (its registered claim BYO.rnm-geometric): holds" in out
     monkeypatch.setenv("DPVERIFY_LOAD", path + ":" + path)  # os.pathsep-separated; a file is loaded once
     for argv in runs[:2] + runs[3:4]:

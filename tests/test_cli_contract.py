@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import signal
 import time
 from fractions import Fraction
 from typing import Any
@@ -40,16 +41,39 @@ STRIDE = 12
 AUDIT_SAMPLES = 2000
 #: evaluations of the matrix's searches
 SEARCH_EVALS = 40
+#: the longest one command of the matrix may run (the slowest default-domain check takes about 125 s alone)
+MATRIX_SECONDS = 600
+#: the longest one search of the matrix may run
+SEARCH_SECONDS = 120
 
 
-def run(argv: list[str]) -> tuple[int, str, str]:
-    """``(exit status, stdout, stderr)`` of ``main(argv)`` in-process (argparse's SystemExit included)."""
+class TooLong(BaseException):
+    """Raised by the alarm of :func:`run`; a BaseException so that no ``except Exception`` of the CLI swallows it."""
+
+
+def _alarm(signum, frame):
+    raise TooLong()
+
+
+def run(argv: list[str], seconds: int | None = None) -> tuple[int, str, str]:
+    """``(exit status, stdout, stderr)`` of ``main(argv)`` in-process (argparse's SystemExit included);
+    with ``seconds``, a command still running after that long fails the test."""
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    old = signal.signal(signal.SIGALRM, _alarm) if seconds else None
+    if seconds:
+        signal.alarm(seconds)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(argv)
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except TooLong:
+        pytest.fail(f"still running after {seconds} s: dpverify {' '.join(argv)}")
+    finally:
+        if seconds:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
     return code, out.getvalue(), err.getvalue()
 
 
@@ -228,7 +252,7 @@ def test_human_output_has_no_python_reprs():
 # ----------------------------------------------------------------- the registry matrix
 def _check(cid: str, quick: bool) -> None:
     argv = ["check", cid, "--json"] + (["--quick"] if quick else [])
-    code, out, err = run(argv)
+    code, out, err = run(argv, MATRIX_SECONDS)
     assert_contract(argv, code, out, err)
     assert code != 2, f"{cid}: refused or a user error on its own domain: {err}"
     doc = one_json(out)
@@ -238,7 +262,7 @@ def _check(cid: str, quick: bool) -> None:
 
 def _search(cid: str) -> None:
     argv = ["search", cid, "--evals", str(SEARCH_EVALS), "--json"]
-    code, out, err = run(argv)
+    code, out, err = run(argv, SEARCH_SECONDS)
     assert_contract(argv, code, out, err)
     assert code != 2, f"{cid}: {err}"
     assert one_json(out)["verdict"] != "error"
@@ -248,7 +272,7 @@ def _profile(name: str) -> None:
     spec = all_mechanisms()[name]
     h = ",".join(map(str, spec.examples[0]))
     argv = ["profile", name, "--h", h, *param_args(dict(spec.valid[0])), "--json"]
-    code, out, err = run(argv)
+    code, out, err = run(argv, MATRIX_SECONDS)
     assert_contract(argv, code, out, err)
     assert code in (0, 1), f"{name}: {err}"
 
@@ -257,7 +281,7 @@ def _audit(name: str) -> None:
     spec = all_mechanisms()[name]
     h = ",".join(map(str, spec.examples[0]))
     argv = ["audit", "--spec", name, *param_args(dict(spec.valid[0])), "--inputs", h, "--samples", str(AUDIT_SAMPLES), "--json"]
-    code, out, err = run(argv)
+    code, out, err = run(argv, MATRIX_SECONDS)
     assert_contract(argv, code, out, err)
     assert code != 2, f"{name}: {err}"
 
