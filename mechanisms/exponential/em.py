@@ -286,7 +286,7 @@ REGISTRY = [
         invalid=_invalid_common(),
         examples=((3, 1, 1, 0), (0, 0, 0), (2, 2)),
         paper="DR19 Def. 4.1 (seed 001 §4.1); CWGM20 Def. 2.3 / GJMR21 Def. 3 with factor2",
-        claim=lambda p: (p["eps"], 0),
+        claim=lambda p: (V.real("eps", p["eps"]), 0),
     ),
     MechanismSpec(
         name="peeling-em",
@@ -296,7 +296,7 @@ REGISTRY = [
         + [({"k": 2, **p}, e, m) for p, e, m in _invalid_common()],
         examples=((3, 1, 1, 0), (2, 2, 2)),
         paper="DR19 §4.1 pEM^k_q; CWGM20 Claim 2.1",
-        claim=lambda p: (p["k"] * p["eps"], 0),
+        claim=lambda p: (p["k"] * V.real("eps", p["eps"]), 0),
     ),
     MechanismSpec(
         name="gumbel-topk",
@@ -306,7 +306,7 @@ REGISTRY = [
         + [({"k": 2, **p}, e, m) for p, e, m in _invalid_common()],
         examples=((3, 1, 1, 0), (2, 2, 2)),
         paper="DR19 §4.1 M^k_Gumbel, Lemma 4.2, Corollary 4.1",
-        claim=lambda p: (p["k"] * p["eps"], 0),
+        claim=lambda p: (p["k"] * V.real("eps", p["eps"]), 0),
     ),
     # the same laws drawn by the integer/rational samplers (mechanisms.exact.race)
     MechanismSpec(
@@ -316,7 +316,7 @@ REGISTRY = [
                  ({"eps": 1, "sensitivity": 1.0}, InvalidParameterType, "sensitivity=1.0 is a float")],
         examples=((3, 1, 1, 0), (0, 0, 0), (2, 2)),
         paper="DR19 Def. 4.1, sampled exactly (rejection with exact Bernoulli; mechanisms.exact.sampling)",
-        claim=lambda p: (p["eps"], 0), tags=EXACT_TAG,
+        claim=lambda p: (V.real("eps", p["eps"]), 0), tags=EXACT_TAG,
     ),
     MechanismSpec(
         name="peeling-em-exact", factory=exact_variant(PeelingEM),
@@ -324,7 +324,7 @@ REGISTRY = [
         invalid=[({"k": 2, "eps": 1.0}, InvalidParameterType, "eps=1.0 " + FLOAT_EPS)],
         examples=((3, 1, 1, 0), (2, 2, 2)),
         paper="DR19 §4.1 pEM^k_q, sampled exactly",
-        claim=lambda p: (p["k"] * p["eps"], 0), tags=EXACT_TAG,
+        claim=lambda p: (p["k"] * V.real("eps", p["eps"]), 0), tags=EXACT_TAG,
     ),
     MechanismSpec(
         name="gumbel-topk-exact", factory=exact_variant(OneShotGumbel),
@@ -332,6 +332,6 @@ REGISTRY = [
         invalid=[({"k": 2, "eps": 0.7}, InvalidParameterType, "eps=0.7 " + FLOAT_EPS)],
         examples=((3, 1, 1, 0), (2, 2, 2)),
         paper="DR19 §4.1 M^k_Gumbel, sampled exactly in its peeling form (Lemma 4.2)",
-        claim=lambda p: (p["k"] * p["eps"], 0), tags=EXACT_TAG,
+        claim=lambda p: (p["k"] * V.real("eps", p["eps"]), 0), tags=EXACT_TAG,
     ),
 ]

@@ -279,7 +279,7 @@ REGISTRY = [
         invalid=_invalid(),
         examples=((3, 1, 1, 0), (0, 0, 0), (2, 2), (5, 4, 4, 1, 0)),
         paper="McKenna & Sheldon 2020, Algorithm 1 (permute-and-flip); = report-noisy-max with exponential noise (arXiv:2105.07260)",
-        claim=lambda p: (p["eps"], 0),
+        claim=lambda p: (V.real("eps", p["eps"]), 0),
     ),
     MechanismSpec(
         name="peeling-pf",
@@ -288,6 +288,6 @@ REGISTRY = [
         invalid=[({"k": 0, "eps": 1}, InvalidParameter, "k=0 must be >= 1")] + [({"k": 2, **p}, e, m) for p, e, m in _invalid()],
         examples=((3, 1, 1, 0), (2, 2, 2)),
         paper="peeled permute-and-flip top-k (OpenDP peel_permute_and_flip): k rounds of MS20 Algorithm 1 with removal",
-        claim=lambda p: (p["k"] * p["eps"], 0),
+        claim=lambda p: (p["k"] * V.real("eps", p["eps"]), 0),
     ),
 ]

@@ -44,6 +44,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from mechanisms import validation as V
 from mechanisms.core import DEFAULT_PREC, exact_context, sorted_items, to_ctx
 from mechanisms.errors import DomainTooLarge, InvalidParameter
 from mechanisms.registry import MechanismSpec
@@ -242,7 +243,7 @@ REGISTRY = [
         ),
         examples=((3, 1, 1, 0), (5, 5, 2, 0, 1)),
         paper="Gillenwater et al. ICML 2022 (sequence JOINT); seed 004 §2 future work",
-        claim=lambda p: (p["eps"], 0),
+        claim=lambda p: (V.real("eps", p["eps"]), 0),
         tags=frozenset({"sequence-output", "exact-counting"}),
     ),
 ]

@@ -53,6 +53,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms._common import sampler_float
+from mechanisms import validation as V
 from mechanisms.core import DEFAULT_PREC, exact_context, sorted_items, to_ctx
 from mechanisms.errors import DomainTooLarge, InvalidParameter
 from mechanisms.registry import MechanismSpec
@@ -292,7 +293,7 @@ REGISTRY = [
         invalid=_INVALID,
         examples=((3, 1, 1, 0), (5, 5, 2, 0, 1)),
         paper="004 §3, Algorithm 1 (corrected Line 3), Theorem 8",
-        claim=lambda p: (p["eps"], 0),
+        claim=lambda p: (V.real("eps", p["eps"]), 0),
         tags=frozenset({"set-output", "exact-counting"}),
     ),
     MechanismSpec(
@@ -302,7 +303,7 @@ REGISTRY = [
         invalid=_INVALID,
         examples=((3, 1, 1, 0), (5, 5, 2, 0, 1)),
         paper="004 §3.1, Algorithm 1 as printed (entries of M sampled with multiplicity)",
-        claim=lambda p: (p["eps"], 0),
+        claim=lambda p: (V.real("eps", p["eps"]), 0),
         tags=frozenset({"set-output", "literal"}),
     ),
 ]

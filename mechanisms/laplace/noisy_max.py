@@ -206,7 +206,7 @@ REGISTRY = [
         invalid=_invalid_common(),
         examples=((3, 1, 1, 0), (0, 0, 0), (2, 2), (5,)),
         paper="Report noisy max [Dwork–Roth], cited in DR19 §1.1 (seed 001); scale 2Δ/ε",
-        claim=lambda p: (p["eps"], 0),
+        claim=lambda p: (V.real("eps", p["eps"]), 0),
         tags=frozenset({"laplace", "ordered"}),
     ),
     MechanismSpec(
@@ -220,7 +220,7 @@ REGISTRY = [
         + [({"k": 2, **p}, e, m) for p, e, m in _invalid_common()],
         examples=((3, 1, 1, 0), (2, 2, 2), (4, 0, 2, 1, 1)),
         paper="GJMR21 §4 baseline LAPLACE (seed 004): Lap(2k/ε) once, top-k in order [Qiao–Su–Zhang]",
-        claim=lambda p: (p["eps"], 0),
+        claim=lambda p: (V.real("eps", p["eps"]), 0),
         tags=frozenset({"laplace", "ordered"}),
     ),
 ]
