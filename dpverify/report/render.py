@@ -71,10 +71,17 @@ def _mutation(outdir: Path, index: bool) -> list[Path]:
     return [render_mutation_page(load(outdir, "mutation"), outdir)]
 
 
+def _partition_selection(outdir: Path, index: bool) -> list[Path]:
+    from .partition_selection import render_partition_selection_page
+
+    return [render_partition_selection_page(load(outdir, "partition_selection"), outdir)]
+
+
 RENDERERS: dict[str, Callable[[Path, bool], list[Path]]] = {
     "verify": _verify_pages, "performance": _performance, "audits": _audits, "experiments": _experiments,
     "composition": _composition,
     "mutation": _mutation,
+    "partition_selection": _partition_selection,
 }
 
 

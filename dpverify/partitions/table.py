@@ -1,0 +1,94 @@
+"""The partition-selection acceptance table (issue 33): one row per library strategy x L x eps x delta.
+
+Each row: the claim as the library states it (read from the object), the exact verdict of the library's law (the
+one-key scan over every n to the certified tail, and the certified checker on windows of L keys: 0, the threshold,
+the scan's worst n), claimed / exact ratio, size of any violation, witness; the exact model's for-all-n verdict
+(``proofs.dvgm22.universal``: one key at (eps/L, delta_L)); a black-box eps lower bound from ``should_keep`` at the
+pair just below the threshold (L keys moved together) and its sample count.  Power rows: the two deliberately wrong
+strategies (delta tripled, threshold lowered by one), refuted exactly and black-box.
+"""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from mechanisms.partition_selection import PartitionSelection
+
+from proofs.dvgm22.universal import prove_one_key
+
+from dpverify.auditor import partition_libs as PL
+
+__all__ = ["GRID", "QUICK_GRID", "compute", "library_versions"]
+
+STRATS = {"truncated_geometric": "truncated-geometric-closed", "laplace": "laplace", "gaussian": "gaussian"}
+GRID = [(s, L, eps, delta) for s in STRATS for L in (1, 2, 3) for eps in (0.1, 1.0) for delta in (1e-5, 1e-10, 1e-15)]
+QUICK_GRID = [(s, L, 1.0, delta) for s in STRATS for L in (1, 2) for delta in (1e-5, 1e-15)]
+
+
+def library_versions() -> dict:
+    """Installed versions of the partition-selection libraries ("not installed" otherwise)."""
+    out = {}
+    for pkg in ("python-dp", "pipeline-dp", "opendp", "smartnoise-sql"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = "not installed"
+    return out
+
+
+def _bb_pair(lib: Any) -> int:
+    """The black-box pair's lower count: the largest n with p(n+1) <= 1/2 (just below the threshold / crossover)."""
+    n = 1
+    while lib.probability_of_keep(n + 2) <= 0.5 and n < 10**6:
+        n += 1
+    return n
+
+
+def row(strategy: str, L: int, eps: float, delta: float, *, samples: int) -> dict:
+    """One table row (module docstring)."""
+    t0 = time.perf_counter()
+    lib = PL.pydp_strategy(strategy, eps, delta, L)
+    scan = PL.one_key_scan(lib) if not (strategy == "gaussian" and L > 1) else {"verdict": "not claimed per key", "n": None}
+    extra = [scan["n"]] if scan.get("n") else []
+    ex = PL.exact_check(lib, extra=extra, width=4 if L == 3 else 6)
+    model = prove_one_key(PartitionSelection(STRATS[strategy], Fraction(eps), Fraction(delta), L=L))
+    n = _bb_pair(lib)
+    bb = PL.black_box(lib, n, samples=samples)
+    verdict = "violated" if "violated" in (ex["verdict"], scan["verdict"]) else ex["verdict"]
+    worst = min([r for r in (ex, scan) if r.get("ratio") is not None], key=lambda r: r["ratio"], default=ex)
+    return {"library": "python-dp", "strategy": strategy, "L": L, "claim": ex["claim"], "verdict": verdict,
+            "certified": ex["certified"], "ratio": worst.get("ratio"), "size": worst.get("size", "none"),
+            "relative_excess": worst.get("relative_excess", 0.0), "double_rounding": worst.get("double_rounding", False),
+            "witness": ex["witness"] if ex["verdict"] == "violated" else ({"n": scan["n"]} if scan["verdict"] == "violated" else ex["witness"]),
+            "windows": ex["windows"], "one_key_scan": scan, "model": {"verdict": "out of scope" if model.covers.startswith("out of scope") else model.verdict, "covers": model.covers},
+            "black_box": {"pair": bb["pair"], "keys": bb["keys"], "eps_lower_bound": bb["eps_lower_bound"],
+                          "samples_per_input": bb["samples_per_input"], "seeded": False, "refutes": bb["refutes"]},
+            "seconds": round(time.perf_counter() - t0, 2)}
+
+
+def power_rows(*, samples: int = 1_000_000) -> list[dict]:
+    """The deliberately wrong strategies (Laplace / truncated geometric, eps = 1, delta = 1e-5, L = 1)."""
+    out = []
+    for strategy, kind in (("truncated_geometric", "delta-tripled"), ("laplace", "threshold-minus-one")):
+        lib = PL.mutant(strategy, 1.0, 1e-5, 1, kind)
+        ex = PL.exact_check(lib)
+        bb = PL.black_box_delta(lib, samples=samples)
+        out.append({"strategy": strategy, "mutant": kind, "verdict": ex["verdict"], "ratio": ex["ratio"], "size": ex["size"],
+                    "witness": ex["witness"], "black_box": bb})
+    return out
+
+
+def compute(grid: list = GRID, *, samples: int = 20_000, power_samples: int = 1_000_000, command: str = "") -> dict:
+    """The page's data: versions, every row of ``grid``, the power rows; rows say "not installed" without python-dp."""
+    vers = library_versions()
+    if vers["python-dp"] == "not installed":
+        return {"command": command, "versions": vers, "rows": [], "power": [], "skipped": "python-dp not installed"}
+    rows = [row(*g, samples=samples) for g in grid]
+    return {"command": command, "versions": vers, "rows": rows, "power": power_rows(samples=power_samples),
+            "notes": ["python-dp owns its randomness: the black-box columns cannot be seeded (confidence 0.95 per row, "
+                      "Clopper-Pearson, Bonferroni over 4 events), the exact columns are reproducible",
+                      "smartnoise-sql needs opendp < 0.15 and cannot share this environment (opendp 0.16): not audited here",
+                      "Gaussian thresholding's L-key guarantee is not a per-key split: its one-key scan is not claimed for L > 1"]}

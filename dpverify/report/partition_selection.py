@@ -1,0 +1,77 @@
+"""``reports/partition_selection.md``: partition selection as deployed (issue 33), rendered only from
+``reports/data/partition_selection.json`` (computed by ``dpverify.partitions.table``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .data import load, save
+from .markdown import table
+
+__all__ = ["render_partition_selection_page", "write_partition_selection"]
+
+
+def _g(x: Any, digits: int = 6) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.{digits}g}"
+    return str(x)
+
+
+def _witness(w: Any) -> str:
+    if not w:
+        return "-"
+    if "n" in w:
+        return f"n = {w['n']} -> {w['n'] + 1}"
+    return f"{tuple(w['h'])} -> {tuple(w['h_prime'])}"
+
+
+def render_partition_selection_page(data: dict, outdir: Path | str = "reports") -> Path:
+    """Write ``partition_selection.md`` from the page data."""
+    lines = ["# Partition selection as deployed", "",
+             "Each library strategy is checked **exactly** from its own `probability_of_keep(n)` (doubles at their exact "
+             "binary value; the law of the released key set, keys independent, p(0) = 0) against the (eps, delta) the "
+             "library object states for a user in at most L keys (relation `delta:L`): a one-key scan over every n up to a "
+             "certified tail, and the certified checker on windows of L keys (0, the threshold, the scan's worst n). "
+             "*Model* is the for-all-n proof of the same strategy in exact arithmetic (`proofs.dvgm22.universal`, one key "
+             "at (eps/L, delta_L)). *Black box*: an eps lower bound from `should_keep` at the pair just below the "
+             "threshold (L keys moved together), unseeded (the library owns its randomness).", "",
+             f"Command: `{data.get('command', '')}`", "",
+             "Versions: " + ", ".join(f"{k} {v}" for k, v in sorted(data.get("versions", {}).items())), ""]
+    if data.get("skipped"):
+        lines += [f"**Skipped:** {data['skipped']} (never counted as a pass).", ""]
+    rows = []
+    for r in data.get("rows", []):
+        c = r["claim"]
+        bb = r["black_box"]
+        rows.append([r["library"], r["strategy"], str(r["L"]), _g(c["eps"]), _g(c["delta"]),
+                     r["verdict"] + (" (certified)" if r.get("certified") else ""), _g(r.get("ratio"), 12),
+                     r.get("size", "none") + (" (double rounding)" if r.get("double_rounding") else ""),
+                     _g(r.get("relative_excess"), 4), _witness(r.get("witness")), r["model"]["verdict"],
+                     f"{_g(bb['eps_lower_bound'], 3)} ({bb['samples_per_input']:,} x 2, n = {bb['pair'][0]})"])
+    if rows:
+        lines += ["## Strategy x L x eps x delta", "",
+                  table(["library", "strategy", "L", "eps", "delta", "exact verdict", "claimed/exact", "size", "relative excess",
+                         "witness", "model (all n)", "black-box eps lower bound (samples)"], rows), ""]
+    prow = []
+    for r in data.get("power", []):
+        bb = r["black_box"]
+        prow.append([r["strategy"], r["mutant"], r["verdict"], _g(r["ratio"], 6), _witness(r["witness"]),
+                     f"delta >= {_g(bb['delta_lower_bound'], 3)} > {_g(bb['claimed_delta'])}: {'refuted' if bb['refutes'] else 'not refuted'} "
+                     f"({bb['hits']} of {bb['samples']:,})"])
+    if prow:
+        lines += ["## Power checks (deliberately wrong strategies)", "",
+                  table(["strategy", "wrong how", "exact verdict", "claimed/exact", "witness", "black box (absent key vs one user)"], prow), ""]
+    for note in data.get("notes", []):
+        lines.append(f"- {note}")
+    path = Path(outdir) / "partition_selection.md"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def write_partition_selection(data: dict, outdir: Path | str = "reports") -> Path:
+    """Store ``data/partition_selection.json`` and render the page from it."""
+    save(outdir, "partition_selection", data)
+    return render_partition_selection_page(load(outdir, "partition_selection"), outdir)
