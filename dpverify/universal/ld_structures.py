@@ -205,3 +205,37 @@ def reduce_pair(h: Sequence[int], h2: Sequence[int], kbar: int) -> tuple[tuple[i
     keep = set(order_of(h)[: kbar + 1]) | set(order_of(h2)[: kbar + 1])
     idx = sorted(keep)
     return tuple(h[i] for i in idx), tuple(h2[i] for i in idx)
+
+
+def signature(s: Structure) -> tuple:
+    """What fixes both laws of a structure (see :func:`structures`, ``unique``)."""
+    return (s.forms, s.e, frozenset(s.order2[: s.kbar]), s.forms2()[s.order2[s.kbar]])
+
+
+def locate(h: Sequence[int], h2: Sequence[int], kbar: int) -> tuple[tuple, dict]:
+    """The signature of the structure of an add/remove pair ``h2 = h + e`` and the values of its variable gaps.
+
+    Reduces the pair (:func:`reduce_pair`), reads the h-order, the gaps of the top kbar+1 (0, 1 or a variable
+    >= 2), the outsiders and the h'-order; raises AssertionError if the pair falls outside the structures (a
+    hole in the reduction argument)."""
+    r, r2 = reduce_pair(h, h2, kbar)
+    o1 = order_of(r)
+    n = len(r)
+    e = tuple(r2[i] - r[i] for i in o1)
+    assert set(e) <= {0, 1} and any(e), f"not an add pair: {h} -> {h2}"
+    t = r[o1[kbar]]
+    gaps, values = [], {}
+    for j in range(kbar):
+        g = r[o1[j]] - r[o1[j + 1]]
+        gaps.append(g if g < 2 else VAR)
+        if g >= 2:
+            values[j] = g
+    outs = [r[i] - t for i in o1[kbar + 1:]]
+    assert all(c in (0, -1) for c in outs) and all(e[kbar + 1:]), f"outsider outside the structures: {r} -> {r2}"
+    n_t = sum(1 for c in outs if c == 0)
+    forms = tuple(_forms(kbar, tuple(gaps), n_t, len(outs) - n_t))
+    pos = {i: j for j, i in enumerate(o1)}
+    order2 = tuple(pos[i] for i in order_of(r2))
+    forms2 = tuple((c + b, v) for (c, v), b in zip(forms, e))
+    assert n == len(forms)
+    return (forms, e, frozenset(order2[:kbar]), forms2[order2[kbar]]), values
