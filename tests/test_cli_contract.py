@@ -335,8 +335,16 @@ def test_matrix_check_default_domain(cid):
     _check(cid, quick=False)
 
 
+#: searches known not to end in SEARCH_SECONDS (each is a finding, reported in issue 31's closing note)
+SEARCH_HANGS = {
+    "GJMR21.Lem5#def5-sensitivity": "one evaluation brute-forces Definition 5 utilities (proofs/gjmr21/_brute.py) and "
+                                    "never ends at the search's counts (up to 1e4); verify does not search built-in lemmas",
+}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("cid", SEARCHABLE)
+@pytest.mark.parametrize("cid", [pytest.param(c, marks=pytest.mark.xfail(reason=SEARCH_HANGS[c], strict=True)) if c in SEARCH_HANGS
+                                 else c for c in SEARCHABLE])
 def test_matrix_search(cid):
     _search(cid)
 

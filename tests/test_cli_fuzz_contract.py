@@ -211,3 +211,37 @@ def test_the_fuzzer_reaches_every_command_and_can_fail():
             cli_contract(["claims"])
         finally:
             app.build_parser = orig
+
+
+#: the smallest valid command line of each cheap command, to which the sweep adds one boundary value
+MINIMAL = {
+    "claims": [], "mechanisms": [], "check": ["DR19.Lem4.1", "--quick"], "search": ["DR19.Lem4.1", "--evals", "5"],
+    "profile": ["em", "--h", "3,1", "--param", "eps=1"], "equal": ["em", "em-exact", "--param", "eps=1", "--d", "2", "--max-count", "1"],
+    "audit": ["--spec", "em", "--param", "eps=1", "--inputs", "3,1,0", "--samples", "300"], "report": ["--out", _DIR],
+    "topk": [CSV, "--user", "user", "--item", "item", "--mechanism", "limit-dom", "--k", "1", "--eps", "1", "--delta", "1/10", "--seed", "1"],
+}
+
+
+def _sweep() -> list[list[str]]:
+    cases = []
+    for name, base in MINIMAL.items():
+        parser = _commands().get(name)
+        if parser is None:
+            continue
+        for a in parser._actions:
+            opt = a.option_strings[0] if a.option_strings else None
+            if opt is None or a.dest == "help" or opt in EXCLUDED or a.nargs == 0:
+                continue
+            for v in (["-1", "0", "1"] if a.type is int else ["-1", "0", "nan"] if a.type is float else []):
+                argv = [name, *base]
+                if opt in argv:  # replace the base's own value
+                    i = argv.index(opt)
+                    argv = argv[:i] + argv[i + 2:]
+                cases.append(argv + [opt, v, "--json"])
+    return cases
+
+
+@pytest.mark.parametrize("args", _sweep(), ids=lambda a: " ".join(a[:1] + a[-3:-1]))
+def test_every_numeric_option_at_its_boundaries(args):
+    """-1, 0 and 1 for every int option (-1, 0, nan for every float) of every cheap command: a named error or a result."""
+    cli_contract(args)

@@ -66,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     for option, value in (("--evals", args.evals), ("--d", args.d), ("--max-count", args.max_count)):
         if value < 1:
             raise InvalidParameter(f"{option}={value} must be >= 1")
+    if args.seed < 0:
+        raise InvalidParameter(f"--seed={args.seed} must be >= 0")
     params = parse_params(args.param)
     claim, at = resolve_target(args.claim, params, args.param)
     grid = None if (args.grid == "none" or at is not None) else args.grid
