@@ -156,3 +156,16 @@ def test_python_dp_probability_of_keep_matches_the_exact_closed_form():
             for n in range(1, 40):
                 want = float(_mp(m, n, 120))
                 assert abs(lib.probability_of_keep(n) - want) <= 1e-9 * want + 1e-300
+
+
+def test_byo_registration_takes_a_relation_parameterised_by_L():
+    from dpverify.byo.mechanism import register, unregister
+    from dpverify.checker.core import check as run_check
+
+    reg = register("ps-laplace-L-test", lambda eps, delta, L: P("laplace", eps, delta, L=L), claim=lambda p: (p["eps"], p["delta"]),
+                   valid=[{"eps": 1, "delta": D5, "L": 2}], relation="delta:L", domain=(2, 3), examples=((0, 1),), replace=True)
+    try:
+        r = run_check(reg.claim, certify=True)
+        assert r.verdict == "holds" and r.relation == "delta:L" and "L=2" in r.domain
+    finally:
+        unregister("ps-laplace-L-test")

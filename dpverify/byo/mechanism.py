@@ -302,11 +302,12 @@ def register(
     certified only when its probabilities are exact (ints, Fractions).  Re-registering a name needs
     ``replace=True``.
     """
-    from dpverify.checker.neighbours import parse_relation
+    from dpverify.checker.neighbours import parse_relation, resolve_relation
 
     if not isinstance(name, str) or not name.strip() or "." in name:
         raise InvalidParameter(f"name={name!r} must be a non-empty string without '.' (claim ids are dotted, mechanism names not)")
-    parse_relation(relation)
+    for p in (valid or ([params] if params else [{}])):  # "delta:L": each parameter dict's L (issue 33)
+        parse_relation(resolve_relation(relation, p or {}))
     notion = "dp" if notion is None else notion
     if notion not in NOTIONS:
         raise InvalidParameter(f"notion={notion!r} must be one of {', '.join(notions_supported())}")
@@ -330,7 +331,7 @@ def register(
     for p in spec.valid:
         mech = spec.factory(**p)  # fail now, with the user's own error, if the parameters are wrong
         points(p)
-        check_declared_symmetries(mech, name, relation, seed=repr(sorted(p.items(), key=lambda kv: kv[0])))
+        check_declared_symmetries(mech, name, resolve_relation(relation, p), seed=repr(sorted(p.items(), key=lambda kv: kv[0])))
     claim_obj = _privacy_claim(spec, domain, cid, notion, points)
     if expected is not None:
         from proofs.claims import VERDICTS
