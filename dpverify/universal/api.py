@@ -78,8 +78,22 @@ def _relation_cap(relation: str) -> tuple[int | None, str]:
     return None, f"relation {relation!r} moves counts in both directions: only add-remove and delta:N are structured"
 
 
+_LD_PENDING = {
+    "StrictLimitDom": "the strict domain d^k_>(h) changes size between h and h' (the matched stagewise ratio needs "
+                      "domains of one size): not implemented yet",
+    "PLEM": "pLEM (peeling over the limited domain) has LimitDom's law (DR19 Lemma 5.4) but its own threshold code: "
+            "not dispatched yet -- certify DR19.Thm1 for the same race",
+    "LEM": "LEM (one-shot limited domain): not implemented yet",
+    "OptimalThreshold": "the optimal-threshold variant's switch points are not yet in the structures: not implemented yet",
+    "FixedThreshold": "the fixed-threshold variant's switch points are not yet in the structures: not implemented yet",
+    "MultiLimitDom": "the repeated Limited Domain (DR19 Algorithm 6) composes rounds: not implemented yet",
+}
+
+
 def _out_of_scope_reason(mech: Any) -> str:
     name = type(mech).__name__
+    if name in _LD_PENDING:
+        return f"{name}: {_LD_PENDING[name]}"
     if any(h.lower() in name.lower() for h in _LAPLACE_HINT):
         return (f"{name}: Laplace-family law (piecewise exp-polynomial whose breakpoints move with the gaps; "
                 "terms x^a (ln x)^n after compactification) -- no universal certifier yet; the box verdict stands alone")

@@ -84,13 +84,15 @@ class _Side:
         return (self.forms[self.thr], 1) if j is None else (self.forms[j], 0)
 
     def ratios(self, o, others) -> tuple:
-        """Keys of ``w_j / w_o`` for every j in ``others`` (``None`` -> ⊥)."""
-        fo, co = self.form(o)
-        return tuple(_ratio_key(*self._fc(j), fo, co) for j in others)
-
-    def _fc(self, j):
-        f, c = self.form(j)
-        return f, c
+        """Keys of ``w_j / w_o`` for every j in ``others`` (``None`` -> ⊥); memoised per (j, o)."""
+        memo = self.__dict__.setdefault("_memo", {})
+        out = []
+        for j in others:
+            key = memo.get((j, o))
+            if key is None:
+                key = memo[(j, o)] = _ratio_key(*self.form(j), *self.form(o))
+            out.append(key)
+        return tuple(out)
 
     def stage(self, remaining: tuple) -> dict:
         """For every candidate o of the stage (real items and ⊥): the keys of ``w_j / w_o``, j != o."""
