@@ -239,16 +239,23 @@ def evaluate(comp: Compiled, xs: dict, K: dict) -> tuple[list, tuple, tuple]:
 
 
 def deltas(terms: list, badP: tuple, badQ: tuple, Ep: tuple) -> tuple[tuple, tuple]:
-    """``(delta_{h->h'}, delta_{h'->h})`` at ``e^eps' in Ep`` as enclosures."""
+    """``(delta_{h->h'}, delta_{h'->h})`` at ``e^eps' in Ep`` as enclosures.
+
+    Each term ``(P - E' Q)_+`` is enclosed twice, as ``Q (R - E')_+`` and as ``P (1 - E'/R)_+`` (equal at every
+    point; on a box the two enclosures lose different dependencies), and the intersection is kept."""
     dPQ, dQP = badP, badQ
     for P, Q, R in terms:
         hi = fiv.up(R[1] - Ep[0])
         if hi > 0:
-            lo = fiv.dn(R[0] - Ep[1])
-            dPQ = fiv.add(dPQ, fiv.mul(Q, (max(lo, 0.0), hi)))
+            lo = max(fiv.dn(R[0] - Ep[1]), 0.0)
+            a = fiv.mul(Q, (lo, hi))
+            b = fiv.mul(P, (max(fiv.dn(1.0 - fiv.up(Ep[1] / R[0])), 0.0), max(fiv.up(1.0 - fiv.dn(Ep[0] / R[1])), 0.0)))
+            dPQ = fiv.add(dPQ, (max(a[0], b[0]), min(a[1], b[1])))
         if R[0] > 0:
             hi = fiv.up(fiv.up(1.0 / R[0]) - Ep[0])
             if hi > 0:
-                lo = fiv.dn(fiv.dn(1.0 / R[1]) - Ep[1]) if R[1] < math.inf else 0.0
-                dQP = fiv.add(dQP, fiv.mul(P, (max(lo, 0.0), hi)))
+                lo = max(fiv.dn(fiv.dn(1.0 / R[1]) - Ep[1]) if R[1] < math.inf else 0.0, 0.0)
+                a = fiv.mul(P, (lo, hi))
+                b = fiv.mul(Q, (max(fiv.dn(1.0 - fiv.up(Ep[1] * R[1])), 0.0), max(fiv.up(1.0 - fiv.dn(Ep[0] * R[0])), 0.0)))
+                dQP = fiv.add(dQP, (max(a[0], b[0]), min(a[1], b[1])))
     return dPQ, dQP
