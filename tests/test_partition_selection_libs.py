@@ -81,3 +81,20 @@ def test_black_box_delta_passes_the_real_strategy():
     # the strategy is tight here (delta(eps) = delta exactly): at level 1e-6 a false refutation has probability <= 1e-6
     r = PL.black_box_delta(PL.pydp_strategy("laplace", 1.0, 1e-4, 2), samples=200_000, alpha=1e-6)
     assert not r["refutes"] and r["hits"] > 0
+
+
+def test_opendp_laplace_threshold_reports_a_delta_e_times_too_small():
+    """Finding (known upstream as opendp/opendp issue #2922): OpenDP 0.16's make_laplace_threshold keeps counts
+    >= threshold but its map's delta is Pr[Z >= T] instead of Pr[Z >= T - 1]: claimed/exact = e^(-1/scale)."""
+    pytest.importorskip("opendp", reason="opendp not installed")
+    o = PL.OpenDPLaplaceThreshold(scale=1.0, threshold=3, L=1)
+    assert o.epsilon == 1.0
+    with mpmath.mp.workprec(200):   # independent closed form: discrete Laplace tail at T - 1 = 2 and at T = 3
+        q = mpmath.exp(-1)
+        assert abs(mpmath.mpf(o.delta) - q ** 3 / (1 + q)) < 1e-15          # what the map claims
+        exact = q ** 2 / (1 + q)                                            # Pr[1 + Z >= 3]
+    r = PL.exact_check(o)
+    assert r["verdict"] == "violated" and r["witness"] == {"h": [0], "h_prime": [1]} and r["size"] == "material"
+    assert abs(r["ratio"] - float(mpmath.mpf(o.delta) / exact)) < 1e-9
+    bb = PL.black_box_delta(o, samples=4000)   # true 0.0989 vs claimed 0.0364: ~396 hits expected
+    assert bb["refutes"]

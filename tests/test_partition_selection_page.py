@@ -18,7 +18,7 @@ def test_page_renders_from_data_and_says_skipped_when_not_installed(tmp_path):
 def test_table_rows_and_power_rows(tmp_path):
     pytest.importorskip("pydp", reason="python-dp not installed")
     from dpverify.partitions.table import compute
-    data = compute([("laplace", 1, 1.0, 1e-5), ("truncated_geometric", 1, 1.0, 1e-15)], samples=2000, power_samples=300_000)
+    data = compute([("laplace", 1, 1.0, 1e-5), ("truncated_geometric", 1, 1.0, 1e-15)], samples=2000, power_samples=300_000, opendp=False)
     lap, tg = data["rows"]
     assert lap["verdict"] == "holds" and lap["model"]["verdict"] == "holds-for-all-n"
     assert tg["verdict"] == "violated" and tg["size"] == "material" and tg["double_rounding"]

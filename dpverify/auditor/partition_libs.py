@@ -33,7 +33,7 @@ from proofs.claims import Domain, PrivacyClaim
 from .stats import bonferroni, cp_lower, cp_upper, eps_lower_bound
 
 __all__ = ["FP_RESOLUTION", "LibraryLaw", "pydp_strategy", "library_claim", "mutant", "exact_check", "black_box",
-           "classify_ratio", "within_double_rounding", "windows", "one_key_scan", "black_box_delta"]
+           "classify_ratio", "within_double_rounding", "windows", "one_key_scan", "black_box_delta", "OpenDPLaplaceThreshold"]
 
 #: relative excess below which a violation is "at floating-point resolution" (rounding of a double keep probability)
 FP_RESOLUTION = 1e-12
@@ -104,14 +104,15 @@ class LibraryLaw:
         h = V.histogram(h)
         with exact_context(prec, interval) as ctx:
             law = {frozenset(): ctx.mpf(1)}
+            exact = getattr(self.lib, "keep_probability", None)   # a target whose law is known in closed form
             for i, n in enumerate(h):
-                p = self.keep(self.base + n)
+                p = self.keep(self.base + n) if exact is None else exact(ctx, self.base + n)
                 nxt: dict = {}
                 for s, w in law.items():
-                    if p:
-                        nxt[s | {i}] = w * to_ctx(ctx, p)
+                    if p != 0:
+                        nxt[s | {i}] = w * (to_ctx(ctx, p) if exact is None else p)
                     if p != 1:
-                        nxt[s] = w * to_ctx(ctx, 1 - p)
+                        nxt[s] = w * (to_ctx(ctx, 1 - p) if exact is None else 1 - p)
                 law = nxt
             return law
 
@@ -239,3 +240,39 @@ def black_box_delta(lib: Any, *, samples: int = 1_000_000, alpha: float = 0.05) 
     lo = cp_lower(hits, samples, alpha)
     return {"pair": [[0] * L, [1] * L], "samples": samples, "hits": hits, "delta_lower_bound": lo, "claimed_delta": float(delta),
             "alpha": alpha, "seeded": False, "refutes": lo > float(delta)}
+
+
+class OpenDPLaplaceThreshold:
+    """OpenDP's ``make_laplace_threshold`` on integer counts of string keys, as a partition-selection target.
+
+    Keys are kept iff ``n + Z >= threshold`` with ``Z`` discrete Laplace of ``scale`` (integer counts: granularity 1);
+    the released noisy values are dropped here (the key set is a post-processing of the release, so a violation on it
+    is a violation of the release).  ``p(n) = Pr[Z >= T - n]``, exactly: ``q^x / (1 + q)`` for ``x >= 1`` and
+    ``1 - q^(1-x) / (1 + q)`` for ``x <= 0``, ``q = e^(-1/scale)``.  The claim is the library's own privacy map at
+    ``d_in = (L, L, 1)`` (L keys, one count each).  OpenDP draws its own noise: **cannot be seeded**."""
+
+    def __init__(self, scale: float = 1.0, threshold: int = 20, L: int = 1):
+        try:
+            import opendp.prelude as dp
+        except ImportError as exc:
+            raise ImportError("the OpenDP adapter needs `pip install opendp`") from exc
+        dp.enable_features("contrib")
+        dom = dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T=int))
+        met = dp.l01inf_distance(dp.absolute_distance(T=int))
+        self.meas = dp.m.make_laplace_threshold(dom, met, scale=float(scale), threshold=int(threshold))
+        self.scale, self.threshold, self.max_partitions_contributed = Fraction(scale), int(threshold), int(L)
+        self.epsilon, self.delta = self.meas.map((int(L), int(L), 1))
+
+    def keep_probability(self, ctx: Any, n: int) -> Any:
+        if n <= 0:
+            return ctx.mpf(0)
+        q = ctx.exp(-1 / to_ctx(ctx, self.scale))
+        x = self.threshold - n
+        return q ** x / (1 + q) if x >= 1 else 1 - q ** (1 - x) / (1 + q)
+
+    def probability_of_keep(self, n: int) -> float:
+        with exact_context(80) as mp:
+            return float(self.keep_probability(mp, n))
+
+    def should_keep(self, n: int) -> bool:
+        return n > 0 and "k" in self.meas({"k": int(n)})

@@ -46,11 +46,18 @@ def render_partition_selection_page(data: dict, outdir: Path | str = "reports") 
     for r in data.get("rows", []):
         c = r["claim"]
         bb = r["black_box"]
-        rows.append([r["library"], r["strategy"], str(r["L"]), _g(c["eps"]), _g(c["delta"]),
+        if bb.get("delta_lower_bound") is not None:
+            bbs = f"delta >= {_g(bb['delta_lower_bound'], 3)} ({bb['samples_per_input']:,} draws, absent key vs count 1)"
+        elif bb.get("eps_lower_bound") is None:
+            bbs = "- (delta too small to sample)"
+        else:
+            bbs = f"{_g(bb['eps_lower_bound'], 3)} ({bb['samples_per_input']:,} x 2, n = {bb['pair'][0]})"
+        strat = r["strategy"] + (f" (scale {_g(r['scale'])}, T = {r['threshold']})" if "threshold" in r else "")
+        rows.append([r["library"], strat, str(r["L"]), _g(c["eps"]), _g(c["delta"]),
                      r["verdict"] + (" (certified)" if r.get("certified") else ""), _g(r.get("ratio"), 12),
                      r.get("size", "none") + (" (double rounding)" if r.get("double_rounding") else ""),
                      _g(r.get("relative_excess"), 4), _witness(r.get("witness")), r["model"]["verdict"],
-                     f"{_g(bb['eps_lower_bound'], 3)} ({bb['samples_per_input']:,} x 2, n = {bb['pair'][0]})"])
+                     bbs])
     if rows:
         lines += ["## Strategy x L x eps x delta", "",
                   table(["library", "strategy", "L", "eps", "delta", "exact verdict", "claimed/exact", "size", "relative excess",
