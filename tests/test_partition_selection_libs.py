@@ -98,3 +98,17 @@ def test_opendp_laplace_threshold_reports_a_delta_e_times_too_small():
     assert abs(r["ratio"] - float(mpmath.mpf(o.delta) / exact)) < 1e-9
     bb = PL.black_box_delta(o, samples=4000)   # true 0.0989 vs claimed 0.0364: ~396 hits expected
     assert bb["refutes"]
+
+
+def test_pipelinedp_select_partitions_runs_python_dps_law():
+    pytest.importorskip("pipeline_dp", reason="pipeline-dp not installed")
+    t = PL.PipelineDPSelect("truncated_geometric", 1.0, 1e-15, 1)
+    lib = PL.pydp_strategy("truncated_geometric", 1.0, 1e-15, 1)
+    assert all(t.probability_of_keep(n) == lib.probability_of_keep(n) for n in range(80))   # inherits the finding
+    assert PL.one_key_scan(t)["n"] == 53
+    lap = PL.PipelineDPSelect("laplace", 1.0, 1e-5, 1)
+    n, draws = 10, 3000
+    p = lap.probability_of_keep(n)
+    freq = sum(lap.should_keep(n) for _ in range(draws)) / draws   # end to end, unseeded: 5 standard errors
+    assert abs(freq - p) < 5 * (p * (1 - p) / draws) ** 0.5
+    assert lap.should_keep(0) is False

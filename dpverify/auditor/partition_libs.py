@@ -33,7 +33,7 @@ from proofs.claims import Domain, PrivacyClaim
 from .stats import bonferroni, cp_lower, cp_upper, eps_lower_bound
 
 __all__ = ["FP_RESOLUTION", "LibraryLaw", "pydp_strategy", "library_claim", "mutant", "exact_check", "black_box",
-           "classify_ratio", "within_double_rounding", "windows", "one_key_scan", "black_box_delta", "OpenDPLaplaceThreshold"]
+           "classify_ratio", "within_double_rounding", "windows", "one_key_scan", "black_box_delta", "OpenDPLaplaceThreshold", "PipelineDPSelect"]
 
 #: relative excess below which a violation is "at floating-point resolution" (rounding of a double keep probability)
 FP_RESOLUTION = 1e-12
@@ -276,3 +276,39 @@ class OpenDPLaplaceThreshold:
 
     def should_keep(self, n: int) -> bool:
         return n > 0 and "k" in self.meas({"k": int(n)})
+
+
+class PipelineDPSelect:
+    """PipelineDP's ``DPEngine.select_partitions`` (local backend) as a partition-selection target.
+
+    The claim is the budget PipelineDP's accountant is given (total eps, delta) and ``max_partitions_contributed``;
+    the keep probabilities are those of the strategy object PipelineDP's own factory
+    (``pipeline_dp.partition_selection.create_partition_selection_strategy``) builds -- python-dp's, so the exact
+    verdicts are python-dp's.  ``should_keep(n)`` runs the whole pipeline on n users of one key (unseeded)."""
+
+    def __init__(self, strategy: str = "laplace", eps: float = 1.0, delta: float = 1e-5, L: int = 1):
+        try:
+            import pipeline_dp
+            from pipeline_dp import partition_selection as pps
+        except ImportError as exc:
+            raise ImportError("the PipelineDP adapter needs `pip install pipeline-dp`") from exc
+        kinds = {"truncated_geometric": "TRUNCATED_GEOMETRIC", "laplace": "LAPLACE_THRESHOLDING", "gaussian": "GAUSSIAN_THRESHOLDING"}
+        self._pdp, self.kind = pipeline_dp, getattr(pipeline_dp.PartitionSelectionStrategy, kinds[strategy])
+        self.epsilon, self.delta, self.max_partitions_contributed = float(eps), float(delta), int(L)
+        self.inner = pps.create_partition_selection_strategy(self.kind, self.epsilon, self.delta, self.max_partitions_contributed)
+        self.threshold = getattr(self.inner, "threshold", None)
+
+    def probability_of_keep(self, n: int) -> float:
+        return self.inner.probability_of_keep(n)
+
+    def should_keep(self, n: int) -> bool:
+        if n <= 0:   # no user holds the key: PipelineDP refuses an empty collection, and the key cannot appear
+            return False
+        pdp = self._pdp
+        acc = pdp.NaiveBudgetAccountant(total_epsilon=self.epsilon, total_delta=self.delta)
+        eng = pdp.DPEngine(acc, pdp.LocalBackend())
+        params = pdp.SelectPartitionsParams(max_partitions_contributed=self.max_partitions_contributed, partition_selection_strategy=self.kind)
+        ex = pdp.DataExtractors(privacy_id_extractor=lambda r: r[0], partition_extractor=lambda r: r[1])
+        out = eng.select_partitions([(u, "k") for u in range(int(n))], params, ex)
+        acc.compute_budgets()
+        return bool(list(out))
