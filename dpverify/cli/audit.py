@@ -128,6 +128,12 @@ def run(args: argparse.Namespace) -> int:
     if args.target is None and args.spec is None:
         raise InvalidParameter("give a TARGET, --spec, or both (see dpverify audit --help)")
     params = parse_params(args.param)
+    if args.spec is not None and args.eps is None:
+        from mechanisms.registry import all_mechanisms
+
+        spec = all_mechanisms().get(args.spec)
+        if spec is not None and spec.claim is None:  # the library's "pass eps=" in the command line's words
+            raise InvalidParameter(f"--spec {args.spec} has no registered privacy claim: give the claimed --eps (and --delta, default 0)")
     res = audit(
         args.target, spec=args.spec, params=params or None,
         eps=parse_value(args.eps) if args.eps is not None else None,
