@@ -52,12 +52,12 @@ def test_power_wrong_strategies_refuted_exactly(kind, ratio):
 
 
 def test_power_black_box_refutes_a_lowered_threshold_and_passes_the_real_one():
-    # below the threshold p(n+1)/p(n) = e^eps exactly; the real strategy (eps = 0.1) is never refuted at level 0.05
-    # family-wise beyond that level; a strategy run at eps = 2 but claiming 0.1 is (eps lower bound > 0.5 with 20,000
-    # draws: p ~ 0.18 vs 0.025, many standard errors).  Unseeded library: the run cannot be repeated draw for draw.
+    # below the threshold p(n+1)/p(n) = e^eps exactly (a tight pair); at level 1e-6 the real strategy (eps = 0.1) is
+    # refuted with probability <= 1e-6; a strategy run at eps = 2 but claiming 0.1 is refuted (bound ~1.7 > 0.5 with
+    # 20,000 draws).  Unseeded library: the run cannot be repeated draw for draw.
     real = PL.pydp_strategy("laplace", 0.1, 1e-5, 1)
     n = int(real.threshold) - 2
-    good = PL.black_box(real, n, samples=20_000)
+    good = PL.black_box(real, n, samples=20_000, alpha=1e-6)   # tight pair: a false refutation has probability <= 1e-6
     assert not good["refutes"] and good["seeded"] is False
 
     class Wrong:   # eps claimed 0.1, run at eps = 2 (a tenfold-too-narrow noise)
@@ -67,8 +67,8 @@ def test_power_black_box_refutes_a_lowered_threshold_and_passes_the_real_one():
         def should_keep(self, m):
             return self.inner.should_keep(m - n + int(self.inner.threshold) - 1)
 
-    bad = PL.black_box(Wrong(), n, samples=20_000)
-    assert bad["refutes"] and bad["eps_lower_bound"] > 0.5
+    bad = PL.black_box(Wrong(), n, samples=20_000, alpha=1e-6)
+    assert bad["refutes"] and bad["eps_lower_bound"] > 0.5   # ~1.7 observed
 
 
 @pytest.mark.parametrize("kind", ["delta-tripled", "threshold-minus-one"])
