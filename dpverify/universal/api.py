@@ -3,7 +3,8 @@
 Dispatch by the claim's mechanism (the object its ``mechanism(params)`` builds):
 
 * the Limited Domain family with a length-free threshold -- :class:`~mechanisms.limited_domain.LimitDom`
-  (``variant="long"``, any ``Delta`` in the threshold; its ``exact``/``balanced`` samplers have the same law)
+  (``variant="long"``, any ``Delta`` in the threshold; its ``exact``/``balanced`` samplers have the same law),
+  :class:`~mechanisms.limited_domain.StrictLimitDom` (DR19 Algorithm 5; lengths ``d > kbar``, as it requires)
   and :class:`~mechanisms.mutants.basic.LimitDomThresholdMutant` with ``shift=0`` -- under ``add-remove`` or
   ``delta:N``: branch and bound over the structures (:mod:`dpverify.universal.ld_bnb`), lengths ``"all"``;
 * the exponential-mechanism family (EM, peeling EM, one-shot Gumbel, JOINT): ``certify_em_family`` of
@@ -24,7 +25,7 @@ import mpmath
 
 from mechanisms.errors import InvalidParameter
 from mechanisms.limited_domain.domain import bot_multiplier
-from mechanisms.limited_domain.gumbel import LimitDom
+from mechanisms.limited_domain.gumbel import LimitDom, StrictLimitDom
 
 from .ld_bnb import run
 from .ld_law import LawModel
@@ -60,6 +61,9 @@ def limitdom_model(mech: Any) -> tuple[LawModel | None, str]:
             return None, "seed 000's threshold min{Delta, kbar, d - kbar} reads the length d: no length-free structure"
         m = bot_multiplier(mech.kbar, mech.Delta, mech.kbar + 1)
         return LawModel(mech.k, mech.kbar, _frac(mech.eps), 1, Fraction(m) / _frac(mech.delta)), ""
+    if type(mech) is StrictLimitDom:
+        m = bot_multiplier(mech.kbar, mech.Delta, mech.kbar + 1)
+        return LawModel(mech.k, mech.kbar, _frac(mech.eps), 1, Fraction(m) / _frac(mech.delta), strict=True), ""
     if type(mech) is LimitDomThresholdMutant:
         if mech.shift != 0:
             return None, "threshold read from h_(kbar+1-shift): not in the structures of the Limited Domain certifier"
@@ -79,8 +83,6 @@ def _relation_cap(relation: str) -> tuple[int | None, str]:
 
 
 _LD_PENDING = {
-    "StrictLimitDom": "the strict domain d^k_>(h) changes size between h and h' (the matched stagewise ratio needs "
-                      "domains of one size): not implemented yet",
     "PLEM": "pLEM (peeling over the limited domain) has LimitDom's law (DR19 Lemma 5.4) but its own threshold code: "
             "not dispatched yet -- certify DR19.Thm1 for the same race",
     "LEM": "LEM (one-shot limited domain): not implemented yet",
@@ -148,6 +150,7 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
         return out(why, scope)
     points = [(_frac(e), _frac(dl)) for e, dl in claim.points(p)]
     scope["points"] = [[str(e), str(dl)] for e, dl in points]
+    scope["lengths_covered"] = f"every length the mechanism accepts (d >= {model.kbar + 1 if model.strict else model.kbar})"
     st = run(model, points, mech, seconds=seconds, e_cap=cap)
     figures = dict(structures=st.structures, boxes=st.boxes, seconds=time.monotonic() - t0)
     extra = {"expected": claim.expected, "exact_checks": st.exact_checks, "requested_d": d if d is not None else "all",

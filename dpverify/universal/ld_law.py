@@ -39,6 +39,7 @@ class LawModel:
     eps: Any
     plus_one: int
     mult: Any  # m / delta (exact), or 1
+    strict: bool = False  # StrictLimitDom (DR19 Algorithm 5): the domain is {i in top kbar : h_i > h_(kbar+1)}
 
     def consts(self) -> dict:
         with fiv.ivprec(120):
@@ -74,11 +75,19 @@ def _ratio_key(fj: tuple, cj: int, fo: tuple, co: int) -> tuple:
 class _Side:
     """One law (h or h'): its domain in order, the ⊥ reference item, the count forms."""
 
-    def __init__(self, order, kbar, forms):
-        self.dom = tuple(order[:kbar])
+    def __init__(self, order, kbar, forms, strict=False):
         self.thr = order[kbar]
         self.forms = forms
         self.rank = {j: r for r, j in enumerate(order)}
+        self.dom = tuple(j for j in order[:kbar] if not strict or self._above_thr(j))
+
+    def _above_thr(self, j) -> bool:
+        """``h_j > h_(kbar+1)``: the same for every value >= 2 of the variable gaps (a form difference with a
+        variable is >= 2 - 1)."""
+        (cj, vj), (ct, vt) = self.forms[j], self.forms[self.thr]
+        extra = set(vj) - set(vt)
+        assert set(vt) <= set(vj) and (not extra or cj - ct >= -1), (self.forms, j)
+        return cj - ct + 2 * len(extra) > 0
 
     def form(self, j):
         return (self.forms[self.thr], 1) if j is None else (self.forms[j], 0)
@@ -119,11 +128,13 @@ class Compiled:
 def compile_structure(s: Structure, model: LawModel) -> Compiled:
     kbar, k = model.kbar, model.k
     f1, f2 = s.forms, s.forms2()
-    A, B = _Side(tuple(range(s.n)), kbar, f1), _Side(s.order2, kbar, f2)
+    A, B = _Side(tuple(range(s.n)), kbar, f1, model.strict), _Side(s.order2, kbar, f2, model.strict)
     common = set(A.dom) & set(B.dom)
     dropped = sorted(set(A.dom) - common)
     entered = sorted(set(B.dom) - common)
     partner = dict(zip(dropped, entered))
+    # unmatched (only with the strict domain, whose size may change): entering items X, leaving items Y
+    X, Y = entered[len(dropped):], dropped[len(entered):]
 
     def alpha(j):  # the exponent a of w'_{phi(j)} / w_j
         a, b = (f2[B.thr], f1[A.thr]) if j is None else (f2[partner.get(j, j)], f1[j])
@@ -132,19 +143,21 @@ def compile_structure(s: Structure, model: LawModel) -> Compiled:
             raise AssertionError(f"unmatched weight ratio {d} for item {j} in {s}")  # pragma: no cover
         return d[0]
 
-    al = {j: alpha(j) for j in list(A.dom) + [None]}
+    al = {j: alpha(j) for j in list(A.dom) + [None] if j not in Y}
     nodes = []
 
     def build(prefix):
         remA = tuple(j for j in A.dom if j not in prefix)
         remB = tuple(j for j in B.dom if j not in prefix)
         full = len(prefix) == k
-        Aset = [j for j in list(remA) + [None] if al[j] == 1]
+        Aset = [j for j in list(remA) + [None] if j not in Y and al[j] == 1]
         node = {"prefix": prefix, "full": full, "alpha": al,
+                "xi": None if full or not X else (tuple(_ratio_key(f2[x], 0, f1[A.thr], 1) for x in X), A.ratios(None, remA)),
+                "piY": None if full or not Y else A.group(list(Y), remA),
                 "sA": {} if full else A.stage(remA), "sB": {} if full else B.stage(remB),
                 "group": None if (full or not Aset or len(Aset) == len(remA) + 1) else A.group(Aset, remA),
                 "all_A": bool(Aset) and len(Aset) == len(remA) + 1,
-                "bad_P": [j for j in remA if j in partner], "bad_Q": [j for j in remB if j in entered],
+                "bad_P": [j for j in remA if j not in common], "bad_Q": [j for j in remB if j not in common],
                 "children": []}
         me = len(nodes)
         nodes.append(node)
@@ -221,6 +234,16 @@ def evaluate(comp: Compiled, xs: dict, K: dict) -> tuple[list, tuple, tuple]:
             piA = fiv.share(fiv.add((1.0, 1.0), ssum(num)), ssum(rest))
             g = fiv.mul(Em1, piA)
             ratio = (fiv.dn(1.0 + g[0]), fiv.up(1.0 + g[1]))
+        if nd["xi"] is not None:  # W'/W gains the entering items' weight: + sum_x w'_x / W
+            xk, sk = nd["xi"]
+            xsum, ssum_ = ssum(xk), ssum(sk)
+            xi = (fiv.dn(xsum[0] / fiv.up(1.0 + ssum_[1])) if ssum_[1] < fiv.INF else 0.0,
+                  fiv.up(xsum[1] / fiv.dn(1.0 + ssum_[0])))
+            ratio = fiv.add(ratio, xi)
+        if nd["piY"] is not None:  # ... or loses the leaving items' share
+            num, rest = nd["piY"]
+            piY = fiv.share(fiv.add((1.0, 1.0), ssum(num)), ssum(rest))
+            ratio = (max(fiv.dn(ratio[0] - piY[1]), 0.0), fiv.up(ratio[1] - piY[0]))
         al = nd["alpha"]
 
         def R_of(o):
@@ -244,18 +267,19 @@ def deltas(terms: list, badP: tuple, badQ: tuple, Ep: tuple) -> tuple[tuple, tup
     Each term ``(P - E' Q)_+`` is enclosed twice, as ``Q (R - E')_+`` and as ``P (1 - E'/R)_+`` (equal at every
     point; on a box the two enclosures lose different dependencies), and the intersection is kept."""
     dPQ, dQP = badP, badQ
+    inf = math.inf
     for P, Q, R in terms:
         hi = fiv.up(R[1] - Ep[0])
         if hi > 0:
             lo = max(fiv.dn(R[0] - Ep[1]), 0.0)
             a = fiv.mul(Q, (lo, hi))
-            b = fiv.mul(P, (max(fiv.dn(1.0 - fiv.up(Ep[1] / R[0])), 0.0), max(fiv.up(1.0 - fiv.dn(Ep[0] / R[1])), 0.0)))
+            blo = max(fiv.dn(1.0 - fiv.up(Ep[1] / R[0])), 0.0) if R[0] > 0 else 0.0
+            b = fiv.mul(P, (blo, max(fiv.up(1.0 - fiv.dn(Ep[0] / R[1])), 0.0)))
             dPQ = fiv.add(dPQ, (max(a[0], b[0]), min(a[1], b[1])))
-        if R[0] > 0:
-            hi = fiv.up(fiv.up(1.0 / R[0]) - Ep[0])
-            if hi > 0:
-                lo = max(fiv.dn(fiv.dn(1.0 / R[1]) - Ep[1]) if R[1] < math.inf else 0.0, 0.0)
-                a = fiv.mul(P, (lo, hi))
-                b = fiv.mul(Q, (max(fiv.dn(1.0 - fiv.up(Ep[1] * R[1])), 0.0), max(fiv.up(1.0 - fiv.dn(Ep[0] * R[0])), 0.0)))
-                dQP = fiv.add(dQP, (max(a[0], b[0]), min(a[1], b[1])))
+        hi = fiv.up(fiv.up(1.0 / R[0]) - Ep[0]) if R[0] > 0 else inf
+        if hi > 0:
+            lo = max(fiv.dn(fiv.dn(1.0 / R[1]) - Ep[1]) if R[1] < inf else 0.0, 0.0)
+            a = fiv.mul(P, (lo, hi)) if hi < inf else (0.0, inf)
+            b = fiv.mul(Q, (max(fiv.dn(1.0 - fiv.up(Ep[1] * R[1])), 0.0), max(fiv.up(1.0 - fiv.dn(Ep[0] * R[0])), 0.0)))
+            dQP = fiv.add(dQP, (max(a[0], b[0]), min(a[1], b[1])))
     return dPQ, dQP
