@@ -12,6 +12,7 @@ from mechanisms.partition_selection import PartitionSelection as P
 from mechanisms.partition_selection import keep as K
 
 from proofs.dvgm22.universal import prove_l_keys, prove_one_key
+from proofs.claims import Domain
 from proofs.registry import get_claim
 
 from dpverify.checker.core import check
@@ -144,7 +145,24 @@ def test_one_key_all_n_refutes_the_broken_strategies_at_n_0():
 def test_l_keys_all_n_truncated_geometric_l2():
     r = prove_l_keys(P("truncated-geometric", 1, D5, L=2))
     assert r.verdict == "holds-for-all-n" and r.argmax == (0, 0)
-    assert prove_l_keys(P("laplace", 1, D5, L=2)).verdict == "undecided"
+    assert prove_l_keys(P("gaussian", 1, D5, L=2)).verdict == "undecided"
+
+
+@pytest.mark.parametrize("L", [1, 2, 3])
+def test_laplace_l_keys_proof_and_its_power(L):
+    assert prove_l_keys(P("laplace", F(1, 10), F(1, 10**15), L=L)).verdict == "holds-for-all-n"
+    bad = prove_l_keys(P("laplace", 1, D5, L=L, threshold_shift=-1))
+    assert bad.verdict == "violated" and bad.argmax == (0,) * L
+    with mpmath.mp.workprec(200):   # independent: p(1) = e^{eps/L} delta_L at T - 1; delta(eps) = 1 - (1 - p(1))^L
+        dl = 1 - (1 - mpmath.mpf(1) / 10**5) ** (mpmath.mpf(1) / L)
+        want = 1 - (1 - mpmath.exp(mpmath.mpf(1) / L) * dl) ** L
+        assert abs(bad.sup.b - want) < want * 1e-30
+
+
+def test_laplace_l_keys_proof_agrees_with_the_checker_on_a_window():
+    # the proof's tight vector is the checker's worst pair: L = 2 absent keys appearing, claimed/exact = 1
+    r = check(get_claim("DVGM22.Laplace"), Domain(d=2, max_count=3, relation="delta:L", params=({"eps": 1, "delta": D5, "L": 2},)), certify=True)
+    assert r.verdict == "holds" and r.worst.h == (0, 0) and r.worst.h_prime == (1, 1)
 
 
 def test_python_dp_probability_of_keep_matches_the_exact_closed_form():

@@ -36,8 +36,9 @@ def per_params(domain: Domain):
 
 
 def _exact(x: Any) -> Fraction:
-    m, e = mpmath.mpf(x).man_exp
-    return Fraction(int(m)) * Fraction(2) ** int(e)
+    """An mpmath number as the exact rational it is (sign included)."""
+    sign, man, exp, _ = mpmath.mpf(x)._mpf_
+    return (-1) ** sign * Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
 def _comparisons(res: Any, what: str) -> list:

@@ -129,6 +129,22 @@ CLAIMS = [
         quick=_all_n((_p(1, D5),)), evaluate=one_key_all_n("gaussian"), instances=per_params,
     ),
     Obligation(
+        id="DVGM22.Laplace#all-n-L", title="Laplace thresholding, L keys, every count vector (a proof)",
+        source="python-dp 1.1.5 laplace; partition-selection.h LaplacePartitionSelection",
+        statement="Keep iff n + Lap(L/eps) >= 1 - (L/eps) ln(2 delta_L) is (eps, delta)-DP for every count vector, a user in at most L keys",
+        code="proofs.dvgm22.universal.prove_laplace_l_keys", relation="none",
+        domain=_all_n(tuple(_p(e, dl, L) for e in (1, F(1, 10)) for dl in (D5, F(1, 10**10), F(1, 10**15)) for L in (1, 2, 3))),
+        quick=_all_n((_p(1, D5, 3),)), evaluate=l_keys_all_n("laplace"), instances=per_params,
+        notes="Per-key loss <= eps/L for n >= 1 (the Laplace hazard rates are <= 1/b), p(1) = delta_L, eps/L >= -ln(1 - delta_L); "
+        "tight at L absent keys appearing.",
+    ),
+    Obligation(
+        id="DVGM22.Laplace#all-n-L-shifted", title="Power check: the lowered threshold refuted for every L by the same proof",
+        source="deliberately wrong strategy (issue 33 acceptance)", statement="(probe) keep iff n + Lap(L/eps) >= T - 1 is (eps, delta)-DP",
+        code="proofs.dvgm22.universal.prove_laplace_l_keys", relation="none", expected="violated", probe=True,
+        domain=_all_n(tuple(_p(1, D5, L, threshold_shift=-1) for L in (1, 2, 3))), evaluate=l_keys_all_n("laplace"), instances=per_params,
+    ),
+    Obligation(
         id="DVGM22.Split#all-n", title="The L-key split, every count vector (truncated geometric, L = 2)", source=SRC + " §3",
         statement="(eps, delta)-DP of the released key set for every count vector, a user touching at most L keys",
         code="proofs.dvgm22.universal.prove_l_keys", relation="none", domain=_all_n((_p(1, D5, 2),)),

@@ -13,7 +13,8 @@ e^eps (1 - p(n+1))`` (drop) and the reverse-direction ``A'_n = p(n) - e^eps p(n+
 3. *Finite part*: ``delta_n(eps) <= delta`` checked in interval arithmetic for n = 0..N0-1; the sup is attained
    there (or is below the tail bound), and is reported with its n.
 
-For L keys (:func:`prove_l_keys`, truncated geometric only): the keys a user does not touch are identical in both
+For L keys, Laplace thresholding: a proof for every count vector (:func:`prove_laplace_l_keys`).  Truncated
+geometric (:func:`prove_l_keys`): the keys a user does not touch are identical in both
 laws and cancel; a touched key with n >= n* (p(n) = 1) is identical too, so only touched keys with counts in
 0..n*-1 matter -- a finite set, checked exhaustively (multisets: the law is symmetric in the keys).
 """
@@ -21,6 +22,7 @@ laws and cancel; a touched key with n >= n* (p(n) = 1) is identical too, so only
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +32,9 @@ from mechanisms.core import exact_context, to_ctx
 from mechanisms.partition_selection.keep import split
 from mechanisms.partition_selection.selection import PartitionSelection
 
-__all__ = ["AllCounts", "prove_one_key", "prove_l_keys"]
+__all__ = ["AllCounts", "prove_one_key", "prove_l_keys", "prove_laplace_l_keys"]
+
+F_HALF = Fraction(1, 2)
 
 #: the largest tail index searched for N0 before giving up (an undecided verdict, never a pass)
 MAX_N = 200_000
@@ -174,9 +178,44 @@ def _hockey(ctx: Any, ee: Any, ps: list, qs: list) -> Any:
     return ctx.mpf([lo, hi])
 
 
+def prove_laplace_l_keys(mech: PartitionSelection, *, prec: int = 120) -> AllCounts:
+    """Laplace thresholding, EVERY count vector, a user touching at most L keys -- a proof, not a search.
+
+    A user touches j <= L keys; k of them go from 0 to 1 (absent -> present), j - k from n >= 1 to n + 1.
+    (i) For n >= 1 one key's privacy loss is at most 1/b = eps/L on both outcomes: p(n+1)/p(n) = S(x-1)/S(x) and
+    (1-p(n))/(1-p(n+1)) = F(x)/F(x-1) (x = T - n, S / F the Laplace survival / distribution function) are
+    exp of an integral of the (reversed) hazard rate over an interval of length 1, and both rates are <= 1/b.
+    (ii) p(1) = delta_L (T - 1 = -b ln(2 delta_L) >= 0).  (iii) eps/L >= -ln(1 - delta_L).
+    Then from h' (the user present) to h: an event with an appearing key has probability 0 under h, the rest is
+    within e^{(j-k) eps/L} (1 - delta_L)^k <= e^eps, so delta(eps) <= 1 - (1 - delta_L)^k <= 1 - (1 - delta_L)^L = delta;
+    from h to h': P(S) - e^eps P'(S) <= P(S) (1 - (1 - delta_L)^k e^{k eps/L}) <= 0 by (iii).  Equality at k = j = L
+    (L absent keys appearing): the claim is tight.  (ii) and (iii) are certified here in interval arithmetic; a
+    shifted threshold breaks (ii) and the all-zero vector is then the witness (delta(eps) = 1 - (1 - p(1))^L, exactly)."""
+    L = mech.L
+    inner = PartitionSelection("laplace", mech.eps, mech.delta, L, 1, mech.threshold_shift)
+    with exact_context(prec, interval=True) as iv:
+        e, dl = split(iv, inner.eps, inner.delta, L)
+        p1 = iv.mpf(inner.keep_probability(iv, 1))
+        d = to_ctx(iv, inner.delta)
+        worst = 1 - (1 - p1) ** L
+        covers = (f"every count vector, a user adding or removing one count in each of up to L = {L} keys (proof: per-key "
+                  f"loss <= eps/L for n >= 1, p(1) = delta_L, eps/L >= -ln(1 - delta_L))")
+        if (worst - d).a > 0:
+            return AllCounts("violated", covers, worst, (0,) * L, None, d - worst,
+                             [f"L absent keys appearing: delta(eps) = 1 - (1 - p(1))^L with p(1) = {mpmath.nstr(p1.b, 10)}"])
+        cond3 = (e + iv.log1p(-dl)).a >= 0
+        if inner.threshold_shift == 0 and cond3 and inner.delta <= F_HALF:
+            return AllCounts("holds-for-all-n", covers, d, (0,) * L, None, iv.mpf(0),
+                             ["tight: L absent keys appearing, delta(eps) = 1 - (1 - delta_L)^L = delta exactly",
+                              "(iii) eps/L + ln(1 - delta_L) >= 0 certified"])
+        return AllCounts("undecided", covers, worst, (0,) * L, None, d - worst, ["a side condition of the proof fails"])
+
+
 def prove_l_keys(mech: PartitionSelection, *, prec: int = 80) -> AllCounts:
     """Decide (eps, delta)-DP of the released key set for EVERY count vector, a user touching at most L keys
-    (truncated geometric only: the module docstring's finite reduction)."""
+    (truncated geometric: the module docstring's finite reduction; Laplace: :func:`prove_laplace_l_keys`)."""
+    if mech.strategy == "laplace" and mech.tau == 1:
+        return prove_laplace_l_keys(mech)
     if not mech.strategy.startswith("truncated-geometric"):
         return AllCounts("undecided", "out of scope: p(n) < 1 for every n (no finite reduction for L > 1 here)")
     L = mech.L
