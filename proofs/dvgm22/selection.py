@@ -112,14 +112,14 @@ CLAIMS = [
         source=SRC + " §3 (the L = 1 condition: p(n+1) <= e^eps p(n) + delta and 1 - p(n) <= e^eps (1 - p(n+1)) + delta)",
         statement="delta_n(eps/L) <= delta_L for every count n >= 0 of one key",
         code="proofs.dvgm22.universal.prove_one_key", relation="none",
-        domain=_all_n(tuple(_p(e, dl, L) for e in (1, F(1, 10)) for dl in (D5, F(1, 10**15)) for L in (1, 3))),
+        domain=_all_n((_p(1, D5), _p(1, F(1, 10**15), 3), _p(F(1, 10), D5), _p(F(1, 10), F(1, 10**15)))),
         quick=_all_n((_p(1, D5),)), evaluate=one_key_all_n("truncated-geometric-closed"), instances=per_params,
         notes="Proved for ALL n: monotone p, a certified tail index N0, n < N0 in interval arithmetic, tight identities exact.",
     ),
     Obligation(
         id="DVGM22.Laplace#all-n", title="Laplace thresholding, one key, every count n", source="python-dp 1.1.5 laplace",
         statement="delta_n(eps/L) <= delta_L for every count n >= 0 of one key", code="proofs.dvgm22.universal.prove_one_key",
-        relation="none", domain=_all_n(tuple(_p(e, dl, L) for e in (1, F(1, 10)) for dl in (D5, F(1, 10**15)) for L in (1, 3))),
+        relation="none", domain=_all_n((_p(1, D5), _p(1, F(1, 10**15), 3), _p(F(1, 10), D5), _p(F(1, 10), F(1, 10**15)))),
         quick=_all_n((_p(1, D5),)), evaluate=one_key_all_n("laplace"), instances=per_params,
     ),
     Obligation(
