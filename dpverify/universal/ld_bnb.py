@@ -30,6 +30,10 @@ from .result import Witness
 
 __all__ = ["Search", "run"]
 
+#: a structure's boxes after which the split coordinate is chosen by trial (smear: the one whose thinning lowers the
+#: upper bound most) instead of by the widest x-range (cheaper, and enough for most structures)
+TRIAL_AFTER = 40
+
 
 @dataclass
 class Search:
@@ -105,6 +109,7 @@ def run(model: LawModel, points: Sequence[tuple[Any, Any]], mech: Any, *, second
         st.structures += 1
         comp = compile_structure(s, model)
         stack = [({v: (2, math.inf) for v in comp.variables}, tuple(range(len(points))))]
+        boxes0 = st.boxes
         while stack:
             if time.monotonic() - t0 > seconds or st.boxes >= max_boxes:
                 st.timed_out = True
@@ -144,7 +149,7 @@ def run(model: LawModel, points: Sequence[tuple[Any, Any]], mech: Any, *, second
                 m = a if xm <= 0 else int(math.floor(-math.log(xm) / epsf))
                 return max(a, min(m, b - 1 if b < math.inf else m))
 
-            if len(cand) > 1:  # smear by trial: split the gap whose thinning lowers the upper bound most
+            if len(cand) > 1 and st.boxes - boxes0 > TRIAL_AFTER:  # smear by trial: split the gap whose thinning lowers the upper bound most
                 def upper_if_thin(v):
                     m = cut(v)
                     xt = dict(xs)
@@ -153,6 +158,8 @@ def run(model: LawModel, points: Sequence[tuple[Any, Any]], mech: Any, *, second
                     st.boxes += 1
                     return max(max(dd[1] for dd in deltas(*tt, Eps[p])) for p in still)
                 v = min(cand, key=upper_if_thin)
+            elif len(cand) > 1:
+                v = max(cand, key=lambda v: xs[v][1] - xs[v][0])
             else:
                 v = cand[0]
             a, b = box[v]
