@@ -2,8 +2,8 @@
 
 Three designs, each with the seed's own metric:
 
-* CWGM20 §6 (seed 002): TS (:class:`mechanisms.stability.top_stable.TopStable`, Alg. 3) vs
-  LD as the paper runs it -- "For LD we compose k + 1 iterations, and consider the
+* CWGM20 §6 (seed 002, :mod:`dpverify.experiments.cwgm20`): TS (:class:`mechanisms.stability.top_stable.TopStable`, Alg. 3) vs
+  LD as the paper prints it -- "For LD we compose k + 1 iterations, and consider the
   extra iteration for selecting kbar from [k, ..., 5k] using their optimization
   method" -- i.e. DR19 Algorithm 6 (:class:`mechanisms.limited_domain.optimal_threshold.OptimalThreshold`,
   seed 001 §6.3) choosing kbar privately, then LimitDom with k outputs
@@ -11,16 +11,20 @@ Three designs, each with the seed's own metric:
   (:class:`mechanisms.limited_domain.LimitDom`, DR19 Alg. 1) is a second column; metrics
   ``P`` = |returned ∩ true top-k| / k and ``S`` = sum of the true counts of the
   returned items / sum of the true top-k counts (⊥-terminated outputs count what
-  they return; an all-⊥ output scores 0).
+  they return; an all-⊥ output scores 0).  Both arms are also run as the authors' public code
+  runs them (:mod:`dpverify.experiments.authors`, each difference a named switch; not what the
+  paper prints), and S is swept over every k in 1..100 (the paper's Figure 1 axes).
 * GJMR21 §4 (seed 004): JOINT / JOINT-sequence vs PEEL vs LAPLACE, ``l_inf`` error
   between the true and the estimated top-k counts (:func:`linf_error`), k = 5,
   eps in {0.1, 1}, a sweep over d (the d most-rated items) and the synthetic
-  design counts ~ U{0, ..., 10d}.
+  design counts ~ U{0, ..., 10d}, redrawn ``gj_draws`` (40) times per d (:func:`run_gjmr21_redraw`).
 * DR19 §8 (seed 001): Pr[LimitDom returns k items] as kbar varies, against the
   lower bound ``1 - beta*`` of Lemma 8.1's second statement
   (``beta* = k min{Delta,kbar}/delta * exp(-eps (h_(k) - h_(kbar+1) - 1))``,
   as implemented in :func:`proofs.dr19._limited_sec3.k_indices_instances`).
 
+Shared pieces (data, metrics, configuration) are in :mod:`dpverify.experiments.common`; the
+setting tables (the papers' settings beside ours) in :mod:`dpverify.report.experiments_settings`.
 Everything here is Monte Carlo with fixed seeds (floats), except the exact law of
 Algorithm 6's kbar selection (reported next to its sampled mean as a cross-check).
 :func:`run_all` returns plain JSON data (Fractions as ``"a/b"`` strings, tuples as

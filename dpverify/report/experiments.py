@@ -275,7 +275,7 @@ def render_from_data(data: dict, outdir: Path) -> Path:
         "**Setting: the paper beside ours.**\n\n", settings_table("cwgm20"), "\n" + REGISTRY_SEARCH + "\n\n",
         f"TS: `mechanisms.stability.top_stable.TopStable(k, kbar=k, eps, delta=1/n, p1={_eps(cfg['p1'])}, eps_em={_eps(cfg['eps_em'])})` "
         "— the paper's settings for unordered output; run on the true top-(kbar+1) counts (all TS reads). (eps, delta)-DP by Thm 3.2.\n"
-        "LD (private kbar), the paper's design (\"For LD we compose k + 1 iterations, and consider the extra iteration for "
+        "LD (private kbar), the design as §6 prints it (\"For LD we compose k + 1 iterations, and consider the extra iteration for "
         f"selecting kbar from [k, ..., 5k] using their optimization method\"): `{res['constants']['ld_private']}` — "
         "DR19 Algorithm 6 (seed 001 §6.3, registry `optimal-threshold`) selects kbar privately, then LimitDom^{k, kbar} "
         "returns up to k items; sampled with its numpy sampler, which reads only the true top-(kbar_hi·k+1) counts. "
@@ -315,7 +315,10 @@ def render_from_data(data: dict, outdir: Path) -> Path:
         _switch_table(res),
         f"\n![S vs k]({figs['ksweep']})\n\n",
         (notes["ksweep"] + "\n\n") if notes["ksweep"] else "",
-        "**S over the k sweep**, per data set and eps (disjoint 95% CIs count as ahead):\n\n", _sweep_summary(res),
+        "**S over the k sweep**, per data set and eps (disjoint 95% CIs count as ahead). In the sweep, LD as printed is "
+        "sampled by `dpverify.experiments.authors.sample_ld_arm` with the printed switches -- the law of the registry's "
+        "Algorithm 6 (checked against its exact law in `tests/test_experiments.py`), vectorised over the trials:\n\n",
+        _sweep_summary(res),
         "\n**TS vs LD (private kbar), the printed arms**, table settings counted over datasets × eps:\n\n", _cw_summary(res),
         "\n**Comparison with the seed.** Seed 002 reports Gowalla, BrightKite and Foursquare (location check-ins, "
         "2.3k-107k users, max counts 1274-3204); we do not have them, so the comparison is qualitative only. The seed's "
