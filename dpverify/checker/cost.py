@@ -21,11 +21,12 @@ The work in *units* is ``(laws + pairs) x outcomes``: a law is computed over its
 mechanism, no reduction) count ``pairs`` units.  Claims with their own ``instances`` and statements have no
 count (``None``: nothing to refuse).
 
-**The time** is ``units x`` a fixed rate per mechanism family (:data:`SECONDS_PER_UNIT`, keyed by the
-package of the claim's mechanism, e.g. ``mechanisms.limited_domain``), calibrated once from the wall
-times of ``dpverify check`` on every privacy claim's default domain (stated with the table); the estimate
-is therefore the same on every run and every machine -- an *estimate* (within a few times the real time on
-the calibration machine), not a measurement.
+**The time** is ``units x`` a fixed rate (:mod:`dpverify.checker.cost_rates`): the claim's own, calibrated once
+from the time ``dpverify check`` took on the claim's default domain (a ledger claim), else the slowest rate of
+its mechanism family (keyed by the package of the claim's mechanism, e.g. ``mechanisms.limited_domain``), else
+the slowest of all.  The estimate is therefore the same on every run and every machine -- an *estimate* (the
+rate per unit changes with the domain: on the calibration machine widened domains came within a few times
+the real time), not a measurement.
 
 **The guard** (:func:`guard_domain`) never refuses a domain whose work is at most that of a domain the
 ledger itself runs for the claim (its default, quick and wide domains): a claim's own domains, and any
@@ -46,6 +47,7 @@ from mechanisms.errors import DomainTooLarge, InvalidParameter
 from mechanisms.exact.cache import cached_distribution
 from mechanisms.validation import positive
 
+from .cost_rates import CLAIM_SECONDS_PER_UNIT, FAMILY_SECONDS_PER_UNIT
 from .neighbours import parse_relation, resolve_relation
 from .reductions import canonical_pairs, check_symmetries
 
@@ -206,7 +208,7 @@ def _family(claim: Any) -> str:
         mech = claim.mechanism(dict(claim.domain.params[0]) if claim.domain.params else {})
     except Exception:  # noqa: BLE001 - the family only picks a rate
         return "mechanisms"
-    module = type(getattr(mech, "inner", mech)).__module__
+    module = type(mech.inner if getattr(mech, "user_code", False) else mech).__module__
     parts = module.split(".")
     return ".".join(parts[:2]) if parts[0] in ("mechanisms", "proofs") else "user"
 
@@ -249,15 +251,17 @@ def work(claim: Any, domain: Any) -> Work | None:
     return Work(_family(claim), laws, (lo + pinned, hi + pinned), (ulo + pinned, uhi + pinned))
 
 
-#: seconds per work unit by mechanism family, on the calibration machine (module docstring; see the table's note)
-SECONDS_PER_UNIT: dict[str, float] = {}
+#: seconds per work unit by mechanism family (the slowest calibrated claim of the family; module docstring)
+SECONDS_PER_UNIT: dict[str, float] = FAMILY_SECONDS_PER_UNIT
 #: the rate of a family not in the table (a user's mechanism, a new family): the largest calibrated rate
-DEFAULT_SECONDS_PER_UNIT = 2e-5
+DEFAULT_SECONDS_PER_UNIT = max(FAMILY_SECONDS_PER_UNIT.values(), default=1e-3)
 
 
-def rate(family: str) -> float:
-    """Seconds per work unit of ``family`` (:data:`SECONDS_PER_UNIT`, else the default)."""
-    return SECONDS_PER_UNIT.get(family, max(SECONDS_PER_UNIT.values(), default=DEFAULT_SECONDS_PER_UNIT))
+def rate(family: str, claim_id: str | None = None) -> float:
+    """Seconds per work unit: the claim's own calibrated rate, else its family's, else the slowest family's."""
+    if claim_id is not None and claim_id in CLAIM_SECONDS_PER_UNIT:
+        return CLAIM_SECONDS_PER_UNIT[claim_id]
+    return SECONDS_PER_UNIT.get(family, DEFAULT_SECONDS_PER_UNIT)
 
 
 def estimate_seconds(claim: Any, domain: Any) -> tuple[float, float] | None:
@@ -265,7 +269,7 @@ def estimate_seconds(claim: Any, domain: Any) -> tuple[float, float] | None:
     w = work(claim, domain)
     if w is None:
         return None
-    r = rate(w.family)
+    r = rate(w.family, getattr(claim, "id", None))
     return w.units[0] * r, w.units[1] * r
 
 
@@ -308,16 +312,15 @@ def guard_domain(claim: Any, domain: Any, *, budget_seconds: float = 600.0, forc
         return None
     memo = claim.__dict__.setdefault("_dpverify_own_work", {})  # the claim's own domains: counted once per claim object
     own = [memo[repr(dom)] if repr(dom) in memo else memo.setdefault(repr(dom), work(claim, dom)) for dom in _own_domains(claim)]
+    r = rate(w.family, getattr(claim, "id", None))
     if any(o is not None and w.units[1] <= o.units[1] for o in own):  # no more work than a domain the ledger runs
-        r = rate(w.family)
         return w.units[0] * r, w.units[1] * r
-    r = rate(w.family)
     low, high = w.units[0] * r, w.units[1] * r
     if low > budget_seconds:
         est = f"{_secs(low)}" if low == high else f"between {_secs(low)} and {_secs(high)}"
         raise DomainTooLarge(
             f"domain ({domain.describe()}) needs {w.describe()}: estimated {est} at {r:.1e} s per unit "
-            f"(family {w.family}), over the budget of {budget_seconds:g} s; pass --force to run anyway or --budget to raise the limit"
+            f"({'calibrated for ' + claim.id if claim.id in CLAIM_SECONDS_PER_UNIT else 'family ' + w.family}), over the budget of {budget_seconds:g} s; pass --force to run anyway or --budget to raise the limit"
         )
     return low, high
 
