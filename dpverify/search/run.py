@@ -128,7 +128,10 @@ def guide(comparisons: Sequence[tuple[Any, dict]]) -> Any | None:
     best = None
     for _, extra in comparisons:
         P, Q, dc, eps = extra.get("P"), extra.get("Q"), extra.get("delta_claimed"), extra.get("eps")
-        if P is None or Q is None or not dc or eps is None or not dc < 1:  # a claimed delta >= 1 bounds nothing
+        if P is None or Q is None or dc is None or eps is None:
+            continue
+        dc = lift(mpmath.mp, dc)  # the claim's own value as check reads it (a decimal string, a Fraction, ...)
+        if not 0 < dc < 1:  # a claimed delta >= 1 bounds nothing
             continue
         e = lift(mpmath.mp, eps)
         if not e > 0:
