@@ -6,6 +6,9 @@ A file is executed once per process (under the same module name an audit target 
 the worker processes of a parallel run (:data:`dpverify.checker.parallel.WORKER_SETUP`: a worker started by
 ``spawn`` or on a Dask cluster loads the same files before its first task; a forked one has them already).
 
+While a file runs, its folder is first on ``sys.path`` (as under ``python FILE``), so it can import the modules
+beside it; the folder is taken off the path again afterwards (what was imported stays imported).
+
 A file that fails -- a syntax error, an exception while it runs, a name registered twice -- is the user's
 error: :class:`~mechanisms.errors.UserCodeError`, one line naming the file, the line and the exception
 (``dpverify`` exits 2).
@@ -73,11 +76,18 @@ def load(what: str, *, source: str = "--load") -> str:
                 raise InvalidParameter(f"{source} {what}: not a Python file")
             module = importlib.util.module_from_spec(spec)
             sys.modules[modname] = module
+            folder = str(path.resolve().parent)
+            added = folder not in sys.path
+            if added:  # the file may import its neighbours (``import helpers`` beside it), as ``python f.py`` allows
+                sys.path.insert(0, folder)
             try:
                 spec.loader.exec_module(module)
             except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's file failed: say where and how
                 sys.modules.pop(modname, None)
                 raise UserCodeError(_failed(source, what, where(exc, prefer=key), exc, key)) from exc
+            finally:
+                if added and folder in sys.path:
+                    sys.path.remove(folder)
     else:
         key = what
         if what not in sys.modules:
