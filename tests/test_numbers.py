@@ -85,6 +85,7 @@ def test_fmt_writes_every_kind_exactly_where_it_can():
     assert fmt(None) == "null" and fmt(True) == "true" and fmt(False) == "false" and fmt(12) == "12"
     assert fmt(Fraction(1, 3)) == "1/3" and fmt(Fraction(1, 10**12 - 1)) == "1/999999999999"
     assert fmt(Fraction(1, 10**12), 5) == "1.0e-12" and fmt(Fraction(2, 3 * 10**12), 5) == "6.6667e-13"
+    assert fmt(Fraction(1, 10**15)) == "1.0e-15"  # at the digits asked for, not at the ambient 53 bits (1.00..0777e-15)
     assert fmt(iv.mpf([1, 2])) == "[1.0, 2.0]"
     assert fmt(iv.mpf(1) / 3, 5) == "[0.33333, 0.33333]"
     assert fmt(0.1) == "0.1" and fmt(sympy.Rational(1, 3)) == "1/3" and fmt(sympy.sqrt(2)) == "sqrt(2)"

@@ -115,7 +115,7 @@ def test_search_of_lemma_6_1_under_linf_delta_raises_no_false_alarm():
 
 def test_the_realistic_grid_keeps_other_parameters_and_tractable_laws():
     pts = realistic_params({"k": 1, "kbar": 2, "eps": 1, "delta": Fraction(1, 10), "Delta": 1}, QUICK)
-    assert {p["delta"] for p in pts} == {Fraction(1, 10**6)} and {p["eps"] for p in pts} == {Fraction(1, 10), 1}
+    assert {p["delta"] for p in pts} == {Fraction(1, 10**6), Fraction(1, 10**15)} and {p["eps"] for p in pts} == {Fraction(1, 10), 1}
     assert (1, 2) in {(p["k"], p["kbar"]) for p in pts} and all(p["Delta"] == 1 for p in pts)
     assert realistic_params({"T": 1, "c": 2}, QUICK) == []
 
@@ -495,8 +495,8 @@ def test_realistic_points_exactly():
         [1, 11, 101, 401, 401, 5861, 5000]
     # kbar: the dict's own (k, kbar) first, then the grid's; eps x delta inside each; other keys kept
     pts = realistic_params({"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10), "Delta": 1}, QUICK)
-    assert pts == [{"k": k, "kbar": kb, "eps": e, "delta": F(1, 10**6), "Delta": 1}
-                   for k, kb in ((1, 2), (1, 6), (2, 6)) for e in (F(1, 10), F(1))]
+    assert pts == [{"k": k, "kbar": kb, "eps": e, "delta": dl, "Delta": 1}
+                   for k, kb in ((1, 2), (1, 6), (2, 6)) for e in (F(1, 10), F(1)) for dl in (F(1, 10**6), F(1, 10**15))]
     # dbar (Algorithm 6): k is at least 2, so (1, 6) and (2, 6) are one point
     assert realistic_params({"k": 1, "dbar": 6, "eps": 1}, QUICK) == [{"k": 2, "dbar": 6, "eps": e} for e in (F(1, 10), F(1))]
     # a pair beyond 5000 outcomes is left out, the grid's pairs after it kept; exactly 5000 is kept
@@ -513,4 +513,4 @@ def test_realistic_points_exactly():
     mine = {"eps": 5}
     got = realistic_params({"eps": 1}, QUICK, custom=lambda p: [mine, {**p, "eps": 7}])
     assert got == [{"eps": 5}, {"eps": 7}] and got[0] is not mine
-    assert describe_grid(QUICK) == "eps in {1/10, 1}, delta in {1/1000000}, (k, kbar) in {(1, 6), (2, 6)}"
+    assert describe_grid(QUICK) == "eps in {1/10, 1}, delta in {1/1000000, 1/1000000000000000}, (k, kbar) in {(1, 6), (2, 6)}"

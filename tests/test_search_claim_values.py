@@ -55,3 +55,13 @@ def test_the_guide_lifts_a_string_delta():
     as_frac = guide([(None, {"P": P, "Q": Q, "delta_claimed": Fraction(1, 10), "eps": 1})])
     assert as_str is not None and as_str == as_frac
     assert guide([(None, {"P": P, "Q": Q, "delta_claimed": "1", "eps": "1"})]) is None  # delta >= 1 bounds nothing
+
+
+def test_the_grid_reaches_the_deltas_partition_selection_deploys():
+    """issue 33: deployments use delta 1e-12 ... 1e-15; the full grid has both, the quick grid 1e-15 (one value)."""
+    from dpverify.search.grid import FULL, QUICK, realistic_params
+
+    assert {Fraction(1, 10**12), Fraction(1, 10**15)} <= set(FULL["delta"]) and min(FULL["delta"]) == Fraction(1, 10**15)
+    assert set(QUICK["delta"]) == {Fraction(1, 10**6), Fraction(1, 10**15)}
+    pts = realistic_params({"k": 1, "kbar": 2, "eps": 1, "delta": Fraction(1, 10)}, FULL)
+    assert {p["delta"] for p in pts} == set(FULL["delta"]) and all(isinstance(p["delta"], Fraction) for p in pts)

@@ -89,7 +89,10 @@ def fmt(x: Any, digits: int = 30) -> str:
     if isinstance(x, int):
         return str(x)
     if isinstance(x, Fraction):
-        return str(x) if x.denominator < 10**12 else mpmath.nstr(mpmath.mpf(x.numerator) / x.denominator, digits)
+        if x.denominator < 10**12:
+            return str(x)
+        with mpmath.workdps(digits + 10):  # not at the ambient 53 bits: 1/10**15 is not 1.0000000000000000777e-15
+            return mpmath.nstr(mpmath.mpf(x.numerator) / x.denominator, digits)
     if is_interval(x):  # the end points' raw values: mpmath.mpf(x.a) would round them to the current mp precision (53 bits)
         lo, hi = (mpmath.mp.make_mpf(e) for e in x._mpi_)
         return f"[{mpmath.nstr(lo, digits)}, {mpmath.nstr(hi, digits)}]"
