@@ -55,7 +55,8 @@ def _claim_run(args: argparse.Namespace) -> int:
         print(f"{res.claim}: {res.verdict}  lengths {res.lengths}  structures {res.structures}  boxes {res.boxes}  "
               f"{res.seconds:.2f} s" + (f"  (expected {res.extra.get('expected')})" if res.extra.get("expected") else ""))
         if res.scope.get("points"):
-            print(f"  points (eps, delta): {', '.join('(' + e + ', ' + d + ')' for e, d in _short(res.scope['points']))}")
+            label = "(eps, delta)" if all(len(pt) == 2 for pt in res.scope["points"]) else "(eps-BR)"
+            print(f"  points {label}: {', '.join('(' + ', '.join(pt) + ')' for pt in _short(res.scope['points']))}")
         if res.witness is not None:
             w = res.witness
             print(f"  witness: h={list(w.h)} h'={list(w.h_prime)} at (eps, delta)=({w.eps}, {w.delta}): "
@@ -72,7 +73,7 @@ def _claim_run(args: argparse.Namespace) -> int:
 def _short(points: list) -> list:
     from fractions import Fraction
 
-    return [(f"{float(Fraction(e)):.6g}", f"{float(Fraction(d)):.6g}") for e, d in points]
+    return [tuple(f"{float(Fraction(x)):.6g}" for x in (pt if isinstance(pt, (list, tuple)) else [pt])) for pt in points]
 
 
 def _mechanism_run(args: argparse.Namespace) -> int:

@@ -81,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
                       flush=True)
     finally:
         executor.close()
+    universals = _universal_phase(ids, args.json)
     if store and not args.json:
         print(f"result store {args.resume}: {store.hits} chunks reused, {store.misses} computed", file=sys.stderr)
     wall = time.perf_counter() - start
@@ -98,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
             phases["figures"] = round(time.perf_counter() - t, 1)
         timings = {"wall_seconds": round(time.perf_counter() - start, 1), "phases": dict(phases), "complete": False,
                    "per_claim_seconds": {r.claim: round(r.seconds, 2) for r in results}}
-        write_reports(results, args.out, mode=mode, figures=figs, timings=timings, searches=searches, searched_mutants=mutants)
+        write_reports(results, args.out, mode=mode, figures=figs, timings=timings, searches=searches, searched_mutants=mutants,
+                      universals=universals)
         if not args.only and _is_repo_reports(args.out):  # proofs/INDEX.md maps the repository's reports only
             write_index(results)
         if not args.only and not args.no_pages:
@@ -120,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
     bad_search = [cid for cid, s in searches.items()
                   if s.get("verdict") == "error" or (s.get("verdict") == "violated" and results_expected(results, cid) == "holds")]
     bad_search += [r["name"] for r in mutants if not r["search_verdict"].startswith("violated")]
+    bad_search += [f"{cid} (for all counts)" for cid, u in universals.items() if u.get("as_expected") is False]
     if args.json:
         print_json({"results": [r.as_json() for r in results], "unexpected": [r.claim for r in bad], "wall_seconds": round(wall, 1)})
     else:
@@ -129,6 +132,22 @@ def run(args: argparse.Namespace) -> int:
         if not args.no_write:
             print(f"reports written to {args.out}/" + (" and proofs/INDEX.md" if not args.only and _is_repo_reports(args.out) else ""))
     return EXIT_OK if not bad and not bad_search and pages_ok else EXIT_FAIL
+
+
+def _universal_phase(ids: list[str], quiet: bool) -> dict:
+    """Universal certificates of every privacy claim (:mod:`dpverify.universal.ledger`): seconds, one core."""
+    from dpverify.universal.ledger import run_universal
+
+    t = time.perf_counter()
+    universals = run_universal(ids)
+    if not quiet:
+        decided = [u for u in universals.values() if u["verdict"] in ("holds-for-all-counts", "violated")]
+        wrong = [cid for cid, u in universals.items() if u.get("as_expected") is False]
+        print(f"for all counts: {len(decided)} of {len(universals)} privacy claims decided "
+              f"({sum(u['verdict'] == 'holds-for-all-counts' for u in decided)} hold, "
+              f"{sum(u['verdict'] == 'violated' for u in decided)} violated) in {time.perf_counter() - t:.0f} s"
+              + (f"; not as expected: {', '.join(wrong)}" if wrong else "; every decided verdict as expected"), flush=True)
+    return universals
 
 
 def results_expected(results: list, claim_id: str) -> str:

@@ -79,11 +79,27 @@ def _search_cell(e: dict) -> str:
     return (esc(short_num(r)) if r is not None else esc(s.get("verdict", "-"))) + flag
 
 
+def _universal_cell(e: dict) -> str:
+    """The universal certificate's verdict (``dpverify certify``): for every count, and the lengths it covers."""
+    u = e.get("universal")
+    if not u:
+        return "-"
+    v = u["verdict"]
+    if v == "holds-for-all-counts":
+        return f"holds, all counts, lengths {esc(u['lengths'])}"
+    if v == "violated":
+        w = u.get("witness") or {}
+        flag = "" if u.get("as_expected") else " ⚠"
+        return f"**violated**{flag} at {esc(str(tuple(w.get('h', ()))))} vs {esc(str(tuple(w.get('h_prime', ()))))}"
+    return esc(v)
+
+
 def _row(e: dict) -> list[str]:
     mark = "" if e["as_expected"] else " ⚠ expected " + esc(e["expected"])
     return [
         code(e["claim"]), esc(e["title"]), f"**{esc(e['verdict'])}**{mark}",
         "yes" if e["certified"] else "no", esc(e["relation"]), str(e["pairs_checked"]), _witness_cell(e), _ratio_cell(e), _search_cell(e),
+        _universal_cell(e),
     ]
 
 
@@ -94,7 +110,7 @@ def _seed_paper(e: dict) -> bool:
 def _ledger(entries: list[dict]) -> str:
     out = []
     header = ["id", "item", "verdict", "certified", "relation", "instances", "tightest instance / reason", "claimed/exact",
-              "claimed/exact, search"]
+              "claimed/exact, search", "for all counts"]
     others = [e for e in entries if not _seed_paper(e)]
     for key, title in PAPERS.items():
         rows = [_row(e) for e in entries if e["claim"].startswith(key + ".")]
@@ -180,11 +196,14 @@ def _figures_section(figures: list) -> str:
     return "".join(out) + "\n"
 
 
-def _entry(r: CheckResult, claims: dict[str, Claim], search: dict | None = None) -> dict:
-    """One result as stored in ``data/verify.json``: the result's JSON (no timing), the claim's texts and its search."""
+def _entry(r: CheckResult, claims: dict[str, Claim], search: dict | None = None, universal: dict | None = None) -> dict:
+    """One result as stored in ``data/verify.json``: the result's JSON (no timing), the claim's texts, its search
+    and its universal certificate (:mod:`dpverify.universal.ledger`)."""
     e = {k: v for k, v in r.as_json().items() if k != "seconds"}
     if search is not None:
         e["search"] = {k: v for k, v in search.items() if k != "seconds"}
+    if universal is not None:
+        e["universal"] = dict(universal)
     c = claims.get(r.claim)
     reach = _reach(r, c)
     if reach is not None:
@@ -208,12 +227,14 @@ def _reach(r: CheckResult, c: Claim | None) -> dict | None:
 
 
 def verify_data(results: list[CheckResult], *, mode: str = "default", figures: list | None = None,
-                searches: dict | None = None, searched_mutants: list | None = None) -> dict:
+                searches: dict | None = None, searched_mutants: list | None = None, universals: dict | None = None) -> dict:
     """The data of the verification pages and ``proofs/INDEX.md`` (with this run's provenance snapshot)."""
     claims = all_claims()
     searches = searches or {}
+    universals = universals or {}
     return {"provenance": snapshot(), "mode": mode, "figures": [list(f) for f in figures or []],
-            "required_ids": list(required_ids()), "entries": [_entry(r, claims, searches.get(r.claim)) for r in results],
+            "required_ids": list(required_ids()),
+            "entries": [_entry(r, claims, searches.get(r.claim), universals.get(r.claim)) for r in results],
             "searched_mutants": list(searched_mutants or [])}
 
 
@@ -276,13 +297,14 @@ def render_verify_pages(data: dict, outdir: Path | str = "reports") -> list[Path
 
 def write_reports(results: list[CheckResult], outdir: Path | str = "reports", *, mode: str = "default", timings: dict | None = None,
                   figures: list[tuple[str, str]] | None = None, searches: dict | None = None,
-                  searched_mutants: list | None = None) -> list[Path]:
+                  searched_mutants: list | None = None, universals: dict | None = None) -> list[Path]:
     """Store ``data/verify.json`` and render the verification pages from it; return the paths written.
 
     ``figures``: ``[(file relative to outdir, caption), ...]`` as returned by
     ``dpverify.report.figures.write_figures``; listed in a "Figures" section of README.md when given.
     Timings go to ``verify_timings.json`` only (pages stay byte-identical for the same results)."""
-    written = [save(outdir, "verify", verify_data(results, mode=mode, figures=figures, searches=searches, searched_mutants=searched_mutants))]
+    written = [save(outdir, "verify", verify_data(results, mode=mode, figures=figures, searches=searches, searched_mutants=searched_mutants,
+                                                  universals=universals))]
     data = load(outdir, "verify")  # render from what was stored (key order, number forms): `dpverify report` gives the same bytes
     written += render_verify_pages(data, outdir)
     if timings is not None:

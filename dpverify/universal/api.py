@@ -138,10 +138,11 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
     mech = claim.mechanism(p)
     scope = {"mechanism": type(mech).__name__, "params": {k: str(v) for k, v in p.items()}, "relation": claim.relation,
              "notion": claim.notion, "counts": "all non-negative"}
+    if _is_em_family(mech) and claim.notion in ("dp", "br"):  # the exact EM-family proofs also close eps-BR claims
+        return _em_family(claim, p, scope, t0, d)
     if claim.notion != "dp":
-        return out(f"notion {claim.notion!r}: only (eps, delta) points are certified universally so far", scope)
-    if type(mech).__name__ in _EM_NAMES or type(mech).__module__.startswith(("mechanisms.exponential", "mechanisms.joint")):
-        return _em_family(claim, p, scope, t0)
+        return out(f"notion {claim.notion!r}: only (eps, delta) points (and the EM family's bounded range) are "
+                   "certified universally so far", scope)
     model, reason = limitdom_model(mech)
     if model is None:
         return out(reason or _out_of_scope_reason(mech), scope)
@@ -167,7 +168,11 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
     return res
 
 
-def _em_family(claim: Any, p: dict, scope: dict, t0: float) -> UniversalResult:
+def _is_em_family(mech: Any) -> bool:
+    return type(mech).__name__ in _EM_NAMES or type(mech).__module__.startswith(("mechanisms.exponential", "mechanisms.joint"))
+
+
+def _em_family(claim: Any, p: dict, scope: dict, t0: float, d: int | None = None) -> UniversalResult:
     try:
         from . import symbolic_em  # type: ignore[attr-defined]
     except ImportError:
@@ -176,7 +181,7 @@ def _em_family(claim: Any, p: dict, scope: dict, t0: float) -> UniversalResult:
     if fn is None:
         return UniversalResult(claim.id, OUT_OF_SCOPE, "none", scope, certified=False, reason="not implemented yet",
                                seconds=time.monotonic() - t0, extra={"expected": claim.expected})
-    return fn(claim, p)
+    return fn(claim, p, d=d)
 
 
 def as_expected(res: UniversalResult) -> bool | None:
@@ -200,12 +205,14 @@ def universal_eps(mechanism_name: str, params: Mapping[str, Any], delta: Any, *,
     from mechanisms.registry import build
 
     mech = build(mechanism_name, **dict(params))
-    model, reason = limitdom_model(mech)
-    if model is None:
-        raise InvalidParameter(f"mechanism={mechanism_name!r}: {reason or _out_of_scope_reason(mech)}")
     dl = _frac(delta)
     if not 0 <= dl <= 1:
         raise InvalidParameter(f"delta={delta!r} must be in [0, 1]")
+    if _is_em_family(mech):
+        return _em_universal_eps(mechanism_name, mech, dl)
+    model, reason = limitdom_model(mech)
+    if model is None:
+        raise InvalidParameter(f"mechanism={mechanism_name!r}: {reason or _out_of_scope_reason(mech)}")
     t0 = time.monotonic()
     lo, hi, wit = Fraction(0), None, None
     guess = model.k * model.eps
@@ -229,6 +236,24 @@ def universal_eps(mechanism_name: str, params: Mapping[str, Any], delta: Any, *,
         else:
             hi = mid
     return hi, lo, wit
+
+
+def _em_universal_eps(name: str, mech: Any, delta: Fraction) -> tuple[Fraction | None, Fraction, Witness | None]:
+    """EM family: the exact universal PURE eps (a supremum reached only as a gap tends to infinity,
+    :func:`~dpverify.universal.symbolic_em.universal_pure_eps`) under the registry relation.  It is a certified
+    upper bound at every delta; the lower bound (0.999 of it, from a finite witness pair) is a lower bound of the
+    pure eps only, so at ``delta > 0`` the lower bound reported is 0 (no witness search at delta > 0 yet)."""
+    from mechanisms.registry import get_mechanism
+
+    from .symbolic_em import universal_pure_eps
+
+    try:
+        res = universal_pure_eps(mech, get_mechanism(name).relation)
+    except ValueError as exc:
+        raise InvalidParameter(f"mechanism={name!r}: {exc}") from None
+    if delta > 0:
+        return res["universal_eps"], Fraction(0), None
+    return res["universal_eps"], res["universal_eps_lower"], res["witness"]
 
 
 def _round_mid(lo: Fraction, hi: Fraction) -> Fraction:

@@ -1,0 +1,73 @@
+"""The universal verdict beside the box verdict: one entry per privacy claim, over all its parameter sets,
+stored without timing and rendered on the ledger and coverage pages (``dpverify verify``)."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+from proofs.registry import get_claim
+
+from dpverify.checker.ledger import run_all
+from dpverify.cli import main
+from dpverify.report.ledger import write_reports
+from dpverify.universal import certify
+from dpverify.universal.api import universal_eps
+from dpverify.universal.ledger import run_universal, universal_entry
+
+
+def test_a_claim_that_holds_holds_at_every_parameter_set():
+    u = universal_entry(get_claim("DR19.Lem4.1"))
+    assert u["verdict"] == "holds-for-all-counts" and u["sets_holding"] == u["parameter_sets"] == 2
+    assert u["as_expected"] is True and u["lengths"] == "all" and "seconds" not in u
+
+
+def test_an_erratum_is_violated_with_its_witness():
+    u = universal_entry(get_claim("DR19.Thm1#delta-threshold-unrestricted"))
+    assert u["verdict"] == "violated" and u["as_expected"] is True
+    assert len(u["witness"]["h"]) == len(u["witness"]["h_prime"]) and u["witness_params"]
+
+
+def test_out_of_scope_says_why_and_decides_nothing():
+    u = universal_entry(get_claim("DR19.Thm1#linf"))
+    assert u["verdict"] == "out-of-scope" and "linf" in u["reason"] and u["as_expected"] is None
+
+
+def test_run_universal_skips_what_is_not_a_privacy_claim():
+    out = run_universal(["DR19.Lem4.1", "DR19.Lem4.3"])
+    assert list(out) == ["DR19.Lem4.1"]
+
+
+def test_bounded_range_claims_of_the_em_family_reach_the_exact_proofs():
+    assert certify("CR21.BR#em").verdict == "holds-for-all-counts"
+    assert certify("CR21.BR#topk-k-eps").verdict == "violated"
+
+
+def test_one_length_is_passed_through_and_named():
+    assert certify("DR19.Lem4.1", d=4).lengths == "4"
+
+
+def test_universal_eps_of_the_em_family_is_the_exact_supremum():
+    hi, lo, wit = universal_eps("gumbel-topk", {"k": 2, "eps": 1}, 0)
+    assert hi == 2 and Fraction(199, 100) < lo < 2 and wit is not None
+    hi, lo, wit = universal_eps("gumbel-topk", {"k": 2, "eps": 1}, Fraction(1, 10**6))
+    assert hi == 2 and lo == 0 and wit is None  # an upper bound at delta > 0; no witness search there yet
+
+
+def test_the_pages_show_the_universal_verdict_beside_the_box(tmp_path):
+    ids = ["DR19.Lem4.1", "DR19.Lem4.1#monotone-dropped"]
+    results = run_all(ids, quick=True)
+    write_reports(results, tmp_path, universals=run_universal(ids))
+    readme = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "for all counts" in readme and "holds, all counts, lengths all" in readme
+    cov = (tmp_path / "coverage.md").read_text(encoding="utf-8")
+    assert "Certified for all counts" in cov and "`DR19.Lem4.1#monotone-dropped` | **violated** | **violated**" in cov
+    data = json.loads((tmp_path / "data" / "verify.json").read_text(encoding="utf-8"))
+    assert {e["claim"]: e["universal"]["verdict"] for e in data["entries"]} == {
+        "DR19.Lem4.1": "holds-for-all-counts", "DR19.Lem4.1#monotone-dropped": "violated"}
+
+
+def test_certify_on_a_bounded_range_claim_prints_its_point(capsys):
+    assert main(["certify", "CR21.BR#em"]) == 0
+    out = capsys.readouterr().out
+    assert "holds-for-all-counts" in out and "points (eps-BR): (1)" in out
