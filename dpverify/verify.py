@@ -12,6 +12,10 @@
 3. the timing side-channel audits, quick profile (the "Timing side channels"
    section of ``audits.md``, data ``timing.json``), alone on the machine too.
 
+Between the composition page and the performance page it re-runs the partition-selection page
+(``partition_selection.md``, issue 33: python-dp / PipelineDP / OpenDP checked exactly and audited,
+:func:`run_partition_page`, also ``dpverify partitions``); without python-dp the page says "not installed".
+
 ``--quick`` shrinks the experiments and audits; the benchmark is always its
 quick profile here (the full one is ``dpverify bench``).
 """
@@ -23,7 +27,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Callable
 
-__all__ = ["run_pages", "run_searches", "searched_mutant_rows", "QUICK_AUDIT_SAMPLES", "SEARCH_EVALS", "QUICK_SEARCH_EVALS"]
+__all__ = ["run_pages", "run_partition_page", "run_searches", "searched_mutant_rows", "QUICK_AUDIT_SAMPLES", "SEARCH_EVALS",
+           "QUICK_SEARCH_EVALS", "PARTITION_SIZES"]
 
 QUICK_AUDIT_SAMPLES = 20_000
 
@@ -101,6 +106,9 @@ def run_pages(outdir: Path | str, *, quick: bool, workers: int, phases: dict[str
     write_composition(comp, outdir)
     log("composition: written")
     phases["composition page"] = round(time.perf_counter() - t, 1)
+    t = time.perf_counter()
+    part = run_partition_page(outdir, quick=quick, command=command, log=log)
+    phases["partition-selection page" + (" (quick sizes)" if quick else "")] = round(time.perf_counter() - t, 1)
     timings = {"phases": phases, "wall_seconds": round(time.perf_counter() - started, 1), "complete": True}
     res["command"] = command
     res["verify"] = timings
@@ -116,7 +124,39 @@ def run_pages(outdir: Path | str, *, quick: bool, workers: int, phases: dict[str
     log(f"timing audits: {len(tim['rows'])} rows, every row as expected: {'yes' if timing_ok else 'NO'}")
     phases["timing audits (quick profile)"] = round(time.perf_counter() - t, 1)
     timings["wall_seconds"] = round(time.perf_counter() - started, 1)
-    return {"audits_as_expected": data["all_as_expected"] and timing_ok, **timings}
+    return {"audits_as_expected": data["all_as_expected"] and timing_ok and part["as_expected"], **timings}
+
+
+#: the partition-selection page's sizes: black-box samples per input, samples of the power rows, OpenDP's rows
+#: (``--quick``: the table's QUICK_GRID, 12 rows, no OpenDP rows: about 5 s; full: GRID, 54 rows + 19 OpenDP rows)
+PARTITION_SIZES = {"quick": {"samples": 2_000, "power_samples": 300_000, "opendp": False},
+                   "full": {"samples": 20_000, "power_samples": 1_000_000, "opendp": True}}
+
+
+def run_partition_page(outdir: Path | str, *, quick: bool, command: str, grid: list | None = None,
+                       log: Callable[[str], None] = print, sizes: dict | None = None) -> dict:
+    """Compute and write ``partition_selection.md`` (+ ``data/partition_selection.json``); return a summary.
+
+    ``grid``: the table's rows (default ``QUICK_GRID`` / ``GRID`` of :mod:`dpverify.partitions.table`); ``sizes``
+    overrides :data:`PARTITION_SIZES`.  ``as_expected``: every deliberately wrong strategy (power row) refuted by
+    the exact check (a library's own violation is a finding on the page, not a failure of the run); without
+    python-dp nothing is computed, the page says "not installed" and ``skipped`` says why (never a pass).
+    """
+    from dpverify.partitions.table import GRID, QUICK_GRID, compute
+    from dpverify.report.partition_selection import write_partition_selection
+
+    size = {**PARTITION_SIZES["quick" if quick else "full"], **(sizes or {})}
+    data = compute(grid if grid is not None else (QUICK_GRID if quick else GRID), command=command, **size)
+    path = write_partition_selection(data, outdir)
+    power_ok = all(p["verdict"] == "violated" for p in data["power"])
+    if data.get("skipped"):
+        log(f"partition selection: skipped ({data['skipped']})")
+    else:
+        violated = sum(r["verdict"] == "violated" for r in data["rows"])
+        log(f"partition selection: {len(data['rows'])} rows ({violated} violated), power rows refuted: "
+            f"{'yes' if power_ok else 'NO'}")
+    return {"path": str(path), "rows": len(data["rows"]), "skipped": data.get("skipped", ""), "as_expected": power_ok,
+            "violated": sum(r["verdict"] == "violated" for r in data["rows"]), "versions": data["versions"]}
 
 
 #: the enumerated domain a searched mutant is shown to survive: (length, largest count), as the ledger's default domains

@@ -22,13 +22,14 @@ import traceback
 
 from mechanisms.errors import DPVerifyError
 
-from . import audit, bench, certify, check, claims, composition, equal, experiments, mechanisms, profile, report, search, topk, verify
+from . import audit, bench, certify, check, claims, composition, equal, experiments, mechanisms, partitions, profile, report, search, topk, verify
 from .common import EXIT_BUG, EXIT_STATUSES, EXIT_USAGE, Parser, json_mode, print_error
 
 __all__ = ["main", "build_parser", "COMMANDS"]
 
 #: every command's module, in the order ``dpverify --help`` lists them
-COMMANDS = (claims, check, certify, search, profile, verify, mechanisms, equal, audit, bench, composition, topk, experiments, report)
+COMMANDS = (claims, check, certify, search, profile, verify, mechanisms, equal, audit, bench, composition, partitions, topk, experiments,
+            report)
 
 
 def build_parser() -> argparse.ArgumentParser:
