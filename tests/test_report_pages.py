@@ -124,7 +124,7 @@ def test_missing_data_is_a_clear_error_naming_the_command(tmp_path: Path) -> Non
     with pytest.raises(InvalidParameter, match="dpverify bench"):
         render_performance(tmp_path)
     res = render_all(tmp_path, index=False)
-    assert set(res["missing"]) == {"verify", "performance", "audits", "experiments", "composition", "mutation"} and not res["written"]
+    assert set(res["missing"]) == {"verify", "performance", "audits", "experiments", "composition", "mutation", "partition_selection"} and not res["written"]
     assert "dpverify verify" in res["missing"]["verify"]
 
 
