@@ -16,7 +16,10 @@ from dpverify.report.coverage import GOAL, _reach
 #: Empty since SVT's laws run on Arb balls (both SVT claims enumerate every pair of the goal box, no symmetry) and
 #: pay-what-you-get sessions run by item-blind strategies inherit their rounds' symmetries (MultiLimitDom.symmetries;
 #: strategies whose views name items run only where their views fit, e.g. d = 3).
-NARROW: dict[str, str] = {}
+#: Partition selection (DVGM22) is below the goal by design: the reason is in _PARTITION.
+_PARTITION = ("partition selection: keys are released independently and a neighbour changes at most L keys, so unchanged keys factor out of the hockey-stick divergence (a product with a common factor) and d = L keys suffice; counts are a window around the threshold, and every count is covered by the for-all-n obligations (DVGM22.*#all-n)")
+NARROW: dict[str, str] = {cid: _PARTITION for cid in ("DVGM22.Gaussian", "DVGM22.Laplace", "DVGM22.PreThreshold", "DVGM22.Split",
+                                                       "DVGM22.Split#L3", "DVGM22.Thm1", "DVGM22.Thm1#closed")}
 
 
 def _privacy_holds():
@@ -41,7 +44,8 @@ def test_every_privacy_claim_reaches_the_goal_on_its_wide_domain_or_says_why_not
     assert not missing, f"below the goal without a reason: {sorted(missing)}"
     assert not stale, f"listed as narrow but reaches the goal (or gone): {sorted(stale)}"
     for cid, c in _privacy_holds().items():
-        assert c.wide_domain.min_d == 1, cid  # every length from 1, not only d
+        if cid not in NARROW:  # the narrow ones say why (partition selection: its length is the number of keys moved)
+            assert c.wide_domain.min_d == 1, cid  # every length from 1, not only d
 
 
 def test_costly_claims_are_the_refuted_zcdp_probes_and_every_claim_that_holds_reaches_the_goal_by_default():
