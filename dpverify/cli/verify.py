@@ -43,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidParameter(f"--workers={args.workers} must be >= 1")
     if not args.no_write:
         out_dir(args.out)  # an existing file, an unwritable place: refused now, not after the checks
+    elif Path(args.out).exists() and not Path(args.out).is_dir():  # contradictory even when nothing is written
+        raise InvalidParameter(f"--out={args.out!r} is an existing file, not a directory")
     if args.resume:
         result_store(args.resume)
     start = time.perf_counter()
