@@ -46,7 +46,7 @@ from mechanisms import validation as V
 from mechanisms.registry import MechanismSpec, all_mechanisms, get_mechanism
 
 from dpverify.auditor.stats import DEFAULT_ALPHA, DEFAULT_SEED
-from dpverify.checker.neighbours import parse_relation
+from dpverify.checker.neighbours import parse_relation, relation_for
 from dpverify.checker.numbers import short_num
 
 __all__ = [
@@ -114,8 +114,7 @@ def assert_dp(
         raise TypeError("assert_dp() needs eps= (no registered claim to take it from)")
     eps = V.positive("eps", eps)
     delta = V.probability("delta", 0 if delta is None else delta, allow_zero=True)
-    relation = relation or (spec.relation if spec else "add-remove")
-    parse_relation(relation)
+    relation = relation_for(relation or (spec.relation if spec else "add-remove"), p, mech)
     if domain is None:
         d = len(spec.examples[0]) if spec and spec.examples else DEFAULT_ASSERT_DOMAIN[0]
         domain = (d, DEFAULT_ASSERT_DOMAIN[1])

@@ -141,3 +141,21 @@ def test_resolve_relation_takes_Delta_from_the_parameters_and_defaults_to_one():
     assert resolve_relation("delta:N", {}) == "delta:1"  # no Delta: one changed count (DR19 §6.1's Delta = 1)
     assert resolve_relation("linf:N", {"k": 2}) == "linf:1"
     assert resolve_relation("add-remove", {"Delta": 3}) == "add-remove"
+
+
+def test_relation_for_takes_the_mechanisms_own_default_for_a_named_width():
+    """``delta:L`` with L not given: the mechanism's own L (its default), as a partition-selection entry has it."""
+    from types import SimpleNamespace
+
+    import pytest
+
+    from mechanisms.errors import InvalidParameter
+
+    from dpverify.checker.neighbours import relation_for
+
+    assert relation_for("delta:L", {"L": 3}) == "delta:3"
+    assert relation_for("delta:L", {}, SimpleNamespace(L=2)) == "delta:2"
+    assert relation_for("delta:L", {"L": 1}, SimpleNamespace(L=2)) == "delta:1"  # the given value wins
+    assert relation_for("add-remove", {}, SimpleNamespace(L=2)) == "add-remove"
+    with pytest.raises(InvalidParameter, match="delta:L"):
+        relation_for("delta:L", {})  # nothing to take it from: a clear error, not a silent add-remove

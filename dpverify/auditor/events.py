@@ -34,7 +34,7 @@ from mechanisms.exact.cache import cached_distribution
 from mechanisms.registry import MechanismSpec, construct, get_mechanism
 
 from dpverify.checker.laws import validate_law
-from dpverify.checker.neighbours import is_neighbour, neighbours, pairs, parse_relation
+from dpverify.checker.neighbours import is_neighbour, neighbours, pairs, parse_relation, relation_for
 from dpverify.checker.profile import pair_profile, pure_eps
 
 from .stats import SELECTION_LEVEL, cp_lower, cp_upper, delta_lower_bound, eps_lower_bound
@@ -194,8 +194,7 @@ def resolve_reference(
         p = dict(params) if params is not None else dict(spec.valid[0])
         mech = construct(spec, **p)  # unknown / missing parameter names: a named InvalidParameter
         c_eps, c_delta = spec.claim(p) if spec.claim is not None else (None, 0)
-        rel = relation or spec.relation
-        parse_relation(rel)
+        rel = relation_for(relation or spec.relation, p, mech)
         return Reference(
             mech, spec.name, p,
             _claim_value("eps", eps if eps is not None else c_eps),

@@ -164,6 +164,18 @@ def count_pairs(d: int, max_count: int, relation: str = "add-remove") -> int:
     return sum(1 for _ in pairs(d, max_count, relation))
 
 
+def relation_for(relation: str, params: Mapping[str, Any], mechanism: Any = None) -> str:
+    """:func:`resolve_relation` with the parameter dict, then the mechanism's own attribute of that name (its
+    default, e.g. a partition-selection mechanism's ``L = 1`` when ``L`` was not given), parsed (a clear error)."""
+    if isinstance(relation, str) and ":" in relation and mechanism is not None:
+        name = relation.rsplit(":", 1)[1]
+        if name.isidentifier() and name not in params and hasattr(mechanism, name):
+            params = {**params, name: getattr(mechanism, name)}
+    out = resolve_relation(relation, params)
+    parse_relation(out)
+    return out
+
+
 def resolve_relation(relation: str, params: Mapping[str, Any]) -> str:
     """``relation`` with a literal ``N`` (``"delta:N"``, ``"linf:N"``) replaced by the parameter dict's ``Delta``,
     and any other parameter name (``"delta:L"``) by that parameter's value in the dict.

@@ -171,8 +171,8 @@ class PartitionSelection:
 
 
 def _valid(strategy: str) -> tuple:
-    return ({"strategy": strategy, "eps": 1, "delta": "1/100000"}, {"strategy": strategy, "eps": "1/2", "delta": "1/1000", "L": 2},
-            {"strategy": strategy, "eps": 1, "delta": "1/1000", "tau": 3, "base": 2})
+    return ({"strategy": strategy, "eps": 1, "delta": "1/100000", "L": 1}, {"strategy": strategy, "eps": "1/2", "delta": "1/1000", "L": 2},
+            {"strategy": strategy, "eps": 1, "delta": "1/1000", "L": 1, "tau": 3, "base": 2})
 
 
 _INVALID = [
@@ -190,7 +190,7 @@ REGISTRY = [
                   valid=tuple({k: v for k, v in p.items() if k != "strategy"} for p in _valid(s)),
                   invalid=tuple(({k: v for k, v in p.items() if k != "strategy"}, t, m) for p, t, m in _INVALID
                                 if p["strategy"] == "laplace" and s == "laplace" or (p["strategy"] == s == "gaussian")),
-                  examples=((0, 1, 3), (2, 2), (5,), (1, 0, 0, 12)), paper=_PAPER, relation="add-remove",
+                  examples=((0, 1, 3), (2, 2), (5,), (1, 0, 0, 12)), paper=_PAPER, relation="delta:L",
                   claim=lambda p: (Fraction(p["eps"]) if not isinstance(p["eps"], str) else Fraction(p["eps"]),
                                    Fraction(p["delta"]) if not isinstance(p["delta"], str) else Fraction(p["delta"])),
                   tags=frozenset({"partition-selection"}))
