@@ -187,3 +187,25 @@ def test_byo_registration_takes_a_relation_parameterised_by_L():
         assert r.verdict == "holds" and r.relation == "delta:L" and "L=2" in r.domain
     finally:
         unregister("ps-laplace-L-test")
+
+
+def test_extremes_are_computed_or_refused_never_a_precision_dependent_support():
+    """Counts near 2**62, delta = 1e-300: Laplace / Gaussian laws keep the (tiny, positive) chance of dropping a key
+    at every precision (1 - p computed without cancellation); the truncated geometric refuses counts above
+    MAX_TG_COUNT and its closed form refuses crossovers that overflow in doubles, each naming what it refuses."""
+    from fractions import Fraction as F
+
+    import pytest as _pytest
+
+    from mechanisms.errors import DomainTooLarge, InvalidParameter
+    from mechanisms.partition_selection.selection import MAX_TG_COUNT, PartitionSelection
+
+    h = (2**62 - 2, 2**62)
+    for s in ("laplace", "gaussian"):
+        m = PartitionSelection(strategy=s, eps=1, delta=F(1, 10**300))
+        lo, hi = m.distribution(h, prec=256), m.distribution(h, prec=1024)
+        assert set(lo) == set(hi) and len(hi) == 4 and all(v > 0 for v in hi.values())
+    with _pytest.raises(DomainTooLarge, match=f"above {MAX_TG_COUNT}"):
+        PartitionSelection(strategy="truncated-geometric", eps=1, delta=F(1, 10**5)).distribution((MAX_TG_COUNT + 1,))
+    with _pytest.raises(InvalidParameter, match="overflow"):
+        PartitionSelection(strategy="truncated-geometric-closed", eps=50, delta=F(1, 10**300))

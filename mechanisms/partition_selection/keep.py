@@ -30,6 +30,7 @@ from fractions import Fraction
 from typing import Any
 
 from mechanisms.core import to_ctx
+from mechanisms.errors import DomainTooLarge
 
 __all__ = ["split", "adjusted_delta", "tg_recursive", "tg_step", "tg_closed", "tg_closed_crossovers",
            "noise_survival", "laplace_threshold", "gaussian_sigma", "gaussian_threshold", "pre_threshold"]
@@ -59,10 +60,29 @@ def _min(ctx: Any, a: Any, b: Any) -> Any:
     return min(a, b)
 
 
+#: Steps of DVGM22 Theorem 1's recursion run before p(n) is refused (about ln(1/delta)/eps steps reach p = 1:
+#: eps = 1e-6 at delta = 1e-300 would need 7e8).
+MAX_RECURSION_STEPS = 200_000
+
+
+def _is_one(p: Any) -> bool:
+    """p is exactly 1 (an interval: both ends) -- the recursion's fixed point."""
+    return (p.a == 1 and p.b == 1) if hasattr(p, "a") else p == 1
+
+
 def tg_recursive(ctx: Any, n: int, eps: Any, delta: Any) -> Any:
-    """DVGM22 Theorem 1 at one key: p(0) = 0, p(k+1) = min(e^eps p(k) + delta, 1 - e^-eps (1 - delta - p(k)), 1)."""
+    """DVGM22 Theorem 1 at one key: p(0) = 0, p(k+1) = min(e^eps p(k) + delta, 1 - e^-eps (1 - delta - p(k)), 1).
+
+    p = 1 is a fixed point (both other branches are >= 1 there), so the recursion stops once it is reached; a count
+    whose p(n) is not reached within :data:`MAX_RECURSION_STEPS` steps is refused (``DomainTooLarge``)."""
     p = ctx.mpf(0)
-    for _ in range(n):
+    for i in range(n):
+        if _is_one(p):
+            return p
+        if i >= MAX_RECURSION_STEPS:
+            raise DomainTooLarge(f"count n={n} in h: DVGM22 Theorem 1's recursion has not reached p = 1 after "
+                                 f"{MAX_RECURSION_STEPS} steps (eps={eps}, delta={delta}); its closed form "
+                                 "(strategy 'truncated-geometric-closed') takes any count")
         p = tg_step(ctx, p, eps, delta)
     return p
 
@@ -169,7 +189,9 @@ def gaussian_threshold(eps: Any, delta: Any, L: int, *, prec: int = 200) -> tupl
     import mpmath
     half = Fraction(delta) / 2
     sigma = gaussian_sigma(eps, half, L, prec=prec)
-    with mpmath.mp.workprec(prec):
+    # 2 dl - 1 must not round to -1 (erfinv(-1) = -inf): as many more bits as dl has leading zeros
+    extra = max(0, half.denominator.bit_length() - half.numerator.bit_length()) + L.bit_length() + 8
+    with mpmath.mp.workprec(prec + extra):
         mp = mpmath.mp
         dl = adjusted_delta(mp, half, L)
         t = 1 + to_ctx(mp, sigma) * (-mp.sqrt(2) * mp.erfinv(2 * dl - 1))  # Phi^-1(1 - dl) = -Phi^-1(dl)

@@ -23,12 +23,15 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.core import DEFAULT_PREC, exact_context, to_ctx
-from mechanisms.errors import InvalidParameter
+from mechanisms.errors import DomainTooLarge, InvalidParameter
 from mechanisms.registry import MechanismSpec
 
 from mechanisms.partition_selection import keep as K
 
 __all__ = ["PartitionSelection", "STRATEGIES"]
+
+#: The largest count whose truncated-geometric keep probability is computed (see ``keep_probability``).
+MAX_TG_COUNT = 10**6
 
 STRATEGIES = ("truncated-geometric", "truncated-geometric-closed", "laplace", "gaussian")
 
@@ -68,6 +71,12 @@ class PartitionSelection:
         object.__setattr__(self, "base", V.nonneg_int("base", self.base))
         if self.strategy in ("laplace", "gaussian") and self.delta > Fraction(1, 2):
             raise InvalidParameter(f"delta={self.delta} must be <= 1/2 for {self.strategy} thresholding")
+        if self.strategy == "truncated-geometric-closed":
+            try:
+                self._crossovers  # Google's double-precision crossovers: refused here, not at the first law
+            except (OverflowError, ValueError):
+                raise InvalidParameter(f"eps={self.eps}, delta={self.delta}: the closed form's crossovers overflow in "
+                                       "double precision (as in the library); use strategy 'truncated-geometric'") from None
 
     # ---- per-key parameters -------------------------------------------------------------------------------
     @cached_property
@@ -97,7 +106,14 @@ class PartitionSelection:
         return None
 
     def keep_probability(self, ctx: Any, n: int) -> Any:
-        """p(n) of one key with ``n`` users (no ``base``: ``n`` is the true count) in ``ctx``."""
+        """p(n) of one key with ``n`` users (no ``base``: ``n`` is the true count) in ``ctx``.
+
+        The truncated geometric's counts are refused above :data:`MAX_TG_COUNT` (``DomainTooLarge``): p reaches 1
+        exactly at a finite count, which rounding at one precision and not at another can move (the law's support
+        would then depend on the precision)."""
+        if self.strategy.startswith("truncated-geometric") and n > MAX_TG_COUNT:
+            raise DomainTooLarge(f"count n={n} in h is above {MAX_TG_COUNT}: the truncated geometric's exact law is "
+                                 "computed for counts up to that (p = 1 from its crossover on)")
         m = K.pre_threshold(n, self.tau)
         if m <= 0:
             return ctx.mpf(0)
@@ -108,6 +124,15 @@ class PartitionSelection:
         if self.strategy == "truncated-geometric":
             return K.tg_recursive(ctx, m, e, dl)
         return K.tg_closed(ctx, m, e, dl, self._crossovers)
+
+    def drop_probability(self, ctx: Any, n: int) -> Any:
+        """1 - p(n), computed without cancellation for the thresholding strategies (Pr[n + Z < T] = Pr[Z >= n - T]
+        for symmetric continuous noise): a key whose keep probability rounds to 1 still has its positive chance of
+        being dropped, at every precision."""
+        if self.strategy in ("laplace", "gaussian") and K.pre_threshold(n, self.tau) > 0:
+            m = K.pre_threshold(n, self.tau)
+            return K.noise_survival(ctx, m - self.threshold(ctx), self.strategy, to_ctx(ctx, self.scale()))
+        return 1 - self.keep_probability(ctx, n)
 
     def keep_probabilities(self, ctx: Any, upto: int) -> list:
         """[p(0), ..., p(upto)] in ``ctx`` (the recursion run once, not once per n)."""
@@ -123,17 +148,17 @@ class PartitionSelection:
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = V.histogram(h)
         with exact_context(prec, interval) as ctx:
-            ps = {}
+            ps, qs = {}, {}
             for n in set(h):
                 ps[n] = self.keep_probability(ctx, self.base + n)
+                qs[n] = self.drop_probability(ctx, self.base + n)
             law = {frozenset(): ctx.mpf(1)}
             for i, n in enumerate(h):
-                p = ps[n]
+                p, q = ps[n], qs[n]
                 nxt: dict = {}
                 for s, w in law.items():
                     if p != 0:
                         nxt[s | {i}] = w * p
-                    q = 1 - p
                     if q != 0:
                         nxt[s] = w * q
                 law = nxt
