@@ -71,3 +71,16 @@ def test_certify_on_a_bounded_range_claim_prints_its_point(capsys):
     assert main(["certify", "CR21.BR#em"]) == 0
     out = capsys.readouterr().out
     assert "holds-for-all-counts" in out and "points (eps-BR): (1)" in out
+
+
+def test_certify_param_means_what_it_means_for_check_every_set_gets_it(capsys):
+    """`certify DR19.Thm1 --param delta=1e-6` certifies each of the claim's parameter sets at delta = 1e-6 (as
+    `check` and `search` read --param), not only the first set."""
+    import json as _json
+
+    assert main(["certify", "DR19.Thm1", "--param", "delta=1e-6", "--json"]) == 0
+    doc = _json.loads(capsys.readouterr().out)
+    sets = doc["parameter_sets"]
+    assert len(sets) == len(get_claim("DR19.Thm1").domain.params) > 1
+    assert all(s["params"]["delta"] == "1/1000000" and s["verdict"] == "holds-for-all-counts" for s in sets)
+    assert doc["verdict"] == "holds-for-all-counts" and doc["structures"] > 0

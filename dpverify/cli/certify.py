@@ -26,7 +26,7 @@ from dpverify.universal import certify, universal_eps
 from dpverify.universal.api import as_expected
 
 from .common import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, print_json
-from .params import claim_param_names
+from .params import claim_param_sets, with_params
 from .parse import parse_params
 
 __all__ = ["add_parser", "run"]
@@ -35,28 +35,33 @@ __all__ = ["add_parser", "run"]
 def _claim_run(args: argparse.Namespace) -> int:
     from proofs.registry import get_claim
 
+    from dpverify.universal.ledger import certify_every_set
+
     claim = get_claim(args.claim)
-    params = parse_params(args.param)
-    names = claim_param_names(claim)
-    unknown = [k for k in params if k not in names]
-    if unknown:
-        raise InvalidParameter(f"parameter {unknown[0]!r} is not one of claim {claim.id}'s parameters "
-                               f"({', '.join(names) or 'none'})")
     if args.d is not None and args.d < 1:
         raise InvalidParameter(f"--d={args.d} must be >= 1")
-    res = certify(claim, params or None, d=args.d, all_d=args.d is None, seconds=args.seconds)
+    # --param means what it means for check and search: every parameter set of the claim gets NAME=VALUE
+    claim = with_params(claim, claim_param_sets(claim, args.param))
+    t0 = time.monotonic()
+    verdict, res, per = certify_every_set(claim, d=args.d, seconds=args.seconds) if claim.kind == "privacy" else \
+        (lambda r: (r.verdict, r, [r]))(certify(claim, None, d=args.d, seconds=args.seconds))
     ok = as_expected(res)
     if args.json:
         doc = res.to_json()
-        doc["expected"] = res.extra.get("expected", "")
-        doc["as_expected"] = ok
+        doc.update(verdict=verdict, structures=sum(r.structures for r in per), boxes=sum(r.boxes for r in per),
+                   seconds=round(time.monotonic() - t0, 3), expected=res.extra.get("expected", ""), as_expected=ok,
+                   parameter_sets=[{"params": r.scope.get("params", {}), "verdict": r.verdict, "lengths": r.lengths}
+                                   for r in per])
         print_json(doc)
     else:
-        print(f"{res.claim}: {res.verdict}  lengths {res.lengths}  structures {res.structures}  boxes {res.boxes}  "
-              f"{res.seconds:.2f} s" + (f"  (expected {res.extra.get('expected')})" if res.extra.get("expected") else ""))
-        if res.scope.get("points"):
-            label = "(eps, delta)" if all(len(pt) == 2 for pt in res.scope["points"]) else "(eps-BR)"
-            print(f"  points {label}: {', '.join('(' + ', '.join(pt) + ')' for pt in _short(res.scope['points']))}")
+        print(f"{res.claim}: {verdict}  lengths {res.lengths}  parameter sets {sum(r.verdict == verdict for r in per)}/{len(per)} "
+              f"{verdict}  structures {sum(r.structures for r in per)}  boxes {sum(r.boxes for r in per)}  "
+              f"{time.monotonic() - t0:.2f} s" + (f"  (expected {res.extra.get('expected')})" if res.extra.get("expected") else ""))
+        for r in per:
+            pts = r.scope.get("points")
+            label = "(eps, delta)" if pts and all(len(pt) == 2 for pt in pts) else "(eps-BR)"
+            print(f"  {' '.join(f'{k}={v}' for k, v in r.scope.get('params', {}).items())}: {r.verdict}"
+                  + (f"; points {label}: {', '.join('(' + ', '.join(pt) + ')' for pt in _short(pts))}" if pts else ""))
         if res.witness is not None:
             w = res.witness
             print(f"  witness: h={list(w.h)} h'={list(w.h_prime)} at (eps, delta)=({w.eps}, {w.delta}): "
@@ -114,7 +119,8 @@ def add_parser(sub: Any) -> None:
     s.add_argument("claim", nargs="?", help="a claim id (`dpverify claims` lists them)")
     s.add_argument("--mechanism", help="instead of a claim: the universal eps of this mechanism at --delta")
     s.add_argument("--param", action="append", metavar="NAME=VALUE",
-                   help="a parameter (repeatable): overrides the claim's first parameter set, or the mechanism's parameters")
+                   help="a parameter (repeatable): every parameter set of the claim gets NAME=VALUE (as in check and search), "
+                        "or the mechanism's parameters with --mechanism")
     g = s.add_mutually_exclusive_group()
     g.add_argument("--d", type=int, help="the length asked for (the certificate says which lengths it covers)")
     g.add_argument("--all-d", action="store_true", help="every length (the default)")

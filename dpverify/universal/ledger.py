@@ -15,20 +15,23 @@ from typing import Any, Callable
 from .api import DEFAULT_SECONDS, as_expected, certify
 from .result import HOLDS, OUT_OF_SCOPE, UNDECIDED, VIOLATED
 
-__all__ = ["universal_entry", "run_universal"]
+__all__ = ["certify_every_set", "universal_entry", "run_universal"]
 
 _ORDER = (VIOLATED, UNDECIDED, OUT_OF_SCOPE, HOLDS)  # the conjunction: the first of these met wins
 
 
+def certify_every_set(claim: Any, *, d: int | None = None, seconds: float = DEFAULT_SECONDS) -> tuple[str, Any, list]:
+    """:func:`certify` at every parameter set of the claim's domain: ``(verdict, the first result with that verdict,
+    every result)``, the verdict being the conjunction (``holds-for-all-counts`` only when every set holds)."""
+    sets = list(claim.domain.params) if claim.domain is not None and claim.domain.params else [{}]
+    per = [certify(claim, dict(p) or None, d=d, all_d=d is None, seconds=seconds) for p in sets]
+    verdict = next(v for v in _ORDER if any(r.verdict == v for r in per))
+    return verdict, next(r for r in per if r.verdict == verdict), per
+
+
 def universal_entry(claim: Any, *, seconds: float = DEFAULT_SECONDS) -> dict:
     """The universal verdict of one privacy claim over all its parameter sets (no timing in the result)."""
-    sets = list(claim.domain.params) if claim.domain is not None and claim.domain.params else [{}]
-    per = []
-    for p in sets:
-        res = certify(claim, dict(p) or None, seconds=seconds)
-        per.append(res)
-    verdict = next(v for v in _ORDER if any(r.verdict == v for r in per))
-    first = next(r for r in per if r.verdict == verdict)
+    verdict, first, per = certify_every_set(claim, seconds=seconds)
     lengths = sorted({r.lengths for r in per if r.verdict in (HOLDS, VIOLATED)})
     out: dict[str, Any] = {
         "verdict": verdict,
