@@ -216,7 +216,7 @@ def test_cli_never_crashes_and_errors_are_one_line_slow(args):
 @pytest.mark.parametrize("args,needle", [
     (["check", "DR19.Cor4.1", "--d", "6", "--max-count", "5", "--budget", "nan"], "--budget=nan must be finite"),
     (["check", "DR19.Cor4.1", "--d", "3", "--budget", "-5"], "--budget=-5.0 must be > 0"),
-    (["check", "DR19.Cor4.1", "--d", "100000", "--max-count", "3"], "about 10^100000 instances"),
+    (["check", "DR19.Cor4.1", "--d", "100000", "--max-count", "3"], "about 10^100000 neighbouring pairs"),
     (["check", "DR19.Cor4.1", "--d", "1", "--max-count", "0", "--budget", "5"], None),  # no instance: exit 3, verdict skipped
     (["verify", "--only", "NOPE", "--no-write"], "matches no registered claim"),
     (["audit", "--spec", "em", "--param", "eps=1", "--inputs", ";;"], "holds no histogram"),
