@@ -232,3 +232,16 @@ def test_cli_certify_json_and_exit_statuses(capsys):
                      "--param", "delta=1e-6", "--delta", "1e-6", "--json")
     doc = json.loads(out)
     assert code == 0 and float(F(doc["universal_eps_lower"])) <= float(F(doc["universal_eps"])) and doc["witness"]
+
+
+def test_constants_that_underflow_in_doubles_stay_enclosed():
+    """exp(-eps g) below the smallest double (g = 800 at eps = 1) is a positive number: its float enclosure must
+    not have the upper end 0 (that would be the infinite gap's value, not this one's)."""
+    import mpmath
+
+    from dpverify.universal.fiv import const, exp_neg
+
+    lo, hi = exp_neg(mpmath.iv.mpf(1), 800)
+    assert lo == 0.0 and hi > 0.0
+    lo, hi = const(mpmath.iv.mpf(-mpmath.mpf(10) ** -400))
+    assert lo < 0.0 and hi <= 0.0

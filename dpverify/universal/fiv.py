@@ -46,7 +46,9 @@ def const(x: Any) -> tuple[float, float]:
     """An mpmath interval (or anything ``mpmath.iv`` accepts exactly) as an outward-rounded float pair."""
     v = x if isinstance(x, mpmath.iv.mpf) else mpmath.iv.mpf(x)
     lo, hi = float(v.a), float(v.b)  # round to nearest: one step outwards encloses
-    return (dn(lo) if lo != 0 else 0.0, up(hi) if hi != 0 else 0.0)
+    # an end that underflows to 0 in doubles (exp(-800), say) keeps its sign: the smallest subnormal outwards
+    tiny = math.ulp(0.0)
+    return (dn(lo) if lo != 0 else (-tiny if v.a < 0 else 0.0), up(hi) if hi != 0 else (tiny if v.b > 0 else 0.0))
 
 
 def exp_neg(eps_iv: Any, g: float) -> tuple[float, float]:
