@@ -50,6 +50,8 @@ def render_partition_selection_page(data: dict, outdir: Path | str = "reports") 
             bbs = f"delta >= {_g(bb['delta_lower_bound'], 3)} ({bb['samples_per_input']:,} draws, absent key vs count 1)"
         elif bb.get("eps_lower_bound") is None:
             bbs = "- (delta too small to sample)"
+        elif bb["eps_lower_bound"] <= 0:  # no evidence of any privacy loss at this level: no lower bound, not a negative one
+            bbs = f"none (> 0 not shown; {bb['samples_per_input']:,} x 2, n = {bb['pair'][0]})"
         else:
             bbs = f"{_g(bb['eps_lower_bound'], 3)} ({bb['samples_per_input']:,} x 2, n = {bb['pair'][0]})"
         strat = r["strategy"] + (f" (scale {_g(r['scale'])}, T = {r['threshold']})" if "threshold" in r else "")
