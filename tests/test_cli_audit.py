@@ -84,3 +84,17 @@ def test_load_registers_a_users_mechanism(capsys, tmp_path):
     finally:
         unregister("cli-byo-em")
     assert "BYO.cli-byo-em" not in all_claims()
+
+
+def test_an_audit_reports_its_draws_to_a_progress_callback_and_draws_the_same():
+    """`audit --samples` shows progress on a terminal: the target tells a progress callback the running total of
+    outputs drawn after each batch; the outputs are the same with and without it (same seed)."""
+    from dpverify import audit
+
+    seen = []
+    a = audit(spec="em", params={"eps": 1}, inputs=[(2, 1), (1, 1)], samples=3000, seed=7, fit=False,
+              progress=lambda n, total, label: seen.append((n, label)))
+    b = audit(spec="em", params={"eps": 1}, inputs=[(2, 1), (1, 1)], samples=3000, seed=7, fit=False)
+    assert seen and seen[-1][1] == "outputs drawn" and all(x[0] < y[0] for x, y in zip(seen, seen[1:]))
+    drop_time = lambda r: [ln for ln in r.summary().splitlines() if not ln.strip().startswith("samples:")]  # noqa: E731
+    assert seen[-1][0] >= 2 * 3000 and a.verdict == b.verdict and drop_time(a) == drop_time(b)

@@ -192,6 +192,15 @@ class Target:
         self.shape = shape or detect_shape(obj)
         self.h_format = h_format
         self.name = name or (repr(obj) if self.shape == "mechanism" else _describe(obj))
+        #: ``progress(n, total, label)`` (``dpverify.cli.common.progress``) or None: told the running total of
+        #: outputs drawn after each batch (every 10,000 single calls); it never changes what is drawn
+        self.progress: Any = None
+        self.drawn_total = 0
+
+    def _tick(self, m: int) -> None:
+        self.drawn_total += m
+        if self.progress is not None:
+            self.progress(self.drawn_total, None, "outputs drawn")
 
     @property
     def seeded(self) -> bool:
@@ -212,6 +221,7 @@ class Target:
             while len(out) < n:
                 m = min(BATCH_CHUNK, n - len(out))
                 out.extend(self._batch(self.obj.sample(self._h(h), rng=rng, size=m), m))
+                self._tick(m)
         elif self.shape == "batch":
             while len(out) < n:
                 m = min(BATCH_CHUNK, n - len(out))
@@ -220,10 +230,14 @@ class Target:
                 except TypeError:
                     batch = self.obj(self._h(h), rng, m)
                 out.extend(self._batch(batch, m))
-        elif self.shape == "single":
-            out = [self.obj(self._h(h), rng) for _ in range(n)]
-        else:
-            out = [self.obj(self._h(h)) for _ in range(n)]
+                self._tick(m)
+        else:  # one call per output, in the same order as before; the tick only every 10,000 calls
+            single = self.shape == "single"
+            for i in range(n):
+                out.append(self.obj(self._h(h), rng) if single else self.obj(self._h(h)))
+                if (i + 1) % 10_000 == 0:
+                    self._tick(10_000)
+            self._tick(n % 10_000)
         return out
 
     def _batch(self, batch: Any, m: int) -> list:

@@ -205,6 +205,7 @@ def audit(
     d: int | None = None,
     sequential: bool = True,
     single_event: bool = False,
+    progress: Any = None,
 ) -> AuditResult:
     """Audit ``target`` (see the module docstring); returns an :class:`AuditResult`.
 
@@ -249,6 +250,7 @@ def audit(
         tgt = Target(ref.mechanism, shape="mechanism", name=f"{ref.name} (its own sampler)")
     else:
         tgt = target_from(target, params=ref.params or params, shape=shape, h_format=h_format)
+    tgt.progress = progress  # a terminal's running count of outputs drawn (the CLI's), or None
     notes: list[str] = []
     if not tgt.seeded:
         notes.append("the target owns its randomness (f(h) shape): this audit cannot be seeded and is not reproducible")

@@ -34,6 +34,7 @@ from mechanisms.errors import InvalidParameter
 
 from dpverify.auditor.adapters import CALLING_CONVENTION  # how TARGET is called (also in README.md and the tutorial)
 
+from .common import progress
 from .parse import parse_h, parse_params, parse_value
 
 __all__ = ["add_parser", "run", "CALLING_CONVENTION"]
@@ -141,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
         relation=args.relation, inputs=_inputs(args.inputs), domain=_domain(args.domain),
         samples=args.samples, seed=args.seed, alpha=args.alpha, selection=args.selection, max_pairs=args.max_pairs,
         shape=args.shape, index_base=args.index_base, h_format=args.h_format, fit=not args.no_fit, method=args.method, d=args.d,
+        progress=progress(not args.json),
     )
     if args.json:
         _print(res.as_json())
