@@ -1,6 +1,6 @@
 """Bring your own mechanism: register it with its claim, then check, profile and audit it.
 
-Run:  python examples/byo_mechanism.py      (also executed by tests/test_pytest_plugin_and_byo.py;
+Run:  python examples/byo_mechanism.py      (also executed by tests/dpverify/test_pytest_plugin_and_byo.py;
 examples/rnm_geometric/ is the command-line walk-through)
 
 The mechanism: randomized response on the argmax.  Output ``(i,)`` where ``i``

@@ -96,7 +96,7 @@ def relative_ints(h: Sequence[int]) -> np.ndarray:
 #: float64 resolves that sum to ``|r| 2**-52``.  Once ``|r|`` exceeds ``s * 2**30``
 #: the rounding is more than ``2**-22`` of the noise scale (and at ``|r| ~ 2**62``,
 #: eps = 50, the noise vanishes entirely: ties broken by index, a wrong law --
-#: found by tests/test_extremes.py).  Such "wide" inputs take the exact-order path.
+#: found by tests/mechanisms/test_extremes.py).  Such "wide" inputs take the exact-order path.
 WIDE_SPAN_SCALES = 2.0**30
 
 

@@ -161,7 +161,7 @@ def symmetries_of(mechanism: Any, d: int) -> frozenset:
     A mechanism may define ``symmetries(d) -> frozenset`` with names from
     ``dpverify.checker.reductions.SYMMETRIES`` ("shift", "permute", "permute-ties"); the checker
     then enumerates one neighbouring pair per symmetry class.  Each declaration is checked by
-    brute force in ``tests/test_reductions.py`` (a wrong one fails there); declaring none is
+    brute force in ``tests/dpverify/checker/test_reductions.py`` (a wrong one fails there); declaring none is
     always sound.
     """
     fn = getattr(mechanism, "symmetries", None)
@@ -175,7 +175,7 @@ def relabel_outcome(mechanism: Any, outcome: Any, items: Sequence[int]) -> Any:
     mechanism may define ``relabel(outcome, items)``; otherwise the outcome is taken to be built of
     item indices (``int``) in tuples and frozensets, with anything else (``BOT``, released values)
     kept as is -- true of every mechanism that declares ``permute`` or ``permute-ties`` here, and
-    checked for each of them by brute force (``tests/test_reductions.py``).
+    checked for each of them by brute force (``tests/dpverify/checker/test_reductions.py``).
     """
     fn = getattr(mechanism, "relabel", None)
     if callable(fn):

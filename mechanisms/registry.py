@@ -2,7 +2,7 @@
 
 Each mechanism module defines ``REGISTRY = [MechanismSpec(...), ...]``; this module
 discovers them.  Adding a mechanism = one module + its registry entries.  The
-contract battery (``tests/test_contract.py``) checks for every entry: the exact
+contract battery (``tests/dpverify/test_contract.py``) checks for every entry: the exact
 distribution sums to 1, sampled outputs lie in the support, the sampler fits the
 exact distribution (seeded), and every invalid parameter set raises the stated
 error naming the parameter.
@@ -142,7 +142,7 @@ def zcdp_implied_delta(rho: Any, eps: Any) -> Fraction:
     ``delta <= exp((a-1)(a rho - eps)) / a * (1 - 1/a)^(a-1)`` for *every* ``a > 1``; ``a`` is the minimiser found
     by bisection, the bound is evaluated in ``mpmath.iv`` and its upper end rounded up to 12 digits.  (The same
     conversion as ``proofs.composition.zcdp.cks_delta``, re-evaluated here because this layer cannot import
-    ``proofs``; ``tests/test_mutants_zcdp.py`` checks that the two agree.)
+    ``proofs``; ``tests/mechanisms/test_mutants_zcdp.py`` checks that the two agree.)
     """
     import mpmath
 

@@ -141,7 +141,7 @@ def check_declared_symmetries(mech: Any, name: str, relation: str, *, lengths: S
     For each length, ``trials`` random pairs (counts 0..4) are compared with their image under a shift by
     1..3 (``shift``) or a random allowed permutation (``permute``, ``permute-ties``): the multiset of
     ``(P(o), Q(o))`` -- which fixes every profile and divergence -- must not change (30 digits at 128 bits).
-    A spot check, not a proof: ``tests/test_reductions.py`` does the same for the built-in mechanisms.
+    A spot check, not a proof: ``tests/dpverify/checker/test_reductions.py`` does the same for the built-in mechanisms.
     """
     from dpverify.checker.neighbours import neighbours, parse_relation
 

@@ -324,7 +324,7 @@ def law(mech: Any, h: tuple, prec: int, interval: bool) -> dict:
     ``permute`` or ``permute-ties``: the law of ``h`` sorted by decreasing count (a stable sort, so tied
     items keep their index order, as ``permute-ties`` requires), its outcomes relabelled back to ``h``'s
     items (:func:`mechanisms.core.relabel_outcome`).  Both are declared symmetries of the law; the
-    declarations and the relabelling are checked by brute force in tests/test_reductions.py.
+    declarations and the relabelling are checked by brute force in tests/dpverify/checker/test_reductions.py.
     """
     key = (id(mech), len(h))
     entry = _SYM.get(key)

@@ -5,7 +5,7 @@ chunks of ``chunk_size``; each chunk is scanned independently (in a process
 pool, on a Dask cluster, or in-process) into a :class:`~dpverify.checker.core.Partial`,
 and the partials are merged *in chunk order*.  Because the merge keeps the first
 smallest margin, the result equals the sequential scan exactly, whatever the
-number of workers (tests/test_parallel.py proves it).  With a
+number of workers (tests/dpverify/checker/test_parallel.py proves it).  With a
 :class:`~dpverify.checker.store.ResultStore`, each finished chunk is stored and a
 repeated or interrupted run takes stored chunks instead of recomputing them.
 
@@ -44,7 +44,7 @@ def _iv_from_mpi(mpi: tuple) -> Any:
 
 # Certified (``--certify``) partials carry mpmath ``iv`` numbers, whose class mpmath builds per
 # context, so the default pickling by class reference fails in the worker ("Can't pickle
-# <class 'mpmath.ctx_iv.ivmpf'>"; found by tests/test_fuzz_cli.py).  Pickle them by value.
+# <class 'mpmath.ctx_iv.ivmpf'>"; found by tests/dpverify/cli/test_fuzz_cli.py).  Pickle them by value.
 copyreg.pickle(type(mpmath.iv.mpf(0)), lambda x: (_iv_from_mpi, (x._mpi_,)))
 
 #: Instances per chunk: large enough to amortise process overhead and the
@@ -53,7 +53,7 @@ CHUNK_SIZE = 256
 #: A job of more instances than this is cut into LARGE_SPLIT contiguous chunks instead: consecutive pairs share
 #: histograms, and a worker holding a long contiguous run computes each law once, where 256-instance chunks
 #: dealt out in turn made both workers compute most laws (SVT at d <= 5, counts 0..6 with 2 workers: 83 -> 67 s wall
-#: with 8192-instance chunks).  Results do not depend on the chunking (tests/test_parallel.py).
+#: with 8192-instance chunks).  Results do not depend on the chunking (tests/dpverify/checker/test_parallel.py).
 LARGE_JOB = 100_000
 LARGE_SPLIT = 4
 

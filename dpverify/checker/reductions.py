@@ -12,7 +12,7 @@ A mechanism may declare, by a method ``symmetries(d) -> frozenset`` (see
     the same for every ``pi`` that keeps the index order of items with equal counts: the
     mechanism uses indices only to break ties (``mechanisms.core.sorted_items``: smaller index first).
 
-Why a class needs only one pair (the proofs the tests check by brute force, ``tests/test_reductions.py``):
+Why a class needs only one pair (the proofs the tests check by brute force, ``tests/dpverify/checker/test_reductions.py``):
 
 * the tight profile ``delta_{P,Q}(eps) = max over both directions of sum_o max(0, P(o) - e^eps Q(o))``
   is unchanged when the outcomes of *both* laws are relabelled by the same bijection, and

@@ -25,7 +25,7 @@ screen leaves to the scan every instance that is not decided, or whose estimated
 (relative to the largest claimed rho) of the block's smallest estimated key.  The estimates agree with the
 per-pair values to about 1e-9 (relative; the per-pair search itself is checked against an all-mp search to that
 tolerance), far inside the window, so the instance the scan reports is the one it reports without the screen;
-``tests/test_zcdp_screen.py`` checks that, result for result, on zCDP claims, and checks the decision against
+``tests/dpverify/checker/test_zcdp_screen.py`` checks that, result for result, on zCDP claims, and checks the decision against
 :func:`~.divergences.certify_zcdp` on random and near-tight pairs.
 """
 

@@ -149,7 +149,7 @@ def run_cwgm20_ksweep(datasets: list[Dataset], cfg: Config) -> list[dict]:
     """CWGM20 Figure 1's quantities: P and S for every k in ``cfg.ksweep`` per data set and eps, four arms.
 
     LD as printed is sampled here by :func:`run_ld_arm` with the printed switches (the law of
-    :func:`ld_private_mechanism`, checked in ``tests/test_experiments.py``; vectorised over the trials).
+    :func:`ld_private_mechanism`, checked in ``tests/dpverify/report/test_experiments.py``; vectorised over the trials).
     """
     rows = []
     t = cfg.trials_sweep

@@ -195,7 +195,7 @@ def render_coverage(data: dict, outdir: Path | str = "reports") -> Path:
         "\n".join(provenance_lines({"mode": data["mode"]}, data["provenance"])) + "\n\n",
         "Every privacy claim is checked twice: **exhaustively** on its domain -- one pair per symmetry class of its mechanism\n",
         "(`dpverify/checker/reductions.py`: the symmetries are declared by each mechanism and checked by brute force in\n",
-        "`tests/test_reductions.py`; with *shift* a domain of counts 0..M covers every pair whose counts span at most M, at any\n",
+        "`tests/dpverify/checker/test_reductions.py`; with *shift* a domain of counts 0..M covers every pair whose counts span at most M, at any\n",
         "count level) -- and by the **worst-case search** (`dpverify search`), which evaluates candidates built around the\n",
         "mechanism's critical scales at realistic parameters (eps 0.1 and 1, delta 1e-6, larger k and kbar; `--grid full` for the whole\n",
         "grid), counts up to 10^4 and up to 8 items, and re-evaluates its best instance in interval arithmetic. *claimed/exact* is\n",

@@ -317,7 +317,7 @@ def render_from_data(data: dict, outdir: Path) -> Path:
         (notes["ksweep"] + "\n\n") if notes["ksweep"] else "",
         "**S over the k sweep**, per data set and eps (disjoint 95% CIs count as ahead). In the sweep, LD as printed is "
         "sampled by `dpverify.experiments.authors.sample_ld_arm` with the printed switches -- the law of the registry's "
-        "Algorithm 6 (checked against its exact law in `tests/test_experiments.py`), vectorised over the trials:\n\n",
+        "Algorithm 6 (checked against its exact law in `tests/dpverify/report/test_experiments.py`), vectorised over the trials:\n\n",
         _sweep_summary(res),
         "\n**TS vs LD (private kbar), the printed arms**, table settings counted over datasets × eps:\n\n", _cw_summary(res),
         "\n**Comparison with the seed.** Seed 002 reports Gowalla, BrightKite and Foursquare (location check-ins, "

@@ -23,7 +23,7 @@ Exact values are computed inside ``exact_context(PREC)`` (mpmath, 256 bits) and 
 float only to be drawn.  Output is deterministic: Agg backend, rcParams scoped by
 ``dpverify.report.plotting.plot_style`` (defaults + this module's font size), PNG written with no
 version/date chunk, so two runs give identical bytes
-(checked in ``tests/test_figures.py``).  Command: ``python -m dpverify.report.figures reports/``.
+(checked in ``tests/dpverify/report/test_figures.py``).  Command: ``python -m dpverify.report.figures reports/``.
 """
 
 from __future__ import annotations

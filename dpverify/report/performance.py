@@ -49,7 +49,7 @@ def _batched_note(bt: dict) -> str:
         return ""
     return (f"\nBatched LimitDom as a list of outcome tuples (not the target's API): {bt['tuples_per_s']:.3g} draws/s through "
             f"`sample_array` + `array_to_outcomes`; {bt['sample_per_s']:.3g} draws/s by `LimitDom.sample` (Gumbel race, "
-            f"{bt['sample_draws']} draws).  Same law all three ways (tests/test_race_batch.py).\n")
+            f"{bt['sample_draws']} draws).  Same law all three ways (tests/mechanisms/test_race_batch.py).\n")
 
 
 def write_performance(res: dict, outdir: Path | str = "reports") -> Path:

@@ -13,7 +13,7 @@ item ``j`` comes first with probability ``t`` and then fails with probability ``
     Pr[PF(h) = (r,)] = p_r * integral_0^1 prod_{j != r} (1 - t p_j) dt,
 
 a polynomial integral evaluated exactly (coefficients in the exact context; ``iv`` gives enclosures).
-Items with equal counts share the value.  ``tests/test_permute_flip.py`` checks it against the literal
+Items with equal counts share the value.  ``tests/mechanisms/test_permute_flip.py`` checks it against the literal
 algorithm summed over all ``d!`` orders and ``2^d`` coin patterns.
 
 **Sampler.** Permute-and-flip equals report-noisy-max with exponential noise, ``argmax_r (h_r + E_r)``

@@ -95,7 +95,7 @@ def u_def5(h: Sequence[int], S: Any, *, ties: str = "index") -> int:
     last item of S in ``sorted_items(h)`` order, the distance is
     ``max(0, h[t*] - h[s*] + [t* < s*])`` ("index") or ``max(0, h[t*] - h[s*])``
     ("any"): raise every count of S by that many users.  Checked against a BFS
-    over add/remove chains in tests/test_joint.py and proofs GJMR21.Lem5.
+    over add/remove chains in tests/mechanisms/test_joint.py and proofs GJMR21.Lem5.
     """
     S = frozenset(S)
     order = sorted_items(h)

@@ -5,7 +5,7 @@ would claim at a realistic ``delta = 1e-6``.  On the small domains the checker e
 4, counts 0..3) no violation shows: every count gap there is far below the thresholds
 (TS's ``T`` is about 60 at ``delta = 1e-6``), and four items leave too few in a tie at the limited
 domain's edge.  The worst-case search (``dpverify search NAME``)
-refutes each with a certified witness; ``tests/test_search.py`` shows both.
+refutes each with a certified witness; ``tests/dpverify/search/test_search.py`` shows both.
 
 * ``mutant-limit-dom-delta-not-split`` -- DR19 Algorithm 1 whose ⊥ offset is ``ln(1/delta)/eps``
   where ``ln(kbar/delta)/eps`` is due (the union bound over the kbar domain items dropped): an item

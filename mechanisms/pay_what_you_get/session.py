@@ -351,7 +351,7 @@ class MultiLimitDom:
         Every round runs on ``h`` itself and the next request depends only on relabelling-invariant features of
         the transcript, so a shift of ``h`` leaves each round's law, hence the transcript law, unchanged when
         every round is shift-invariant, and a (tie-preserving) permutation of ``h`` relabels every round's
-        output and so the transcript (:meth:`relabel`).  Checked by brute force in tests/test_reductions.py.
+        output and so the transcript (:meth:`relabel`).  Checked by brute force in tests/dpverify/checker/test_reductions.py.
         """
         blind = getattr(self.strategy, "item_blind", None)
         if not callable(blind) or not blind():

@@ -31,7 +31,7 @@ Why the root is unique (so "largest" is the bracketed root): with
 ``>= c(2-c) + 1 - 2c = 1 - c^2 > 0`` (as ``x^{c-1} >= 1``); for ``c > 1`` it is
 ``<= 1 - c^2 < 0`` (as ``c(2-c) x^{c-1} <= max(0, c(2-c))``).  Either way ``g``
 is strictly increasing on (0, 1), so a ``target < 3/4`` is crossed exactly once
-(``tests/test_cwgm20_calibration.py`` also samples it).  Hence we require
+(``tests/mechanisms/test_cwgm20_calibration.py`` also samples it).  Hence we require
 ``target < 3/4`` (only ``kbar = 1, delta >= 3/4`` is refused).
 """
 

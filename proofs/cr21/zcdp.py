@@ -40,7 +40,7 @@ CLAIMS = [
         code="dpverify.checker.divergences (step 3 of certify_zcdp: D_alpha <= KL + (alpha-1) R^2/8)",
         kind="not-checkable",
         reason="A theorem over every eta-BR pair, not a finite statement. Its Hoeffding step (K'' <= R^2/4) is what "
-        "dpverify.checker.divergences uses to certify zCDP near alpha = 1; tests/test_divergences.py checks the inequality "
+        "dpverify.checker.divergences uses to certify zCDP near alpha = 1; tests/dpverify/checker/test_divergences.py checks the inequality "
         "sup_alpha D_alpha/alpha <= R^2/8 on random pairs and on every pair of the entries below.",
     ),
     PrivacyClaim(

@@ -100,7 +100,7 @@ def _canonical_domain_params(d: int, base: tuple) -> tuple:
     keep their order, so index tie-breaks are kept; the other items enter only through h_(kbar+1)).  With
     every pair of the domain enumerated (shift is the only reduction, and it commutes with permutations),
     ``D = {0..m-1}`` therefore covers every domain of size ``m`` -- checked by brute force in
-    tests/test_reductions.py against every non-empty domain of [d].
+    tests/dpverify/checker/test_reductions.py against every non-empty domain of [d].
     """
     return tuple({**p, "domain": tuple(range(m))} for p in base for m in range(1, d + 1))
 

@@ -101,7 +101,7 @@ CLAIMS = [
         id="DR19.Def2.1", title="Differential privacy", source="001 §2, Definition 2.1",
         statement="M is (eps, delta)-DP if for all neighbours x, x' and all S: Pr[M(x) in S] <= e^eps Pr[M(x') in S] + delta",
         code="dpverify.checker.profile.hockey_stick, dpverify.checker.profile.pair_profile",
-        reason="The checker's privacy profile delta(eps) = max over S of Pr[P in S] - e^eps Pr[Q in S] is this definition, evaluated exactly (tests/test_profile.py).",
+        reason="The checker's privacy profile delta(eps) = max over S of Pr[P in S] - e^eps Pr[Q in S] is this definition, evaluated exactly (tests/dpverify/checker/test_profile.py).",
     ),
     Statement(
         id="DR19.Def2.N", title="Histograms, neighbours, Delta-restricted sensitivity", source="001 §2",

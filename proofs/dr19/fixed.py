@@ -45,7 +45,7 @@ CLAIMS = [
         statement="Pr[tRR_i^k(h) = i] = Pr[h_i + Lap(1/eps) > h_(k+1) + 1 + ln(1/(2 delta))/eps] if h_i > h_(k+1), 0 otherwise",
         code="mechanisms.limited_domain.fixed_threshold.TruncatedRR",
         reason="Implemented in closed form (delta e^{eps s} or 1 - e^{-eps s}/(4 delta), s = h_i - h_(k+1) - 1, branch decided exactly); "
-               "tests/test_fixed_threshold.py: vs mpmath.quad of the Laplace density, seeded fit with power test.",
+               "tests/mechanisms/test_fixed_threshold.py: vs mpmath.quad of the Laplace density, seeded fit with power test.",
     ),
     Obligation(
         id="DR19.LemF.2", title="Properties of tRR", source=f"{SF}, Lemma F.2",
@@ -83,7 +83,7 @@ CLAIMS = [
         mechanism=X.trr, points=lambda p: [(p["eps"], p["delta"])],
         notes="Tight (exact delta(eps) = delta at an index entering d_>(h) at h_(k+1)+1, Lemma F.2 item 2). Every i through i = 0: "
               "the law of tRR_i on h is that of tRR_0 on h with item i moved first, relabelled (joint permutation of items and i, "
-              "checked by brute force in tests/test_reductions.py), and every pair of the box is enumerated.",
+              "checked by brute force in tests/dpverify/checker/test_reductions.py), and every pair of the box is enumerated.",
     ),
     PairsPrivacyClaim(
         id="DR19.CorF.1#linf", title="Corollary F.1 under l_inf neighbours", source=f"{SF}, Corollary F.1; §2",

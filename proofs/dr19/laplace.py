@@ -49,7 +49,7 @@ CLAIMS = [
         id="DR19.Alg4", title="LimitDom^{k,kbar}_Lap, printed threshold ln(Delta/eps)", source=f"{S61}, Algorithm 4",
         statement=ALG4, code="mechanisms.limited_domain.laplace.LimitDomLap(literal=True)",
         reason="Implemented literally; exact law by closed-form integration of the Laplace densities (mechanisms.exact.laplace_order); "
-               "sampler reads the top-(kbar+1) only. tests/test_limited_laplace.py: exact vs mpmath.quad twin, seeded fit with power test.",
+               "sampler reads the top-(kbar+1) only. tests/mechanisms/test_limited_laplace.py: exact vs mpmath.quad twin, seeded fit with power test.",
         notes="'ln(Delta/eps)' is dimensionally odd (no 1/eps factor, eps instead of delta); App. D's proof of Lemma D.1 uses "
               "T = ln(Delta/delta)/eps. The literal form fails Lemma 6.1 (DR19.Lem6.1); the corrected one is DR19.Alg4#corrected.",
     ),

@@ -49,7 +49,7 @@ CLAIMS = [
                   "return the indices sorted above v_⊥, {i_(1)..i_(j), ⊥} if j < k, else {i_(1)..i_(k)}",
         code="mechanisms.limited_domain.LimitDom",
         reason="Implemented literally (Delta=None: unrestricted, min = kbar). Exact law by integrating the Gumbel densities with ⊥ as an extra item; "
-               "the sampler reads only the true top-(kbar+1) (argpartition). tests/test_limited_domain.py: exact vs quadrature twin, seeded fit with power test.",
+               "the sampler reads only the true top-(kbar+1) (argpartition). tests/mechanisms/test_limited_domain.py: exact vs quadrature twin, seeded fit with power test.",
     ),
     Statement(
         id="DR19.Alg1#neurips", title="Algorithm 1 as printed in seed 000", source="000 §3, Algorithm 1",

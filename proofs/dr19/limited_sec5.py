@@ -106,7 +106,7 @@ CLAIMS = [
         domain=widened(_dom(5, 6, "add-remove", E._canonical_domain_params(5, LEM_BASE))), quick=_dom(3, 2, "add-remove", E._domain_params(3, LEM_BASE[:1])),
         mechanism=lambda p: LEM(p["kbar"], p["eps"], p["delta"], domain=p["domain"]), points=lambda p: [(p["eps"], 0)],
         notes="eps-DP part; every non-empty fixed domain of [d], through one domain {0..m-1} per size m (joint permutation of items "
-              "and domain, checked by brute force in tests/test_reductions.py). The RB part is DR19.Cor5.1#rb.",
+              "and domain, checked by brute force in tests/dpverify/checker/test_reductions.py). The RB part is DR19.Cor5.1#rb.",
     ),
     Obligation(
         id="DR19.Cor5.1#rb", title="LEM on a fixed domain is eps-range-bounded", source=f"{C5}, Corollary 5.1",
@@ -154,7 +154,7 @@ CLAIMS = [
         mechanism=lambda p: PLEM(p["k"], p["kbar"], p["eps"], p["delta"], domain=p["domain"]),
         points=lambda p: curve_points(p["k"], p["eps"], 0, GRID),
         notes="Curve (eps'(delta'), delta') at delta' in {0, 1/10, 1/4, 1/2}; every non-empty fixed domain, through one domain {0..m-1} "
-              "per size m (joint permutation of items and domain, checked by brute force in tests/test_reductions.py).",
+              "per size m (joint permutation of items and domain, checked by brute force in tests/dpverify/checker/test_reductions.py).",
     ),
     Statement(
         id="DR19.Def5.2", title="Good and bad outcome sets", source=f"{C5}, Definition 5.2",

@@ -113,7 +113,7 @@ CLAIMS = [
         id="DR19.Alg7", title="pMultiLEM^{k*,l*}_{H0,H1} (analysis device)", source=SRC + "; Algorithm 7",
         statement="Input bit b; while k*, l* > 0: from o_<i select k_i, kbar_i and h_i^(b)(o_<i); if k_i <= k*: o_i = pLEM^{k_i,kbar_i}(h_i^(b)(o_<i), d_i^{kbar_i}(o_<i)); k* -= |o_i|; l* -= 1",
         code="mechanisms.pay_what_you_get.pmultilem.PMultiLEM (distribution_on, sample_on)",
-        reason="Implemented with the common domain d^kbar(h^(0)) ∩ d^kbar(h^(1)) and pLEM's ⊥ count from side b's histogram; its law is exercised by DR19.Lem7.1, DR19.Def7.1, DR19.Lem7.3 and DR19.Alg7#law, and its sampler by tests/test_pay_what_you_get.py.",
+        reason="Implemented with the common domain d^kbar(h^(0)) ∩ d^kbar(h^(1)) and pLEM's ⊥ count from side b's histogram; its law is exercised by DR19.Lem7.1, DR19.Def7.1, DR19.Lem7.3 and DR19.Alg7#law, and its sampler by tests/mechanisms/test_pay_what_you_get.py.",
     ),
     Obligation(
         id="DR19.Alg7#law", title="Algorithm 7's transcript law", source=SRC + "; Algorithm 7",

@@ -97,7 +97,7 @@ CLAIMS = [
         code="proofs.gjmr21._brute.def5_utilities", relation="add-remove",
         domain=Domain(d=3, max_count=3, params=({"k": 1}, {"k": 2})),
         quick=Domain(d=3, max_count=2, params=({"k": 1},)), evaluate=C.lem5_sensitivity("any"),
-        notes="tie reading 'any'; 'index' is covered by tests/test_joint.py.",
+        notes="tie reading 'any'; 'index' is covered by tests/mechanisms/test_joint.py.",
     ),
     Obligation(
         id="GJMR21.Lem5#ties", title="Closed form vs Definition 5 with the project's tie rule",

@@ -38,7 +38,7 @@ CLAIMS = [
         statement="Visit the candidates in a random order; at r flip a coin with bias exp(eps (q_r - q*)/(2 Delta)); return the first success",
         code="mechanisms.exponential.permute_flip.PermuteAndFlip (literal=True: the algorithm itself)",
         reason="Implemented twice: the literal algorithm and report-noisy-max with exponential noise (arXiv:2105.07260), both "
-        "fitted against the exact law p_r int_0^1 prod_{j != r}(1 - t p_j) dt, which tests/test_permute_flip.py checks against "
+        "fitted against the exact law p_r int_0^1 prod_{j != r}(1 - t p_j) dt, which tests/mechanisms/test_permute_flip.py checks against "
         "the algorithm summed over every order and coin pattern.",
     ),
     PrivacyClaim(

@@ -155,7 +155,7 @@ def test_outcome_sets_iterate_in_the_same_order_in_every_process() -> None:
     import sys
 
     code = "from mechanisms.core import BOT; print(hash(BOT), list({(0, BOT), (1,), (0, 1), BOT, (2, BOT)}))"
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[3]
     seen = set()
     for seed in ("1", "2", "3"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
@@ -232,7 +232,7 @@ def test_recorded_before_fills_only_modules_without_a_measured_baseline(tmp_path
 
     from dpverify.report.mutation import render_mutation_page
 
-    spec = importlib.util.spec_from_file_location("mutation_run", Path(__file__).parents[1] / ".ci" / "mutation" / "run.py")
+    spec = importlib.util.spec_from_file_location("mutation_run", Path(__file__).parents[3] / ".ci" / "mutation" / "run.py")
     run = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(run)
     data = _mutation_data()

@@ -4,7 +4,7 @@ Mutants of a correct law -- every probability halved, doubled, one entry negated
 one outcome missing -- are refused in every number type (intervals: certified; mp: within n 2^-40;
 exact), by the checker, ``profile`` and ``audit --spec``; a user's mechanism is exit 2 naming the
 mechanism and the histogram, a built-in one exit 70 (a bug), never a verdict.  Every built-in law passes
-(tests/test_contract.py runs :func:`law_problem` on each registry example).
+(tests/dpverify/test_contract.py runs :func:`law_problem` on each registry example).
 """
 
 from __future__ import annotations

@@ -218,7 +218,7 @@ def test_cli_catalogue_writes_its_section_and_report_rerenders_it(tmp_path, caps
     from dpverify.report.data import load
 
     (tmp_path / "data").mkdir()
-    shutil.copy(Path(__file__).resolve().parents[1] / "reports" / "data" / "audits.json", tmp_path / "data" / "audits.json")
+    shutil.copy(Path(__file__).resolve().parents[3] / "reports" / "data" / "audits.json", tmp_path / "data" / "audits.json")
     code = main(["audit", "--catalogue", "TruncatedGeometric", "--budget", "200000", "--false-alarm-seeds", "0",
                  "--modes", "black box", "--write-report", str(tmp_path / "audits.md")])
     out = capsys.readouterr()

@@ -23,7 +23,7 @@ from mechanisms.stability.top_stable import TopStable  # noqa: E402
 from dpverify.cli import main  # noqa: E402
 from dpverify.topk import release as T  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _write(path: Path, rows: list[tuple], header: str = "user,item") -> str:

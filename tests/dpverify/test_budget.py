@@ -1,6 +1,6 @@
 """dpverify.budget: the reported (eps, delta) is never below the exact truth; refusals are clear.
 
-Truth as in tests/test_composition.py: exact optimal composition (randomized response)
+Truth as in tests/proofs/test_composition.py: exact optimal composition (randomized response)
 for eps-DP items, the generalized-RR lower bound for range-bounded items.  A mutant
 budget that accounts eps-DP items as range-bounded is caught by the same check.
 """

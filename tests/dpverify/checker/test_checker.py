@@ -98,7 +98,7 @@ def test_result_json_has_the_documented_fields():
 
 def test_fmt_prints_interval_end_points_at_their_own_precision():
     """fmt once converted interval end points at the mp precision of the caller (53 bits) and printed 30 digits of
-    which 14 were noise (found by tests/test_notions.py re-checking a certified witness from its JSON)."""
+    which 14 were noise (found by tests/dpverify/checker/test_notions.py re-checking a certified witness from its JSON)."""
     import mpmath
 
     from dpverify.checker.numbers import fmt

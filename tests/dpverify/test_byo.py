@@ -31,7 +31,7 @@ from proofs.registry import all_claims
 from dpverify.byo import load, register, register_lemma, unload, unregister
 from dpverify.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TUTORIAL = ROOT / "examples" / "rnm_geometric" / "rnm_geometric.py"
 
 

@@ -22,7 +22,7 @@ def test_table_rows_and_power_rows(tmp_path):
     lap, tg = data["rows"]
     assert lap["verdict"] == "holds" and lap["model"]["verdict"] == "holds-for-all-n"
     assert tg["verdict"] == "violated" and tg["size"] == "material" and tg["double_rounding"]
-    assert all(p["verdict"] == "violated" for p in data["power"])   # black-box power: tests/test_partition_selection_libs.py (delta 1e-4)
+    assert all(p["verdict"] == "violated" for p in data["power"])   # black-box power: tests/dpverify/auditor/test_partition_selection_libs.py (delta 1e-4)
     page = write_partition_selection(data, tmp_path).read_text()
     assert "| python-dp | truncated_geometric | 1 |" in page
     assert json.loads((tmp_path / "data" / "partition_selection.json").read_text())["rows"][1]["witness"]

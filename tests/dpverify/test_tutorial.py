@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TUTORIAL = ROOT / "examples" / "rnm_geometric"
 _TIME = re.compile(r"\d+(?:\.\d+)? ?s\b")
 

@@ -195,7 +195,7 @@ def test_bad_parameters_raise_named_errors(build, exc, needle):
 
 
 # ---- mutants are caught by the checker with a witness -----------------------------------------------
-# (searched mutants are left out: by design only the worst-case search finds theirs, tests/test_search.py)
+# (searched mutants are left out: by design only the worst-case search finds theirs, tests/dpverify/search/test_search.py)
 MUTANTS = [s for s in all_mechanisms().values()
            if s.mutant and "searched" not in s.tags and (s.name.startswith(("svt-", "top-stable-", "astab-")))]
 MUTANT_DOMAINS = {"svt-mutant-no-threshold-noise": Domain(d=4, max_count=2, relation="add-remove")}
