@@ -149,7 +149,8 @@ def _lemA1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
         for i in range(1, k // 2 + 1):  # i = 0 is delta_0 = 0 = the profile at k eps: equality, skipped
             lit = O.kov_delta_i(k, e, i, prec=prec, interval=interval)
             hs = pld.product_delta_bruteforce(pairs, (k - 2 * i) * e, prec=prec, interval=interval)
-            out.append(Comparison(hs, "<=", lit, label=f"random eps-DP product (seed {p['seed']}) at ({k}-2*{i})eps <= delta_{i}"))
+            out.append(Comparison(hs, "<=", lit, label=f"random eps-DP product (seed {p['seed']}) at ({k}-2*{i})eps <= "
+                                                       f"delta_{i}"))
     return out
 
 
@@ -164,7 +165,8 @@ def _claimA1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     out = [Comparison(r["eps_rb"], "<=", r["eps_opt"], label=f"k={r['k']}, eps={r['eps']}: eps_RB(delta_{r['i']}) <= (k-2i)eps")
            for r in rows if r["i"] > 0]
     best = max(rows, key=lambda r: r["ratio"])
-    out.append(Comparison(best["ratio"], ">=", F(101, 100), label=f"max ratio (k={best['k']}, eps={best['eps']}) > 1: Lemma 4.4 strictly better"))
+    out.append(Comparison(best["ratio"], ">=", F(101, 100), label=f"max ratio (k={best['k']}, eps={best['eps']}) > 1: Lemma 4.4 "
+                                                                  f"strictly better"))
     return out
 
 

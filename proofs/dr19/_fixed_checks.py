@@ -126,7 +126,8 @@ def lemma_f_2(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     ctx = ctx_of(a)
     Dh, Dg = set(strict_domain(inst.h, p["k"])), set(strict_domain(inst.h_prime, p["k"]))
     if i not in Dh | Dg:
-        return [Comparison(a, "==", 0 * a, label="item 1: Pr[tRR(h)=i] = 0"), Comparison(b, "==", 0 * b, label="item 1: Pr[tRR(h')=i] = 0")]
+        return [Comparison(a, "==", 0 * a, label="item 1: Pr[tRR(h)=i] = "
+                                                 "0"), Comparison(b, "==", 0 * b, label="item 1: Pr[tRR(h')=i] = 0")]
     if i in Dh and i not in Dg:
         return [Comparison(a, "==", to_ctx(ctx, p["delta"]), label="item 2: Pr[tRR(h)=i] = delta for i in d_>(h) \\ d_>(h')")]
     if i in Dg and i not in Dh:
@@ -168,7 +169,8 @@ def cor_f_2(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     dom = set(strict_domain(h, p["k"]))
     outside = [D for D in P if not D <= dom]
     lhs = prob(P, outside)
-    return [Comparison(lhs, "==", 0 * lhs, label=f"Pr[fT(h) not inside d^k_>(h)] = 0 (outside outcomes: {[set(D) for D in outside]})")]
+    return [Comparison(lhs, "==", 0 * lhs, label=f"Pr[fT(h) not inside d^k_>(h)] = 0 (outside outcomes: "
+                                                 f"{[set(D) for D in outside]})")]
 
 
 # ----------------------------------------------------------------------------- Lemma F.3
@@ -208,7 +210,8 @@ def lemma_f_3(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     for D, v in F.items():
         y = _as_vector(D, coords)
         fvec[y] = fvec.get(y, zero) + v
-    out = [Comparison(fvec.get(y, zero), "==", A.get(y, zero), label=f"Pr[fT(h) as vector = {y}] = Pr[fT|(h) = {y}]") for y in set(A) | set(fvec)]
+    out = [Comparison(fvec.get(y, zero), "==", A.get(y, zero), label=f"Pr[fT(h) as vector = {y}] = Pr[fT|(h) = "
+                                                                     f"{y}]") for y in set(A) | set(fvec)]
     for eps_c, delta_c in lemma_f4_points(inverted=False)(p):
         f = ctx.exp(to_ctx(ctx, eps_c))
         terms = {y: A[y] - f * B.get(y, zero) for y in A}
@@ -238,5 +241,6 @@ def claim_f_2_symbolic(inst: Instance, *, prec: int, interval: bool) -> list[Com
     s2 = sp.simplify(sp.expand_log(alg1_off(k, dl) - ft_off(dl / k) - sp.log(2) / e, force=True))
     return [
         Comparison(s1, "==", sp.Integer(0), label="Delta = 1: h_⊥(Alg. 1, kbar=k) - h_⊥(fT) = ln(2)/eps", exact=True),
-        Comparison(s2, "==", sp.Integer(0), label="unrestricted, fT at delta/k per item: h_⊥(Alg. 1) - h_⊥(fT) = ln(2)/eps", exact=True),
+        Comparison(s2, "==", sp.Integer(0), label="unrestricted, fT at delta/k per item: h_⊥(Alg. 1) - h_⊥(fT) = "
+                                                  "ln(2)/eps", exact=True),
     ]

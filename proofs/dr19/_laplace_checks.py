@@ -184,7 +184,8 @@ def cor_6_1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     A = _dist(lap(p), inst.h, prec, interval)
     B = _dist(lapmax(p, limited_domain(inst.h, p["kbar"])), inst.h, prec, interval)
     zero = 0 * next(iter(A.values()))
-    out = [Comparison(A.get(o, zero), "==", B.get(o, zero), label=f"Pr[Alg4(h)={o}] = Pr[LapMax(h,d^kbar(h))={o}]") for o in set(A) | set(B)]
+    out = [Comparison(A.get(o, zero), "==", B.get(o, zero), label=f"Pr[Alg4(h)={o}] = "
+                                                                  f"Pr[LapMax(h,d^kbar(h))={o}]") for o in set(A) | set(B)]
     return out
 
 
@@ -225,7 +226,8 @@ def lemma_6_2(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     if rng is None:
         return [Comparison(ctx.inf, "<=", bound, label="supports differ")]
     lo, hi = rng
-    return [Comparison(hi, "<=", bound, label="max ln P/Q <= Delta eps"), Comparison(-lo, "<=", bound, label="max ln Q/P <= Delta eps")]
+    return [Comparison(hi, "<=", bound, label="max ln P/Q <= Delta "
+                                              "eps"), Comparison(-lo, "<=", bound, label="max ln Q/P <= Delta eps")]
 
 
 # ----------------------------------------------------------------------------- Lemmas 6.3 - 6.5 (ordered pairs)
@@ -246,7 +248,8 @@ def lemma_6_3(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     bad = bad_outcomes(P, Q)
     lhs = prob(P, bad)
     ctx = ctx_of(lhs)
-    return [Comparison(lhs, "<=", delta_bar(ctx, p["delta"], p.get("Delta", 1)), label=f"Pr[h in S^delta_Lap = {_fmt_event(bad)}] <= delta_bar")]
+    return [Comparison(lhs, "<=", delta_bar(ctx, p["delta"], p.get("Delta", 1)), label=f"Pr[h in S^delta_Lap = "
+                                                                                       f"{_fmt_event(bad)}] <= delta_bar")]
 
 
 def lemma_6_4(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
@@ -260,11 +263,13 @@ def lemma_6_4(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     ctx = ctx_of(zero)
     if d_eps == dh:  # no index leaves: both sides are the same computation (an identity, not a check)
         return []
-    out = [Comparison(P[o], "<=", E.get(o, zero), label=f"Pr[LapMax(h,d^kbar(h))={o}] <= Pr[LapMax(h,d^eps)={o}]") for o in common]
+    out = [Comparison(P[o], "<=", E.get(o, zero), label=f"Pr[LapMax(h,d^kbar(h))={o}] <= "
+                                                        f"Pr[LapMax(h,d^eps)={o}]") for o in common]
     excess = sum((clip0(ctx, E.get(o, zero) - P[o]) for o in common), zero)
     worst = [o for o in common if not (E.get(o, zero) - P[o] <= 0)]
     out.append(Comparison(excess, "<=", delta_bar(ctx, p["delta"], p.get("Delta", 1)),
-                          label=f"max_S Pr[LapMax(h,d^eps) in S] - Pr[LapMax(h,d^kbar(h)) in S] <= delta_bar, S={_fmt_event(worst)}"))
+                          label=f"max_S Pr[LapMax(h,d^eps) in S] - Pr[LapMax(h,d^kbar(h)) in S] <= delta_bar, "
+                                f"S={_fmt_event(worst)}"))
     return out
 
 
@@ -370,7 +375,8 @@ def lemma_d_1_symbolic(inst: Instance, *, prec: int, interval: bool) -> list[Com
     n1, n3 = sp.simplify(I1 * u), sp.simplify(I3 * u)
     return [
         Comparison(n1, "<=", sp.Rational(1, 4), label="e^{eps T} * int_{-inf}^0 <= 1/4 (i.e. <= delta/(4 Delta))", exact=True),
-        Comparison(sp.simplify(I2 * u - e * T / 4), "==", sp.Integer(0), label="int_0^T = (eps T/4) e^{-eps T} = delta ln(Delta/delta)/(4 Delta)", exact=True),
+        Comparison(sp.simplify(I2 * u - e * T / 4), "==", sp.Integer(0), label="int_0^T = (eps T/4) e^{-eps T} = delta "
+                                                                               "ln(Delta/delta)/(4 Delta)", exact=True),
         Comparison(n3, "<=", sp.Rational(1, 2), label="e^{eps T} * int_T^inf <= 1/2 (i.e. <= delta/(2 Delta))", exact=True),
         Comparison(sp.simplify((I1 + I2 + I3) * u - (2 + e * T) / 4), "==", sp.Integer(0),
                    label="exact value (10) = e^{-eps T}(2 + eps T)/4 < printed (3 + eps T)/4 e^{-eps T}", exact=True),
@@ -401,4 +407,5 @@ def lemma_f_1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     with exact_context(prec, interval) as ctx:
         lhs = _sf_above(ctx, inst.h, p["i"], p["k"], p["T"], p["eps"])
         rhs = ctx.exp(to_ctx(ctx, p["eps"])) * _sf_above(ctx, inst.h_prime, p["i"], p["k"], p["T"], p["eps"])
-    return [Comparison(lhs, "<=", rhs, label=f"Pr[h_{p['i']} + Lap > h_(k+1) + {p['T']}] <= e^eps Pr[h'_{p['i']} + Lap > h'_(k+1) + {p['T']}]")]
+    return [Comparison(lhs, "<=", rhs, label=f"Pr[h_{p['i']} + Lap > h_(k+1) + {p['T']}] <= e^eps Pr[h'_{p['i']} + Lap > "
+                                             f"h'_(k+1) + {p['T']}]")]

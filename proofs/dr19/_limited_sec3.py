@@ -50,7 +50,8 @@ def claim_3_1(which: str):
         cap = p.get("Delta", len(inst.h))
         m = min(cap, p["kbar"] if which == "kbar" else p["k"])
         bound = as_ctx(F(p["delta"]) / m, zero_like(P))
-        return [Comparison(event_prob(P, [o for o in P if i in o]), "<=", bound, f"Pr[{i} in LimitDom(h)] <= delta/min{{Delta,{which}}} ({i} leaves)")
+        return [Comparison(event_prob(P, [o for o in P if i in o]), "<=", bound, f"Pr[{i} in LimitDom(h)] <= "
+                                                                                 f"delta/min{{Delta,{which}}} ({i} leaves)")
                 for i in sorted(leave)]
 
     return evaluate
@@ -208,8 +209,10 @@ def lemma_8_1_statistical(inst: Instance, *, prec: int, interval: bool) -> list[
     alpha = math.log(k * kbar / 0.05) / float(eps)
     inacc = sum(1 for o in out if any(int(h[i]) < hk - alpha for i in o if i is not BOT))
     return [
-        Comparison(_clopper_pearson_upper(short, n, 1e-3), "<=", beta, f"CP99.9 upper bound of Pr[fewer than k] ({short}/{n}) <= beta*"),
-        Comparison(_clopper_pearson_upper(inacc, n, 1e-3), "<=", F(1, 20), f"CP99.9 upper bound of Pr[not (alpha,k)-accurate] ({inacc}/{n}) <= 0.05"),
+        Comparison(_clopper_pearson_upper(short, n, 1e-3), "<=", beta, f"CP99.9 upper bound of Pr[fewer than k] ({short}/{n}) "
+                                                                       f"<= beta*"),
+        Comparison(_clopper_pearson_upper(inacc, n, 1e-3), "<=", F(1, 20), f"CP99.9 upper bound of Pr[not (alpha,k)-accurate] "
+                                                                           f"({inacc}/{n}) <= 0.05"),
     ]
 
 

@@ -121,7 +121,8 @@ def _lemma_5_4(literal: bool):
         A = dist(_lim(p), inst.h, prec, interval)
         B = dist(PLEM(p["k"], p["kbar"], p["eps"], p["delta"], literal=literal), inst.h, prec, interval)
         z = zero_like(A)
-        return [Comparison(A.get(o, z), "==", B.get(o, z), f"Pr[LimitDom={o}] = Pr[pLEM(h, d^kbar(h))={o}]") for o in set(A) | set(B)]
+        return [Comparison(A.get(o, z), "==", B.get(o, z), f"Pr[LimitDom={o}] = Pr[pLEM(h, "
+                                                           f"d^kbar(h))={o}]") for o in set(A) | set(B)]
 
     return evaluate
 
@@ -138,7 +139,8 @@ def _pair_parts(inst: Instance, prec: int, interval: bool):
 
 def _lemma_5_5(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     P, Q, bad = _pair_parts(inst, prec, interval)
-    return [Comparison(event_prob(P, bad), "<=", as_ctx(inst.params["delta"], zero_like(P)), "Pr[pLEM(h, d(h)) in S^delta] <= delta")]
+    return [Comparison(event_prob(P, bad), "<=", as_ctx(inst.params["delta"], zero_like(P)), "Pr[pLEM(h, d(h)) in S^delta] <= "
+                                                                                             "delta")]
 
 
 def _lemma_5_6(corrected: bool):
@@ -156,12 +158,14 @@ def _lemma_5_6(corrected: bool):
         out = []
         if not corrected:
             for o in common:
-                out.append(Comparison(P[o], "==", R.get(o, z) * good, f"Pr[pLEM(h,d(h))={o}] = Pr[pLEM(h,d^eps)={o}] Pr[not S^delta]"))
+                out.append(Comparison(P[o], "==", R.get(o, z) * good, f"Pr[pLEM(h,d(h))={o}] = Pr[pLEM(h,d^eps)={o}] Pr[not "
+                                                                      f"S^delta]"))
             return out
         q = event_prob(dist(_lem(p, sorted(T)), inst.h, prec, interval), [(i,) for i in T])
         for o in common:
             out.append(Comparison(P[o], "<=", R.get(o, z), f"Pr[pLEM(h,d(h))={o}] <= Pr[pLEM(h,d^eps)={o}]"))
-            out.append(Comparison(P[o], ">=", (1 - q) ** len(o) * R.get(o, z), f"Pr[pLEM(h,d(h))={o}] >= (1-q)^|o| Pr[pLEM(h,d^eps)={o}]"))
+            out.append(Comparison(P[o], ">=", (1 - q) ** len(o) * R.get(o, z), f"Pr[pLEM(h,d(h))={o}] >= (1-q)^|o| "
+                                                                               f"Pr[pLEM(h,d^eps)={o}]"))
         return out
 
     return evaluate
@@ -264,7 +268,8 @@ def _lemma_c_4(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]
     R = dist(_lem(p, tuple(i for i in D if i not in T)), inst.h, prec, interval)
     out = []
     for j in [i for i in D if i not in T] + [BOT]:
-        out.append(Comparison(_lem_cond(p, inst.h, D, T, j, prec, interval), "==", R[(j,)], f"Pr[LEM(h,D)={j} | not T] = Pr[LEM(h, D\\T)={j}]"))
+        out.append(Comparison(_lem_cond(p, inst.h, D, T, j, prec, interval), "==", R[(j,)], f"Pr[LEM(h,D)={j} | not T] = "
+                                                                                            f"Pr[LEM(h, D\\T)={j}]"))
     return out
 
 
@@ -277,13 +282,15 @@ def _cor_c_1(corrected: bool):
         keep = event_prob(P, avoid)
         z = zero_like(P)
         if not corrected:
-            return [Comparison(P[o], "==", R.get(o, z) * keep, f"Pr[pLEM(h,d)={o}] = Pr[pLEM(h,d\\T)={o}] Pr[not T-set]") for o in avoid]
+            return [Comparison(P[o], "==", R.get(o, z) * keep, f"Pr[pLEM(h,d)={o}] = Pr[pLEM(h,d\\T)={o}] Pr[not "
+                                                               f"T-set]") for o in avoid]
         L = dist(_lem(p, sorted(T)), inst.h, prec, interval)
         q = 1 - L[(BOT,)]
         out = []
         for o in avoid:
             out.append(Comparison(P[o], "<=", R.get(o, z), f"Pr[pLEM(h,d)={o}] <= Pr[pLEM(h,d\\T)={o}]"))
-            out.append(Comparison(P[o], ">=", (1 - q) ** len(o) * R.get(o, z), f"Pr[pLEM(h,d)={o}] >= (1-q_T)^|o| Pr[pLEM(h,d\\T)={o}]"))
+            out.append(Comparison(P[o], ">=", (1 - q) ** len(o) * R.get(o, z), f"Pr[pLEM(h,d)={o}] >= (1-q_T)^|o| "
+                                                                               f"Pr[pLEM(h,d\\T)={o}]"))
         return out
 
     return evaluate

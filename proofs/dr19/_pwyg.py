@@ -240,7 +240,8 @@ def lem_7_4(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
         e = eps_star(p["k_star"], p["eps"], dp)
         bound = _as(2 * p["l_star"] * F(p["delta"]) + F(dp), _zero(P0))
         for b, (A, B) in enumerate(((P0, P1), (P1, P0))):
-            out.append(Comparison(hockey(A, B, e), "<=", bound, f"sup_S Pr[M(H{b}) in S] - e^eps*({dp}) Pr[M(H{1-b}) in S] <= 2 l* delta + {dp}"))
+            out.append(Comparison(hockey(A, B, e), "<=", bound, f"sup_S Pr[M(H{b}) in S] - e^eps*({dp}) Pr[M(H{1-b}) in S] <= 2 "
+                                                                f"l* delta + {dp}"))
     return out
 
 

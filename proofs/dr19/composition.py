@@ -46,7 +46,8 @@ _K_EPS = ({"k": 1, "eps": F(1)}, {"k": 2, "eps": F(1)}, {"k": 3, "eps": F(1)}, {
 CLAIMS = [
     Obligation(
         id="DR19.Thm3", title="Composition (basic / advanced, KOV-improved)", source="001 §4, Theorem 3",
-        statement="M_1..M_t each (eps_i, delta_i)-DP, adaptively chosen => (eps'(delta'), sum delta_i + delta')-DP for any delta' >= 0, "
+        statement="M_1..M_t each (eps_i, delta_i)-DP, adaptively chosen => (eps'(delta'), sum delta_i + delta')-DP for any "
+                  "delta' >= 0, "
         "eps'(delta') = min{sum eps_i, sum eps_i (e^eps_i - 1)/(e^eps_i + 1) + sqrt(2 sum eps_i^2 ln(1/delta'))}",
         code="proofs.composition.advanced_eps / advanced_delta; truth proofs.composition.pld.rr_delta, rr_hetero_delta",
         relation="none",
@@ -59,14 +60,19 @@ CLAIMS = [
         quick=Domain(**_NONE, extra={"k": (1, 10, 100), "eps": (F(1, 10), F(1)), "delta_prime": (F(1, 10**6),), "delta0": (0, F(1, 10**6)),
                                      "points": ({"k": 5, "eps": F(1, 10), "k2": 3, "eps2": F(1, 2), "delta_prime": F(1, 10**3)},)}),
         evaluate=_thm3, instances=_grid,
-        notes="Truth: the exact optimal composition (KOV17 Thm 3.3/3.5, MV16 Thm 1.5) -- randomized response, with an atom delta0 at +inf. "
+        notes="Truth: the exact optimal composition (KOV17 Thm 3.3/3.5, MV16 Thm 1.5) -- randomized response, with an atom "
+              "delta0 at +inf. "
         "Same formula in seed 000. Valid adaptively (KOV).",
     ),
     Obligation(
-        id="DR19.Lem4.4", title="Composition of range-bounded mechanisms (eq. (4))", source="001 §4.2, Lemma 4.4 (proof App. B.2)",
-        statement="M_1..M_t each eps_i-bounded range, adaptively chosen => (eps''(delta), delta)-DP for any delta >= 0, eps''(delta) = "
-        "min{sum eps_i, sum eps_i (e^eps_i-1)/(e^eps_i+1) + sqrt(2 sum eps_i^2 ln(1/delta)), sum eps_i^2/2 + sqrt(1/2 sum eps_i^2 ln(1/delta))}",
-        code="proofs.composition.range_bounded_eps / range_bounded_delta; truth proofs.composition.range_bounded.br_delta, br_hetero_delta",
+        id="DR19.Lem4.4", title="Composition of range-bounded mechanisms (eq. "
+                                "(4))", source="001 §4.2, Lemma 4.4 (proof App. B.2)",
+        statement="M_1..M_t each eps_i-bounded range, adaptively chosen => (eps''(delta), delta)-DP for any delta >= 0, "
+                  "eps''(delta) = "
+        "min{sum eps_i, sum eps_i (e^eps_i-1)/(e^eps_i+1) + sqrt(2 sum eps_i^2 ln(1/delta)), sum eps_i^2/2 + sqrt(1/2 sum "
+        "eps_i^2 ln(1/delta))}",
+        code="proofs.composition.range_bounded_eps / range_bounded_delta; truth proofs.composition.range_bounded.br_delta, "
+             "br_hetero_delta",
         relation="none",
         domain=Domain(**_NONE, extra={
             "k": (1, 2, 5, 20, 50), "eps": _EPS, "delta": DELTAS,
@@ -75,7 +81,8 @@ CLAIMS = [
         }),
         quick=Domain(**_NONE, extra={"k": (1, 10, 50), "eps": (F(1, 10), F(1)), "delta": (F(1, 10**6),)}),
         evaluate=_lem44, instances=_grid,
-        notes="Truth = max over t of the exact profile of RR_{eps,t}^k (DDR20): a LOWER bound on the adaptive worst case, so 'holds' means "
+        notes="Truth = max over t of the exact profile of RR_{eps,t}^k (DDR20): a LOWER bound on the adaptive worst case, so "
+              "'holds' means "
         "'not refuted' (a necessary check); the Azuma-Hoeffding proof of App. B.2 is what makes it a theorem. "
         "App. B.2 says 'bounded with probability at least delta' (should read 1 - delta). Same formula in seed 000.",
     ),
@@ -86,17 +93,21 @@ CLAIMS = [
         domain=Domain(**_NONE, extra={"k": (2, 5, 10), "eps": (F(1, 10), F(1)), "delta": (F(1, 10**6), F(1, 10**2))}),
         quick=Domain(**_NONE, extra={"k": (5,), "eps": (F(1, 2),), "delta": (F(1, 100),)}),
         evaluate=_lem44_adaptive, instances=_grid,
-        notes="Truth: optimal adaptive policy choosing t_i in {eps j/6} from the past (dynamic programme, exact for that policy): a lower "
+        notes="Truth: optimal adaptive policy choosing t_i in {eps j/6} from the past (dynamic programme, exact for that "
+              "policy): a lower "
         "bound on the adaptive worst case, and >= the non-adaptive value on the same grid (the DDR20 adaptivity gap shows up).",
     ),
     Obligation(
-        id="DR19.Lem4.4#rb-dropped", title="Probe: eq. (4) for eps-DP (not range-bounded) mechanisms", source="001 §4.2, Lemma 4.4",
+        id="DR19.Lem4.4#rb-dropped", title="Probe: eq. (4) for eps-DP (not range-bounded) "
+                                           "mechanisms", source="001 §4.2, Lemma 4.4",
         statement="(probe) k adaptively composed eps-DP mechanisms are (eps''(delta), delta)-DP with eq. (4)",
-        code="proofs.composition.range_bounded_eps vs proofs.composition.pld.rr_delta", relation="none", probe=True, expected="violated",
+        code="proofs.composition.range_bounded_eps vs "
+             "proofs.composition.pld.rr_delta", relation="none", probe=True, expected="violated",
         domain=Domain(**_NONE, extra={"k": (5, 10, 100), "eps": _EPS, "delta": DELTAS}),
         quick=Domain(**_NONE, extra={"k": (5, 100), "eps": (F(1, 10),), "delta": (F(1, 10**3), F(1, 10**6))}),
         evaluate=_lem44_on_dp, instances=_grid,
-        notes="Randomized response is eps-DP but only 2eps-RB: the range-bounded hypothesis is needed (e.g. k=5, eps=1/10, delta=1e-3).",
+        notes="Randomized response is eps-DP but only 2eps-RB: the range-bounded hypothesis is needed (e.g. k=5, eps=1/10, "
+              "delta=1e-3).",
     ),
     Obligation(
         id="DR19.LemA.1", title="Optimal homogeneous composition (KOV)", source="001 App. A, Lemma A.1",
@@ -115,30 +126,38 @@ CLAIMS = [
             {"kind": "random", "k": 3, "eps": F(1), "seed": 1},
         )}),
         evaluate=_lemA1, instances=_grid,
-        notes="[19] = Kairouz, Oh, Viswanath (IEEE TIT 2017) Thm 3.3. Checked: transcription (== brute-force enumeration of RR^k and the "
+        notes="[19] = Kairouz, Oh, Viswanath (IEEE TIT 2017) Thm 3.3. Checked: transcription (== brute-force enumeration of "
+              "RR^k and the "
         "binomial PLD) and validity on seeded random 3-outcome eps-DP pairs (non-adaptive products).",
     ),
     Obligation(
-        id="DR19.ClaimA.1", title="Figure 1: RB composition beats optimal general composition", source="001 App. A, Figure 1 and text",
-        statement="'the composition bound given in Lemma 4.4 ... can actually improve on the optimal bound for generally DP'; Figure 1 plots "
+        id="DR19.ClaimA.1", title="Figure 1: RB composition beats optimal general "
+                                  "composition", source="001 App. A, Figure 1 and text",
+        statement="'the composition bound given in Lemma 4.4 ... can actually improve on the optimal bound for generally DP'; "
+                  "Figure 1 plots "
         "(k-2i)eps / eps''(delta_i) with i the smallest (k-2i)eps such that delta_i <= 1e-6",
         code="proofs.dr19.figure1.figure1_table, dpverify.report.figure1.plot_figure1",
         relation="none",
         domain=Domain(**_NONE, extra={"ks": (tuple(range(1, 61, 3)) + (80, 100, 150, 200),), "eps_values": (_EPS,)}),
         quick=Domain(**_NONE, extra={"ks": ((5, 20, 50),), "eps_values": ((F(1, 10), F(1)),)}),
         evaluate=_claimA1, instances=_grid,
-        notes=f"Delta rule of App. A (delta_i <= {PAPER_DELTA}); ratio 1 exactly while i = 0 (both bounds k eps). The printed figure is "
+        notes=f"Delta rule of App. A (delta_i <= {PAPER_DELTA}); ratio 1 exactly while i = 0 (both bounds k eps). The printed "
+              f"figure is "
         "not in the text extraction: our grid; the full table is in reports/.",
     ),
     Obligation(
-        id="DR19.ClaimA.1#universal", title="Probe: Lemma 4.4 <= optimal DP composition at every delta", source="001 §4.2 (text before Lemma 4.4)",
-        statement="(probe) 'our composition bound for range-bounded algorithms improves on the optimal composition theorem for general DP "
+        id="DR19.ClaimA.1#universal", title="Probe: Lemma 4.4 <= optimal DP composition at every "
+                                            "delta", source="001 §4.2 (text before Lemma 4.4)",
+        statement="(probe) 'our composition bound for range-bounded algorithms improves on the optimal composition theorem for "
+                  "general DP "
         "algorithms [19, 26]' read for every k, eps, delta",
-        code="proofs.composition.range_bounded_eps vs proofs.composition.optimal.kov_eps", relation="none", probe=True, expected="violated",
+        code="proofs.composition.range_bounded_eps vs "
+             "proofs.composition.optimal.kov_eps", relation="none", probe=True, expected="violated",
         domain=Domain(**_NONE, extra={"k": (2, 5, 10, 20, 50, 100), "eps": _EPS, "delta": DELTAS + (F(1, 10**3),)}),
         quick=Domain(**_NONE, extra={"k": (10,), "eps": (F(1, 100),), "delta": (F(1, 10**3),)}),
         evaluate=_claimA1_universal, instances=_grid,
-        notes="Fails for small k at moderate delta (e.g. k=10, eps=1/100, delta=1e-3: eq. (4) 0.0593 vs optimal 0.0464); App. A's own "
+        notes="Fails for small k at moderate delta (e.g. k=10, eps=1/100, delta=1e-3: eq. (4) 0.0593 vs optimal 0.0464); App. "
+              "A's own "
         "wording ('can actually improve') is existential and holds (DR19.ClaimA.1).",
     ),
     Obligation(
@@ -154,12 +173,14 @@ CLAIMS = [
         )}),
         quick=Domain(**_NONE, extra={"points": ({"kind": "iid", "t": 10, "p": F(1, 10), "s": F(1, 2)}, {"kind": "adaptive", "t": 6, "s": F(1, 2)})}),
         evaluate=_thm4, instances=_grid,
-        notes="A theorem of probability (Hoeffding 1963 / Azuma); checked on instances only (exact rational tails), not proved here. "
+        notes="A theorem of probability (Hoeffding 1963 / Azuma); checked on instances only (exact rational tails), not proved "
+              "here. "
         "The printed conclusion uses Z_t - Z_0 although the martingale is X_t (notational slip; read X).",
     ),
     Obligation(
         id="DR19.Claim4.2", title="alpha*eps-RB remark", source="001 §4.2 (text after Lemma 4.4)",
-        statement="the significant term sqrt(2k ln(1/delta')) eps can be replaced with sqrt(alpha^2/2 k ln(1/delta')) eps for composing "
+        statement="the significant term sqrt(2k ln(1/delta')) eps can be replaced with sqrt(alpha^2/2 k ln(1/delta')) eps for "
+                  "composing "
         "alpha*eps-range-bounded mechanisms with alpha <= 2",
         code="proofs.composition.range_bounded_terms", relation="none",
         domain=Domain(**_NONE, extra={"alpha": (F(1, 2), F(1), F(3, 2), F(19, 10), F(2)), "k": (1, 10, 100, 1000),
@@ -168,28 +189,35 @@ CLAIMS = [
         evaluate=_claim42, instances=_grid,
     ),
     Obligation(
-        id="DR19.Claim4.2#whole-term", title="Probe: whole RB term at alpha*eps vs DRV10", source="001 §4.2 (text after Lemma 4.4)",
-        statement="(probe) 'this will still give improvements with respect to the simpler formulation of the advanced composition bound' "
+        id="DR19.Claim4.2#whole-term", title="Probe: whole RB term at alpha*eps vs "
+                                             "DRV10", source="001 §4.2 (text after Lemma 4.4)",
+        statement="(probe) 'this will still give improvements with respect to the simpler formulation of the advanced "
+                  "composition bound' "
         "read for the whole term k a^2 e^2/2 + sqrt(a^2/2 k ln(1/d')) e vs k e (e^e-1) + e sqrt(2k ln(1/d'))",
-        code="proofs.composition.range_bounded_terms vs proofs.composition.drv_eps", relation="none", probe=True, expected="violated",
+        code="proofs.composition.range_bounded_terms vs "
+             "proofs.composition.drv_eps", relation="none", probe=True, expected="violated",
         domain=Domain(**_NONE, extra={"alpha": (F(1), F(3, 2), F(19, 10)), "k": (10, 100, 1000), "eps": (F(1, 10), F(1, 2)),
                                       "delta_prime": (F(1, 10**6),)}),
         quick=Domain(**_NONE, extra={"alpha": (F(19, 10),), "k": (1000,), "eps": (F(1, 10),), "delta_prime": (F(1, 10**6),)}),
         evaluate=_claim42_whole, instances=_grid,
-        notes="Only the sqrt term improves for alpha < 2; the mean term k a^2 e^2/2 exceeds k e (e^e - 1) once alpha > ~sqrt(2) and k is large.",
+        notes="Only the sqrt term improves for alpha < 2; the mean term k a^2 e^2/2 exceeds k e (e^e - 1) once alpha > ~sqrt(2) "
+              "and k is large.",
     ),
     PrivacyClaim(
         id="DR19.Cor4.1", title="One-shot Gumbel is (~sqrt(k) eps, delta)-DP", source="001 §4.1, Corollary 4.1",
-        statement="The one-shot M^k_Gumbel(q) is (eps', delta)-DP for any delta >= 0, eps' = min{2k eps, 2k eps (e^{2eps}-1)/(e^{2eps}+1) + 2 eps sqrt(2k ln(1/delta))}",
+        statement="The one-shot M^k_Gumbel(q) is (eps', delta)-DP for any delta >= 0, eps' = min{2k eps, 2k eps "
+                  "(e^{2eps}-1)/(e^{2eps}+1) + 2 eps sqrt(2k ln(1/delta))}",
         code="mechanisms.exponential.OneShotGumbel; proofs.composition.cor41_eps_prime",
         relation="linf", domain=widened(Domain(d=3, max_count=2, relation="linf", params=_K_EPS)),
         quick=Domain(d=3, max_count=1, relation="linf", params=({"k": 2, "eps": F(1)},)),
         mechanism=_gumbel, points=_cor41_points,
-        notes="Any sensitivity-1 q: checked under ||h-h'||_inf <= 1 (q(h,i)=h_i not monotone). Claimed curve sampled at delta in {0, 1e-1, 1e-2, 1e-4}.",
+        notes="Any sensitivity-1 q: checked under ||h-h'||_inf <= 1 (q(h,i)=h_i not monotone). Claimed curve sampled at delta "
+              "in {0, 1e-1, 1e-2, 1e-4}.",
     ),
     PrivacyClaim(
         id="DR19.Cor4.1#monotone", title="One-shot Gumbel, monotone q: (eps'', delta)-DP", source="001 §4.1, Corollary 4.1",
-        statement="if q is monotonic in the dataset, M^k_Gumbel(q) is also (eps'', delta)-DP, eps'' = min{k eps, k eps (e^eps-1)/(e^eps+1) + eps sqrt(2k ln(1/delta))}",
+        statement="if q is monotonic in the dataset, M^k_Gumbel(q) is also (eps'', delta)-DP, eps'' = min{k eps, k eps "
+                  "(e^eps-1)/(e^eps+1) + eps sqrt(2k ln(1/delta))}",
         code="mechanisms.exponential.OneShotGumbel; proofs.composition.cor41_eps_double_prime",
         relation="add-remove", domain=widened(Domain(d=3, max_count=2, params=_K_EPS)),
         quick=Domain(d=3, max_count=1, params=({"k": 2, "eps": F(1)},)),

@@ -101,20 +101,25 @@ CLAIMS = [
         id="DR19.Def2.1", title="Differential privacy", source="001 §2, Definition 2.1",
         statement="M is (eps, delta)-DP if for all neighbours x, x' and all S: Pr[M(x) in S] <= e^eps Pr[M(x') in S] + delta",
         code="dpverify.checker.profile.hockey_stick, dpverify.checker.profile.pair_profile",
-        reason="The checker's privacy profile delta(eps) = max over S of Pr[P in S] - e^eps Pr[Q in S] is this definition, evaluated exactly (tests/dpverify/checker/test_profile.py).",
+        reason="The checker's privacy profile delta(eps) = max over S of Pr[P in S] - e^eps Pr[Q in S] is this definition, "
+               "evaluated exactly (tests/dpverify/checker/test_profile.py).",
     ),
     Statement(
         id="DR19.Def2.N", title="Histograms, neighbours, Delta-restricted sensitivity", source="001 §2",
-        statement="h_j(x) = #users with j; neighbouring histograms satisfy ||h - h'||_inf <= 1; Delta-restricted if also ||h - h'||_0 <= Delta",
+        statement="h_j(x) = #users with j; neighbouring histograms satisfy ||h - h'||_inf <= 1; Delta-restricted if also ||h - "
+                  "h'||_0 <= Delta",
         code="dpverify.checker.neighbours (add-remove, delta:N, linf)",
-        reason="Implemented as three relations; the text's ||h-h'||_inf <= 1 is looser than add/remove of one user (one-signed moves), so both are offered and claims are checked under each where the proofs differ.",
-        notes="Ambiguity: §2 defines neighbours by add/remove of a user but then describes histograms by ||h-h'||_inf <= 1 (mixed signs allowed).",
+        reason="Implemented as three relations; the text's ||h-h'||_inf <= 1 is looser than add/remove of one user (one-signed "
+               "moves), so both are offered and claims are checked under each where the proofs differ.",
+        notes="Ambiguity: §2 defines neighbours by add/remove of a user but then describes histograms by ||h-h'||_inf <= 1 "
+              "(mixed signs allowed).",
     ),
     Statement(
         id="DR19.Def2.Noise", title="Gumbel and Laplace densities (eq. (1))", source="001 §2, eq. (1)",
         statement="p_Gumbel(z; b) = (1/b) exp(-(z/b + e^{-z/b})), p_Lap(z; b) = (1/(2b)) exp(-|z|/b)",
         code="mechanisms.exponential (numpy rng.gumbel, scale b), mechanisms.laplace / mechanisms.exact.exppoly (Laplace)",
-        reason="numpy's gumbel(loc, scale) and laplace(loc, scale) have exactly these densities; the exact paths integrate these densities (tests cross-check against mpmath.quad).",
+        reason="numpy's gumbel(loc, scale) and laplace(loc, scale) have exactly these densities; the exact paths integrate "
+               "these densities (tests cross-check against mpmath.quad).",
     ),
     Statement(
         id="DR19.Def4.1", title="Exponential mechanism", source="001 §4.1, Definition 4.1",
@@ -148,7 +153,8 @@ CLAIMS = [
     ),
     Obligation(
         id="DR19.Claim4.1", title="Gumbel-max simulates EM", source="001 §4.1 (text after Lemma 4.1)",
-        statement="the exponential mechanism can be simulated by adding Gumbel noise Gumbel(Delta(q)/eps) to each quality score value and then reporting the outcome with the largest noisy count",
+        statement="the exponential mechanism can be simulated by adding Gumbel noise Gumbel(Delta(q)/eps) to each quality score "
+                  "value and then reporting the outcome with the largest noisy count",
         code="mechanisms.exponential.ExponentialMechanism, OneShotGumbel(k=1)",
         relation="none", domain=Domain(d=4, max_count=3, relation="none", params=EPS_GRID), quick=Domain(d=3, max_count=2, relation="none", params=EPS_GRID),
         evaluate=_claim_4_1,
@@ -160,7 +166,8 @@ CLAIMS = [
         code="mechanisms.exponential.PeelingEM, OneShotGumbel",
         relation="none", domain=Domain(d=4, max_count=3, relation="none", params=K_GRID), quick=Domain(d=3, max_count=2, relation="none", params=K_GRID),
         evaluate=_lemma_4_2,
-        notes="OneShotGumbel.distribution integrates the Gumbel densities; PeelingEM multiplies softmax ratios: two independent computations.",
+        notes="OneShotGumbel.distribution integrates the Gumbel densities; PeelingEM multiplies softmax ratios: two independent "
+              "computations.",
     ),
     Obligation(
         id="DR19.Lem4.2#symbolic", title="Lemma 4.2 symbolically for k <= 2", source="001 App. B.1",
@@ -170,7 +177,8 @@ CLAIMS = [
     ),
     Statement(
         id="DR19.Def4.2", title="Range-bounded", source="001 §4.2, Definition 4.2",
-        statement="M is eps-range-bounded if Pr[M(x)=y]/Pr[M(x')=y] <= e^eps Pr[M(x)=y']/Pr[M(x')=y'] for all y, y' and neighbours x, x'",
+        statement="M is eps-range-bounded if Pr[M(x)=y]/Pr[M(x')=y] <= e^eps Pr[M(x)=y']/Pr[M(x')=y'] for all y, y' and "
+                  "neighbours x, x'",
         code="proofs.measures.log_ratio_range (eps_RB of a pair = max - min of ln P/Q)",
         reason="Implemented as the range of the log-ratio over outputs, used by DR19.Lem4.3 and DR19.Cor4.2.",
     ),
@@ -183,7 +191,8 @@ CLAIMS = [
     ),
     Obligation(
         id="DR19.Lem4.3", title="EM (monotone q) is eps-range-bounded", source="001 §4.2, Lemma 4.3",
-        statement="The exponential mechanism EM_q is 2eps-range-bounded, furthermore if q is monotonic in its dataset then EM_q is eps-range bounded.",
+        statement="The exponential mechanism EM_q is 2eps-range-bounded, furthermore if q is monotonic in its dataset then EM_q "
+                  "is eps-range bounded.",
         code="mechanisms.exponential.ExponentialMechanism", relation="add-remove",
         domain=Domain(d=4, max_count=3, params=EPS_GRID), quick=Domain(d=3, max_count=2, params=EPS_GRID), evaluate=_rb_obligation(1),
     ),
@@ -207,7 +216,8 @@ CLAIMS = [
     ),
     PrivacyClaim(
         id="CWGM20.Lem2.4", title="EM is (eps,0)-DP for monotone q", source="002 §2, Lemma 2.4",
-        statement="The exponential mechanism is (2eps, 0)-DP. Moreover, if the score function q is monotonic in the dataset D, EM(D,q,I) is (eps,0)-DP.",
+        statement="The exponential mechanism is (2eps, 0)-DP. Moreover, if the score function q is monotonic in the dataset D, "
+                  "EM(D,q,I) is (eps,0)-DP.",
         code="mechanisms.exponential.ExponentialMechanism", relation="add-remove",
         domain=widened(Domain(d=4, max_count=3, params=EPS_GRID)), quick=Domain(d=3, max_count=2, params=EPS_GRID),
         mechanism=lambda p: ExponentialMechanism(p["eps"]), points=lambda p: [(p["eps"], 0)],
@@ -221,7 +231,8 @@ CLAIMS = [
     ),
     PrivacyClaim(
         id="CWGM20.Claim2.1", title="Peeling EM k times is (k eps, 0)-DP", source="002 §2 (after Lemma 2.4)",
-        statement="using the exponential mechanism k times, each time removing from the domain the previously selected elements, we get a result that is (k eps, 0)-differentially private",
+        statement="using the exponential mechanism k times, each time removing from the domain the previously selected "
+                  "elements, we get a result that is (k eps, 0)-differentially private",
         code="mechanisms.exponential.PeelingEM", relation="add-remove",
         domain=widened(Domain(d=4, max_count=3, params=tuple({"k": k, "eps": 1} for k in (2, 3)))),
         quick=Domain(d=3, max_count=2, params=({"k": 2, "eps": 1},)),

@@ -34,22 +34,27 @@ def _with_items(params, d):
 
 
 THM5 = "Algorithm 8 is (k eps, k delta)-DP, and also (eps sqrt(2k ln(1/delta')) + eps ((e^eps - 1)/(e^eps + 1)) k, k delta + delta')-DP for delta' > 0."
-F4 = ("For any neighbouring h, h', any S ⊆ 2^[d], k < d, eps, delta > 0, delta' >= 0: Pr[fT(h) in S] <= e^{eps'(delta')} Pr[fT(h') in S] + k delta + delta' "
+F4 = ("For any neighbouring h, h', any S ⊆ 2^[d], k < d, eps, delta > 0, delta' >= 0: Pr[fT(h) in S] <= e^{eps'(delta')} "
+      "Pr[fT(h') in S] + k delta + delta' "
       "where eps'(delta') = min{eps k, eps k ((e^eps + 1)/(e^eps - 1)) + eps sqrt(2k ln(1/delta'))}")
-ALG8_WIT = ("ERRATUM (Algorithm 8's pre-check 'if h_(i) > h_⊥'): h=(3,0,0) vs h'=(2,0,0), k=1, eps=1, delta=1/10: item 0 is considered "
-            "for h (3 > 0 + 1 + ln 5) but not for h' (2 < 2.61), so Pr[fT(h) = {0}] = 0.66 while Pr[fT(h') = {0}] = 0: exact delta(k eps) = 0.66 > k delta.")
+ALG8_WIT = ("ERRATUM (Algorithm 8's pre-check 'if h_(i) > h_⊥'): h=(3,0,0) vs h'=(2,0,0), k=1, eps=1, delta=1/10: item 0 is "
+            "considered "
+            "for h (3 > 0 + 1 + ln 5) but not for h' (2 < 2.61), so Pr[fT(h) = {0}] = 0.66 while Pr[fT(h') = {0}] = 0: exact "
+            "delta(k eps) = 0.66 > k delta.")
 
 CLAIMS = [
     Statement(
         id="DR19.DefF.1", title="Truncated randomized response tRR_i^k", source=f"{SF}, Definition F.1",
         statement="Pr[tRR_i^k(h) = i] = Pr[h_i + Lap(1/eps) > h_(k+1) + 1 + ln(1/(2 delta))/eps] if h_i > h_(k+1), 0 otherwise",
         code="mechanisms.limited_domain.fixed_threshold.TruncatedRR",
-        reason="Implemented in closed form (delta e^{eps s} or 1 - e^{-eps s}/(4 delta), s = h_i - h_(k+1) - 1, branch decided exactly); "
+        reason="Implemented in closed form (delta e^{eps s} or 1 - e^{-eps s}/(4 delta), s = h_i - h_(k+1) - 1, branch decided "
+               "exactly); "
                "tests/mechanisms/test_fixed_threshold.py: vs mpmath.quad of the Laplace density, seeded fit with power test.",
     ),
     Obligation(
         id="DR19.LemF.2", title="Properties of tRR", source=f"{SF}, Lemma F.2",
-        statement="1. Pr[tRR(h)=i] = Pr[tRR(h')=i] = 0 if i ∉ d_>(h) ∪ d_>(h'); 2. Pr[tRR(h)=i] = delta if i in d_>(h) \\ d_>(h') (and symmetrically); "
+        statement="1. Pr[tRR(h)=i] = Pr[tRR(h')=i] = 0 if i ∉ d_>(h) ∪ d_>(h'); 2. Pr[tRR(h)=i] = delta if i in d_>(h) "
+                  "\\ d_>(h') (and symmetrically); "
                   "3. Pr[tRR(h)=i] <= e^eps Pr[tRR(h')=i] if i in d_>(h) ∩ d_>(h')",
         code="proofs.dr19._fixed_checks.lemma_f_2", relation="add-remove",
         domain=_dom(3, 3, "add-remove", PF), quick=_dom(3, 2, "add-remove", PF[:1]),
@@ -63,7 +68,8 @@ CLAIMS = [
         statement="Lemma F.2 with ||h-h'||_inf <= 1 (mixed signs)", code="proofs.dr19._fixed_checks.lemma_f_2", relation="linf",
         expected="violated", domain=_dom(3, 2, "linf", PF[:1]), quick=_dom(3, 2, "linf", PF[:1], box=((0, 0), (0, 0), (2, 2))),
         evaluate=X.lemma_f_2, instances=X.trr_instances(both=True),
-        notes="Item 2's 'w.l.o.g. h >= h'' needs one-signed moves: with h_i down and h_(k+1) up an index leaves d_>(h) from h_(k+1)+2 "
+        notes="Item 2's 'w.l.o.g. h >= h'' needs one-signed moves: with h_i down and h_(k+1) up an index leaves d_>(h) from "
+              "h_(k+1)+2 "
               "and Pr[tRR(h)=i] = delta e^eps; item 3's ratio reaches e^{2 eps}.",
     ),
     Obligation(
@@ -81,13 +87,16 @@ CLAIMS = [
         code="mechanisms.limited_domain.fixed_threshold.TruncatedRR", relation="add-remove",
         domain=widened(_dom(5, 6, "add-remove", _with_items(PF, 1))), quick=_dom(3, 2, "add-remove", _with_items(PF[:1], 3)),
         mechanism=X.trr, points=lambda p: [(p["eps"], p["delta"])],
-        notes="Tight (exact delta(eps) = delta at an index entering d_>(h) at h_(k+1)+1, Lemma F.2 item 2). Every i through i = 0: "
-              "the law of tRR_i on h is that of tRR_0 on h with item i moved first, relabelled (joint permutation of items and i, "
+        notes="Tight (exact delta(eps) = delta at an index entering d_>(h) at h_(k+1)+1, Lemma F.2 item 2). Every i through i = "
+              "0: "
+              "the law of tRR_i on h is that of tRR_0 on h with item i moved first, relabelled (joint permutation of items and "
+              "i, "
               "checked by brute force in tests/dpverify/checker/test_reductions.py), and every pair of the box is enumerated.",
     ),
     PairsPrivacyClaim(
         id="DR19.CorF.1#linf", title="Corollary F.1 under l_inf neighbours", source=f"{SF}, Corollary F.1; §2",
-        statement="tRR_i^k is (eps, delta)-DP for ||h-h'||_inf <= 1 (mixed signs)", code="mechanisms.limited_domain.fixed_threshold.TruncatedRR",
+        statement="tRR_i^k is (eps, delta)-DP for ||h-h'||_inf <= 1 (mixed "
+                  "signs)", code="mechanisms.limited_domain.fixed_threshold.TruncatedRR",
         relation="linf", expected="violated",
         domain=_dom(3, 2, "linf", _with_items(PF[:1], 3)), quick=_dom(3, 2, "linf", _with_items(PF[:1], 3), box=((2, 2), (0, 0), (0, 0))),
         mechanism=X.trr, points=lambda p: [(p["eps"], p["delta"])], instances=pairs_for_delta(),
@@ -106,11 +115,14 @@ CLAIMS = [
     ),
     Statement(
         id="DR19.Alg8#corrected", title="Algorithm 8 with pre-check h_(i) > h_(k+1)", source=f"{SF}, Algorithm 8, Claim F.1",
-        statement="Algorithm 8 drawing r_i for every i <= k with h_(i) > h_(k+1) (= d^k_>(h)), as Claim F.1 and Corollary F.1's text describe",
-        code="mechanisms.limited_domain.fixed_threshold.FixedThreshold (literal=False, default)", reason="Implemented; the default.",
+        statement="Algorithm 8 drawing r_i for every i <= k with h_(i) > h_(k+1) (= d^k_>(h)), as Claim F.1 and Corollary F.1's "
+                  "text describe",
+        code="mechanisms.limited_domain.fixed_threshold.FixedThreshold (literal=False, "
+             "default)", reason="Implemented; the default.",
     ),
     Obligation(
-        id="DR19.ClaimF.1", title="fT factorises into tRRs (Algorithm 8 as printed)", source=f"{SF}, Claim F.1 (after Algorithm 8)",
+        id="DR19.ClaimF.1", title="fT factorises into tRRs (Algorithm 8 as "
+                                  "printed)", source=f"{SF}, Claim F.1 (after Algorithm 8)",
         statement="Pr[fT^k(h) = D] = prod_{i in D} Pr[tRR_i^k(h) = i] prod_{i in [d] \\ D} Pr[tRR_i^k(h) = ⊥]",
         code="proofs.dr19._fixed_checks.claim_f_1", relation="none", expected="violated",
         domain=_dom(3, 3, "none", PLIT), quick=_dom(2, 3, "none", PLIT[:1]), evaluate=X.claim_f_1,
@@ -119,20 +131,23 @@ CLAIMS = [
     ),
     Obligation(
         id="DR19.ClaimF.1#corrected", title="fT factorises into tRRs (pre-check h_(i) > h_(k+1))", source=f"{SF}, Claim F.1",
-        statement="Claim F.1 for Algorithm 8 with the pre-check h_(i) > h_(k+1)", code="proofs.dr19._fixed_checks.claim_f_1", relation="none",
+        statement="Claim F.1 for Algorithm 8 with the pre-check h_(i) > "
+                  "h_(k+1)", code="proofs.dr19._fixed_checks.claim_f_1", relation="none",
         domain=_dom(4, 3, "none", PF), quick=_dom(3, 2, "none", PF[:1]), evaluate=X.claim_f_1,
         notes="Two computations: fT from the Laplace survival function (mechanisms.exact.exppoly), tRR from its closed form.",
     ),
     Statement(
         id="DR19.DefF.2", title="Restricted fixed-threshold map fT^k|_{d^k_>(ĥ)}", source=f"{SF}, Definition F.2",
-        statement="H_k(ĥ) = {h : d^k_>(h) ⊆ d^k_>(ĥ)}; fT^k|(h) in {⊥,1}^{|d^k_>(ĥ)|} with Pr[y] = prod_{y_i=1} Pr[tRR_{π(i)}(h) = π(i)] prod_{y_i=⊥} Pr[tRR_{π(i)}(h) = ⊥]",
+        statement="H_k(ĥ) = {h : d^k_>(h) ⊆ d^k_>(ĥ)}; fT^k|(h) in {⊥,1}^{|d^k_>(ĥ)|} with Pr[y] = prod_{y_i=1} "
+                  "Pr[tRR_{π(i)}(h) = π(i)] prod_{y_i=⊥} Pr[tRR_{π(i)}(h) = ⊥]",
         code="mechanisms.limited_domain.fixed_threshold.RestrictedFixedThreshold",
         reason="Implemented (π = sorted order of d^k_>(ĥ)); refuses h outside H_k(ĥ). Used by DR19.LemF.3.",
         notes="Printed for 'any integer k <= d' while H_k(ĥ) and tRR need k < d; the code requires k < d.",
     ),
     Obligation(
         id="DR19.LemF.3", title="Composition for the restricted map", source=f"{SF}, Lemma F.3",
-        statement="fT|_{d_>(ĥ)}(h) = (y_π(i) = tRR_i(h) : i in d_>(ĥ)); thus the limited mapping is (eps'(delta'), k delta + delta')-DP with "
+        statement="fT|_{d_>(ĥ)}(h) = (y_π(i) = tRR_i(h) : i in d_>(ĥ)); thus the limited mapping is (eps'(delta'), k delta + "
+                  "delta')-DP with "
                   "eps'(delta') = min{k eps, k eps (e^eps-1)/(e^eps+1) + eps sqrt(2k ln(1/delta'))}",
         code="proofs.dr19._fixed_checks.lemma_f_3", relation="add-remove",
         domain=_dom(3, 2, "add-remove", PF), quick=_dom(3, 1, "add-remove", PF[:1]),
@@ -157,14 +172,17 @@ CLAIMS = [
     ),
     PrivacyClaim(
         id="DR19.LemF.4#corrected", title="Lemma F.4 for Algorithm 8 corrected (printed eps'(delta'))", source=f"{SF}, Lemma F.4",
-        statement=F4 + " -- fT with pre-check h_(i) > h_(k+1)", code="mechanisms.limited_domain.fixed_threshold.FixedThreshold", relation="add-remove",
+        statement=F4 + " -- fT with pre-check h_(i) > "
+                       "h_(k+1)", code="mechanisms.limited_domain.fixed_threshold.FixedThreshold", relation="add-remove",
         domain=widened(_dom(3, 3, "add-remove", PF)), quick=_dom(3, 2, "add-remove", PF[:1]),
         mechanism=X.ft, points=X.lemma_f4_points(inverted=True),
         notes="With the printed (e^eps+1)/(e^eps-1) >= 1 the second term of the min is >= k eps, so eps'(delta') = k eps: "
-              "the statement is true but its advanced-composition part is vacuous (typo: Lemma F.3 and Theorem 5 have (e^eps-1)/(e^eps+1)).",
+              "the statement is true but its advanced-composition part is vacuous (typo: Lemma F.3 and Theorem 5 have "
+              "(e^eps-1)/(e^eps+1)).",
     ),
     PrivacyClaim(
-        id="DR19.LemF.4#corrected-fraction", title="Lemma F.4 corrected, with (e^eps-1)/(e^eps+1)", source=f"{SF}, Lemma F.4 / Lemma F.3",
+        id="DR19.LemF.4#corrected-fraction", title="Lemma F.4 corrected, with "
+                                                   "(e^eps-1)/(e^eps+1)", source=f"{SF}, Lemma F.4 / Lemma F.3",
         statement=F4.replace("(e^eps + 1)/(e^eps - 1)", "(e^eps - 1)/(e^eps + 1)") + " -- fT with pre-check h_(i) > h_(k+1)",
         code="mechanisms.limited_domain.fixed_threshold.FixedThreshold", relation="add-remove",
         domain=widened(_dom(3, 3, "add-remove", PF)), quick=_dom(3, 2, "add-remove", PF[:1]),
@@ -178,24 +196,30 @@ CLAIMS = [
     ),
     PrivacyClaim(
         id="DR19.Thm5#corrected", title="Algorithm 8 corrected is (k eps, k delta)-DP", source=f"{SF}, Theorem 5",
-        statement="Algorithm 8 (pre-check h_(i) > h_(k+1)) is (k eps, k delta)-DP", code="mechanisms.limited_domain.fixed_threshold.FixedThreshold",
+        statement="Algorithm 8 (pre-check h_(i) > h_(k+1)) is (k eps, k "
+                  "delta)-DP", code="mechanisms.limited_domain.fixed_threshold.FixedThreshold",
         relation="add-remove", domain=widened(_dom(4, 3, "add-remove", PF)), quick=_dom(3, 2, "add-remove", PF[:1]),
         mechanism=X.ft, points=X.thm5_points,
         notes="Tight: h=(0,0,0,0) -> h'=(0,0,0,1), k=1, eps=1, delta=1/10: item 3 enters d_>(h') at h_(2)+1 and is reported with "
-              "probability exactly delta, never under h: exact delta(k eps) = k delta. (Certified runs report 'inconclusive' on equality.)",
+              "probability exactly delta, never under h: exact delta(k eps) = k delta. (Certified runs report 'inconclusive' on "
+              "equality.)",
     ),
     PrivacyClaim(
         id="DR19.Thm5#corrected-advanced", title="Algorithm 8 corrected, advanced-composition form", source=f"{SF}, Theorem 5",
-        statement="Algorithm 8 (pre-check h_(i) > h_(k+1)) is (eps sqrt(2k ln(1/delta')) + eps ((e^eps-1)/(e^eps+1)) k, k delta + delta')-DP, delta' in {1/100, 1/10, 1/2}",
+        statement="Algorithm 8 (pre-check h_(i) > h_(k+1)) is (eps sqrt(2k ln(1/delta')) + eps ((e^eps-1)/(e^eps+1)) k, k delta "
+                  "+ delta')-DP, delta' in {1/100, 1/10, 1/2}",
         code="mechanisms.limited_domain.fixed_threshold.FixedThreshold", relation="add-remove",
         domain=widened(_dom(3, 3, "add-remove", PF)), quick=_dom(3, 2, "add-remove", PF[1:]),
         mechanism=X.ft, points=X.thm5_advanced_points,
         notes="The kov term of proofs.composition.advanced_terms with k equal steps (Theorem 3), no min with k eps.",
     ),
     PairsPrivacyClaim(
-        id="DR19.Thm5#linf-delta", title="Theorem 5 corrected under Delta-restricted mixed-sign neighbours", source=f"{SF}, Theorem 5 and the remark after it",
-        statement="'in either the unrestricted or the Delta-restricted sensitivity setting, Algorithm 8 will still be differentially private "
-                  "with the same privacy parameters' -- checked with §6.1's ||h-h'||_inf <= 1, ||h-h'||_0 <= Delta (mixed signs), Delta = 2",
+        id="DR19.Thm5#linf-delta", title="Theorem 5 corrected under Delta-restricted mixed-sign "
+                                         "neighbours", source=f"{SF}, Theorem 5 and the remark after it",
+        statement="'in either the unrestricted or the Delta-restricted sensitivity setting, Algorithm 8 will still be "
+                  "differentially private "
+                  "with the same privacy parameters' -- checked with §6.1's ||h-h'||_inf <= 1, ||h-h'||_0 <= Delta (mixed "
+                  "signs), Delta = 2",
         code="mechanisms.limited_domain.fixed_threshold.FixedThreshold", relation="linf:N", expected="violated",
         domain=_dom(3, 3, "linf:N", tuple({**p, "Delta": 2} for p in PF)), quick=_dom(3, 3, "linf:N", ({**PF[0], "Delta": 2},), box=((3, 3), (1, 1), (0, 0))),
         mechanism=X.ft, points=X.thm5_points, instances=pairs_for_delta(),
@@ -207,9 +231,11 @@ CLAIMS = [
         statement="it requires a smaller additive factor to the threshold (an additive savings of ln(2)/eps)",
         code="proofs.dr19._fixed_checks.claim_f_2_symbolic", kind="symbolic", relation="none",
         evaluate=X.claim_f_2_symbolic, instances=lambda dom: iter([Instance(None, None, {})]),
-        notes="Read as: Algorithm 1 with kbar = k has offset ln(min{Delta,k}/delta)/eps, Algorithm 8 ln(1/(2 delta))/eps; the saving is "
+        notes="Read as: Algorithm 1 with kbar = k has offset ln(min{Delta,k}/delta)/eps, Algorithm 8 ln(1/(2 delta))/eps; the "
+              "saving is "
               "ln(2)/eps at Delta = 1, or for the unrestricted threshold when fT runs at delta/k per item (equal total delta). "
-              "At equal per-call delta and min{Delta,k} = m > 1 the saving is ln(2m)/eps (larger); the comparison is not one of equal "
+              "At equal per-call delta and min{Delta,k} = m > 1 the saving is ln(2m)/eps (larger); the comparison is not one of "
+              "equal "
               "privacy (fT pays k delta).",
     ),
 ]

@@ -38,24 +38,29 @@ def _curve(p, grid=GRID):
     return curve_points(p["k"], p["eps"], p["delta"], grid)
 
 
-THM1 = ("Algorithm 1 is (eps', delta + delta')-DP for any delta' >= 0 where eps' = min{k eps, k eps (e^eps-1)/(e^eps+1) + eps sqrt(2k ln(1/delta')), "
+THM1 = ("Algorithm 1 is (eps', delta + delta')-DP for any delta' >= 0 where eps' = min{k eps, k eps (e^eps-1)/(e^eps+1) + eps "
+        "sqrt(2k ln(1/delta')), "
         "k eps^2/2 + eps sqrt(1/2 k ln(1/delta'))} (2)")
 OT = [{"k": 2, "dbar": 3, "eps": 1, "delta": F(1, 10)}, {"k": 2, "dbar": 3, "eps": F(1, 2), "delta": F(1, 10)}]
 
 CLAIMS = [
     Statement(
         id="DR19.Alg1", title="LimitDom^{k,kbar} (Gumbel limited domain)", source=f"{S3}, Algorithm 1",
-        statement="Sort h_(1) >= h_(2) >= ...; h_⊥ = h_(kbar+1) + 1 + ln(min{Delta, kbar}/delta)/eps; v_⊥ = h_⊥ + Gumbel(1/eps); v_(j) = h_(j) + Gumbel(1/eps) for j <= kbar; "
+        statement="Sort h_(1) >= h_(2) >= ...; h_⊥ = h_(kbar+1) + 1 + ln(min{Delta, kbar}/delta)/eps; v_⊥ = h_⊥ + "
+                  "Gumbel(1/eps); v_(j) = h_(j) + Gumbel(1/eps) for j <= kbar; "
                   "return the indices sorted above v_⊥, {i_(1)..i_(j), ⊥} if j < k, else {i_(1)..i_(k)}",
         code="mechanisms.limited_domain.LimitDom",
-        reason="Implemented literally (Delta=None: unrestricted, min = kbar). Exact law by integrating the Gumbel densities with ⊥ as an extra item; "
-               "the sampler reads only the true top-(kbar+1) (argpartition). tests/mechanisms/test_limited_domain.py: exact vs quadrature twin, seeded fit with power test.",
+        reason="Implemented literally (Delta=None: unrestricted, min = kbar). Exact law by integrating the Gumbel densities "
+               "with ⊥ as an extra item; "
+               "the sampler reads only the true top-(kbar+1) (argpartition). tests/mechanisms/test_limited_domain.py: exact vs "
+               "quadrature twin, seeded fit with power test.",
     ),
     Statement(
         id="DR19.Alg1#neurips", title="Algorithm 1 as printed in seed 000", source="000 §3, Algorithm 1",
         statement="h_⊥ = h_(kbar+1) + 1 + ln(min{Delta, kbar, d - kbar}/delta)/eps",
         code="mechanisms.limited_domain.LimitDom(variant='neurips')",
-        reason="Implemented; d - kbar = 0 (kbar = d) gives ⊥ weight 0. Its privacy: DR19.Thm1#neurips; footnote 1: DR19.Fn1#neurips.",
+        reason="Implemented; d - kbar = 0 (kbar = d) gives ⊥ weight 0. Its privacy: DR19.Thm1#neurips; footnote 1: "
+               "DR19.Fn1#neurips.",
     ),
     PrivacyClaim(
         id="DR19.Thm1", title="Privacy of Algorithm 1 (curve eq. (2))", source=f"{S3}, Theorem 1 (proof §5.2)",
@@ -81,24 +86,31 @@ CLAIMS = [
         mechanism=_ld(), points=_curve,
     ),
     PrivacyClaim(
-        id="DR19.Thm1#delta-threshold-unrestricted", title="Probe: Delta threshold without Delta-restricted neighbours", source=f"{S3}, Theorem 1",
-        statement="(probe) LimitDom with ln(min{1, kbar}/delta) under unrestricted add/remove neighbours", probe=True, expected="violated",
+        id="DR19.Thm1#delta-threshold-unrestricted", title="Probe: Delta threshold without Delta-restricted "
+                                                           "neighbours", source=f"{S3}, Theorem 1",
+        statement="(probe) LimitDom with ln(min{1, kbar}/delta) under unrestricted add/remove "
+                  "neighbours", probe=True, expected="violated",
         code="mechanisms.limited_domain.LimitDom(Delta=1)", relation="add-remove",
         domain=_dom(4, 2, "add-remove", [{**P2[0], "Delta": 1}]), mechanism=_ld(), points=lambda p: _curve(p, QGRID),
-        notes="Shows the checker sees the Delta hypothesis: with d - kbar >= 2, two indices can leave the top-kbar at once. Witness: h'=(0,0,1,1) -> h=(0,0,0,0), "
-              "k=1, kbar=2, eps=1, delta=1/10, Delta=1: the event {(2,), (3,)} has probability 1/6 under h' and 0 under h, so delta(1) = 1/6 > 0.1.",
+        notes="Shows the checker sees the Delta hypothesis: with d - kbar >= 2, two indices can leave the top-kbar at once. "
+              "Witness: h'=(0,0,1,1) -> h=(0,0,0,0), "
+              "k=1, kbar=2, eps=1, delta=1/10, Delta=1: the event {(2,), (3,)} has probability 1/6 under h' and 0 under h, so "
+              "delta(1) = 1/6 > 0.1.",
     ),
     PrivacyClaim(
         id="DR19.Thm1#linf", title="Theorem 1 under §2's l_inf neighbours", source=f"{S3}, Theorem 1; §2",
         statement=THM1 + " -- neighbours ||h-h'||_inf <= 1 (mixed signs)", expected="violated",
         code="mechanisms.limited_domain.LimitDom", relation="linf",
         domain=_dom(3, 2, "linf", P2[:1]), mechanism=_ld(), points=lambda p: _curve(p, QGRID),
-        notes="ERRATUM (relation): with mixed-sign moves an index can leave from h_(kbar+1)+2 and the good-event ratio is 2eps per step; "
-              "the proofs' 'w.l.o.g. h >= h'' is the add/remove relation. Witness: h=(0,2,2), h'=(1,1,1), k=1, kbar=2, eps=1, delta=1/10: "
+        notes="ERRATUM (relation): with mixed-sign moves an index can leave from h_(kbar+1)+2 and the good-event ratio is 2eps "
+              "per step; "
+              "the proofs' 'w.l.o.g. h >= h'' is the add/remove relation. Witness: h=(0,2,2), h'=(1,1,1), k=1, kbar=2, eps=1, "
+              "delta=1/10: "
               "exact delta(1) = 0.16550 > claimed 0.1 (delta' = 0).",
     ),
     PrivacyClaim(
-        id="DR19.Thm1#neurips", title="Theorem 1 for seed 000's threshold min{Delta, kbar, d - kbar}", source="000 §3, Algorithm 1 / Theorem 1",
+        id="DR19.Thm1#neurips", title="Theorem 1 for seed 000's threshold min{Delta, kbar, d - "
+                                      "kbar}", source="000 §3, Algorithm 1 / Theorem 1",
         statement=THM1 + " -- seed 000's h_⊥ with min{Delta, kbar, d - kbar}",
         code="mechanisms.limited_domain.LimitDom(variant='neurips')", relation="add-remove",
         domain=widened(_dom(4, 2, "add-remove", P3)), quick=_dom(3, 2, "add-remove", P2[:1]),
@@ -106,7 +118,8 @@ CLAIMS = [
     ),
     Obligation(
         id="DR19.Claim3.1", title="Bad-index probability <= delta / min{Delta, kbar}", source=f"{S3} (after Theorem 1)",
-        statement="the probability of outputting any index in the top-kbar for histogram h but not in the top-kbar for a neighboring histogram h' is bounded by delta/min{Delta, kbar}",
+        statement="the probability of outputting any index in the top-kbar for histogram h but not in the top-kbar for a "
+                  "neighboring histogram h' is bounded by delta/min{Delta, kbar}",
         code="proofs.dr19._limited_sec3.claim_3_1", relation="add-remove",
         domain=_dom(4, 3, "add-remove", P3), quick=_dom(3, 2, "add-remove", P2),
         evaluate=E.claim_3_1("kbar"), instances=pair_instances(both=True),
@@ -121,7 +134,8 @@ CLAIMS = [
     ),
     Obligation(
         id="DR19.Claim3.1#sec3.2", title="§3.2's version: delta / min{Delta, k}", source="001 §3.2",
-        statement="indices in the top-kbar for one histogram but not in a neighboring histogram will output with probability at most delta/min{Delta, k}",
+        statement="indices in the top-kbar for one histogram but not in a neighboring histogram will output with probability at "
+                  "most delta/min{Delta, k}",
         code="proofs.dr19._limited_sec3.claim_3_1", relation="add-remove",
         domain=_dom(4, 3, "add-remove", P3), quick=_dom(3, 2, "add-remove", P2),
         evaluate=E.claim_3_1("k"), instances=pair_instances(both=True),
@@ -129,21 +143,26 @@ CLAIMS = [
     ),
     PrivacyClaim(
         id="DR19.Lem3.1", title="(Informal) data-dependent kbar costs k -> k+1", source=f"{S3}, Lemma 3.1 (Informal); §6.3",
-        statement="We can find a noisy estimate of the optimal parameter kbar for a given histogram h, and this will only increase our privacy loss by substituting k+1 for k in the guarantees in Theorem 1.",
+        statement="We can find a noisy estimate of the optimal parameter kbar for a given histogram h, and this will only "
+                  "increase our privacy loss by substituting k+1 for k in the guarantees in Theorem 1.",
         code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold(inner_k=k)", relation="add-remove",
         domain=widened(_dom(4, 2, "add-remove", [{**p, "k": 1} for p in OT])), quick=_dom(3, 2, "add-remove", [{"k": 1, "dbar": 2, "eps": 1, "delta": F(1, 10)}]),
         mechanism=lambda p: OptimalThreshold(p["k"], p["dbar"], p["eps"], p["delta"], inner_k=p["k"]),
         points=lambda p: curve_points(p["k"] + 1, p["eps"], p["delta"], GRID),
-        notes="Formalised as: the EM selection of §6.3 (range [k, dbar]) followed by LimitDom^{k, kbar}, released with kbar, is (eps'_(k+1)(delta'), delta + delta')-DP.",
+        notes="Formalised as: the EM selection of §6.3 (range [k, dbar]) followed by LimitDom^{k, kbar}, released with kbar, is "
+              "(eps'_(k+1)(delta'), delta + delta')-DP.",
     ),
     Obligation(
         id="DR19.Fn1", title="kbar = d: LimitDom becomes the peeling EM", source=f"{S3}, footnote 1",
-        statement="If kbar = d, then we use write h_(d+1) = 0, in which case the algorithm becomes equivalent to the exponential mechanism with peeling.",
+        statement="If kbar = d, then we use write h_(d+1) = 0, in which case the algorithm becomes equivalent to the "
+                  "exponential mechanism with peeling.",
         code="proofs.dr19._limited_sec3.fn1", relation="none", expected="violated",
         domain=_dom(3, 2, "none", [{"k": 1, "eps": 1, "delta": F(1, 10)}, {"k": 2, "eps": 1, "delta": F(1, 10)}]),
         evaluate=E.fn1,
-        notes="ERRATUM (001 text): with h_(d+1) = 0, ⊥ keeps weight exp(eps (1 + ln(d/delta)/eps)) = e^eps d/delta > 0, so LimitDom^(k,d) can stop early and "
-              "is not pEM^k. Witness: h=(0,0,0), k=1, eps=1, delta=1/10: Pr[(⊥)] = 30e/(30e+3) = 0.965. Seed 000's min{.., d - kbar} gives ⊥ weight 0 and "
+        notes="ERRATUM (001 text): with h_(d+1) = 0, ⊥ keeps weight exp(eps (1 + ln(d/delta)/eps)) = e^eps d/delta > 0, so "
+              "LimitDom^(k,d) can stop early and "
+              "is not pEM^k. Witness: h=(0,0,0), k=1, eps=1, delta=1/10: Pr[(⊥)] = 30e/(30e+3) = 0.965. Seed 000's min{.., d - "
+              "kbar} gives ⊥ weight 0 and "
               "the equivalence holds (DR19.Fn1#neurips). Kbar = d is accepted by the code (h_(d+1) = 0).",
     ),
     Obligation(
@@ -164,16 +183,19 @@ CLAIMS = [
     ),
     Obligation(
         id="DR19.Claim3.2", title="kbar = k outputs only true top-k indices", source="001 §3.1, §8 (prose)",
-        statement="if we set kbar = k, then we will only output indices in the top-k and achieve perfect accuracy (§3.1); if we set k = kbar = 1 ... it would only either return the true top index or ⊥ (§8)",
+        statement="if we set kbar = k, then we will only output indices in the top-k and achieve perfect accuracy (§3.1); if we "
+                  "set k = kbar = 1 ... it would only either return the true top index or ⊥ (§8)",
         code="proofs.dr19._limited_sec3.claim_3_2_topk", relation="none",
         domain=_dom(4, 3, "none", [{"k": 1, "eps": 1, "delta": F(1, 10)}, {"k": 2, "eps": 1, "delta": F(1, 10)}]),
         quick=_dom(3, 2, "none", [{"k": 2, "eps": 1, "delta": F(1, 10)}]),
         evaluate=E.claim_3_2_topk,
-        notes="Other checkable prose: #flat, #monotone-kbar. Not checkable: 'asymptotically better accuracy', 'clear winners' (no quantitative content).",
+        notes="Other checkable prose: #flat, #monotone-kbar. Not checkable: 'asymptotically better accuracy', 'clear winners' "
+              "(no quantitative content).",
     ),
     Obligation(
         id="DR19.Claim3.2#flat", title="Flat histograms return ⊥ w.p. >= 1 - delta", source="001 §8 (prose)",
-        statement="Consider the histogram in which all values are equal ... our algorithm needs to ensure that for this histogram we will return ⊥ with probability at least 1 - delta",
+        statement="Consider the histogram in which all values are equal ... our algorithm needs to ensure that for this "
+                  "histogram we will return ⊥ with probability at least 1 - delta",
         code="proofs.dr19._limited_sec3.claim_3_2_flat", relation="none",
         domain=_dom(5, 4, "none", [{"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10)}, {"k": 2, "kbar": 4, "eps": F(1, 10), "delta": F(1, 2)}]),
         evaluate=E.claim_3_2_flat, instances=E.flat_instances,
@@ -185,28 +207,35 @@ CLAIMS = [
         code="proofs.dr19._limited_sec3.claim_3_2_monotone", relation="none", expected="violated",
         domain=_dom(4, 2, "none", [{"k": 1, "eps": 1, "delta": F(1, 10)}]),
         evaluate=E.claim_3_2_monotone,
-        notes="ERRATUM (prose): false in general -- on a flat stretch h_(kbar+1) does not drop while ln(kbar/delta)/eps grows, so a larger kbar lowers "
-              "Pr[k indices]; §3 itself describes this trade-off. Witness h=(0,0,0,2), k=1, eps=1, delta=1/10: Pr[1 index] = 0.21373 at kbar=1 "
+        notes="ERRATUM (prose): false in general -- on a flat stretch h_(kbar+1) does not drop while ln(kbar/delta)/eps grows, "
+              "so a larger kbar lowers "
+              "Pr[k indices]; §3 itself describes this trade-off. Witness h=(0,0,0,2), k=1, eps=1, delta=1/10: Pr[1 index] = "
+              "0.21373 at kbar=1 "
               "but 0.13368 at kbar=2.",
     ),
     Statement(
         id="DR19.Def8.1", title="(alpha, k)-accuracy", source="001 §8, Definition 8.1",
         statement="d ⊆ [d] ∪ {⊥} is (alpha, k)-accurate if h_i >= h_(k) - alpha for every i in d, i != ⊥",
         code="proofs.dr19._limited_sec3._bad_items",
-        reason="Implemented as the set of indices with h_i < h_(k) - alpha (decided at 256 bits); used by DR19.Lem8.1. Ambiguity: Def. 8.1 asks alpha to be an integer, Lemma 8.1's alpha = ln(k kbar/beta)/eps is not.",
+        reason="Implemented as the set of indices with h_i < h_(k) - alpha (decided at 256 bits); used by DR19.Lem8.1. "
+               "Ambiguity: Def. 8.1 asks alpha to be an integer, Lemma 8.1's alpha = ln(k kbar/beta)/eps is not.",
     ),
     Obligation(
-        id="DR19.Lem8.1", title="Accuracy of Algorithm 1 (alpha = ln(k kbar/beta)/eps)", source="001 §8, Lemma 8.1; 000 Lemma 3.1",
-        statement="For any histogram h, with probability at least 1 - beta the output from Algorithm 1 with parameters k, kbar, eps, delta is (alpha, k)-accurate where alpha = ln(k kbar/beta)/eps",
+        id="DR19.Lem8.1", title="Accuracy of Algorithm 1 (alpha = ln(k "
+                                "kbar/beta)/eps)", source="001 §8, Lemma 8.1; 000 Lemma 3.1",
+        statement="For any histogram h, with probability at least 1 - beta the output from Algorithm 1 with parameters k, kbar, "
+                  "eps, delta is (alpha, k)-accurate where alpha = ln(k kbar/beta)/eps",
         code="proofs.dr19._limited_sec3.lemma_8_1_accuracy", relation="none",
         domain=_dom(4, 3, "none", [{"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10)}, {"k": 2, "kbar": 3, "eps": 2, "delta": F(1, 10)}], betas=(F(1, 2), F(1, 10))),
         quick=_dom(3, 3, "none", [{"k": 1, "kbar": 2, "eps": 2, "delta": F(1, 10)}], betas=(F(1, 2),)),
         evaluate=E.lemma_8_1_accuracy, instances=E.acc_instances,
-        notes="Exact; beta from a grid plus, for every gap g = h_(k) - h_i, the boundary beta = k kbar e^(-eps g) (rounded up) at which index i turns inaccurate.",
+        notes="Exact; beta from a grid plus, for every gap g = h_(k) - h_i, the boundary beta = k kbar e^(-eps g) (rounded up) "
+              "at which index i turns inaccurate.",
     ),
     Obligation(
         id="DR19.Lem8.1#k-indices", title="Lemma 8.1, second statement, at its boundary", source="001 §8, Lemma 8.1",
-        statement="Algorithm 1 will return k indices with probability at least 1 - beta if h_(k) >= h_(kbar+1) + 1 + ln(min{Delta, kbar}/delta)/eps + ln(k/beta)/eps",
+        statement="Algorithm 1 will return k indices with probability at least 1 - beta if h_(k) >= h_(kbar+1) + 1 + "
+                  "ln(min{Delta, kbar}/delta)/eps + ln(k/beta)/eps",
         code="proofs.dr19._limited_sec3.lemma_8_1_k_indices", relation="none",
         domain=_dom(3, 8, "none", [{"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 2)}, {"k": 2, "kbar": 2, "eps": 2, "delta": F(1, 10)},
                                    {"k": 1, "kbar": 2, "eps": 2, "delta": F(1, 10), "Delta": 1}]),
@@ -216,22 +245,27 @@ CLAIMS = [
     ),
     Obligation(
         id="DR19.Lem8.1#statistical", title="Lemma 8.1 statistically at a large histogram", source="001 §8, Lemma 8.1",
-        statement="(both statements, d = 10^5, kbar = 40, k = 5, boundary beta) failure frequencies' Clopper-Pearson upper bounds <= beta",
+        statement="(both statements, d = 10^5, kbar = 40, k = 5, boundary beta) failure frequencies' Clopper-Pearson upper "
+                  "bounds <= beta",
         code="proofs.dr19._limited_sec3.lemma_8_1_statistical", relation="none",
         domain=_dom(1, 0, "none", [{"k": 5, "kbar": 40, "eps": 1, "delta": F(1, 10**6), "n": 20000}]),
         quick=_dom(1, 0, "none", [{"k": 5, "kbar": 40, "eps": 1, "delta": F(1, 10**6), "n": 4000}]),
         evaluate=E.lemma_8_1_statistical, instances=E._single,
-        notes="Statistical (seed 20190517, one-sided 99.9% Clopper-Pearson): the exact law is out of reach at kbar = 40. Floats enter here only.",
+        notes="Statistical (seed 20190517, one-sided 99.9% Clopper-Pearson): the exact law is out of reach at kbar = 40. Floats "
+              "enter here only.",
     ),
     Statement(
         id="DR19.Claim8.1", title="Comparisons with Bafna-Ullman [2] and Bhaskar et al. [5]", source="001 §8 (after Lemma 8.1)",
-        statement="The first statement is essentially equivalent to Theorem 6 in [2] (alpha = ln(kd/beta)/eps) ... gamma = O(ln binom(m, l)/eps + ln(k/beta)/eps) in [5] ... we can achieve gamma = ln(kbar k/beta)/eps",
+        statement="The first statement is essentially equivalent to Theorem 6 in [2] (alpha = ln(kd/beta)/eps) ... gamma = O(ln "
+                  "binom(m, l)/eps + ln(k/beta)/eps) in [5] ... we can achieve gamma = ln(kbar k/beta)/eps",
         code="-", kind="not-checkable", expected="not-checkable",
-        reason="Compares with theorems of other papers ([2], [5]) not among the seeds, in O(.) terms; nothing to compute. The part about this paper (alpha with kbar in place of d) is DR19.Lem8.1.",
+        reason="Compares with theorems of other papers ([2], [5]) not among the seeds, in O(.) terms; nothing to compute. The "
+               "part about this paper (alpha with kbar in place of d) is DR19.Lem8.1.",
     ),
     Obligation(
         id="DR19.LemE.1", title="When LEM beats EM at the top index", source="001 App. E, Lemma E.1",
-        statement="Pr[LEM^kbar(h, d^kbar(h)) = i_(1)] >= Pr[EM(h) = i_(1)] iff (min{Delta, kbar} e^eps/delta) exp(eps h_(kbar+1)) <= sum_{j > kbar} exp(eps h_(j))",
+        statement="Pr[LEM^kbar(h, d^kbar(h)) = i_(1)] >= Pr[EM(h) = i_(1)] iff (min{Delta, kbar} e^eps/delta) exp(eps "
+                  "h_(kbar+1)) <= sum_{j > kbar} exp(eps h_(j))",
         code="proofs.dr19._limited_sec3.lemma_e_1", relation="none",
         domain=_dom(5, 3, "none", [{"kbar": 1, "eps": F(1, 10), "delta": F(1, 2)}, {"kbar": 2, "eps": 1, "delta": F(1, 10)}, {"kbar": 2, "eps": F(1, 10), "delta": F(9, 10), "Delta": 1}]),
         quick=_dom(4, 2, "none", [{"kbar": 1, "eps": F(1, 10), "delta": F(1, 2)}]),
@@ -252,6 +286,7 @@ CLAIMS = [
         statement="(probe, d = 1) Pr[LEM not in {i_(1), ⊥}] < Pr[EM != i_(1)]", probe=True, expected="violated",
         code="proofs.dr19._limited_sec3.lemma_e_2", relation="none",
         domain=_dom(1, 2, "none", [{"kbar": 1, "eps": 1, "delta": F(1, 10)}]), evaluate=E.lemma_e_2,
-        notes="Degenerate edge. Witness: h=(0,), kbar=1: with one item both probabilities are 0, so the strict inequality fails (0 < 0).",
+        notes="Degenerate edge. Witness: h=(0,), kbar=1: with one item both probabilities are 0, so the strict inequality fails "
+              "(0 < 0).",
     ),
 ]

@@ -66,10 +66,12 @@ LEM68 = "For any delta' >= 0, Algorithm 6 is (eps', delta + delta')-DP for eps' 
 CLAIMS = [
     Statement(
         id="DR19.Alg5", title="Strictly limited domain", source="001 §6.2, Algorithm 5",
-        statement="h_⊥ = h_(kbar+1) + 1 + ln(kbar/delta)/eps; v_⊥ = h_⊥ + Gumbel(1/eps); for j <= kbar: if h_(j) > h_(kbar+1): v_j = h_(j) + Gumbel(1/eps); "
+        statement="h_⊥ = h_(kbar+1) + 1 + ln(kbar/delta)/eps; v_⊥ = h_⊥ + Gumbel(1/eps); for j <= kbar: if h_(j) > h_(kbar+1): "
+                  "v_j = h_(j) + Gumbel(1/eps); "
                   "return the indices sorted above v_⊥ (⊥-terminated if fewer than k); kbar in {k, ..., d-1}",
         code="mechanisms.limited_domain.StrictLimitDom",
-        reason="Implemented literally (domain d^kbar_>(h), eq. (9); kbar >= d refused as printed); exact law = Gumbel race over d_>(h) ∪ {⊥}; "
+        reason="Implemented literally (domain d^kbar_>(h), eq. (9); kbar >= d refused as printed); exact law = Gumbel race over "
+               "d_>(h) ∪ {⊥}; "
                "tests: exact vs pLEM on d_>(h), seeded sampler fit.",
     ),
     PrivacyClaim(
@@ -80,20 +82,26 @@ CLAIMS = [
         mechanism=_strict, points=lambda p: curve_points(p["k"], p["eps"], p["delta"], GRID),
     ),
     PrivacyClaim(
-        id="DR19.Lem6.6#delta-threshold", title="Probe: Algorithm 5 with a Delta threshold", source="001 §6.2, Lemma 6.6 and the remark before Algorithm 5",
-        statement="(probe) Algorithm 5 with ln(min{Delta, kbar}/delta) under Delta-restricted neighbours satisfies Theorem 1's curve",
+        id="DR19.Lem6.6#delta-threshold", title="Probe: Algorithm 5 with a Delta "
+                                                "threshold", source="001 §6.2, Lemma 6.6 and the remark before Algorithm 5",
+        statement="(probe) Algorithm 5 with ln(min{Delta, kbar}/delta) under Delta-restricted neighbours satisfies Theorem 1's "
+                  "curve",
         code="mechanisms.limited_domain.StrictLimitDom(Delta=1)", relation="delta:1", probe=True, expected="violated",
         domain=_dom(4, 1, "delta:1", [{"k": 2, "kbar": 3, "eps": F(1, 2), "delta": F(1, 10), "Delta": 1}]),
         mechanism=_strict, points=lambda p: curve_points(p["k"], p["eps"], p["delta"], QGRID),
-        notes="Confirms the paper's remark that the strict variant 'does not see the same improvement in the restricted-sensitivity setting': "
-              "one changed count can move h_(kbar+1) and so remove several tied indices from d_>(h) at once. Witness: h=(0,1,1,1) -> (1,1,1,1), "
+        notes="Confirms the paper's remark that the strict variant 'does not see the same improvement in the "
+              "restricted-sensitivity setting': "
+              "one changed count can move h_(kbar+1) and so remove several tied indices from d_>(h) at once. Witness: "
+              "h=(0,1,1,1) -> (1,1,1,1), "
               "k=2, kbar=3, eps=1/2, delta=1/10, Delta=1: exact delta(1) = 0.23077 > 0.1.",
     ),
     PrivacyClaim(
         id="DR19.Lem6.6#linf", title="Lemma 6.6 under l_inf", source="001 §6.2, Lemma 6.6",
-        statement=LEM66 + " -- neighbours ||h-h'||_inf <= 1", code="mechanisms.limited_domain.StrictLimitDom", relation="linf", expected="violated",
+        statement=LEM66 + " -- neighbours ||h-h'||_inf <= "
+                          "1", code="mechanisms.limited_domain.StrictLimitDom", relation="linf", expected="violated",
         domain=_dom(3, 2, "linf", P2[:1]), mechanism=_strict, points=lambda p: curve_points(p["k"], p["eps"], p["delta"], QGRID),
-        notes="ERRATUM (relation), as DR19.Thm1#linf. Witness: h=(0,2,2), h'=(1,1,1), k=1, kbar=2, eps=1, delta=1/10: exact delta(1) = 0.21373 > 0.1.",
+        notes="ERRATUM (relation), as DR19.Thm1#linf. Witness: h=(0,2,2), h'=(1,1,1), k=1, kbar=2, eps=1, delta=1/10: exact "
+              "delta(1) = 0.21373 > 0.1.",
     ),
     Obligation(
         id="DR19.Def6.eq9", title="Strict domain d^k_>(h) ⊆ d^k(h)", source="001 §6.2, eq. (9)",
@@ -104,7 +112,8 @@ CLAIMS = [
     ),
     Obligation(
         id="DR19.Lem6.7", title="Structure of strict domains", source="001 §6.2, Lemma 6.7",
-        statement="For any neighboring h, h' and k < d, either d_>(h') ⊆ d_>(h) and h_i = h_(k+1) + 1 on d_>(h) \\ d_>(h'), or d_>(h) ⊆ d_>(h') and h'_i = h'_(k+1) + 1 on d_>(h') \\ d_>(h)",
+        statement="For any neighboring h, h' and k < d, either d_>(h') ⊆ d_>(h) and h_i = h_(k+1) + 1 on d_>(h) \\ d_>(h'), or "
+                  "d_>(h) ⊆ d_>(h') and h'_i = h'_(k+1) + 1 on d_>(h') \\ d_>(h)",
         code="proofs.dr19.limited_sec6._lemma_6_7", relation="add-remove",
         domain=_dom(4, 3, "add-remove", KS), quick=_dom(3, 2, "add-remove", KS[:2]), evaluate=_lemma_6_7,
     ),
@@ -118,29 +127,38 @@ CLAIMS = [
     ),
     Statement(
         id="DR19.Alg6", title="Optimal threshold", source="001 §6.3, Algorithm 6",
-        statement="for i in [k, dbar]: v_i = h_(i) + ln(i/delta)/eps + Gumbel(1/eps); kbar = argmin{v_i}; return LimitDom^{k-1, kbar}(h; eps, delta)",
+        statement="for i in [k, dbar]: v_i = h_(i) + ln(i/delta)/eps + Gumbel(1/eps); kbar = argmin{v_i}; return LimitDom^{k-1, "
+                  "kbar}(h; eps, delta)",
         code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold",
-        reason="Implemented literally (literal=True: argmin of v + Gumbel, whose exact law is an inclusion-exclusion over exponential races) and as the text "
-               "describes it (default: EM with q(h,i) = -h_(i) - ln(i/delta)/eps). Ambiguities recorded: the range is [k, dbar] in Algorithm 6 but [k+1, dbar] "
-               "in the proof of Lemma 6.8 (start=); the score uses h_(i) while kbar = i thresholds at h_(i+1); LimitDom^{k-1} here vs k+1 accounting in Lemma 3.1 (inner_k=).",
+        reason="Implemented literally (literal=True: argmin of v + Gumbel, whose exact law is an inclusion-exclusion over "
+               "exponential races) and as the text "
+               "describes it (default: EM with q(h,i) = -h_(i) - ln(i/delta)/eps). Ambiguities recorded: the range is [k, dbar] "
+               "in Algorithm 6 but [k+1, dbar] "
+               "in the proof of Lemma 6.8 (start=); the score uses h_(i) while kbar = i thresholds at h_(i+1); LimitDom^{k-1} "
+               "here vs k+1 accounting in Lemma 3.1 (inner_k=).",
     ),
     PrivacyClaim(
         id="DR19.Lem6.8", title="Privacy of Algorithm 6", source="001 §6.3, Lemma 6.8",
-        statement=LEM68, code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold (EM selection, LimitDom^{k-1,kbar}, kbar released)",
+        statement=LEM68, code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold (EM selection, LimitDom^{k-1,kbar}, "
+                              "kbar released)",
         relation="add-remove", domain=widened(_dom(4, 2, "add-remove", OT)), quick=_dom(3, 2, "add-remove", OTQ),
         mechanism=_ot(), points=lambda p: curve_points(p["k"], p["eps"], p["delta"], GRID),
-        notes="Outcome (kbar, o): the selected kbar is released (§6.3: 'we can actually return the optimal kbar ... with no additional privacy cost').",
+        notes="Outcome (kbar, o): the selected kbar is released (§6.3: 'we can actually return the optimal kbar ... with no "
+              "additional privacy cost').",
     ),
     PrivacyClaim(
-        id="DR19.Lem6.8#literal-selection", title="Lemma 6.8 with Algorithm 6's printed argmin(v + Gumbel)", source="001 §6.3, Algorithm 6, Lemma 6.8",
+        id="DR19.Lem6.8#literal-selection", title="Lemma 6.8 with Algorithm 6's printed argmin(v + "
+                                                  "Gumbel)", source="001 §6.3, Algorithm 6, Lemma 6.8",
         statement=LEM68 + " -- selection exactly as printed: kbar = argmin_i h_(i) + ln(i/delta)/eps + Gumbel(1/eps)",
         code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold(literal=True)", relation="add-remove", expected="violated",
         domain=widened(_dom(4, 2, "add-remove", ({"k": 2, "dbar": 4, "eps": 1, "delta": F(1, 10)}, *OT), pairs=(LIT_SEL_WITNESS,))),
         quick=_dom(4, 1, "add-remove", ({"k": 2, "dbar": 4, "eps": 1, "delta": F(1, 10)},), pairs=(LIT_SEL_WITNESS,)),
         mechanism=_ot(literal=True), points=lambda p: curve_points(p["k"], p["eps"], p["delta"], GRID),
-        notes="With 2 candidates argmin(x+G) has the EM law (the Gumbel difference is logistic); from 3 candidates on it does not. "
+        notes="With 2 candidates argmin(x+G) has the EM law (the Gumbel difference is logistic); from 3 candidates on it does "
+              "not. "
               "Holds on every pair of d <= 5, counts 0..6 with dbar <= 4, but the worst-case search (`dpverify search "
-              "DR19.Lem6.8#literal-selection`, realistic grid) refutes it. Witness: at dbar = 5, k = 2, eps = 1, delta = 1e-6 the pair "
+              "DR19.Lem6.8#literal-selection`, realistic grid) refutes it. Witness: at dbar = 5, k = 2, eps = 1, delta = 1e-6 "
+              "the pair "
               "(22,20,17,17,17) -> (22,20,18,18,18) has exact delta(2) = 7.6e-3 > 1e-6 (certified), and at dbar = 6 the pair "
               "(23,17,17,17,17,17) -> (23,17,18,18,18,18) has 2.3e-3 (sampling agrees: 0.0078 vs e^2 x 0.00073). The Gumbel's "
               "thin left tail makes argmin(v + Gumbel) far from the EM once three or more candidates are close: a selection "
@@ -156,7 +174,8 @@ CLAIMS = [
     ),
     PrivacyClaim(
         id="DR19.Lem6.8#linf", title="Lemma 6.8 under l_inf", source="001 §6.3, Lemma 6.8",
-        statement=LEM68 + " -- neighbours ||h-h'||_inf <= 1", code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold", relation="linf", expected="violated",
+        statement=LEM68 + " -- neighbours ||h-h'||_inf <= "
+                          "1", code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold", relation="linf", expected="violated",
         domain=_dom(4, 2, "linf", [{**OTQ[0], "dbar": 2}]), mechanism=_ot(), points=lambda p: curve_points(p["k"], p["eps"], p["delta"], QGRID),
         notes="ERRATUM (relation): the selection's monotonicity (Lemma 5.1) and the LimitDom part both need one-signed moves. "
               "Witness: h=(0,0,2,2), h'=(1,1,1,1), k=2, dbar=2, eps=1, delta=1/10: exact delta(2) = 0.21373 > 0.1.",
