@@ -37,7 +37,7 @@ __all__ = [
 
 
 def _eq2_local(k: int, eps: Any, delta_prime: Any, *, prec: int = DEFAULT_PREC, interval: bool = False) -> Any:
-    """eq. (2) (001 §3), transcribed: ``min{k eps, k eps (e^eps-1)/(e^eps+1) + eps sqrt(2k ln(1/delta')),
+    """eq. (2) (DR19 §3), transcribed: ``min{k eps, k eps (e^eps-1)/(e^eps+1) + eps sqrt(2k ln(1/delta')),
     k eps^2/2 + eps sqrt(k/2 ln(1/delta'))}``; only ``k eps`` when delta' = 0.  Claimed upper bound on eps."""
     with exact_context(prec, interval) as ctx:
         e, kc = to_ctx(ctx, eps), ctx.mpf(k)

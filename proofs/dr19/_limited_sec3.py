@@ -1,4 +1,4 @@
-"""Evaluators for the ledger :mod:`proofs.dr19.limited` (DR19 §3, §8, App. E, footnote 1; seed 001)."""
+"""Evaluators for the ledger :mod:`proofs.dr19.limited` (DR19 §3, §8, App. E, footnote 1)."""
 
 from __future__ import annotations
 

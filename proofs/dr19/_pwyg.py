@@ -1,4 +1,4 @@
-"""Evaluators for the ledger :mod:`proofs.dr19.pwyg` (DR19 §3 Algorithm 2 / Theorem 2, §7; seed 001).
+"""Evaluators for the ledger :mod:`proofs.dr19.pwyg` (DR19 §3 Algorithm 2 / Theorem 2, §7).
 
 Every instance is a top-level neighbouring pair ``(h, h')`` and a parameter dict
 ``{k_star, l_star, eps, delta, strategy[, Delta][, charge][, algorithm]}``.  The

@@ -1,4 +1,4 @@
-"""Ledger: composition items of Durfee & Rogers (seed 001) §4 and Appendix A.
+"""Ledger: composition items of Durfee & Rogers (DR19) §4 and Appendix A.
 
 Parameter-grid obligations (``relation="none"``): each instance is a parameter
 point; ``evaluate`` returns ``truth <= bound`` comparisons where *truth* is exact
@@ -45,7 +45,7 @@ _K_EPS = ({"k": 1, "eps": F(1)}, {"k": 2, "eps": F(1)}, {"k": 3, "eps": F(1)}, {
 
 CLAIMS = [
     Obligation(
-        id="DR19.Thm3", title="Composition (basic / advanced, KOV-improved)", source="001 §4, Theorem 3",
+        id="DR19.Thm3", title="Composition (basic / advanced, KOV-improved)", source="DR19 §4, Theorem 3",
         statement="M_1..M_t each (eps_i, delta_i)-DP, adaptively chosen => (eps'(delta'), sum delta_i + delta')-DP for any "
                   "delta' >= 0, "
         "eps'(delta') = min{sum eps_i, sum eps_i (e^eps_i - 1)/(e^eps_i + 1) + sqrt(2 sum eps_i^2 ln(1/delta'))}",
@@ -62,11 +62,11 @@ CLAIMS = [
         evaluate=_thm3, instances=_grid,
         notes="Truth: the exact optimal composition (KOV17 Thm 3.3/3.5, MV16 Thm 1.5) -- randomized response, with an atom "
               "delta0 at +inf. "
-        "Same formula in seed 000. Valid adaptively (KOV).",
+        "Same formula in DR19-NeurIPS. Valid adaptively (KOV).",
     ),
     Obligation(
         id="DR19.Lem4.4", title="Composition of range-bounded mechanisms (eq. "
-                                "(4))", source="001 §4.2, Lemma 4.4 (proof App. B.2)",
+                                "(4))", source="DR19 §4.2, Lemma 4.4 (proof App. B.2)",
         statement="M_1..M_t each eps_i-bounded range, adaptively chosen => (eps''(delta), delta)-DP for any delta >= 0, "
                   "eps''(delta) = "
         "min{sum eps_i, sum eps_i (e^eps_i-1)/(e^eps_i+1) + sqrt(2 sum eps_i^2 ln(1/delta)), sum eps_i^2/2 + sqrt(1/2 sum "
@@ -84,10 +84,10 @@ CLAIMS = [
         notes="Truth = max over t of the exact profile of RR_{eps,t}^k (DDR20): a LOWER bound on the adaptive worst case, so "
               "'holds' means "
         "'not refuted' (a necessary check); the Azuma-Hoeffding proof of App. B.2 is what makes it a theorem. "
-        "App. B.2 says 'bounded with probability at least delta' (should read 1 - delta). Same formula in seed 000.",
+        "App. B.2 says 'bounded with probability at least delta' (should read 1 - delta). Same formula in DR19-NeurIPS.",
     ),
     Obligation(
-        id="DR19.Lem4.4#adaptive", title="Lemma 4.4 vs adaptively chosen range-bounded steps", source="001 §4.2, Lemma 4.4",
+        id="DR19.Lem4.4#adaptive", title="Lemma 4.4 vs adaptively chosen range-bounded steps", source="DR19 §4.2, Lemma 4.4",
         statement="(as DR19.Lem4.4, against an adaptive adversary) the choice of M_i may depend on the previous outcomes",
         code="proofs.composition.range_bounded_eps; truth proofs.composition.range_bounded.br_adaptive_delta", relation="none",
         domain=Domain(**_NONE, extra={"k": (2, 5, 10), "eps": (F(1, 10), F(1)), "delta": (F(1, 10**6), F(1, 10**2))}),
@@ -99,7 +99,7 @@ CLAIMS = [
     ),
     Obligation(
         id="DR19.Lem4.4#rb-dropped", title="Probe: eq. (4) for eps-DP (not range-bounded) "
-                                           "mechanisms", source="001 §4.2, Lemma 4.4",
+                                           "mechanisms", source="DR19 §4.2, Lemma 4.4",
         statement="(probe) k adaptively composed eps-DP mechanisms are (eps''(delta), delta)-DP with eq. (4)",
         code="proofs.composition.range_bounded_eps vs "
              "proofs.composition.pld.rr_delta", relation="none", probe=True, expected="violated",
@@ -110,7 +110,7 @@ CLAIMS = [
               "delta=1e-3).",
     ),
     Obligation(
-        id="DR19.LemA.1", title="Optimal homogeneous composition (KOV)", source="001 App. A, Lemma A.1",
+        id="DR19.LemA.1", title="Optimal homogeneous composition (KOV)", source="DR19 App. A, Lemma A.1",
         statement="k adaptively chosen eps-DP mechanisms compose to ((k-2i)eps, delta_i)-DP for all i in {0..floor(k/2)}, "
         "delta_i = sum_{l=0}^{i-1} C(k,l)(e^{(k-l)eps} - e^{(k-2i+l)eps}) / (1+e^eps)^k",
         code="proofs.composition.optimal.kov_delta_i, kov_eps_discrete, kov_delta, kov_eps",
@@ -132,7 +132,7 @@ CLAIMS = [
     ),
     Obligation(
         id="DR19.ClaimA.1", title="Figure 1: RB composition beats optimal general "
-                                  "composition", source="001 App. A, Figure 1 and text",
+                                  "composition", source="DR19 App. A, Figure 1 and text",
         statement="'the composition bound given in Lemma 4.4 ... can actually improve on the optimal bound for generally DP'; "
                   "Figure 1 plots "
         "(k-2i)eps / eps''(delta_i) with i the smallest (k-2i)eps such that delta_i <= 1e-6",
@@ -147,7 +147,7 @@ CLAIMS = [
     ),
     Obligation(
         id="DR19.ClaimA.1#universal", title="Probe: Lemma 4.4 <= optimal DP composition at every "
-                                            "delta", source="001 §4.2 (text before Lemma 4.4)",
+                                            "delta", source="DR19 §4.2 (text before Lemma 4.4)",
         statement="(probe) 'our composition bound for range-bounded algorithms improves on the optimal composition theorem for "
                   "general DP "
         "algorithms [19, 26]' read for every k, eps, delta",
@@ -161,7 +161,7 @@ CLAIMS = [
         "wording ('can actually improve') is existential and holds (DR19.ClaimA.1).",
     ),
     Obligation(
-        id="DR19.Thm4", title="Azuma-Hoeffding", source="001 §4.2, Theorem 4",
+        id="DR19.Thm4", title="Azuma-Hoeffding", source="DR19 §4.2, Theorem 4",
         statement="(X_t) martingale, A_t <= X_t - X_{t-1} <= B_t with A_t, B_t F_{t-1}-measurable, B_t - A_t <= c_t => "
         "Pr[Z_t - Z_0 >= beta] <= exp(-2 beta^2 / sum c_i^2)",
         code="proofs.dr19.composition._thm4 (exact tails of two-point martingales)",
@@ -178,7 +178,7 @@ CLAIMS = [
         "The printed conclusion uses Z_t - Z_0 although the martingale is X_t (notational slip; read X).",
     ),
     Obligation(
-        id="DR19.Claim4.2", title="alpha*eps-RB remark", source="001 §4.2 (text after Lemma 4.4)",
+        id="DR19.Claim4.2", title="alpha*eps-RB remark", source="DR19 §4.2 (text after Lemma 4.4)",
         statement="the significant term sqrt(2k ln(1/delta')) eps can be replaced with sqrt(alpha^2/2 k ln(1/delta')) eps for "
                   "composing "
         "alpha*eps-range-bounded mechanisms with alpha <= 2",
@@ -190,7 +190,7 @@ CLAIMS = [
     ),
     Obligation(
         id="DR19.Claim4.2#whole-term", title="Probe: whole RB term at alpha*eps vs "
-                                             "DRV10", source="001 §4.2 (text after Lemma 4.4)",
+                                             "DRV10", source="DR19 §4.2 (text after Lemma 4.4)",
         statement="(probe) 'this will still give improvements with respect to the simpler formulation of the advanced "
                   "composition bound' "
         "read for the whole term k a^2 e^2/2 + sqrt(a^2/2 k ln(1/d')) e vs k e (e^e-1) + e sqrt(2k ln(1/d'))",
@@ -204,7 +204,7 @@ CLAIMS = [
               "and k is large.",
     ),
     PrivacyClaim(
-        id="DR19.Cor4.1", title="One-shot Gumbel is (~sqrt(k) eps, delta)-DP", source="001 §4.1, Corollary 4.1",
+        id="DR19.Cor4.1", title="One-shot Gumbel is (~sqrt(k) eps, delta)-DP", source="DR19 §4.1, Corollary 4.1",
         statement="The one-shot M^k_Gumbel(q) is (eps', delta)-DP for any delta >= 0, eps' = min{2k eps, 2k eps "
                   "(e^{2eps}-1)/(e^{2eps}+1) + 2 eps sqrt(2k ln(1/delta))}",
         code="mechanisms.exponential.OneShotGumbel; proofs.composition.cor41_eps_prime",
@@ -215,7 +215,7 @@ CLAIMS = [
               "in {0, 1e-1, 1e-2, 1e-4}.",
     ),
     PrivacyClaim(
-        id="DR19.Cor4.1#monotone", title="One-shot Gumbel, monotone q: (eps'', delta)-DP", source="001 §4.1, Corollary 4.1",
+        id="DR19.Cor4.1#monotone", title="One-shot Gumbel, monotone q: (eps'', delta)-DP", source="DR19 §4.1, Corollary 4.1",
         statement="if q is monotonic in the dataset, M^k_Gumbel(q) is also (eps'', delta)-DP, eps'' = min{k eps, k eps "
                   "(e^eps-1)/(e^eps+1) + eps sqrt(2k ln(1/delta))}",
         code="mechanisms.exponential.OneShotGumbel; proofs.composition.cor41_eps_double_prime",

@@ -1,6 +1,6 @@
-"""Ledger: Durfee & Rogers §2 and §4.1-4.2 (seed 001), the EM items of CWGM20 §2.
+"""Ledger: Durfee & Rogers §2 and §4.1-4.2 (DR19), the EM items of CWGM20 §2.
 
-Every entry's ``statement`` transcribes the printed text (seed 001 unless noted).
+Every entry's ``statement`` transcribes the printed text (DR19 unless noted).
 """
 
 from __future__ import annotations
@@ -98,14 +98,14 @@ def _single(domain: Domain):
 
 CLAIMS = [
     Statement(
-        id="DR19.Def2.1", title="Differential privacy", source="001 §2, Definition 2.1",
+        id="DR19.Def2.1", title="Differential privacy", source="DR19 §2, Definition 2.1",
         statement="M is (eps, delta)-DP if for all neighbours x, x' and all S: Pr[M(x) in S] <= e^eps Pr[M(x') in S] + delta",
         code="dpverify.checker.profile.hockey_stick, dpverify.checker.profile.pair_profile",
         reason="The checker's privacy profile delta(eps) = max over S of Pr[P in S] - e^eps Pr[Q in S] is this definition, "
                "evaluated exactly (tests/dpverify/checker/test_profile.py).",
     ),
     Statement(
-        id="DR19.Def2.N", title="Histograms, neighbours, Delta-restricted sensitivity", source="001 §2",
+        id="DR19.Def2.N", title="Histograms, neighbours, Delta-restricted sensitivity", source="DR19 §2",
         statement="h_j(x) = #users with j; neighbouring histograms satisfy ||h - h'||_inf <= 1; Delta-restricted if also ||h - "
                   "h'||_0 <= Delta",
         code="dpverify.checker.neighbours (add-remove, delta:N, linf)",
@@ -115,20 +115,20 @@ CLAIMS = [
               "(mixed signs allowed).",
     ),
     Statement(
-        id="DR19.Def2.Noise", title="Gumbel and Laplace densities (eq. (1))", source="001 §2, eq. (1)",
+        id="DR19.Def2.Noise", title="Gumbel and Laplace densities (eq. (1))", source="DR19 §2, eq. (1)",
         statement="p_Gumbel(z; b) = (1/b) exp(-(z/b + e^{-z/b})), p_Lap(z; b) = (1/(2b)) exp(-|z|/b)",
         code="mechanisms.exponential (numpy rng.gumbel, scale b), mechanisms.laplace / mechanisms.exact.exppoly (Laplace)",
         reason="numpy's gumbel(loc, scale) and laplace(loc, scale) have exactly these densities; the exact paths integrate "
                "these densities (tests cross-check against mpmath.quad).",
     ),
     Statement(
-        id="DR19.Def4.1", title="Exponential mechanism", source="001 §4.1, Definition 4.1",
+        id="DR19.Def4.1", title="Exponential mechanism", source="DR19 §4.1, Definition 4.1",
         statement="Pr[EM_q(x) = y] ∝ exp(eps q(x, y) / Delta(q))",
         code="mechanisms.exponential.ExponentialMechanism",
         reason="Implemented literally (weights exp(eps h_i / Delta(q))); exact distribution = normalised weights.",
     ),
     PrivacyClaim(
-        id="DR19.Lem4.1", title="EM with monotone q is eps-DP", source="001 §4.1, Lemma 4.1",
+        id="DR19.Lem4.1", title="EM with monotone q is eps-DP", source="DR19 §4.1, Lemma 4.1",
         statement="The exponential mechanism EM_q is 2eps-DP. Further, if q is monotonic in the dataset, then EM_q is eps-DP.",
         code="mechanisms.exponential.ExponentialMechanism",
         relation="add-remove", domain=widened(Domain(d=4, max_count=3, params=EPS_GRID)), quick=Domain(d=3, max_count=2, params=EPS_GRID),
@@ -136,7 +136,7 @@ CLAIMS = [
         notes="q(h,i) = h_i is monotone under add/remove: the eps-DP part is checked there.",
     ),
     PrivacyClaim(
-        id="DR19.Lem4.1#general", title="EM is 2eps-DP for any sensitivity-1 q", source="001 §4.1, Lemma 4.1",
+        id="DR19.Lem4.1#general", title="EM is 2eps-DP for any sensitivity-1 q", source="DR19 §4.1, Lemma 4.1",
         statement="The exponential mechanism EM_q is 2eps-DP.",
         code="mechanisms.exponential.ExponentialMechanism",
         relation="linf", domain=widened(Domain(d=4, max_count=3, relation="linf", params=EPS_GRID)), quick=Domain(d=3, max_count=2, relation="linf", params=EPS_GRID),
@@ -144,7 +144,7 @@ CLAIMS = [
         notes="Under ||h-h'||_inf <= 1 with mixed signs, q(h,i)=h_i is not monotone; sensitivity is still 1.",
     ),
     PrivacyClaim(
-        id="DR19.Lem4.1#monotone-dropped", title="Probe: eps-DP without monotonicity", source="001 §4.1, Lemma 4.1",
+        id="DR19.Lem4.1#monotone-dropped", title="Probe: eps-DP without monotonicity", source="DR19 §4.1, Lemma 4.1",
         statement="(probe) EM_q is eps-DP under the l_inf relation, where q is not monotone",
         code="mechanisms.exponential.ExponentialMechanism", probe=True, expected="violated",
         relation="linf", domain=Domain(d=3, max_count=2, relation="linf", params=({"eps": 1},)), quick=Domain(d=3, max_count=2, relation="linf", params=({"eps": 1},)),
@@ -152,7 +152,7 @@ CLAIMS = [
         notes="Shows the monotonicity hypothesis is needed: the checker must find a violation.",
     ),
     Obligation(
-        id="DR19.Claim4.1", title="Gumbel-max simulates EM", source="001 §4.1 (text after Lemma 4.1)",
+        id="DR19.Claim4.1", title="Gumbel-max simulates EM", source="DR19 §4.1 (text after Lemma 4.1)",
         statement="the exponential mechanism can be simulated by adding Gumbel noise Gumbel(Delta(q)/eps) to each quality score "
                   "value and then reporting the outcome with the largest noisy count",
         code="mechanisms.exponential.ExponentialMechanism, OneShotGumbel(k=1)",
@@ -161,7 +161,7 @@ CLAIMS = [
         notes="Also defines pEM^k_q (PeelingEM) and M^k_Gumbel (OneShotGumbel).",
     ),
     Obligation(
-        id="DR19.Lem4.2", title="One-shot Gumbel top-k = peeling EM", source="001 §4.1, Lemma 4.2 (proof App. B.1)",
+        id="DR19.Lem4.2", title="One-shot Gumbel top-k = peeling EM", source="DR19 §4.1, Lemma 4.2 (proof App. B.1)",
         statement="For any input x the peeling exponential mechanism pEM^k_q(x) is equal in distribution to M^k_Gumbel(q(x))",
         code="mechanisms.exponential.PeelingEM, OneShotGumbel",
         relation="none", domain=Domain(d=4, max_count=3, relation="none", params=K_GRID), quick=Domain(d=3, max_count=2, relation="none", params=K_GRID),
@@ -170,52 +170,52 @@ CLAIMS = [
               "computations.",
     ),
     Obligation(
-        id="DR19.Lem4.2#symbolic", title="Lemma 4.2 symbolically for k <= 2", source="001 App. B.1",
+        id="DR19.Lem4.2#symbolic", title="Lemma 4.2 symbolically for k <= 2", source="DR19 App. B.1",
         statement="the integral of the Gumbel densities over {o_1 > ... > o_k > rest} equals the peeling product (k = 1, 2)",
         code="proofs.dr19.em._symbolic_lemma_4_2", kind="symbolic", relation="none",
         evaluate=_symbolic_lemma_4_2, instances=_single,
     ),
     Statement(
-        id="DR19.Def4.2", title="Range-bounded", source="001 §4.2, Definition 4.2",
+        id="DR19.Def4.2", title="Range-bounded", source="DR19 §4.2, Definition 4.2",
         statement="M is eps-range-bounded if Pr[M(x)=y]/Pr[M(x')=y] <= e^eps Pr[M(x)=y']/Pr[M(x')=y'] for all y, y' and "
                   "neighbours x, x'",
         code="proofs.measures.log_ratio_range (eps_RB of a pair = max - min of ln P/Q)",
         reason="Implemented as the range of the log-ratio over outputs, used by DR19.Lem4.3 and DR19.Cor4.2.",
     ),
     Obligation(
-        id="DR19.Cor4.2", title="RB vs DP", source="001 §4.2, Corollary 4.2",
+        id="DR19.Cor4.2", title="RB vs DP", source="DR19 §4.2, Corollary 4.2",
         statement="If M is eps-range-bounded then it is eps-DP; if M is eps-DP then it is 2eps-range-bounded",
         code="proofs.dr19.em._cor_4_2", relation="linf",
         domain=Domain(d=3, max_count=3, relation="linf", params=EPS_GRID), quick=Domain(d=3, max_count=2, relation="linf", params=EPS_GRID), evaluate=_cor_4_2,
         notes="Checked pairwise on EM: eps_DP(pair) <= eps_RB(pair) <= 2 eps_DP(pair).",
     ),
     Obligation(
-        id="DR19.Lem4.3", title="EM (monotone q) is eps-range-bounded", source="001 §4.2, Lemma 4.3",
+        id="DR19.Lem4.3", title="EM (monotone q) is eps-range-bounded", source="DR19 §4.2, Lemma 4.3",
         statement="The exponential mechanism EM_q is 2eps-range-bounded, furthermore if q is monotonic in its dataset then EM_q "
                   "is eps-range bounded.",
         code="mechanisms.exponential.ExponentialMechanism", relation="add-remove",
         domain=Domain(d=4, max_count=3, params=EPS_GRID), quick=Domain(d=3, max_count=2, params=EPS_GRID), evaluate=_rb_obligation(1),
     ),
     Obligation(
-        id="DR19.Lem4.3#general", title="EM is 2eps-range-bounded (l_inf)", source="001 §4.2, Lemma 4.3",
+        id="DR19.Lem4.3#general", title="EM is 2eps-range-bounded (l_inf)", source="DR19 §4.2, Lemma 4.3",
         statement="The exponential mechanism EM_q is 2eps-range-bounded",
         code="mechanisms.exponential.ExponentialMechanism", relation="linf",
         domain=Domain(d=4, max_count=3, relation="linf", params=EPS_GRID), quick=Domain(d=3, max_count=2, relation="linf", params=EPS_GRID), evaluate=_rb_obligation(2),
     ),
     Obligation(
-        id="DR19.Lem4.3#monotone-dropped", title="Probe: eps-RB under l_inf", source="001 §4.2, Lemma 4.3",
+        id="DR19.Lem4.3#monotone-dropped", title="Probe: eps-RB under l_inf", source="DR19 §4.2, Lemma 4.3",
         statement="(probe) EM_q is eps-range-bounded under l_inf, where q(h,i)=h_i is not monotone",
         code="mechanisms.exponential.ExponentialMechanism", relation="linf", probe=True, expected="violated",
         domain=Domain(d=3, max_count=2, relation="linf", params=({"eps": 1},)), quick=Domain(d=3, max_count=2, relation="linf", params=({"eps": 1},)), evaluate=_rb_obligation(1),
     ),
     Statement(
-        id="CWGM20.Def2.3", title="Exponential mechanism", source="002 §2, Definition 2.3, eq. (2)",
+        id="CWGM20.Def2.3", title="Exponential mechanism", source="CWGM20 §2, Definition 2.3, eq. (2)",
         statement="Pr[EM(D,q,I)=i] ∝ exp(eps q(D,i) / Delta q)",
         code="mechanisms.exponential.ExponentialMechanism (same convention as DR19 Def. 4.1, no factor 2)",
         reason="Implemented; identical to DR19.Def4.1 (CWGM20 prints no factor 2).",
     ),
     PrivacyClaim(
-        id="CWGM20.Lem2.4", title="EM is (eps,0)-DP for monotone q", source="002 §2, Lemma 2.4",
+        id="CWGM20.Lem2.4", title="EM is (eps,0)-DP for monotone q", source="CWGM20 §2, Lemma 2.4",
         statement="The exponential mechanism is (2eps, 0)-DP. Moreover, if the score function q is monotonic in the dataset D, "
                   "EM(D,q,I) is (eps,0)-DP.",
         code="mechanisms.exponential.ExponentialMechanism", relation="add-remove",
@@ -223,14 +223,14 @@ CLAIMS = [
         mechanism=lambda p: ExponentialMechanism(p["eps"]), points=lambda p: [(p["eps"], 0)],
     ),
     PrivacyClaim(
-        id="CWGM20.Lem2.4#general", title="EM is (2eps,0)-DP", source="002 §2, Lemma 2.4",
+        id="CWGM20.Lem2.4#general", title="EM is (2eps,0)-DP", source="CWGM20 §2, Lemma 2.4",
         statement="The exponential mechanism is (2eps, 0)-DP.",
         code="mechanisms.exponential.ExponentialMechanism", relation="linf",
         domain=widened(Domain(d=3, max_count=3, relation="linf", params=EPS_GRID)), quick=Domain(d=3, max_count=2, relation="linf", params=EPS_GRID),
         mechanism=lambda p: ExponentialMechanism(p["eps"]), points=lambda p: [(2 * p["eps"], 0)],
     ),
     PrivacyClaim(
-        id="CWGM20.Claim2.1", title="Peeling EM k times is (k eps, 0)-DP", source="002 §2 (after Lemma 2.4)",
+        id="CWGM20.Claim2.1", title="Peeling EM k times is (k eps, 0)-DP", source="CWGM20 §2 (after Lemma 2.4)",
         statement="using the exponential mechanism k times, each time removing from the domain the previously selected "
                   "elements, we get a result that is (k eps, 0)-differentially private",
         code="mechanisms.exponential.PeelingEM", relation="add-remove",

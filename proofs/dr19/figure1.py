@@ -1,11 +1,11 @@
-"""Appendix A, Figure 1 of Durfee & Rogers (seed 001): Lemma 4.4 vs optimal DP composition.
+"""Appendix A, Figure 1 of Durfee & Rogers (DR19): Lemma 4.4 vs optimal DP composition.
 
 "In Figure 1, we plot, for various k and eps, the ratio between the composition
 bound for range bounded DP algorithms and the general DP optimal composition
 bound, where a ratio larger than 1 means that our bound is smaller.  Due to the
 discrete formula for delta_i in Lemma A.1, we select the index i that produces
 the smallest (k - 2i) eps while delta_i <= 10^-6.  ...  we use this same delta_i
-when we compare our bounds to the optimal composition bound." (001 App. A)
+when we compare our bounds to the optimal composition bound." (DR19 App. A)
 
 So one row is: ``i`` = largest index with ``delta_i <= 1e-6``; ``eps_opt = (k-2i) eps``
 (:func:`proofs.composition.optimal.kov_eps_discrete`); ``eps_rb`` = Lemma 4.4, eq. (4),

@@ -1,4 +1,4 @@
-"""Ledger: Durfee & Rogers Appendix F (seed 001): truncated randomized response and the fixed threshold.
+"""Ledger: Durfee & Rogers Appendix F (DR19): truncated randomized response and the fixed threshold.
 
 Algorithm 8 as printed draws noise only "if h_(i) > h_⊥" (the *noisy-comparison
 threshold itself*), so items with ``h_(k+1) < h_(i) <= h_⊥`` are never reported -- a
@@ -7,7 +7,7 @@ Theorem 5 are proved for the mechanism whose considered items are ``d^k_>(h)`` (
 ``h_(i) > h_(k+1)``): entries without suffix use the print (``literal=True``), ``#corrected``
 entries that reading.  Lemma F.4 also prints ``(e^eps + 1)/(e^eps - 1)`` where Lemma F.3 and
 Theorem 5 have ``(e^eps - 1)/(e^eps + 1)``.  Relations: add/remove (App. F's proofs: "without
-loss of generality h >= h'"), and the l_inf readings of §2 / §6.1.  Seed 000 has no Appendix F.
+loss of generality h >= h'"), and the l_inf readings of §2 / §6.1.  DR19-NeurIPS has no Appendix F.
 Evaluators: :mod:`proofs.dr19._fixed_checks`; Lemma F.1 is in :mod:`proofs.dr19.laplace`.
 """
 
@@ -20,7 +20,7 @@ from proofs.dr19 import _fixed_checks as X
 
 from ._laplace_checks import PairsPrivacyClaim, pairs_for_delta
 
-SF = "001 App. F"
+SF = "DR19 App. F"
 PF = ({"k": 1, "eps": 1, "delta": F(1, 10)}, {"k": 2, "eps": F(1, 2), "delta": F(1, 20)})
 PLIT = tuple({**p, "literal": True} for p in PF)
 

@@ -1,4 +1,4 @@
-"""Ledger: Durfee & Rogers §6.1 and Appendix D (seed 001): the Laplace limited domain, and Lemma F.1.
+"""Ledger: Durfee & Rogers §6.1 and Appendix D (DR19): the Laplace limited domain, and Lemma F.1.
 
 Threshold convention of every entry.  Algorithm 4 and eq. (7) print
 ``h_⊥ = h_(kbar+1) + 1 + ln(Delta/eps)``; App. D's proofs use ``T = ln(Delta/delta)/eps``.
@@ -6,7 +6,7 @@ Entries without suffix use the print (``literal=True``); ``#corrected`` entries 
 proofs' threshold.  Relations: ``delta:N`` with ``N`` = the mechanism's Delta (what the
 proofs use: one user adds or removes, at most Delta counts move); ``linf:N`` = §6.1's
 wording "||h - h'||_inf <= 1 and ||h - h'||_0 <= Delta" read with mixed signs;
-``add-remove`` (unrestricted) only as a probe.  Seed 000 (NeurIPS) has no Algorithm 4,
+``add-remove`` (unrestricted) only as a probe.  DR19-NeurIPS has no Algorithm 4,
 Lemma 6.x, App. D or App. F text (only the prose "we consider alternatively adding Laplace
 noise to Algorithm 1 which allows our eps-privacy loss parameter to scale with Delta"), so
 there is no second formula to transcribe.  Evaluators: :mod:`proofs.dr19._laplace_checks`.
@@ -19,7 +19,7 @@ from fractions import Fraction as F
 from proofs.claims import Domain, Instance, Obligation, PrivacyClaim, Statement, widened
 from proofs.dr19 import _laplace_checks as L
 
-S61, SD = "001 §6.1", "001 App. D"
+S61, SD = "DR19 §6.1", "DR19 App. D"
 E1 = {"eps": 1, "delta": F(1, 100), "Delta": 1}
 P1 = ({"k": 1, "kbar": 2, **E1}, {"k": 2, "kbar": 2, "eps": F(1, 2), "delta": F(1, 1000), "Delta": 1}, {"k": 2, "kbar": 3, **E1})
 P2 = ({"k": 2, "kbar": 2, "eps": F(1, 2), "delta": F(1, 100), "Delta": 2}, {"k": 1, "kbar": 3, "eps": 1, "delta": F(1, 1000), "Delta": 2})
@@ -66,7 +66,7 @@ CLAIMS = [
         reason="Implemented; the default. Privacy: DR19.Lem6.1#corrected.",
     ),
     PrivacyClaim(
-        id="DR19.Lem3.2", title="(Informal) Laplace noise in Algorithm 1, Delta < k", source="001 §3 (Extensions), Lemma 3.2",
+        id="DR19.Lem3.2", title="(Informal) Laplace noise in Algorithm 1, Delta < k", source="DR19 §3 (Extensions), Lemma 3.2",
         statement="If we instead add Lap noise to Algorithm 1, and we have Delta-restricted sensitivity where Delta < k, then "
                   "we can "
                   "obtain (Delta eps, (e^{eps Delta} + 1) delta_bar)-DP where delta_bar = (delta/4)(3 + ln(Delta/delta))",
@@ -278,7 +278,7 @@ CLAIMS += [
         notes="Exact values: e^{-eps T}/8, (eps T/4) e^{-eps T}, (3/8) e^{-eps T}; total e^{-eps T}(2 + eps T)/4.",
     ),
     Obligation(
-        id="DR19.LemF.1", title="Data-dependent threshold, Laplace", source="001 App. F, Lemma F.1",
+        id="DR19.LemF.1", title="Data-dependent threshold, Laplace", source="DR19 App. F, Lemma F.1",
         statement="For any neighbouring h, h', fixed k < d, T in R, i in [d]: Pr[h_i + Lap(1/eps) > h_(k+1) + T] <= e^eps "
                   "Pr[h'_i + Lap(1/eps) > h'_(k+1) + T]",
         code="proofs.dr19._laplace_checks.lemma_f_1", relation="add-remove",
@@ -289,7 +289,7 @@ CLAIMS += [
               "when both thresholds lie above the centres), so certified runs report 'inconclusive'.",
     ),
     Obligation(
-        id="DR19.LemF.1#linf", title="Lemma F.1 under l_inf neighbours (mixed signs)", source="001 App. F, Lemma F.1; §2",
+        id="DR19.LemF.1#linf", title="Lemma F.1 under l_inf neighbours (mixed signs)", source="DR19 App. F, Lemma F.1; §2",
         statement="Lemma F.1 with ||h-h'||_inf <= 1 (mixed signs)", code="proofs.dr19._laplace_checks.lemma_f_1", relation="linf",
         expected="violated", domain=_dom(3, 2, "linf", [{"k": 1, "eps": 1}], T=(0, F(1, 2), 2)),
         quick=_dom(3, 1, "linf", [{"k": 1, "eps": 1}], T=(F(1, 2),)),

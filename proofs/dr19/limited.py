@@ -1,4 +1,4 @@
-"""Ledger: Durfee & Rogers §3, §8, Appendix E and footnote 1 (seed 001): LimitDom itself.
+"""Ledger: Durfee & Rogers §3, §8, Appendix E and footnote 1 (DR19): LimitDom itself.
 
 Theorem 1 is checked as a curve: (eps'(delta'), delta + delta') for delta' in
 ``GRID`` (eq. (2) from :data:`proofs._limited.EQ2_SOURCE`).  Relations: add/remove
@@ -23,7 +23,7 @@ QGRID = (0, F(1, 4))
 P3 = ({"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10)}, {"k": 2, "kbar": 2, "eps": 1, "delta": F(1, 20)},
       {"k": 2, "kbar": 3, "eps": F(1, 2), "delta": F(1, 10)})
 P2 = P3[:2]
-S3 = "001 §3"
+S3 = "DR19 §3"
 
 
 def _dom(d, m, rel, params, **extra):
@@ -56,7 +56,7 @@ CLAIMS = [
                "quadrature twin, seeded fit with power test.",
     ),
     Statement(
-        id="DR19.Alg1#neurips", title="Algorithm 1 as printed in seed 000", source="000 §3, Algorithm 1",
+        id="DR19.Alg1#neurips", title="Algorithm 1 as printed in DR19-NeurIPS", source="DR19-NeurIPS §3, Algorithm 1",
         statement="h_⊥ = h_(kbar+1) + 1 + ln(min{Delta, kbar, d - kbar}/delta)/eps",
         code="mechanisms.limited_domain.LimitDom(variant='neurips')",
         reason="Implemented; d - kbar = 0 (kbar = d) gives ⊥ weight 0. Its privacy: DR19.Thm1#neurips; footnote 1: "
@@ -109,9 +109,9 @@ CLAIMS = [
               "exact delta(1) = 0.16550 > claimed 0.1 (delta' = 0).",
     ),
     PrivacyClaim(
-        id="DR19.Thm1#neurips", title="Theorem 1 for seed 000's threshold min{Delta, kbar, d - "
-                                      "kbar}", source="000 §3, Algorithm 1 / Theorem 1",
-        statement=THM1 + " -- seed 000's h_⊥ with min{Delta, kbar, d - kbar}",
+        id="DR19.Thm1#neurips", title="Theorem 1 with the DR19-NeurIPS threshold min{Delta, kbar, d - "
+                                      "kbar}", source="DR19-NeurIPS §3, Algorithm 1 / Theorem 1",
+        statement=THM1 + " -- the DR19-NeurIPS h_⊥ with min{Delta, kbar, d - kbar}",
         code="mechanisms.limited_domain.LimitDom(variant='neurips')", relation="add-remove",
         domain=widened(_dom(4, 2, "add-remove", P3)), quick=_dom(3, 2, "add-remove", P2[:1]),
         mechanism=_ld(variant="neurips"), points=_curve,
@@ -133,7 +133,7 @@ CLAIMS = [
         evaluate=E.claim_3_1("kbar"), instances=pair_instances(both=True),
     ),
     Obligation(
-        id="DR19.Claim3.1#sec3.2", title="§3.2's version: delta / min{Delta, k}", source="001 §3.2",
+        id="DR19.Claim3.1#sec3.2", title="§3.2's version: delta / min{Delta, k}", source="DR19 §3.2",
         statement="indices in the top-kbar for one histogram but not in a neighboring histogram will output with probability at "
                   "most delta/min{Delta, k}",
         code="proofs.dr19._limited_sec3.claim_3_1", relation="add-remove",
@@ -159,14 +159,14 @@ CLAIMS = [
         code="proofs.dr19._limited_sec3.fn1", relation="none", expected="violated",
         domain=_dom(3, 2, "none", [{"k": 1, "eps": 1, "delta": F(1, 10)}, {"k": 2, "eps": 1, "delta": F(1, 10)}]),
         evaluate=E.fn1,
-        notes="ERRATUM (001 text): with h_(d+1) = 0, ⊥ keeps weight exp(eps (1 + ln(d/delta)/eps)) = e^eps d/delta > 0, so "
+        notes="ERRATUM (DR19 text): with h_(d+1) = 0, ⊥ keeps weight exp(eps (1 + ln(d/delta)/eps)) = e^eps d/delta > 0, so "
               "LimitDom^(k,d) can stop early and "
-              "is not pEM^k. Witness: h=(0,0,0), k=1, eps=1, delta=1/10: Pr[(⊥)] = 30e/(30e+3) = 0.965. Seed 000's min{.., d - "
+              "is not pEM^k. Witness: h=(0,0,0), k=1, eps=1, delta=1/10: Pr[(⊥)] = 30e/(30e+3) = 0.965. The DR19-NeurIPS min{.., d - "
               "kbar} gives ⊥ weight 0 and "
               "the equivalence holds (DR19.Fn1#neurips). Kbar = d is accepted by the code (h_(d+1) = 0).",
     ),
     Obligation(
-        id="DR19.Fn1#neurips", title="Footnote 1 with seed 000's threshold", source="000 §3 Algorithm 1 + 001 footnote 1",
+        id="DR19.Fn1#neurips", title="Footnote 1 with the DR19-NeurIPS threshold", source="DR19-NeurIPS §3 Algorithm 1 + DR19 footnote 1",
         statement="(with min{Delta, kbar, d - kbar}) kbar = d: LimitDom^{k,d} = pEM^k in distribution",
         code="proofs.dr19._limited_sec3.fn1 (variant='neurips')", relation="none",
         domain=_dom(3, 3, "none", [{"k": 1, "eps": 1, "delta": F(1, 10), "variant": "neurips"}, {"k": 2, "eps": F(1, 2), "delta": F(1, 10), "variant": "neurips"}]),
@@ -182,7 +182,7 @@ CLAIMS = [
         mechanism=_ld(), points=_curve,
     ),
     Obligation(
-        id="DR19.Claim3.2", title="kbar = k outputs only true top-k indices", source="001 §3.1, §8 (prose)",
+        id="DR19.Claim3.2", title="kbar = k outputs only true top-k indices", source="DR19 §3.1, §8 (prose)",
         statement="if we set kbar = k, then we will only output indices in the top-k and achieve perfect accuracy (§3.1); if we "
                   "set k = kbar = 1 ... it would only either return the true top index or ⊥ (§8)",
         code="proofs.dr19._limited_sec3.claim_3_2_topk", relation="none",
@@ -193,7 +193,7 @@ CLAIMS = [
               "(no quantitative content).",
     ),
     Obligation(
-        id="DR19.Claim3.2#flat", title="Flat histograms return ⊥ w.p. >= 1 - delta", source="001 §8 (prose)",
+        id="DR19.Claim3.2#flat", title="Flat histograms return ⊥ w.p. >= 1 - delta", source="DR19 §8 (prose)",
         statement="Consider the histogram in which all values are equal ... our algorithm needs to ensure that for this "
                   "histogram we will return ⊥ with probability at least 1 - delta",
         code="proofs.dr19._limited_sec3.claim_3_2_flat", relation="none",
@@ -202,7 +202,7 @@ CLAIMS = [
         notes="Unrestricted threshold: Pr[(⊥)] = e^eps/(e^eps + delta) >= 1 - delta for every flat h.",
     ),
     Obligation(
-        id="DR19.Claim3.2#monotone-kbar", title="Pr[k indices] is monotone in kbar", source="001 §8 (prose)",
+        id="DR19.Claim3.2#monotone-kbar", title="Pr[k indices] is monotone in kbar", source="DR19 §8 (prose)",
         statement="the probability of outputting k indices will only decrease the smaller we make kbar",
         code="proofs.dr19._limited_sec3.claim_3_2_monotone", relation="none", expected="violated",
         domain=_dom(4, 2, "none", [{"k": 1, "eps": 1, "delta": F(1, 10)}]),
@@ -214,7 +214,7 @@ CLAIMS = [
               "but 0.13368 at kbar=2.",
     ),
     Statement(
-        id="DR19.Def8.1", title="(alpha, k)-accuracy", source="001 §8, Definition 8.1",
+        id="DR19.Def8.1", title="(alpha, k)-accuracy", source="DR19 §8, Definition 8.1",
         statement="d ⊆ [d] ∪ {⊥} is (alpha, k)-accurate if h_i >= h_(k) - alpha for every i in d, i != ⊥",
         code="proofs.dr19._limited_sec3._bad_items",
         reason="Implemented as the set of indices with h_i < h_(k) - alpha (decided at 256 bits); used by DR19.Lem8.1. "
@@ -222,7 +222,7 @@ CLAIMS = [
     ),
     Obligation(
         id="DR19.Lem8.1", title="Accuracy of Algorithm 1 (alpha = ln(k "
-                                "kbar/beta)/eps)", source="001 §8, Lemma 8.1; 000 Lemma 3.1",
+                                "kbar/beta)/eps)", source="DR19 §8, Lemma 8.1; DR19-NeurIPS Lemma 3.1",
         statement="For any histogram h, with probability at least 1 - beta the output from Algorithm 1 with parameters k, kbar, "
                   "eps, delta is (alpha, k)-accurate where alpha = ln(k kbar/beta)/eps",
         code="proofs.dr19._limited_sec3.lemma_8_1_accuracy", relation="none",
@@ -233,7 +233,7 @@ CLAIMS = [
               "at which index i turns inaccurate.",
     ),
     Obligation(
-        id="DR19.Lem8.1#k-indices", title="Lemma 8.1, second statement, at its boundary", source="001 §8, Lemma 8.1",
+        id="DR19.Lem8.1#k-indices", title="Lemma 8.1, second statement, at its boundary", source="DR19 §8, Lemma 8.1",
         statement="Algorithm 1 will return k indices with probability at least 1 - beta if h_(k) >= h_(kbar+1) + 1 + "
                   "ln(min{Delta, kbar}/delta)/eps + ln(k/beta)/eps",
         code="proofs.dr19._limited_sec3.lemma_8_1_k_indices", relation="none",
@@ -244,7 +244,7 @@ CLAIMS = [
         notes="Every histogram whose hypothesis holds for some beta < 1, at the smallest such beta (rounded up by 1e-12).",
     ),
     Obligation(
-        id="DR19.Lem8.1#statistical", title="Lemma 8.1 statistically at a large histogram", source="001 §8, Lemma 8.1",
+        id="DR19.Lem8.1#statistical", title="Lemma 8.1 statistically at a large histogram", source="DR19 §8, Lemma 8.1",
         statement="(both statements, d = 10^5, kbar = 40, k = 5, boundary beta) failure frequencies' Clopper-Pearson upper "
                   "bounds <= beta",
         code="proofs.dr19._limited_sec3.lemma_8_1_statistical", relation="none",
@@ -255,15 +255,15 @@ CLAIMS = [
               "enter here only.",
     ),
     Statement(
-        id="DR19.Claim8.1", title="Comparisons with Bafna-Ullman [2] and Bhaskar et al. [5]", source="001 §8 (after Lemma 8.1)",
+        id="DR19.Claim8.1", title="Comparisons with Bafna-Ullman [2] and Bhaskar et al. [5]", source="DR19 §8 (after Lemma 8.1)",
         statement="The first statement is essentially equivalent to Theorem 6 in [2] (alpha = ln(kd/beta)/eps) ... gamma = O(ln "
                   "binom(m, l)/eps + ln(k/beta)/eps) in [5] ... we can achieve gamma = ln(kbar k/beta)/eps",
         code="-", kind="not-checkable", expected="not-checkable",
-        reason="Compares with theorems of other papers ([2], [5]) not among the seeds, in O(.) terms; nothing to compute. The "
+        reason="Compares with theorems of other papers ([2], [5]) not checked in this ledger, in O(.) terms; nothing to compute. The "
                "part about this paper (alpha with kbar in place of d) is DR19.Lem8.1.",
     ),
     Obligation(
-        id="DR19.LemE.1", title="When LEM beats EM at the top index", source="001 App. E, Lemma E.1",
+        id="DR19.LemE.1", title="When LEM beats EM at the top index", source="DR19 App. E, Lemma E.1",
         statement="Pr[LEM^kbar(h, d^kbar(h)) = i_(1)] >= Pr[EM(h) = i_(1)] iff (min{Delta, kbar} e^eps/delta) exp(eps "
                   "h_(kbar+1)) <= sum_{j > kbar} exp(eps h_(j))",
         code="proofs.dr19._limited_sec3.lemma_e_1", relation="none",
@@ -273,7 +273,7 @@ CLAIMS = [
         notes="Both directions of the iff: one inequality per histogram, chosen by the condition (decided at working precision).",
     ),
     Obligation(
-        id="DR19.LemE.2", title="Fewer wrong non-⊥ answers than EM", source="001 App. E, Lemma E.2",
+        id="DR19.LemE.2", title="Fewer wrong non-⊥ answers than EM", source="DR19 App. E, Lemma E.2",
         statement="Pr[LEM^kbar(h, d^kbar(h)) not in {i_(1), ⊥}] < Pr[EM(h) != i_(1)]",
         code="proofs.dr19._limited_sec3.lemma_e_2", relation="none",
         domain=_dom(4, 3, "none", [{"kbar": 1, "eps": 1, "delta": F(1, 10)}, {"kbar": 3, "eps": F(1, 2), "delta": F(1, 10)}]),
@@ -282,7 +282,7 @@ CLAIMS = [
         notes="Strictness checked separately; it fails only for d = 1 (both sides 0): DR19.LemE.2#d1.",
     ),
     Obligation(
-        id="DR19.LemE.2#d1", title="Probe: Lemma E.2 at d = 1", source="001 App. E, Lemma E.2",
+        id="DR19.LemE.2#d1", title="Probe: Lemma E.2 at d = 1", source="DR19 App. E, Lemma E.2",
         statement="(probe, d = 1) Pr[LEM not in {i_(1), ⊥}] < Pr[EM != i_(1)]", probe=True, expected="violated",
         code="proofs.dr19._limited_sec3.lemma_e_2", relation="none",
         domain=_dom(1, 2, "none", [{"kbar": 1, "eps": 1, "delta": F(1, 10)}]), evaluate=E.lemma_e_2,

@@ -1,11 +1,11 @@
-"""Ledger: Durfee & Rogers §5 and Appendix C (seed 001) -- the limited-domain analysis.
+"""Ledger: Durfee & Rogers §5 and Appendix C (DR19) -- the limited-domain analysis.
 
 Evaluators live in :mod:`proofs.dr19._limited_sec5`.  Relations: add/remove (the
 proofs' "w.l.o.g. h >= h'"), ``delta:N`` for Delta-restricted statements, and
 ``#linf`` entries for §2's wording ``||h-h'||_inf <= 1`` (plus ``||h-h'||_0 <= Delta``
 for Delta-restricted neighbours: relation ``linf:N``, enumerated by
 :func:`proofs.dr19._limited.relation_pairs`).  One-sided statements ("for h") are checked
-on both orders of every pair.  Statements are transcribed from seed 001.
+on both orders of every pair.  Statements are transcribed from DR19.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ LEM_BASE = ({"kbar": 2, "eps": 1, "delta": F(1, 10)}, {"kbar": 1, "eps": F(1, 2)
 PLEM_BASE = ({"k": 2, "kbar": 2, "eps": 1, "delta": F(1, 10)},)
 DT_PARAMS = ({"k": 2, "kbar": 2, "eps": 1, "delta": F(1, 10)}, {"k": 2, "kbar": 3, "eps": F(1, 2), "delta": F(1, 2)})
 D1 = tuple({**p, "Delta": 1} for p in P3)
-S = "001 §5.1"
-C5 = "001 §5.2"
+S = "DR19 §5.1"
+C5 = "DR19 §5.2"
 
 
 def _dom(d, m, rel, params, **extra):
@@ -259,7 +259,7 @@ CLAIMS = [
               "slack).",
     ),
     Obligation(
-        id="DR19.LemC.1", title="LEM on the leaving set returns ⊥ w.p. >= 1 - delta", source="001 App. C.1, Lemma C.1",
+        id="DR19.LemC.1", title="LEM on the leaving set returns ⊥ w.p. >= 1 - delta", source="DR19 App. C.1, Lemma C.1",
         statement="Given neighboring histograms h, h'. Let d_delta = d^kbar(h) \\ d^kbar(h'), then Pr[LEM^kbar(h, d_delta) != "
                   "⊥] <= delta",
         code="proofs.dr19._limited_sec5._lemma_c_1", relation="add-remove",
@@ -267,14 +267,14 @@ CLAIMS = [
         evaluate=E._lemma_c_1, instances=pair_instances(both=True),
     ),
     Obligation(
-        id="DR19.LemC.1#delta-restricted", title="Lemma C.1 with the Delta threshold", source="001 App. C.1, Lemma C.1",
+        id="DR19.LemC.1#delta-restricted", title="Lemma C.1 with the Delta threshold", source="DR19 App. C.1, Lemma C.1",
         statement="(Delta-restricted neighbours, m = min{Delta, kbar}) Pr[LEM^kbar(h, d_delta) != ⊥] <= delta",
         code="proofs.dr19._limited_sec5._lemma_c_1", relation="delta:1",
         domain=_dom(4, 3, "delta:1", D1), quick=_dom(3, 2, "delta:1", D1[:2]),
         evaluate=E._lemma_c_1, instances=pair_instances(both=True),
     ),
     Obligation(
-        id="DR19.LemC.1#linf", title="Lemma C.1 under l_inf", source="001 App. C.1, Lemma C.1",
+        id="DR19.LemC.1#linf", title="Lemma C.1 under l_inf", source="DR19 App. C.1, Lemma C.1",
         statement="(under ||h-h'||_inf <= 1) Pr[LEM^kbar(h, d_delta) != ⊥] <= delta",
         code="proofs.dr19._limited_sec5._lemma_c_1", relation="linf", expected="violated",
         domain=_dom(3, 2, "linf", P2), evaluate=E._lemma_c_1, instances=pair_instances(both=True),
@@ -282,7 +282,7 @@ CLAIMS = [
               "delta=1/10: 0.11965 > 0.1.",
     ),
     Obligation(
-        id="DR19.LemC.2", title="Peeling never does worse than one shot at T", source="001 App. C.1, Lemma C.2",
+        id="DR19.LemC.2", title="Peeling never does worse than one shot at T", source="DR19 App. C.1, Lemma C.2",
         statement="For T ⊆ d ⊆ [d] and 𝒯 = {o : o ∩ T != ∅}: (Pr[LEM^kbar(h, T) != ⊥])^{-1} Pr[pLEM^{k,kbar}(h, d) in 𝒯] <= 1",
         code="proofs.dr19._limited_sec5._lemma_c_2", relation="none",
         domain=_dom(3, 2, "none", DT_PARAMS, T_in_D=True), quick=_dom(3, 1, "none", DT_PARAMS[:1], T_in_D=True),
@@ -290,7 +290,7 @@ CLAIMS = [
         notes="Every histogram, every domain d and non-empty T ⊆ d; stated multiplied out (no division by a probability).",
     ),
     Obligation(
-        id="DR19.LemC.3", title="Conditional factorisation", source="001 App. C.2, Lemma C.3",
+        id="DR19.LemC.3", title="Conditional factorisation", source="DR19 App. C.2, Lemma C.3",
         statement="For o = (i_1..i_l) not in 𝒯: Pr[pLEM(h,d) = o | pLEM(h,d) not in 𝒯] = prod_j Pr[LEM(h, d \\ {i_1..i_j}) = "
                   "i_{j+1} | LEM(h, d \\ {i_1..i_j}) not in T]",
         code="proofs.dr19._limited_sec5._lemma_c_3", relation="none", expected="violated",
@@ -300,7 +300,7 @@ CLAIMS = [
               "Witness: h=(0,1,1), d={0,1,2}, T={0,1}, k=kbar=2, eps=1, delta=1/10, o=(2, ⊥): 0.044707 vs product 0.047619.",
     ),
     Obligation(
-        id="DR19.LemC.4", title="Single-step conditioning", source="001 App. C.2, Lemma C.4",
+        id="DR19.LemC.4", title="Single-step conditioning", source="DR19 App. C.2, Lemma C.4",
         statement="For any d, T ⊆ [d] and j in ([d] ∪ {⊥}) \\ T: Pr[LEM(h, d) = j | LEM(h, d) not in T] = Pr[LEM(h, d \\ T) = j]",
         code="proofs.dr19._limited_sec5._lemma_c_4", relation="none",
         domain=_dom(3, 2, "none", DT_PARAMS), quick=_dom(3, 1, "none", DT_PARAMS[:1]),
@@ -308,7 +308,7 @@ CLAIMS = [
     ),
     Obligation(
         id="DR19.CorC.1", title="Pr[pLEM(h,d)=o] = Pr[pLEM(h,d\\T)=o] Pr[pLEM(h,d) not in "
-                                "𝒯]", source="001 App. C.2, Corollary C.1",
+                                "𝒯]", source="DR19 App. C.2, Corollary C.1",
         statement="For o = (i_1..i_l) not in 𝒯: Pr[pLEM(h, d) = o] = Pr[pLEM(h, d \\ T) = o] Pr[pLEM(h, d) not in 𝒯]",
         code="proofs.dr19._limited_sec5._cor_c_1", relation="none", expected="violated",
         domain=_dom(3, 1, "none", DT_PARAMS[:1]), evaluate=E._cor_c_1(False), instances=E._dT_instances,
@@ -318,7 +318,7 @@ CLAIMS = [
               "T={0,1}, k=kbar=2, eps=1, delta=1/10, o=(2, ⊥): 0.041845 vs 0.044571. Corrected: DR19.CorC.1#corrected.",
     ),
     Obligation(
-        id="DR19.CorC.1#corrected", title="Corollary C.1 as a sandwich", source="001 App. C.2, Corollary C.1 (corrected)",
+        id="DR19.CorC.1#corrected", title="Corollary C.1 as a sandwich", source="DR19 App. C.2, Corollary C.1 (corrected)",
         statement="(corrected) for o not in 𝒯: (1 - q_T)^|o| Pr[pLEM(h, d \\ T) = o] <= Pr[pLEM(h, d) = o] <= Pr[pLEM(h, d "
                   "\\ T) = o], q_T = Pr[LEM(h, T) != ⊥]",
         code="proofs.dr19._limited_sec5._cor_c_1", relation="none",

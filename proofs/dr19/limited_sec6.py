@@ -1,4 +1,4 @@
-"""Ledger: Durfee & Rogers §6.2 (strictly limited domain) and §6.3 (optimal threshold), seed 001.
+"""Ledger: Durfee & Rogers §6.2 (strictly limited domain) and §6.3 (optimal threshold) (DR19).
 
 Relations as in :mod:`proofs.dr19.limited_sec5`: add/remove for what the proofs use,
 ``delta:N`` for the Delta threshold, ``#linf`` for §2's wording.
@@ -65,7 +65,7 @@ LEM68 = "For any delta' >= 0, Algorithm 6 is (eps', delta + delta')-DP for eps' 
 
 CLAIMS = [
     Statement(
-        id="DR19.Alg5", title="Strictly limited domain", source="001 §6.2, Algorithm 5",
+        id="DR19.Alg5", title="Strictly limited domain", source="DR19 §6.2, Algorithm 5",
         statement="h_⊥ = h_(kbar+1) + 1 + ln(kbar/delta)/eps; v_⊥ = h_⊥ + Gumbel(1/eps); for j <= kbar: if h_(j) > h_(kbar+1): "
                   "v_j = h_(j) + Gumbel(1/eps); "
                   "return the indices sorted above v_⊥ (⊥-terminated if fewer than k); kbar in {k, ..., d-1}",
@@ -75,7 +75,7 @@ CLAIMS = [
                "tests: exact vs pLEM on d_>(h), seeded sampler fit.",
     ),
     PrivacyClaim(
-        id="DR19.Lem6.6", title="Algorithm 5 has Theorem 1's guarantee", source="001 §6.2, Lemma 6.6",
+        id="DR19.Lem6.6", title="Algorithm 5 has Theorem 1's guarantee", source="DR19 §6.2, Lemma 6.6",
         statement=LEM66 + " (Theorem 1's curve (eps'(delta'), delta + delta'), unrestricted sensitivity)",
         code="mechanisms.limited_domain.StrictLimitDom", relation="add-remove",
         domain=widened(_dom(4, 2, "add-remove", P3)), quick=_dom(3, 2, "add-remove", P2[1:]),
@@ -83,7 +83,7 @@ CLAIMS = [
     ),
     PrivacyClaim(
         id="DR19.Lem6.6#delta-threshold", title="Probe: Algorithm 5 with a Delta "
-                                                "threshold", source="001 §6.2, Lemma 6.6 and the remark before Algorithm 5",
+                                                "threshold", source="DR19 §6.2, Lemma 6.6 and the remark before Algorithm 5",
         statement="(probe) Algorithm 5 with ln(min{Delta, kbar}/delta) under Delta-restricted neighbours satisfies Theorem 1's "
                   "curve",
         code="mechanisms.limited_domain.StrictLimitDom(Delta=1)", relation="delta:1", probe=True, expected="violated",
@@ -96,7 +96,7 @@ CLAIMS = [
               "k=2, kbar=3, eps=1/2, delta=1/10, Delta=1: exact delta(1) = 0.23077 > 0.1.",
     ),
     PrivacyClaim(
-        id="DR19.Lem6.6#linf", title="Lemma 6.6 under l_inf", source="001 §6.2, Lemma 6.6",
+        id="DR19.Lem6.6#linf", title="Lemma 6.6 under l_inf", source="DR19 §6.2, Lemma 6.6",
         statement=LEM66 + " -- neighbours ||h-h'||_inf <= "
                           "1", code="mechanisms.limited_domain.StrictLimitDom", relation="linf", expected="violated",
         domain=_dom(3, 2, "linf", P2[:1]), mechanism=_strict, points=lambda p: curve_points(p["k"], p["eps"], p["delta"], QGRID),
@@ -104,21 +104,21 @@ CLAIMS = [
               "delta(1) = 0.21373 > 0.1.",
     ),
     Obligation(
-        id="DR19.Def6.eq9", title="Strict domain d^k_>(h) ⊆ d^k(h)", source="001 §6.2, eq. (9)",
+        id="DR19.Def6.eq9", title="Strict domain d^k_>(h) ⊆ d^k(h)", source="DR19 §6.2, eq. (9)",
         statement="d^k_>(h) := {i in [d] : h_i > h_(k+1)} ⊆ d^k(h)",
         code="mechanisms.limited_domain.strict_domain", relation="none",
         domain=_dom(4, 3, "none", KS), quick=_dom(3, 2, "none", KS[:2]), evaluate=_eq9,
         notes="Definition implemented; the inclusion it asserts is checked on every histogram.",
     ),
     Obligation(
-        id="DR19.Lem6.7", title="Structure of strict domains", source="001 §6.2, Lemma 6.7",
+        id="DR19.Lem6.7", title="Structure of strict domains", source="DR19 §6.2, Lemma 6.7",
         statement="For any neighboring h, h' and k < d, either d_>(h') ⊆ d_>(h) and h_i = h_(k+1) + 1 on d_>(h) \\ d_>(h'), or "
                   "d_>(h) ⊆ d_>(h') and h'_i = h'_(k+1) + 1 on d_>(h') \\ d_>(h)",
         code="proofs.dr19.limited_sec6._lemma_6_7", relation="add-remove",
         domain=_dom(4, 3, "add-remove", KS), quick=_dom(3, 2, "add-remove", KS[:2]), evaluate=_lemma_6_7,
     ),
     Obligation(
-        id="DR19.Lem6.7#linf", title="Lemma 6.7 under l_inf", source="001 §6.2, Lemma 6.7",
+        id="DR19.Lem6.7#linf", title="Lemma 6.7 under l_inf", source="DR19 §6.2, Lemma 6.7",
         statement="(neighbours ||h-h'||_inf <= 1) one of the two cases of Lemma 6.7 holds",
         code="proofs.dr19.limited_sec6._lemma_6_7", relation="linf", expected="violated",
         domain=_dom(3, 2, "linf", KS[:2]), evaluate=_lemma_6_7,
@@ -126,7 +126,7 @@ CLAIMS = [
               "Witness: h=(0,0,1), h'=(0,1,0), k=1: d_>(h)={2}, d_>(h')={1}, neither contains the other.",
     ),
     Statement(
-        id="DR19.Alg6", title="Optimal threshold", source="001 §6.3, Algorithm 6",
+        id="DR19.Alg6", title="Optimal threshold", source="DR19 §6.3, Algorithm 6",
         statement="for i in [k, dbar]: v_i = h_(i) + ln(i/delta)/eps + Gumbel(1/eps); kbar = argmin{v_i}; return LimitDom^{k-1, "
                   "kbar}(h; eps, delta)",
         code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold",
@@ -138,7 +138,7 @@ CLAIMS = [
                "here vs k+1 accounting in Lemma 3.1 (inner_k=).",
     ),
     PrivacyClaim(
-        id="DR19.Lem6.8", title="Privacy of Algorithm 6", source="001 §6.3, Lemma 6.8",
+        id="DR19.Lem6.8", title="Privacy of Algorithm 6", source="DR19 §6.3, Lemma 6.8",
         statement=LEM68, code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold (EM selection, LimitDom^{k-1,kbar}, "
                               "kbar released)",
         relation="add-remove", domain=widened(_dom(4, 2, "add-remove", OT)), quick=_dom(3, 2, "add-remove", OTQ),
@@ -148,7 +148,7 @@ CLAIMS = [
     ),
     PrivacyClaim(
         id="DR19.Lem6.8#literal-selection", title="Lemma 6.8 with Algorithm 6's printed argmin(v + "
-                                                  "Gumbel)", source="001 §6.3, Algorithm 6, Lemma 6.8",
+                                                  "Gumbel)", source="DR19 §6.3, Algorithm 6, Lemma 6.8",
         statement=LEM68 + " -- selection exactly as printed: kbar = argmin_i h_(i) + ln(i/delta)/eps + Gumbel(1/eps)",
         code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold(literal=True)", relation="add-remove", expected="violated",
         domain=widened(_dom(4, 2, "add-remove", ({"k": 2, "dbar": 4, "eps": 1, "delta": F(1, 10)}, *OT), pairs=(LIT_SEL_WITNESS,))),
@@ -165,7 +165,7 @@ CLAIMS = [
               "whose loss is not bounded by eps. The pair found by the search is checked with the domain (extra['pairs']).",
     ),
     PrivacyClaim(
-        id="DR19.Lem6.8#proof-range", title="Lemma 6.8 with the proof's range [k+1, dbar]", source="001 §6.3, proof of Lemma 6.8",
+        id="DR19.Lem6.8#proof-range", title="Lemma 6.8 with the proof's range [k+1, dbar]", source="DR19 §6.3, proof of Lemma 6.8",
         statement=LEM68 + " -- M(h) = argmin over i in [k+1, dbar]",
         code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold(start=k+1)", relation="add-remove",
         domain=widened(_dom(4, 2, "add-remove", [{**p, "dbar": 4} for p in OT])), quick=_dom(4, 1, "add-remove", [{**OTQ[0], "dbar": 4}]),
@@ -173,7 +173,7 @@ CLAIMS = [
         points=lambda p: curve_points(p["k"], p["eps"], p["delta"], GRID),
     ),
     PrivacyClaim(
-        id="DR19.Lem6.8#linf", title="Lemma 6.8 under l_inf", source="001 §6.3, Lemma 6.8",
+        id="DR19.Lem6.8#linf", title="Lemma 6.8 under l_inf", source="DR19 §6.3, Lemma 6.8",
         statement=LEM68 + " -- neighbours ||h-h'||_inf <= "
                           "1", code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold", relation="linf", expected="violated",
         domain=_dom(4, 2, "linf", [{**OTQ[0], "dbar": 2}]), mechanism=_ot(), points=lambda p: curve_points(p["k"], p["eps"], p["delta"], QGRID),

@@ -1,4 +1,4 @@
-"""Ledger: Durfee & Rogers pay-what-you-get composition (seed 001 §3 Algorithm 2 / Theorem 2, §7).
+"""Ledger: Durfee & Rogers pay-what-you-get composition (DR19 §3 Algorithm 2 / Theorem 2, §7).
 
 Theorem 2 is about an *adaptive analyst*.  Each instance is a top-level
 neighbouring pair ``(h, h')`` plus a strategy from
@@ -17,7 +17,7 @@ from fractions import Fraction as F
 from proofs.claims import Domain, Obligation, PrivacyClaim, Statement, widened
 from proofs.dr19 import _pwyg as E
 
-SRC = "001 §3 (Algorithm 2, Theorem 2), §7"
+SRC = "DR19 §3 (Algorithm 2, Theorem 2), §7"
 CODE = "mechanisms.pay_what_you_get.MultiLimitDom / MultiLimitDomSession, mechanisms.pay_what_you_get.pmultilem.PMultiLEM"
 
 
@@ -97,11 +97,11 @@ CLAIMS = [
         mechanism=E.session, points=E.theorem2_points, notes=_WHERE.format(rel="delta:1 (Delta = 1)"),
     ),
     PrivacyClaim(
-        id="DR19.Thm2#neurips", title="Theorem 2 over seed 000's LimitDom "
-                                      "threshold", source="000 §3, Algorithm 2 / Theorem 2 (LimitDom with min{Delta, kbar, d - "
+        id="DR19.Thm2#neurips", title="Theorem 2 over the DR19-NeurIPS LimitDom "
+                                      "threshold", source="DR19-NeurIPS §3, Algorithm 2 / Theorem 2 (LimitDom with min{Delta, kbar, d - "
                                                           "kbar})",
-        statement="multiLimitDom^{k*,l*} (seed 000 prints Algorithm 2 and Theorem 2 as 001 does) is (eps*, 2 l* delta + "
-                  "delta')-DP when its LimitDom uses 000's h_⊥ = h_(kbar+1) + 1 + ln(min{Delta, kbar, d-kbar}/delta)/eps",
+        statement="multiLimitDom^{k*,l*} (DR19-NeurIPS prints Algorithm 2 and Theorem 2 as DR19 does) is (eps*, 2 l* delta + "
+                  "delta')-DP when its LimitDom uses the DR19-NeurIPS h_⊥ = h_(kbar+1) + 1 + ln(min{Delta, kbar, d-kbar}/delta)/eps",
         code=CODE + " (variant='neurips')", relation="add-remove", domain=widened(_dom(NEURIPS)), quick=_dom(NEURIPS[-2:], **Q3),
         mechanism=E.session, points=E.theorem2_points, notes=_WHERE.format(rel="add-remove"),
     ),
