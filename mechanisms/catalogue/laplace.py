@@ -28,7 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms._common import sampler_float
+from mechanisms.float_sampling import sampler_float
 from mechanisms.errors import InvalidParameter
 
 from ._vector import VectorMechanism, lap_logpdf

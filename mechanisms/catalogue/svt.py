@@ -41,7 +41,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms._common import sampler_float
+from mechanisms.float_sampling import sampler_float
 from mechanisms.core import DEFAULT_PREC, exact_context
 from mechanisms.errors import InvalidParameter
 from mechanisms.registry import MechanismSpec

@@ -34,7 +34,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms._common import (
+from mechanisms.float_sampling import (
     check_k_le_d,
     exact_top,
     gumbel_top,
@@ -177,7 +177,7 @@ class PeelingEM:
             return em_topk_exact(h, self.k, _exact_eps_q(self), rng=rng, size=size)
         rel = relative_ints(h)
         scale = _float_scale(self)
-        wide = is_wide(-int(rel.min()), scale)  # float64 cannot resolve the noise: exact order (_common)
+        wide = is_wide(-int(rel.min()), scale)  # float64 cannot resolve the noise: exact order (mechanisms.float_sampling)
         scores = np.broadcast_to(rel.astype(np.float64), (size, len(h))).copy()
         removed = np.zeros((size, len(h)), dtype=bool)
         out = np.empty((size, self.k), dtype=np.int64)

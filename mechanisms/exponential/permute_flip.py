@@ -41,7 +41,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms._common import check_k_le_d, exact_top, is_wide, relative_ints, sampler_float, split_noisy
+from mechanisms.float_sampling import check_k_le_d, exact_top, is_wide, relative_ints, sampler_float, split_noisy
 from mechanisms.core import DEFAULT_PREC, exact_context, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.registry import MechanismSpec, zcdp_claim

@@ -52,7 +52,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from mechanisms._common import sampler_float
+from mechanisms.float_sampling import sampler_float
 from mechanisms import validation as V
 from mechanisms.core import DEFAULT_PREC, exact_context, sorted_items, to_ctx
 from mechanisms.errors import DomainTooLarge, InvalidParameter

@@ -42,7 +42,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms._common import sampler_float
+from mechanisms.float_sampling import sampler_float
 from mechanisms.core import DEFAULT_PREC, exact_context
 from mechanisms.errors import InvalidHistogram, InvalidParameter, InvalidParameterType
 from mechanisms.exact.laplace_order import ordered_top_distribution

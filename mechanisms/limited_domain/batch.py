@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms._common import log_ratio
+from mechanisms.float_sampling import log_ratio
 from mechanisms.core import BOT
 
 __all__ = ["race_sample_array", "array_to_outcomes", "outcomes_to_array", "race_tables", "MAX_TABLE_ENTRIES", "MAX_REJECTION_ROUNDS"]

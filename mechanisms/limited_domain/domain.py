@@ -19,17 +19,18 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms._common import sampler_counts
+from mechanisms.float_sampling import sampler_counts
 from mechanisms.core import order_stat, sorted_items
 from mechanisms.errors import InvalidParameter
 
-__all__ = ["VARIANTS", "limited_domain", "strict_domain", "bot_multiplier", "top_sorted", "as_counts"]
+__all__ = ["VARIANTS", "check_kbar_le_d", "limited_domain", "strict_domain", "bot_multiplier", "top_sorted", "as_counts"]
 
 
 VARIANTS = ("long", "neurips")
 
 
-def _check_kbar_le_d(kbar: int, d: int, *, allow_d: bool = True) -> None:
+def check_kbar_le_d(kbar: int, d: int, *, allow_d: bool = True) -> None:
+    """Refuse ``kbar > d`` (or ``kbar >= d`` without ``allow_d``): ``InvalidParameter`` naming the bound."""
     if kbar > d or (not allow_d and kbar >= d):
         bound = f"<= d={d}" if allow_d else f"< d={d}"
         raise InvalidParameter(f"kbar={kbar} must be {bound} (the number of items)")
@@ -39,7 +40,7 @@ def limited_domain(h: Sequence[int], kbar: int) -> tuple[int, ...]:
     """DR19 eq. (5): ``d^kbar(h)``, the indices of the kbar largest counts, in sorted order."""
     h = V.histogram(h)
     kbar = V.pos_int("kbar", kbar)
-    _check_kbar_le_d(kbar, len(h))
+    check_kbar_le_d(kbar, len(h))
     return tuple(sorted_items(h)[:kbar])
 
 
@@ -47,7 +48,7 @@ def strict_domain(h: Sequence[int], k: int) -> tuple[int, ...]:
     """DR19 eq. (9): ``d^k_>(h) = {i : h_i > h_(k+1)}`` in sorted order (``h_(d+1) = 0``)."""
     h = V.histogram(h)
     k = V.pos_int("k", k)
-    _check_kbar_le_d(k, len(h))
+    check_kbar_le_d(k, len(h))
     t = order_stat(h, k + 1)
     return tuple(i for i in sorted_items(h) if h[i] > t)
 

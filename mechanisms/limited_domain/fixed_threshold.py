@@ -44,7 +44,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms._common import log_ratio, sampler_counts, sampler_float
+from mechanisms.float_sampling import log_ratio, sampler_counts, sampler_float
 from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, sorted_items, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.exppoly import laplace_sf

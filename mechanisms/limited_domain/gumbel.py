@@ -43,21 +43,22 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Hashable, Sequence
+from typing import Any, ClassVar, Hashable, Sequence
 
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms._common import exact_top, is_wide, log_ratio, sampler_float, split_noisy
-from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
+from mechanisms.float_sampling import exact_top, is_wide, log_ratio, sampler_float, split_noisy
+from mechanisms.base import MechanismBase
+from mechanisms.core import BOT, order_stat, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.arb_context import certified_context, iv_law
 from mechanisms.exact.gumbel_order import one_shot_integral
 from mechanisms.exact.sampling import check_balanced_flag, check_exact_flag
 from mechanisms.limited_domain.domain import (
     VARIANTS,
-    _check_kbar_le_d,
     as_counts,
+    check_kbar_le_d,
     bot_multiplier,
     limited_domain,
     strict_domain,
@@ -170,18 +171,16 @@ def race_array(a: np.ndarray, dom: np.ndarray, mech: Any, bot_count: int, m: int
     return arr
 
 
-def _validate_common(self: Any) -> None:
-    object.__setattr__(self, "k", V.pos_int("k", self.k))
-    object.__setattr__(self, "kbar", V.pos_int("kbar", self.kbar))
+def _validate_common(self: _GumbelRace) -> None:
+    self._set(k=V.pos_int("k", self.k), kbar=V.pos_int("kbar", self.kbar))
     if self.k > self.kbar:
         raise InvalidParameter(f"k={self.k} must be <= kbar={self.kbar}")
-    object.__setattr__(self, "eps", V.positive("eps", self.eps))
-    object.__setattr__(self, "delta", V.probability("delta", self.delta))
+    self._set(eps=V.positive("eps", self.eps), delta=V.probability("delta", self.delta))
 
 
-def _validate_delta_cap(self: Any) -> None:
+def _validate_delta_cap(self: _GumbelRace) -> None:
     if self.Delta is not None:
-        object.__setattr__(self, "Delta", V.pos_int("Delta", self.Delta))
+        self._set(Delta=V.pos_int("Delta", self.Delta))
     if self.variant not in VARIANTS:
         raise InvalidParameter(f"variant={self.variant!r} must be one of {VARIANTS}")
 
@@ -225,7 +224,94 @@ def gumbel_race_exact(h: Any, dom: Sequence[int], k: int, eps: Any, bot_count: i
 
 
 @dataclass(frozen=True)
-class LimitDom:
+class _GumbelRace(MechanismBase):
+    """What :class:`LimitDom` and :class:`StrictLimitDom` share: the parameters, their checks, the threshold,
+    the law (:func:`race_distribution` over the class's domain) and the float / exact samplers."""
+
+    k: int
+    kbar: int
+    eps: Any
+    delta: Any
+    Delta: int | None = None
+    variant: str = "long"
+    exact: bool = False
+    balanced: bool = False
+
+    #: whether ``kbar = d`` is allowed (DR19 footnote 1: ``h_(d+1) = 0``); Algorithm 5 refuses it
+    allow_kbar_eq_d: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        _validate_common(self)
+        _validate_delta_cap(self)
+        check_exact_flag(self, ("eps", "delta"))
+        check_balanced_flag(self)
+
+    def _domain(self, h: tuple[int, ...]) -> tuple[int, ...]:
+        """The race's domain on the validated histogram ``h`` (eq. (5) or eq. (9))."""
+        raise NotImplementedError
+
+    def _sample_domain(self, a: np.ndarray, top: np.ndarray, c: int) -> np.ndarray:
+        """The race's domain from the top-(kbar+1) indices ``top`` (sorted) and ``c = h_(kbar+1) + 1``."""
+        raise NotImplementedError
+
+    def _prepare(self, h: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...], int, int]:
+        hv = self._law_histogram(h)
+        return hv, self._domain(hv), order_stat(hv, self.kbar + 1) + 1, bot_multiplier(self.kbar, self.Delta, len(hv), self.variant)
+
+    def critical_scales(self) -> tuple[float, ...]:
+        """The ⊥ threshold's offset above h_(kbar+1), 1 + ln(m/delta)/eps, and the noise scale 1/eps (count units;
+        the worst-case search builds its gaps around them)."""
+        m = bot_multiplier(self.kbar, self.Delta, self.kbar + 1)
+        return (1 + log_ratio(m, self.delta) / float(self.eps), 1 / float(self.eps))
+
+    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+        hv = V.histogram(h)
+        check_kbar_le_d(self.kbar, len(hv), allow_d=self.allow_kbar_eq_d)
+        return hv
+
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
+        _, dom, c, m = self._prepare(h)
+        return race_distribution(ctx, h, dom, self.k, self.eps, c, m, self.delta)
+
+    def _sample_histogram(self, h: Sequence[int]) -> np.ndarray:
+        a = as_counts(h)
+        check_kbar_le_d(self.kbar, len(a), allow_d=self.allow_kbar_eq_d)
+        return a
+
+    def _race_parts(self, a: np.ndarray) -> tuple[np.ndarray, int, int]:
+        """``(top, c, m)``: the top-(kbar+1) indices (the only data the mechanism reads), ``h_(kbar+1) + 1``
+        and the ⊥ multiplier."""
+        top = top_sorted(a, self.kbar + 1)
+        c = (int(a[top[self.kbar]]) if top.size > self.kbar else 0) + 1
+        return top, c, bot_multiplier(self.kbar, self.Delta, len(a), self.variant)
+
+    def _sample_exact(self, a: np.ndarray, *, rng: np.random.Generator, size: int) -> list[Any]:
+        from mechanisms.exact.race import race_exact
+
+        top, c, m = self._race_parts(a)
+        return race_exact(a, self._sample_domain(a, top, c), self.k, self.eps, c, m, self.delta, rng=rng, size=size)
+
+    def _sample_float(self, a: np.ndarray, *, rng: np.random.Generator, size: int) -> list[Any]:
+        top, c, m = self._race_parts(a)
+        return race_sample(a, self._sample_domain(a, top, c), self.k, sampler_float("eps", self.eps), c, m, self.delta,
+                           rng=rng, size=size)
+
+    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
+        """``size`` draws as a ``(size, k)`` int64 array: item indices in order, ``-1`` for ⊥ and after it.
+
+        Same law as :meth:`sample` (row ``(i_1..i_j, -1, ...)`` is ``(i_1..i_j, BOT)``),
+        drawn by sequential sampling without replacement (DR19 Lemma 4.2;
+        :mod:`mechanisms.limited_domain.batch`): ~k+1 uniforms per draw, no Python object per
+        draw.  A different random stream from :meth:`sample` for the same seed.
+        """
+        a = self._sample_histogram(h)
+        size = V.pos_int("size", size)
+        top, c, m = self._race_parts(a)
+        return race_array(a, self._sample_domain(a, top, c), self, c, m, rng=rng, size=size)
+
+
+@dataclass(frozen=True)
+class LimitDom(_GumbelRace):
     """LimitDom^{k,kbar} -- DR19 Algorithm 1 (001 §3), transcribed literally.
 
     Domain ``D = d^kbar(h)`` (eq. (5)); threshold ``h_⊥ = h_(kbar+1) + 1 +
@@ -239,75 +325,25 @@ class LimitDom:
     :func:`mechanisms.exact.race.race_exact`); needs rational ``eps`` and ``delta``.
     """
 
-    k: int
-    kbar: int
-    eps: Any
-    delta: Any
-    Delta: int | None = None
-    variant: str = "long"
-    exact: bool = False
-    balanced: bool = False
+    def _domain(self, h: tuple[int, ...]) -> tuple[int, ...]:
+        return limited_domain(h, self.kbar)
 
-    def __post_init__(self) -> None:
-        _validate_common(self)
-        _validate_delta_cap(self)
-        check_exact_flag(self, ("eps", "delta"))
-        check_balanced_flag(self)
-
-    def _prepare(self, h: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...], int, int]:
-        h = V.histogram(h)
-        _check_kbar_le_d(self.kbar, len(h))
-        return h, limited_domain(h, self.kbar), order_stat(h, self.kbar + 1) + 1, bot_multiplier(self.kbar, self.Delta, len(h), self.variant)
+    def _sample_domain(self, a: np.ndarray, top: np.ndarray, c: int) -> np.ndarray:
+        return top[: self.kbar]
 
     def threshold_parts(self, h: Sequence[int]) -> tuple[int, int]:
         """``(h_(kbar+1) + 1, m)``: ``h_⊥ = h_(kbar+1) + 1 + ln(m/delta)/eps`` (exact parts)."""
         _, _, c, m = self._prepare(h)
         return c, m
 
-    def symmetries(self, d: int) -> frozenset:
-        """Domain d^kbar(h) by sorted_items (index only breaks ties); h_⊥ from order statistics, shift-free unless kbar = d (then h_(d+1) = 0 is absolute) (:mod:`dpverify.checker.reductions`)."""
+    def symmetries(self, d: int) -> frozenset[str]:
+        """Domain d^kbar(h) by sorted_items (index only breaks ties); h_⊥ from order statistics, shift-free unless
+        kbar = d (then h_(d+1) = 0 is absolute) (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"permute-ties"} | ({"shift"} if self.kbar < d else set()))
 
-    def critical_scales(self) -> tuple:
-        """The ⊥ threshold's offset above h_(kbar+1), 1 + ln(m/delta)/eps, and the noise scale 1/eps (count units; the worst-case search builds its gaps around them)."""
-        return (1 + log_ratio(bot_multiplier(self.kbar, self.Delta, self.kbar + 1), self.delta) / float(self.eps), 1 / float(self.eps))
-
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h, dom, c, m = self._prepare(h)
-        with exact_context(prec, interval) as ctx:
-            return race_distribution(ctx, h, dom, self.k, self.eps, c, m, self.delta)
-
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        a = as_counts(h)
-        _check_kbar_le_d(self.kbar, len(a))
-        size = V.pos_int("size", size)
-        top = top_sorted(a, self.kbar + 1)  # the only data the mechanism reads
-        dom = top[: self.kbar]
-        c = (int(a[top[self.kbar]]) if top.size > self.kbar else 0) + 1
-        m = bot_multiplier(self.kbar, self.Delta, len(a), self.variant)
-        if self.balanced:
-            return gumbel_race_exact(a, dom, self.k, self.eps, c, m, self.delta, rng=rng, size=size, balanced=True)
-        if self.exact:
-            from mechanisms.exact.race import race_exact
-
-            return race_exact(a, dom, self.k, self.eps, c, m, self.delta, rng=rng, size=size)
-        return race_sample(a, dom, self.k, sampler_float("eps", self.eps), c, m, self.delta, rng=rng, size=size)
-
-    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
-        """``size`` draws as a ``(size, k)`` int64 array: item indices in order, ``-1`` for ⊥ and after it.
-
-        Same law as :meth:`sample` (row ``(i_1..i_j, -1, ...)`` is ``(i_1..i_j, BOT)``),
-        drawn by sequential sampling without replacement (DR19 Lemma 4.2;
-        :mod:`mechanisms.limited_domain.batch`): ~k+1 uniforms per draw, no Python object per
-        draw.  A different random stream from :meth:`sample` for the same seed.
-        """
-        a = as_counts(h)
-        _check_kbar_le_d(self.kbar, len(a))
-        size = V.pos_int("size", size)
-        top = top_sorted(a, self.kbar + 1)
-        c = (int(a[top[self.kbar]]) if top.size > self.kbar else 0) + 1
-        m = bot_multiplier(self.kbar, self.Delta, len(a), self.variant)
-        return race_array(a, top[: self.kbar], self, c, m, rng=rng, size=size)
+    def _sample_balanced(self, a: np.ndarray, *, rng: np.random.Generator, size: int) -> list[Any]:
+        top, c, m = self._race_parts(a)
+        return gumbel_race_exact(a, top[: self.kbar], self.k, self.eps, c, m, self.delta, rng=rng, size=size, balanced=True)
 
     def release(self, top: Sequence[tuple[Hashable, int]], *, rng: np.random.Generator, size: int = 1, pad: Sequence[Hashable] = ()) -> list:
         """Unknown-domain use: run on the true top items only, given as ``(label, count)`` pairs.
@@ -350,8 +386,9 @@ class LimitDom:
         return [tuple(x if x is BOT else labels[x] for x in o) for o in out]
 
 
+
 @dataclass(frozen=True)
-class StrictLimitDom:
+class StrictLimitDom(_GumbelRace):
     """DR19 Algorithm 5 (001 §6.2): top-k from the strictly limited domain, literal.
 
     Domain ``D = d^kbar_>(h) = {i : h_i > h_(kbar+1)}`` (eq. (9)), which may have
@@ -363,69 +400,31 @@ class StrictLimitDom:
     ``exact=True``: integer/rational-only sampler of the same law (as for :class:`LimitDom`).
     """
 
-    k: int
-    kbar: int
-    eps: Any
-    delta: Any
-    Delta: int | None = None
-    variant: str = "long"
-    exact: bool = False
-    balanced: bool = False
+    allow_kbar_eq_d: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
-        _validate_common(self)
-        _validate_delta_cap(self)
-        check_exact_flag(self, ("eps", "delta"))
-        check_balanced_flag(self)
+        super().__post_init__()
         if self.variant != "long":
             raise InvalidParameter(f"variant={self.variant!r}: Algorithm 5 has only the printed ('long') form")
 
-    def _prepare(self, h: Sequence[int]):
-        h = V.histogram(h)
-        _check_kbar_le_d(self.kbar, len(h), allow_d=False)
-        c = order_stat(h, self.kbar + 1)
-        return h, strict_domain(h, self.kbar), c + 1, bot_multiplier(self.kbar, self.Delta, len(h))
+    def _domain(self, h: tuple[int, ...]) -> tuple[int, ...]:
+        return strict_domain(h, self.kbar)
 
-    def symmetries(self, d: int) -> frozenset:
-        """Domain {i : h_i > h_(kbar+1)} and the threshold are symmetric in the items; kbar < d always (Algorithm 5) (:mod:`dpverify.checker.reductions`)."""
+    def _sample_domain(self, a: np.ndarray, top: np.ndarray, c: int) -> np.ndarray:
+        cand = top[: self.kbar]
+        return cand[a[cand] > c - 1]
+
+    def symmetries(self, d: int) -> frozenset[str]:
+        """Domain {i : h_i > h_(kbar+1)} and the threshold are symmetric in the items; kbar < d always (Algorithm 5)
+        (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"shift", "permute"})
 
-    def critical_scales(self) -> tuple:
-        """The ⊥ threshold's offset above h_(kbar+1), 1 + ln(m/delta)/eps, and the noise scale 1/eps (count units; the worst-case search builds its gaps around them)."""
-        return (1 + log_ratio(bot_multiplier(self.kbar, self.Delta, self.kbar + 1), self.delta) / float(self.eps), 1 / float(self.eps))
-
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h, dom, c, m = self._prepare(h)
-        with exact_context(prec, interval) as ctx:
-            return race_distribution(ctx, h, dom, self.k, self.eps, c, m, self.delta)
-
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        a = as_counts(h)
-        _check_kbar_le_d(self.kbar, len(a), allow_d=False)
-        size = V.pos_int("size", size)
-        top = top_sorted(a, self.kbar + 1)
-        t = int(a[top[self.kbar]])
-        m = bot_multiplier(self.kbar, self.Delta, len(a))
-        if self.balanced:  # D (a prefix of the top kbar) padded with dummies to kbar places: |D| is data, the work must not show it
-            cand = top[: self.kbar]
-            return gumbel_race_exact(a, cand, self.k, self.eps, t + 1, m, self.delta, rng=rng, size=size, balanced=True,
-                                     pad_to=self.kbar, n_real=int(np.count_nonzero(a[cand] > t)))
-        dom = top[: self.kbar][a[top[: self.kbar]] > t]
-        if self.exact:
-            from mechanisms.exact.race import race_exact
-
-            return race_exact(a, dom, self.k, self.eps, t + 1, m, self.delta, rng=rng, size=size)
-        return race_sample(a, dom, self.k, sampler_float("eps", self.eps), t + 1, m, self.delta, rng=rng, size=size)
-
-    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
-        """As :meth:`LimitDom.sample_array` (``(size, k)`` int64, ``-1`` for ⊥ and after): same law as :meth:`sample`."""
-        a = as_counts(h)
-        _check_kbar_le_d(self.kbar, len(a), allow_d=False)
-        size = V.pos_int("size", size)
-        top = top_sorted(a, self.kbar + 1)
-        t = int(a[top[self.kbar]])
-        dom = top[: self.kbar][a[top[: self.kbar]] > t]
-        return race_array(a, dom, self, t + 1, bot_multiplier(self.kbar, self.Delta, len(a)), rng=rng, size=size)
+    def _sample_balanced(self, a: np.ndarray, *, rng: np.random.Generator, size: int) -> list[Any]:
+        # D (a prefix of the top kbar) padded with dummies to kbar places: |D| is data, the work must not show it
+        top, c, m = self._race_parts(a)
+        cand = top[: self.kbar]
+        return gumbel_race_exact(a, cand, self.k, self.eps, c, m, self.delta, rng=rng, size=size, balanced=True,
+                                 pad_to=self.kbar, n_real=int(np.count_nonzero(a[cand] > c - 1)))
 
 
 def _invalid(extra: dict) -> list:

@@ -61,14 +61,14 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms._common import exact_top, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
+from mechanisms.float_sampling import exact_top, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
 from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.sampling import check_balanced_flag, check_exact_flag
 from mechanisms.exact.laplace_order import chain_probability, guard_bits, lap_vars, ordered_top_distribution
 from mechanisms.registry import EXACT_TAG, FLOAT_DELTA, SLOW_TAG, MechanismSpec, balanced_variant, exact_variant
 
-from .domain import _check_kbar_le_d, limited_domain, top_sorted
+from .domain import check_kbar_le_d, limited_domain, top_sorted
 from .peeling import _domain_param
 
 __all__ = ["LimitDomLap", "LapMax", "threshold_offset", "threshold_offset_float", "laplace_race_sample"]
@@ -122,7 +122,7 @@ def laplace_race_sample(
     ``above[r]`` = how many noisy values exceed the noisy threshold.  Ties have
     probability 0 (continuous noise).  Integer (int64) ``centers`` spanning more
     than float64 can resolve at this noise scale are compared exactly
-    (:func:`mechanisms._common.split_noisy`).
+    (:func:`mechanisms.float_sampling.split_noisy`).
     """
     n = centers.shape[0]
     kk = min(k, n)
@@ -236,7 +236,7 @@ class LimitDomLap:
 
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         h = V.histogram(h)
-        _check_kbar_le_d(self.kbar, len(h))
+        check_kbar_le_d(self.kbar, len(h))
         size = V.pos_int("size", size)
         a = sampler_counts(h)
         top = top_sorted(a, self.kbar + 1)  # the only data Algorithm 4 reads
@@ -278,7 +278,7 @@ class LapMax:
 
     def _check(self, h: Sequence[int]) -> tuple[int, ...]:
         h = V.histogram(h)
-        _check_kbar_le_d(self.kbar, len(h))
+        check_kbar_le_d(self.kbar, len(h))
         bad = [i for i in self.domain if i >= len(h)]
         if bad:
             raise InvalidParameter(f"domain index {bad[0]} must be < d={len(h)}")

@@ -45,12 +45,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms._common import exact_top, is_wide, log_ratio, sampler_float, split_noisy
+from mechanisms.float_sampling import exact_top, is_wide, log_ratio, sampler_float, split_noisy
 from mechanisms.core import DEFAULT_PREC, exact_context, relabel_outcome, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.registry import MechanismSpec
 
-from .domain import _check_kbar_le_d, as_counts, top_sorted
+from .domain import check_kbar_le_d, as_counts, top_sorted
 from .gumbel import LimitDom, race_sample
 
 __all__ = ["OptimalThreshold", "selection_distribution"]
@@ -137,7 +137,7 @@ class OptimalThreshold:
     def selection(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         """Exact ``{kbar: Pr[selection = kbar]}``."""
         h = V.histogram(h)
-        _check_kbar_le_d(self.dbar, len(h))
+        check_kbar_le_d(self.dbar, len(h))
         with exact_context(prec, interval) as ctx:
             return selection_distribution(ctx, h, self.lo, self.dbar, self.eps, self.delta, self.literal)
 
@@ -156,7 +156,7 @@ class OptimalThreshold:
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = V.histogram(h)
-        _check_kbar_le_d(self.dbar, len(h))
+        check_kbar_le_d(self.dbar, len(h))
         sel = self.selection(h, prec=prec, interval=interval)
         inner = {kbar: self.inner(kbar).distribution(h, prec=prec, interval=interval) for kbar in sel}
         out = {}
@@ -168,7 +168,7 @@ class OptimalThreshold:
 
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
         a = as_counts(h)
-        _check_kbar_le_d(self.dbar, len(a))
+        check_kbar_le_d(self.dbar, len(a))
         size = V.pos_int("size", size)
         top = top_sorted(a, self.dbar + 1)
         counts = [int(a[i]) for i in top] + [0]  # h_(1..dbar+1) (h_(d+1) = 0)

@@ -33,14 +33,14 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms._common import exact_top, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
+from mechanisms.float_sampling import exact_top, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
 from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.arb_context import certified_context, iv_law
 from mechanisms.exact.sampling import check_exact_flag
 from mechanisms.registry import EXACT_TAG, FLOAT_EPS, MechanismSpec, exact_variant
 
-from .domain import VARIANTS, _check_kbar_le_d, bot_multiplier, limited_domain
+from .domain import VARIANTS, check_kbar_le_d, bot_multiplier, limited_domain
 
 __all__ = ["LEM", "PLEM", "lem_weights"]
 
@@ -133,7 +133,7 @@ class LEM:
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = V.histogram(h)
-        _check_kbar_le_d(self.kbar, len(h))
+        check_kbar_le_d(self.kbar, len(h))
         dom = _resolve_domain(self.domain, h, self.kbar)
         m = bot_multiplier(self.kbar, self.Delta, len(h), self.variant)
         with exact_context(prec, interval) as asked, certified_context(asked, [self.eps, self.delta]) as ctx:
@@ -180,7 +180,7 @@ class PLEM:
 
     def _prepare(self, h: Sequence[int]):
         h = V.histogram(h)
-        _check_kbar_le_d(self.kbar, len(h))
+        check_kbar_le_d(self.kbar, len(h))
         dom = _resolve_domain(self.domain, h, self.kbar)
         t = self._inner_kbar()
         m = bot_multiplier(t, self.Delta, len(h), self.variant)
@@ -262,7 +262,7 @@ class PLEM:
 
     def _sample_wide(self, rel: np.ndarray, rel_bot: int, L: float, eps: float, d_arr: np.ndarray, rng: np.random.Generator, size: int) -> list:
         """The rounds of :meth:`sample` with exact (integer, fraction) comparisons in count units, for
-        counts spread wider than float64 resolves at this noise scale (``mechanisms._common.is_wide``)."""
+        counts spread wider than float64 resolves at this noise scale (``mechanisms.float_sampling.is_wide``)."""
         n = rel.size
         removed = np.zeros((size, n), dtype=bool)
         alive = np.ones(size, dtype=bool)

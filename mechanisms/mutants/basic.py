@@ -39,7 +39,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms._common import check_k_le_d, gumbel_top, relative_counts, sampler_counts, sampler_float
+from mechanisms.float_sampling import check_k_le_d, gumbel_top, relative_counts, sampler_counts, sampler_float
 from mechanisms.core import DEFAULT_PREC, critical_scales_of, exact_context, order_stat, relabel_outcome, symmetries_of, to_ctx
 from mechanisms.exponential.em import ExponentialMechanism, OneShotGumbel, em_weights
 from mechanisms.laplace.noisy_max import ReportNoisyMaxLaplace

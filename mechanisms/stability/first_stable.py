@@ -37,7 +37,7 @@ from typing import Any, Callable, Hashable, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms._common import sampler_float
+from mechanisms.float_sampling import sampler_float
 from mechanisms.core import BOT, DEFAULT_PREC, exact_context, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.threshold_runs import run_distribution, run_sample

@@ -44,7 +44,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms._common import gumbel_top, relative_counts, sampler_counts, sampler_float
+from mechanisms.float_sampling import gumbel_top, relative_counts, sampler_counts, sampler_float
 from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, sorted_items, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.sampling import check_balanced_flag, check_exact_flag

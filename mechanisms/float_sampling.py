@@ -1,4 +1,8 @@
-"""Small shared pieces of the mechanism modules (not public API)."""
+"""The float samplers' shared plumbing: count and parameter ranges, relative counts, wide spans, exact noisy order.
+
+Also the histogram checks several mechanism families share (:func:`check_k_le_d`) and the Gumbel top-k draw
+(:func:`gumbel_top`).  ``distribution()`` never uses these: they serve the float (and some exact) samplers.
+"""
 
 from __future__ import annotations
 
