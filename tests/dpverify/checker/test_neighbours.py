@@ -26,7 +26,7 @@ def test_pairs_are_exactly_the_neighbouring_pairs(relation, d, m):
 
 def test_upward_pairs_keep_the_order_of_the_max_filter():
     """The bit-mask enumeration of add-remove / delta pairs yields exactly what testing max(h + e) <= M did, in order."""
-    from dpverify.checker.neighbours import _moves
+    from dpverify.checker.neighbours import moves as _moves
 
     for relation, kind, n in (("add-remove", "add-remove", None), ("delta:2", "delta", 2)):
         for d, m in ((1, 3), (3, 2), (4, 3)):
