@@ -51,7 +51,8 @@ def _run(call: str, f: Callable[[], float]) -> dict:
         v = float(f())
         return {"status": "ok", "eps": v, "seconds": round(time.perf_counter() - t, 4), "call": call}
     except Exception as exc:  # noqa: BLE001 - the library's failure is the finding
-        return {"status": f"error: {type(exc).__name__}: {exc}", "eps": None, "seconds": round(time.perf_counter() - t, 4), "call": call}
+        return {"status": f"error: {type(exc).__name__}: "
+                          f"{exc}", "eps": None, "seconds": round(time.perf_counter() - t, 4), "call": call}
 
 
 def worst_pair_pld(k: int, eps: float, t: float, delta: float) -> dict:
@@ -80,7 +81,8 @@ def pure_dp_pld(k: int, eps: float, delta: float) -> dict:
         pld = P.from_privacy_parameters(common.DifferentialPrivacyParameters(eps, 0.0), value_discretization_interval=DISCRETIZATION)
         return pld.self_compose(k).get_epsilon_for_delta(delta)
 
-    return _run(f"from_privacy_parameters(DifferentialPrivacyParameters({eps:g}, 0)).self_compose({k}).get_epsilon_for_delta({delta:g})", f)
+    return _run(f"from_privacy_parameters(DifferentialPrivacyParameters({eps:g}, "
+                f"0)).self_compose({k}).get_epsilon_for_delta({delta:g})", f)
 
 
 def zcdp_rdp(k: int, eps: float, delta: float) -> dict:
@@ -106,7 +108,8 @@ def rr_event_count(k: int, eps: float, delta: float) -> dict:
         acc.compose(rr, count=k)
         return acc.get_epsilon(delta)
 
-    return _run(f"PLDAccountant(REPLACE_ONE).compose(RandomizedResponseDpEvent(2/(1+e^{eps:g}), 2), count={k}).get_epsilon({delta:g})", f)
+    return _run(f"PLDAccountant(REPLACE_ONE).compose(RandomizedResponseDpEvent(2/(1+e^{eps:g}), 2), "
+                f"count={k}).get_epsilon({delta:g})", f)
 
 
 def advanced_composition(k: int, eps: float, delta: float) -> dict:

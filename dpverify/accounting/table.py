@@ -138,7 +138,8 @@ def compute_composition(grid: dict | None = None, *, dp_accounting: bool = True,
         for x, t2h, t2l in ((F(0), F(1, 4), F(3, 4)), (F(1, 4), F(3, 8), F(7, 8))):
             ad, s1 = _timed(lambda: B.adaptive_policy_delta(1, x, F(1, 2), t2h, t2l, interval=True))
             (lo, up, _), s2 = _timed(lambda: B.br_sup_t_branch_and_bound(2, 1, x, rel_tol=1e-4, prec=96))
-            gap.append({"k": 2, "eps": "1", "eps_g": str(x), "policy": f"t1 = 1/2; t2 = {t2h} after the high-loss output, {t2l} after the low one",
+            gap.append({"k": 2, "eps": "1", "eps_g": str(x), "policy": f"t1 = 1/2; t2 = {t2h} after the high-loss output, {t2l} "
+                                                                       f"after the low one",
                         "adaptive_delta": _num(mpmath.mp.make_mpf(ad._mpi_[0])), "nonadaptive_sup_lower": _num(lo),
                         "nonadaptive_sup_upper": _num(up), "gap_certified": bool(mpmath.mp.make_mpf(ad._mpi_[0]) > up),
                         "seconds": round(s1 + s2, 4)})

@@ -172,7 +172,8 @@ def bench_peers(d: int = 10**6, k: int = 10, repeats: int = 3) -> list[dict]:
             raise ImportError("opendp")
         data = a.tolist()
         t, peak = timed(lambda: meas(data), 1)
-        rows.append({"peer": "OpenDP make_noisy_top_k (exact, Gumbel scale 1)", "d": d, "k": k, "seconds": t, "peak_mb": peak / 2**20})
+        rows.append({"peer": "OpenDP make_noisy_top_k (exact, Gumbel scale "
+                             "1)", "d": d, "k": k, "seconds": t, "peak_mb": peak / 2**20})
     except Exception as exc:  # noqa: BLE001 - optional peer
         rows.append({"peer": "OpenDP noisy top-k", "d": d, "k": k, "seconds": None, "note": f"not run: {type(exc).__name__}"})
     try:
@@ -191,7 +192,8 @@ def bench_peers(d: int = 10**6, k: int = 10, repeats: int = 3) -> list[dict]:
         t, peak = timed(peel, 1)
         rows.append({"peer": "diffprivlib Exponential peeled k times", "d": d, "k": k, "seconds": t, "peak_mb": peak / 2**20})
     except Exception as exc:  # noqa: BLE001 - optional peer
-        rows.append({"peer": "diffprivlib Exponential peeled", "d": d, "k": k, "seconds": None, "note": f"not run: {type(exc).__name__}"})
+        rows.append({"peer": "diffprivlib Exponential "
+                             "peeled", "d": d, "k": k, "seconds": None, "note": f"not run: {type(exc).__name__}"})
     rows += _pipelinedp_rows(a, k)
     return rows
 
@@ -217,7 +219,8 @@ def _pipelinedp_rows(a: np.ndarray, k: int) -> list[dict]:
             rows.append({"peer": label, "d": d, "k": k, "seconds": None, "note": f"not run: {exc}"})
         except Exception as exc:  # noqa: BLE001 - its documented failure on raw counts
             why = " (no max shift before exp: weights overflow)" if not shift else ""
-            rows.append({"peer": label, "d": d, "k": k, "seconds": None, "note": f"fails: {type(exc).__name__}: {exc}{why}"[:160]})
+            rows.append({"peer": label, "d": d, "k": k, "seconds": None, "note": f"fails: {type(exc).__name__}: "
+                                                                                 f"{exc}{why}"[:160]})
     return rows
 
 

@@ -129,7 +129,8 @@ def compute(grid: list = GRID, *, samples: int = 20_000, power_samples: int = 1_
             "notes": ["python-dp owns its randomness: the black-box columns cannot be seeded (confidence 0.95 per row, "
                       "Clopper-Pearson, Bonferroni over 4 events), the exact columns are reproducible",
                       "PipelineDP 0.3.1's select_partitions builds its strategy with python-dp's factory: its keep "
-                      "probabilities are python-dp's, so the python-dp rows are PipelineDP's too (tests/dpverify/auditor/test_partition_selection_libs.py "
+                      "probabilities are python-dp's, so the python-dp rows are PipelineDP's too "
+                      "(tests/dpverify/auditor/test_partition_selection_libs.py "
                       "checks it, and runs select_partitions end to end against the exact keep probability)",
                       "smartnoise-sql needs opendp < 0.15 and cannot share this environment (opendp 0.16): not audited here",
                       "Gaussian thresholding's L-key guarantee is not a per-key split: its one-key scan is not claimed for L > 1",

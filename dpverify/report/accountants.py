@@ -97,7 +97,8 @@ def write_report(path: Any, **kw: Any) -> Path:
     cols = ("k", "eps", "eps_dp_exact", "eps_dp_dpacc", "t_star", "eps_br_exact", "eps_br_dpacc", "eps_br_prv")
     fmt = lambda v: "n/a" if v is None else (f"{v:.6f}" if isinstance(v, float) else str(v))  # noqa: E731
     lines = ["# Exact composition vs dp_accounting / prv_accountant", "",
-             f"delta = {rows[0]['delta'] if rows else ''}; installed: {available()}; dp_accounting discretisation {DISCRETIZATION}.", "",
+             f"delta = {rows[0]['delta'] if rows else ''}; installed: {available()}; dp_accounting discretisation "
+             f"{DISCRETIZATION}.", "",
              "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(fmt(r[c]) for c in cols) + " |" for r in rows]
     out = directory / "accountants_compare.md"

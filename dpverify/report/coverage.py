@@ -57,7 +57,8 @@ def _table(entries: list[dict]) -> str:
                      esc(e["domain"]) + "; " + esc(e.get("coverage", "")), str(e["pairs_checked"]), _cell(e["ratio_claimed_over_exact"]),
                      esc(s.get("space", "not searched")), str(s.get("evaluations", "-")), _cell(s.get("ratio_claimed_over_exact")),
                      esc(s.get("verdict", "-")), ", ".join(note)])
-    return table(["claim", "enumeration verdict", "exhaustive domain (pairs enumerated)", "instances", "claimed/exact (enumeration)",
+    return table(["claim", "enumeration "
+                           "verdict", "exhaustive domain (pairs enumerated)", "instances", "claimed/exact (enumeration)",
                   "searched space", "evaluations", "claimed/exact (search)", "search verdict", "note"], rows)
 
 
@@ -154,7 +155,8 @@ def _lemmas(entries: list[dict]) -> str:
 def _mutants(rows: list[dict]) -> str:
     if not rows:
         return "_not run_\n"
-    return table(["mutant", "what is wrong", "enumeration (default domain)", "search verdict", "evaluations", "witness found by the search"],
+    return table(["mutant", "what is wrong", "enumeration (default "
+                                             "domain)", "search verdict", "evaluations", "witness found by the search"],
                  [[code(r["name"]), esc(r["mutant"]), esc(r["enumeration"]), f"**{esc(r['search_verdict'])}**", str(r["evaluations"]),
                    esc(r["witness"])] for r in rows])
 
@@ -195,10 +197,13 @@ def render_coverage(data: dict, outdir: Path | str = "reports") -> Path:
         "\n".join(provenance_lines({"mode": data["mode"]}, data["provenance"])) + "\n\n",
         "Every privacy claim is checked twice: **exhaustively** on its domain -- one pair per symmetry class of its mechanism\n",
         "(`dpverify/checker/reductions.py`: the symmetries are declared by each mechanism and checked by brute force in\n",
-        "`tests/dpverify/checker/test_reductions.py`; with *shift* a domain of counts 0..M covers every pair whose counts span at most M, at any\n",
+        "`tests/dpverify/checker/test_reductions.py`; with *shift* a domain of counts 0..M covers every pair whose counts span "
+        "at most M, at any\n",
         "count level) -- and by the **worst-case search** (`dpverify search`), which evaluates candidates built around the\n",
-        "mechanism's critical scales at realistic parameters (eps 0.1 and 1, delta 1e-6, larger k and kbar; `--grid full` for the whole\n",
-        "grid), counts up to 10^4 and up to 8 items, and re-evaluates its best instance in interval arithmetic. *claimed/exact* is\n",
+        "mechanism's critical scales at realistic parameters (eps 0.1 and 1, delta 1e-6, larger k and kbar; `--grid full` for "
+        "the whole\n",
+        "grid), counts up to 10^4 and up to 8 items, and re-evaluates its best instance in interval arithmetic. *claimed/exact* "
+        "is\n",
         "the claimed delta (or eps) over the exact value at the tightest instance: 1 is tight, below 1 a violation.\n",
         "A search that finds nothing says *no violation in the searched space*, not that the claim holds everywhere.\n\n",
         f"## How far the exhaustive domains reach (goal: every length up to {GOAL[0]}, counts up to {GOAL[1]})\n\n",
@@ -212,7 +217,8 @@ def render_coverage(data: dict, outdir: Path | str = "reports") -> Path:
         f"Claimed/exact at least {FAR} (or +inf) in the enumeration and in the search.\n\n", _never(entries), "\n",
         "## Entries that hold but are not certified, and why\n\n", _equalities(entries), "\n",
         "## Searched mutants: violations only the search finds\n\n",
-        "Deliberately broken mechanisms (`mechanisms/mutants/searched.py`) whose violation needs a gap near a threshold or more\n",
+        "Deliberately broken mechanisms (`mechanisms/mutants/searched.py`) whose violation needs a gap near a threshold or "
+        "more\n",
         "items than the enumerated domains hold, searched with no domain given at their registered delta = 1e-6.\n\n",
         _mutants(data.get("searched_mutants", [])),
     ]

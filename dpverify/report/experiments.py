@@ -219,7 +219,8 @@ def _sweep_summary(res: dict) -> str:
                 v = [_ahead(r[ts]["S"], r[ld]["S"]) for r in sel]
                 cells.append(f"{v.count('TS')} / {v.count('≈')} / {v.count('LD')}")
             rows.append([esc(nm), _eps(e), str(len(sel))] + cells)
-    return table(["dataset", "eps", "k values", "printed arms: TS ahead / overlap / LD ahead", "as-run arms: TS ahead / overlap / LD ahead"], rows)
+    return table(["dataset", "eps", "k values", "printed arms: TS ahead / overlap / LD "
+                                                "ahead", "as-run arms: TS ahead / overlap / LD ahead"], rows)
 
 
 def _header(res: dict) -> list[str]:
@@ -228,14 +229,18 @@ def _header(res: dict) -> list[str]:
     lines = [
         f"- git commit: `{prov['git_commit']}`",
         "- versions: " + ", ".join(f"{k} {v}" for k, v in prov["versions"]),
-        f"- exact arithmetic: mpmath at {prov['exact_prec_bits']} bits (scoped), intervals with mpmath.iv where certified (on Arb balls, python-flint, where the inputs are exact and it is installed)",
+        f"- exact arithmetic: mpmath at {prov['exact_prec_bits']} bits (scoped), intervals with mpmath.iv where certified (on "
+        f"Arb balls, python-flint, where the inputs are exact and it is installed)",
         f"- seed: {cfg['seed']}",
         f"- trials: CWGM20 {cfg['trials_cw']}, GJMR21 {cfg['trials_gj']}, DR19 {cfg['trials_dr']} per setting",
         "- mode: " + ("quick (small grids; not for citation)" if cfg["quick"] else "full"),
         f"- CWGM20 §6 constants: eps in {{{lst(cfg['eps_cw'])}}}, delta = 1/n, k in {{{lst(cfg['ks_cw'])}}}, "
-        f"k sweep {_range(cfg['ksweep'])} at eps in {{{lst(cfg.get('eps_sweep', ['1/1']))}}} ({cfg.get('trials_sweep', cfg['trials_cw'])} trials per point); TS p1 = {_eps(cfg['p1'])}, eps_EM = {_eps(cfg['eps_em'])}, kbar = k; "
+        f"k sweep {_range(cfg['ksweep'])} at eps in {{{lst(cfg.get('eps_sweep', ['1/1']))}}} "
+        f"({cfg.get('trials_sweep', cfg['trials_cw'])} trials per point); TS p1 = {_eps(cfg['p1'])}, eps_EM = "
+        f"{_eps(cfg['eps_em'])}, kbar = k; "
         f"LD: kbar chosen privately in [k, {cfg['kbar_hi']}k], eps/(k+1) per step",
-        f"- GJMR21 §4 constants: k = {cfg['k_gj']}, eps in {{{lst(cfg['eps_gj'])}}}; MovieLens d in {{{lst(res['gj_movielens_ds'])}}} "
+        f"- GJMR21 §4 constants: k = {cfg['k_gj']}, eps in {{{lst(cfg['eps_gj'])}}}; MovieLens d in "
+        f"{{{lst(res['gj_movielens_ds'])}}} "
         f"(at most its number of movies); synthetic d in {{{lst(cfg.get('ds_gj_synth', cfg['ds_gj']))}}}, "
         f"{cfg.get('gj_draws', 1)} fresh draws per d",
         f"- DR19 §8 constants: k = {cfg['k_dr']}, eps per step in {{{lst(cfg['eps_dr'])}}}, kbar in {{{lst(cfg['kbars_dr'])}}} "
@@ -273,9 +278,12 @@ def render_from_data(data: dict, outdir: Path) -> Path:
     L += [
         "## CWGM20 §6 design: TS vs LimitDom (seed 002)\n\n",
         "**Setting: the paper beside ours.**\n\n", settings_table("cwgm20"), "\n" + REGISTRY_SEARCH + "\n\n",
-        f"TS: `mechanisms.stability.top_stable.TopStable(k, kbar=k, eps, delta=1/n, p1={_eps(cfg['p1'])}, eps_em={_eps(cfg['eps_em'])})` "
-        "— the paper's settings for unordered output; run on the true top-(kbar+1) counts (all TS reads). (eps, delta)-DP by Thm 3.2.\n"
-        "LD (private kbar), the design as §6 prints it (\"For LD we compose k + 1 iterations, and consider the extra iteration for "
+        f"TS: `mechanisms.stability.top_stable.TopStable(k, kbar=k, eps, delta=1/n, p1={_eps(cfg['p1'])}, "
+        f"eps_em={_eps(cfg['eps_em'])})` "
+        "— the paper's settings for unordered output; run on the true top-(kbar+1) counts (all TS reads). (eps, delta)-DP by "
+        "Thm 3.2.\n"
+        "LD (private kbar), the design as §6 prints it (\"For LD we compose k + 1 iterations, and consider the extra iteration "
+        "for "
         f"selecting kbar from [k, ..., 5k] using their optimization method\"): `{res['constants']['ld_private']}` — "
         "DR19 Algorithm 6 (seed 001 §6.3, registry `optimal-threshold`) selects kbar privately, then LimitDom^{k, kbar} "
         "returns up to k items; sampled with its numpy sampler, which reads only the true top-(kbar_hi·k+1) counts. "
@@ -317,7 +325,8 @@ def render_from_data(data: dict, outdir: Path) -> Path:
         (notes["ksweep"] + "\n\n") if notes["ksweep"] else "",
         "**S over the k sweep**, per data set and eps (disjoint 95% CIs count as ahead). In the sweep, LD as printed is "
         "sampled by `dpverify.experiments.authors.sample_ld_arm` with the printed switches -- the law of the registry's "
-        "Algorithm 6 (checked against its exact law in `tests/dpverify/report/test_experiments.py`), vectorised over the trials:\n\n",
+        "Algorithm 6 (checked against its exact law in `tests/dpverify/report/test_experiments.py`), vectorised over the "
+        "trials:\n\n",
         _sweep_summary(res),
         "\n**TS vs LD (private kbar), the printed arms**, table settings counted over datasets × eps:\n\n", _cw_summary(res),
         "\n**Comparison with the seed.** Seed 002 reports Gowalla, BrightKite and Foursquare (location check-ins, "

@@ -136,8 +136,10 @@ def _dr(res: dict, path: Path) -> str:
             for i, e in enumerate(eps_list):
                 sel = [r for r in rows if r["dataset"] == nm and r["eps"] == e]
                 x = [r["kbar"] for r in sel]
-                _band(ax, x, [r["full"] for r in sel], f"measured, eps = {_eps(e)} per step", marker="o", ms=3, color=f"C{i}", lw=1.2)
-                ax.plot(x, [r["bound"] for r in sel], ls="--", lw=1, color=f"C{i}", label=f"Lemma 8.1 lower bound, eps = {_eps(e)}")
+                _band(ax, x, [r["full"] for r in sel], f"measured, eps = {_eps(e)} per "
+                                                       f"step", marker="o", ms=3, color=f"C{i}", lw=1.2)
+                ax.plot(x, [r["bound"] for r in sel], ls="--", lw=1, color=f"C{i}", label=f"Lemma 8.1 lower bound, eps = "
+                                                                                          f"{_eps(e)}")
             ax.set_xscale("log")
             ax.set_title(nm, fontsize=9)
             ax.set_xlabel("kbar")

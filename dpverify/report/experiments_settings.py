@@ -93,7 +93,8 @@ SETTINGS: dict[str, list[tuple[str, str, str, str, str]]] = {
          "IMDB: n >= voters, so delta is smaller than 1/voters", "IMDB: slightly larger thresholds (conservative)"),
         ("k", "3, 10, 50 (Tables 2-3); every k in 1..100 for one (data set, eps) each (Figure 1a-c); k up to ~300 (1d)",
          "3, 10, 50; every k in 1..100 for every data set and eps (figure below); k > 100 not run",
-         "more sweeps than the paper; no very-large-k panel", "none on the tables; Figure 1d's claim (TS ahead for k >= 200) is not re-tested"),
+         "more sweeps than the paper; no very-large-k "
+         "panel", "none on the tables; Figure 1d's claim (TS ahead for k >= 200) is not re-tested"),
         ("trials", "2,000 per setting", "2,000 per table setting; 200 per point of the k sweep",
          "fewer trials on the sweep", "wider bands on the sweep (shown)"),
         ("TS", "Algorithm 3, kbar = k, p1 = 0.37, eps_EM = 0", "printed: TopStable(k, kbar=k, eps, 1/n, p1=0.37, eps_em=0); "
@@ -133,7 +134,8 @@ SETTINGS: dict[str, list[tuple[str, str, str, str, str]]] = {
          "a check of the lemma on real counts, not a reproduction"),
         ("privacy", "eps per step, delta", "eps per step in {0.1, 1}, delta = 1/n", "our choice", "-"),
         ("trials", "-", "2,000 per setting", "-", "-"),
-        ("Figure 1 (App. A, drawn by the figures phase of dpverify verify)", "ratio of the optimal DP composition eps to Lemma 4.4's "
+        ("Figure 1 (App. A, drawn by the figures phase of dpverify "
+         "verify)", "ratio of the optimal DP composition eps to Lemma 4.4's "
          "range-bounded eps at delta_i <= 10^-6, 'for various k and eps' (the grid is not stated)",
          "eps in {0.01, 0.05, 0.1, 0.25, 0.5, 1}, every k in 1..500, exact (Lemma A.1 / eq. (4))",
          "the paper's grid is unknown, so this is a recomputation on our grid, not a reproduction of its points",

@@ -48,7 +48,8 @@ def write_table(rows: list[dict], directory: Path) -> tuple[Path, Path]:
         "# DR19 Appendix A, Figure 1 -- data",
         "",
         f"Optimal DP composition (Lemma A.1, KOV) vs range-bounded composition (Lemma 4.4, eq. (4)); i is the largest index "
-        f"with delta_i <= {PAPER_DELTA} (App. A rule) and both eps are at that delta_i. ratio = eps_opt / eps_rb (> 1: Lemma 4.4 smaller).",
+        f"with delta_i <= {PAPER_DELTA} (App. A rule) and both eps are at that delta_i. ratio = eps_opt / eps_rb (> 1: Lemma "
+        f"4.4 smaller).",
         "",
         "| " + " | ".join(_COLUMNS) + " |",
         "|" + "---|" * len(_COLUMNS),

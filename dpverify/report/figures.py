@@ -142,7 +142,8 @@ def profile_figure(claim_id: str, path: Path, h: tuple, hp: tuple, params: Mappi
     grid = [eps_max * i / (n_eps - 1) for i in range(n_eps)]
     exact = _exact_profile(mech, h, hp, grid)
     fig, ax = plt.subplots(figsize=(6.4, 4))
-    ax.plot(*_masked([float(e) for e in grid], exact), color="C0", linewidth=1.4, label=f"exact delta(eps), h={list(h)} vs h'={list(hp)}")
+    ax.plot(*_masked([float(e) for e in grid], exact), color="C0", linewidth=1.4, label=f"exact delta(eps), h={list(h)} vs "
+                                                                                        f"h'={list(hp)}")
     if claim_id == "DR19.Thm1":
         cx, cy = _claimed_thm1(params)
         cx.append(float(eps_max))  # eps' <= k eps always, so beyond k eps the claim is delta itself
@@ -154,7 +155,8 @@ def profile_figure(claim_id: str, path: Path, h: tuple, hp: tuple, params: Mappi
         e0, d0 = _f(pts[0][0]), _f(pts[0][1])
         ax.hlines(d0, e0, float(eps_max), color="C3", linestyle="--", linewidth=1.2, label="implied for eps >= Delta eps")
         what = "DR19 Lemma 6.1 (LimitDom_Lap, Algorithm 4, threshold ln(Delta/delta)/eps)"
-    ax.plot([_f(e) for e, _ in pts], [_f(d) for _, d in pts], "o", color="C3", markersize=5, label="claimed points checked by the ledger")
+    ax.plot([_f(e) for e, _ in pts], [_f(d) for _, d in pts], "o", color="C3", markersize=5, label="claimed points checked by "
+                                                                                                   "the ledger")
     ax.set_yscale("log")
     ax.set_xlabel("eps")
     ax.set_ylabel("delta")
@@ -164,7 +166,8 @@ def profile_figure(claim_id: str, path: Path, h: tuple, hp: tuple, params: Mappi
     _save(fig, path)
     return (f"{what}: exact privacy profile delta(eps) of the tightest neighbouring pair h={list(h)}, h'={list(hp)} "
             f"({ptxt}; ledger id {claim_id}) against the claimed bound; the exact curve must stay below the claimed one."
-            + (" On this pair the exact profile is flat over the drawn eps range (it equals the total variation distance, delta(0))."
+            + (" On this pair the exact profile is flat over the drawn eps range (it equals the total variation distance, "
+               "delta(0))."
                if max(exact) == min(exact) else ""))
 
 
@@ -227,7 +230,8 @@ def composition_figure(path: Path, ks: Sequence[int] = (1, 2, 5, 10, 30, 100), e
     fig.legend(h, lab, loc="lower center", ncol=2, fontsize=7, frameon=False)
     save_png(fig, path, _DPI, tight=False)
     return (f"Composition of k eps-DP (solid, over the exact optimal composition) and eps-range-bounded (dotted, over the worst "
-            f"generalised randomized response found, a lower bound on the truth) mechanisms: each bound's eps at delta = {float(delta):g} "
+            f"generalised randomized response found, a lower bound on the truth) mechanisms: each bound's eps at delta = "
+            f"{float(delta):g} "
             f"divided by the truth, k in {list(ks)}; every ratio must be >= 1. Full grid: dpverify.report.composition.")
 
 

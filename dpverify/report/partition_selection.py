@@ -68,11 +68,13 @@ def render_partition_selection_page(data: dict, outdir: Path | str = "reports") 
     for r in data.get("power", []):
         bb = r["black_box"]
         prow.append([r["strategy"], r["mutant"], r["verdict"], _g(r["ratio"], 6), _witness(r["witness"]),
-                     f"delta >= {_g(bb['delta_lower_bound'], 3)} > {_g(bb['claimed_delta'])}: {'refuted' if bb['refutes'] else 'not refuted'} "
+                     f"delta >= {_g(bb['delta_lower_bound'], 3)} > {_g(bb['claimed_delta'])}: "
+                     f"{'refuted' if bb['refutes'] else 'not refuted'} "
                      f"({bb['hits']} of {bb['samples']:,})"])
     if prow:
         lines += ["## Power checks (deliberately wrong strategies)", "",
-                  table(["strategy", "wrong how", "exact verdict", "claimed/exact", "witness", "black box (absent key vs one user)"], prow), ""]
+                  table(["strategy", "wrong how", "exact verdict", "claimed/exact", "witness", "black box (absent key vs one "
+                                                                                               "user)"], prow), ""]
     for note in data.get("notes", []):
         lines.append(f"- {note}")
     path = Path(outdir) / "partition_selection.md"

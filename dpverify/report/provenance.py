@@ -64,7 +64,8 @@ def provenance_lines(extra: dict[str, str] | None = None, snap: dict | None = No
     lines = [
         f"- git commit: `{snap['git_commit']}`",
         "- versions: " + ", ".join(f"{k} {snap['versions'][k]}" for k in _version_order(snap["versions"])),
-        f"- exact arithmetic: mpmath at {snap['exact_prec_bits']} bits (scoped), intervals with mpmath.iv where certified (on Arb balls, python-flint, where the inputs are exact and it is installed)",
+        f"- exact arithmetic: mpmath at {snap['exact_prec_bits']} bits (scoped), intervals with mpmath.iv where certified (on "
+        f"Arb balls, python-flint, where the inputs are exact and it is installed)",
     ]
     for k, val in (extra or {}).items():
         lines.append(f"- {k}: {val}")

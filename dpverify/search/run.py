@@ -416,7 +416,8 @@ def search(
         reach = f"{what} of lengths {first}..{max_d}, counts 0..{max_count}, " if first < max_d else f"{what} of length {first}, counts 0..{max_count}, "
     own = "as given" if params is not None or isinstance(claim, PrivacyClaim) else "(the lemma's own)"
     space = (reach
-             + (f"{len(pts)} parameter points (the claim's own and {describe_grid(grid_used)} applied to them)" if grid_used and params is None
+             + (f"{len(pts)} parameter points (the claim's own and {describe_grid(grid_used)} applied to "
+                f"them)" if grid_used and params is None
                 else f"{len(pts)} parameter point(s) {own}"))
     if not pts:
         return SearchResult(**base, verdict="skipped", evaluations=0, best=None, ratio=None, certified=False, tight=False,

@@ -128,7 +128,8 @@ def certify_joint(claim, p: dict, mech, scope: dict, extra: dict, *, d: int | No
               "(gaps 0, 1 or symbolic >= 2; exact linear forms)")
     if claim.relation.strip().lower() != "add-remove" or claim.notion not in ("dp", "br"):
         return UniversalResult(claim.id, UNDECIDED, "none", scope, False, method, seconds=time.monotonic() - t0,
-                               reason=f"JOINT: only add-remove (eps, 0) claims are structured, not {claim.relation}/{claim.notion}",
+                               reason=f"JOINT: only add-remove (eps, 0) claims are structured, not "
+                                      f"{claim.relation}/{claim.notion}",
                                extra=extra)
     k = mech.k
     lens = [d] if d is not None else list(range(max(k, 1), max(k, dmax) + 1))

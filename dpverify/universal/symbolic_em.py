@@ -186,7 +186,8 @@ def certify_em_family(claim: Any, params: Mapping[str, Any], *, d: int | None = 
         return _br(claim, mech, model, moves, lem.m, p, scope, extra, lengths, figures, t0)
     if claim.notion != "dp":
         return UniversalResult(claim.id, OUT_OF_SCOPE, "none", scope, False, METHOD, seconds=time.monotonic() - t0,
-                               reason=f"notion {claim.notion!r}: Renyi / zCDP divergences are not polynomial margins", extra=extra)
+                               reason=f"notion {claim.notion!r}: Renyi / zCDP divergences are not polynomial "
+                                      f"margins", extra=extra)
     points = [(_frac(e), _frac(dl)) for e, dl in claim.points(p)]
     scope["points"] = [[str(e), str(dl)] for e, dl in points]
     left, decided = [], []
@@ -208,7 +209,8 @@ def certify_em_family(claim: Any, params: Mapping[str, Any], *, d: int | None = 
     extra["decided"] = decided
     if left:
         return UniversalResult(claim.id, UNDECIDED, lengths, scope, True, METHOD, undecided=tuple(left),
-                               seconds=time.monotonic() - t0, reason="(eps, delta>0) points below the pure eps", extra=extra, **figures)
+                               seconds=time.monotonic() - t0, reason="(eps, delta>0) points below the pure "
+                                                                     "eps", extra=extra, **figures)
     return UniversalResult(claim.id, HOLDS, lengths, scope, True, METHOD, seconds=time.monotonic() - t0, extra=extra, **figures)
 
 
@@ -229,7 +231,8 @@ def _br(claim, mech, model, moves, m, p, scope, extra, lengths, figures, t0) -> 
         w = br_witness(mech, model, moves, eta)
         if w is None:
             return UniversalResult(claim.id, UNDECIDED, lengths, scope, True, METHOD, seconds=time.monotonic() - t0,
-                                   undecided=({"eta": str(eta), "why": "below the proved bound, no witness on d <= 4, gaps <= 5"},),
+                                   undecided=({"eta": str(eta), "why": "below the proved bound, no witness on d <= 4, gaps <= "
+                                                                       "5"},),
                                    extra=extra, **figures)
         extra["witness_event"] = "(o, o'): P = P(o) Q(o'), Q = P(o') Q(o), excess = P - e^eta Q"
         return UniversalResult(claim.id, VIOLATED, lengths, scope, True, METHOD, witness=w,

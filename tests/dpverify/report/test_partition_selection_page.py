@@ -10,7 +10,8 @@ from dpverify.report.render import RENDERERS
 
 def test_page_renders_from_data_and_says_skipped_when_not_installed(tmp_path):
     assert "partition_selection" in RENDERERS
-    data = {"command": "x", "versions": {"python-dp": "not installed"}, "rows": [], "power": [], "skipped": "python-dp not installed"}
+    data = {"command": "x", "versions": {"python-dp": "not installed"}, "rows": [], "power": [], "skipped": "python-dp not "
+                                                                                                            "installed"}
     text = render_partition_selection_page(data, tmp_path).read_text()
     assert "Skipped" in text and "never counted as a pass" in text
 

@@ -192,7 +192,8 @@ def _mutation_data() -> dict:
     """A stored mutation run as .ci/mutation/run.py writes it: one sampled module with an equivalent survivor and a gap."""
     surv = [{"id": "m.x_f__mutmut_1", "status": "survived", "function": "f", "line": 7, "diff": "-    if a <= 0:\n+    if a < 0:",
              "reason": "a == 0 gives [0, 0] on both branches"},
-            {"id": "m.x_g__mutmut_2", "status": "no tests", "function": "C.g", "line": 9, "diff": "-    return x | y\n+    return x & y",
+            {"id": "m.x_g__mutmut_2", "status": "no tests", "function": "C.g", "line": 9, "diff": "-    return x | y\n+    "
+                                                                                                  "return x & y",
              "reason": None}]
     entry = {"tests": ["tests/test_x.py"], "generated": 100, "run": 40, "sampled": True, "seed": 1, "only": "*",
              "counts": {"killed": 38, "survived": 1, "no tests": 1}, "killed": 38, "equivalent": 1, "survivors": surv,
