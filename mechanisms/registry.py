@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
-from functools import lru_cache
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
-from .discovery import discover, lookup
+from .discovery import Registry
 from .errors import InvalidParameter
 
-__all__ = ["MechanismSpec", "all_mechanisms", "get_mechanism", "build", "construct", "exact_variant", "balanced_variant", "EXACT_TAG", "SLOW_TAG", "FLOAT_EPS", "FLOAT_DELTA",
+__all__ = ["MechanismSpec", "MECHANISMS", "all_mechanisms", "get_mechanism", "build", "construct", "exact_variant", "balanced_variant", "EXACT_TAG", "SLOW_TAG", "FLOAT_EPS", "FLOAT_DELTA",
            "zcdp_claim", "zcdp_implied_delta"]
 
 
@@ -47,15 +46,24 @@ class MechanismSpec:
     tags: frozenset[str] = field(default_factory=frozenset)
 
 
-@lru_cache(maxsize=1)
+def _spec_name(spec: MechanismSpec) -> str:
+    return spec.name
+
+
+#: The mechanism registry: every ``REGISTRY`` list of the package (discovered on first use) and the mechanisms a
+#: researcher registers (:mod:`dpverify.byo`), by name.
+MECHANISMS: Registry[MechanismSpec] = Registry("mechanisms", "REGISTRY", key=_spec_name, skip=("registry", "discovery"),
+                                               what="mechanism", lister="dpverify mechanisms")
+
+
 def all_mechanisms() -> dict[str, MechanismSpec]:
-    """Every registered mechanism (correct ones and mutants) by name."""
-    return discover("mechanisms", "REGISTRY", key=lambda spec: spec.name, skip=("registry", "discovery"))
+    """Every registered mechanism (correct ones and mutants) by name (a copy of :data:`MECHANISMS`' table)."""
+    return MECHANISMS.entries()
 
 
 def get_mechanism(name: str) -> MechanismSpec:
     """The registry entry of ``name``; ``UnknownName`` listing close matches otherwise."""
-    return lookup(all_mechanisms(), name, "mechanism", "dpverify mechanisms")
+    return MECHANISMS.get(name)
 
 
 def build(name: str, **params: Any) -> Any:

@@ -11,14 +11,13 @@ have ids of their own scheme and are not in the index.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
-from mechanisms.discovery import discover, lookup
+from mechanisms.discovery import Registry
 
 from .claims import Claim
 
-__all__ = ["all_claims", "get_claim", "required_ids", "uncovered_ids", "OTHER_PAPERS", "is_other_paper"]
+__all__ = ["CLAIMS", "all_claims", "get_claim", "required_ids", "uncovered_ids", "OTHER_PAPERS", "is_other_paper"]
 
 #: Papers beyond the seeds whose items have ledger entries (ids ``<KEY>.*``; not in ``claims_index.txt``).
 OTHER_PAPERS = {
@@ -37,15 +36,24 @@ def is_other_paper(claim_id: str) -> bool:
 _HERE = Path(__file__).parent
 
 
-@lru_cache(maxsize=1)
+def _claim_id(claim: Claim) -> str:
+    return claim.id
+
+
+#: The claim registry: every ``CLAIMS`` list of the ledger modules (discovered on first use, in dotted-name then
+#: list order) and the claims and lemmas a researcher registers (:mod:`dpverify.byo`), by id.
+CLAIMS: Registry[Claim] = Registry("proofs", "CLAIMS", key=_claim_id, skip=("claims", "registry"),
+                                   what="claim", lister="dpverify claims")
+
+
 def all_claims() -> dict[str, Claim]:
-    """Every registered claim by id, in ledger-module then list order."""
-    return discover("proofs", "CLAIMS", key=lambda claim: claim.id, skip=("claims", "registry"))
+    """Every registered claim by id, in ledger-module then list order (a copy of :data:`CLAIMS`' table)."""
+    return CLAIMS.entries()
 
 
 def get_claim(claim_id: str) -> Claim:
     """The claim with this id; ``UnknownName`` (a KeyError) naming close matches otherwise."""
-    return lookup(all_claims(), claim_id, "claim", "dpverify claims")
+    return CLAIMS.get(claim_id)
 
 
 def required_ids() -> list[str]:

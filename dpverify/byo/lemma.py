@@ -40,12 +40,12 @@ from mechanisms.errors import InvalidParameter, UserCodeError
 from mechanisms.registry import MechanismSpec, construct, get_mechanism
 
 from proofs.claims import VERDICTS, Comparison, Domain, Instance, Obligation
-from proofs.registry import all_claims
+from proofs.registry import CLAIMS
 
 from .guard import caller, guarded_call, show_params
-from .mechanism import _USER_CLAIMS, DEFAULT_BYO_DOMAIN, already
+from .mechanism import DEFAULT_BYO_DOMAIN, already
 
-__all__ = ["Lemma", "RegisteredLemma", "register_lemma", "describe_instance"]
+__all__ = ["Lemma", "RegisteredLemma", "register_lemma", "unregister_lemma", "describe_instance"]
 
 
 @dataclass(frozen=True)
@@ -191,7 +191,7 @@ def register_lemma(
     cid = claim_id or f"BYO.{name}"
     if "." not in cid:
         raise InvalidParameter(f"claim_id={cid!r} must be dotted (e.g. 'MyPaper.Lem3'): claim ids are dotted, mechanism names not")
-    if cid in all_claims() and not replace:
+    if cid in CLAIMS and not replace:
         raise already(cid, "claim_id")
     if isinstance(domain, Domain):
         dom = domain
@@ -210,6 +210,12 @@ def register_lemma(
         evaluate=_Evaluate(evaluate, cid), mechanism=_mechanism_fn(spec) if spec is not None else None,
         searched=bool(searched), search_grid=bool(search_grid),
     )
-    all_claims()[cid] = lemma
-    _USER_CLAIMS[cid] = caller()
+    CLAIMS.register(lemma, caller(), replace=True)  # a taken id was refused above unless replace
     return RegisteredLemma(lemma)
+
+
+def unregister_lemma(claim_id: str) -> None:
+    """Remove a lemma registered with :func:`register_lemma` (by its claim id, ``BYO.<name>`` by default)."""
+    if not CLAIMS.is_user(claim_id):
+        raise InvalidParameter(f"claim_id={claim_id!r} is not a lemma registered with dpverify.byo.register_lemma")
+    CLAIMS.unregister(claim_id)

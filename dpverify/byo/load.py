@@ -136,22 +136,23 @@ def unload(what: str) -> list[str]:
     """Forget a loaded file: unregister the mechanisms, claims and lemmas it registered and let a later
     :func:`load` execute it again (a notebook or a test suite reloading an edited file).  Returns the
     names and claim ids removed."""
-    from proofs.registry import all_claims
+    from mechanisms.registry import MECHANISMS
 
-    from . import mechanism as M
+    from proofs.registry import CLAIMS
+
+    from .mechanism import unregister
 
     key = str(Path(what).resolve()) if _is_file(what) else what
     target = key if _is_file(what) else getattr(sys.modules.get(what), "__file__", None)
     target = str(Path(target).resolve()) if target else None
     removed = []
-    for name, loc in list(M._USER_MECHANISMS.items()):
+    for name, loc in MECHANISMS.user_entries().items():
         if loc is not None and target and str(Path(loc[0]).resolve()) == target:
-            M.unregister(name)
+            unregister(name)
             removed.append(name)
-    for cid, loc in list(M._USER_CLAIMS.items()):
+    for cid, loc in CLAIMS.user_entries().items():  # the lemmas and the claims left (after their mechanisms')
         if loc is not None and target and str(Path(loc[0]).resolve()) == target:
-            all_claims().pop(cid, None)
-            M._USER_CLAIMS.pop(cid, None)
+            CLAIMS.unregister(cid)
             removed.append(cid)
     sys.modules.pop(file_module_name(key) if _is_file(what) else what, None)
     if key in _LOADED:

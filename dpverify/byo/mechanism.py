@@ -26,11 +26,12 @@ import mpmath
 
 from mechanisms import validation as V
 from mechanisms.core import symmetries_of
+from mechanisms.discovery import Origin
 from mechanisms.errors import DPVerifyError, InvalidParameter
-from mechanisms.registry import MechanismSpec, all_mechanisms
+from mechanisms.registry import MECHANISMS, MechanismSpec
 
 from proofs.claims import NOTIONS, Domain, PrivacyClaim
-from proofs.registry import all_claims
+from proofs.registry import CLAIMS
 
 from dpverify.checker.spec_claims import spec_claim
 
@@ -43,10 +44,8 @@ __all__ = ["DEFAULT_BYO_DOMAIN", "Registered", "register", "unregister", "user_c
 #: (every neighbouring pair of histograms of length d with counts 0..max_count).
 DEFAULT_BYO_DOMAIN = (3, 3)
 
-#: claim id -> where it was registered (file, line); the entries a researcher brought (for reports and refusals)
-_USER_CLAIMS: dict[str, tuple[str, int] | None] = {}
-#: mechanism name -> where it was registered
-_USER_MECHANISMS: dict[str, tuple[str, int] | None] = {}
+# Where each user's entry was registered (file, line) is kept by the registries themselves
+# (``mechanisms.registry.MECHANISMS``, ``proofs.registry.CLAIMS``: ``origin`` / ``user_entries``).
 #: mechanism name -> the claim ids registered with it
 _CLAIMS_OF: dict[str, list[str]] = {}
 
@@ -56,18 +55,18 @@ SYMMETRY_TRIALS = 4
 
 def user_claims() -> dict[str, str]:
     """The claim ids registered through :mod:`dpverify.byo` in this process, with where each was registered."""
-    return {cid: place(loc) for cid, loc in _USER_CLAIMS.items() if cid in all_claims()}
+    return {cid: place(loc) for cid, loc in CLAIMS.user_entries().items()}
 
 
 def claim_of(name: str) -> Any:
     """The privacy claim registered with the user's mechanism ``name`` (None for a built-in or unknown name)."""
     ids = _CLAIMS_OF.get(name) or []
-    return all_claims().get(ids[0]) if ids else None
+    return CLAIMS.get(ids[0]) if ids and ids[0] in CLAIMS else None
 
 
 def origin_of(name: str) -> str:
     """Where a user's mechanism or claim id was registered (``file.py, line N``), or ``""``."""
-    loc = _USER_MECHANISMS.get(name) or _USER_CLAIMS.get(name)
+    loc = MECHANISMS.origin(name) or CLAIMS.origin(name)
     return place(loc) if loc else ""
 
 
@@ -302,11 +301,33 @@ def register(
     certified only when its probabilities are exact (ints, Fractions).  Re-registering a name needs
     ``replace=True``.
     """
+    notion, valid, cid = _checked_arguments(name, notion, params, valid, relation, claim_id)
+    if name in MECHANISMS and not replace:
+        raise already(name, "name")
+    if cid in CLAIMS and not replace:
+        raise already(cid, "claim_id")
+    points = _points_fn(claim, notion, name)
+    dp_claim = (lambda p: points(p)[0]) if notion == "dp" else None  # the (eps, delta) an audit tests
+    spec = MechanismSpec(
+        name=name, factory=_protocol_factory(mechanism, name, critical_scales), valid=tuple(dict(v) for v in valid),
+        examples=tuple(tuple(e) for e in examples), paper=paper or "user-registered", mutant=mutant, relation=relation,
+        claim=dp_claim, tags=frozenset({"byo"}),
+    )
+    _try_every_point(spec, points)
+    claim_obj = _with_expected(_privacy_claim(spec, domain, cid, notion, points), expected)
+    _enter(spec, claim_obj, caller(), replace)
+    return Registered(spec, claim_obj)
+
+
+def _checked_arguments(name: str, notion: str | None, params: Mapping[str, Any] | None,
+                       valid: Sequence[Mapping[str, Any]] | None, relation: str,
+                       claim_id: str | None) -> tuple[str, Sequence[Mapping[str, Any]], str]:
+    """:func:`register`'s arguments checked: ``(notion, valid parameter dicts, claim id)``, or ``InvalidParameter``."""
     from dpverify.checker.neighbours import parse_relation, resolve_relation
 
     if not isinstance(name, str) or not name.strip() or "." in name:
         raise InvalidParameter(f"name={name!r} must be a non-empty string without '.' (claim ids are dotted, mechanism names not)")
-    for p in (valid or ([params] if params else [{}])):  # "delta:L": each parameter dict's L (issue 33)
+    for p in (valid or ([params] if params else [{}])):  # "delta:L": each parameter dict's own L
         parse_relation(resolve_relation(relation, p or {}))
     notion = "dp" if notion is None else notion
     if notion not in NOTIONS:
@@ -316,41 +337,41 @@ def register(
     cid = claim_id or f"BYO.{name}"
     if not isinstance(cid, str) or "." not in cid:
         raise InvalidParameter(f"claim_id={cid!r} must be dotted (e.g. 'MyPaper.Thm1'): claim ids are dotted, mechanism names not")
-    regs = all_mechanisms()
-    if name in regs and not replace:
-        raise already(name, "name")
-    if cid in all_claims() and not replace:
-        raise already(cid, "claim_id")
-    points = _points_fn(claim, notion, name)
-    dp_claim = (lambda p: points(p)[0]) if notion == "dp" else None  # the (eps, delta) an audit tests
-    spec = MechanismSpec(
-        name=name, factory=_protocol_factory(mechanism, name, critical_scales), valid=tuple(dict(v) for v in valid),
-        examples=tuple(tuple(e) for e in examples), paper=paper or "user-registered", mutant=mutant, relation=relation,
-        claim=dp_claim, tags=frozenset({"byo"}),
-    )
-    for p in spec.valid:
-        mech = spec.factory(**p)  # fail now, with the user's own error, if the parameters are wrong
-        points(p)
-        check_declared_symmetries(mech, name, resolve_relation(relation, p), seed=repr(sorted(p.items(), key=lambda kv: kv[0])))
-    claim_obj = _privacy_claim(spec, domain, cid, notion, points)
-    if expected is not None:
-        from proofs.claims import VERDICTS
+    return notion, valid, cid
 
-        if expected not in VERDICTS:
-            raise InvalidParameter(f"expected={expected!r} must be one of {', '.join(VERDICTS)}")
-        claim_obj = dc_replace(claim_obj, expected=expected)
-    # The registries are discovered from modules and memoised (lru_cache) as dicts; a
-    # registration adds to those dicts, so every later lookup in this process sees it.
-    if replace and name in _CLAIMS_OF:
-        for old in _CLAIMS_OF.pop(name):
-            all_claims().pop(old, None)
-    regs[name] = spec
-    all_claims()[cid] = claim_obj
-    origin = caller()
-    _USER_MECHANISMS[name] = origin
-    _USER_CLAIMS[cid] = origin
-    _CLAIMS_OF[name] = [cid]
-    return Registered(spec, claim_obj)
+
+def _try_every_point(spec: MechanismSpec, points: Callable[[Mapping[str, Any]], list]) -> None:
+    """Build the mechanism and its claimed points at every valid parameter dict (failing now, with the user's own
+    error, if the parameters are wrong) and spot-check its declared symmetries."""
+    from dpverify.checker.neighbours import resolve_relation
+
+    for p in spec.valid:
+        mech = spec.factory(**p)
+        points(p)
+        check_declared_symmetries(mech, spec.name, resolve_relation(spec.relation, p),
+                                  seed=repr(sorted(p.items(), key=lambda kv: kv[0])))
+
+
+def _with_expected(claim_obj: PrivacyClaim, expected: str | None) -> PrivacyClaim:
+    """The claim with the verdict the user expects (unchanged for None)."""
+    if expected is None:
+        return claim_obj
+    from proofs.claims import VERDICTS
+
+    if expected not in VERDICTS:
+        raise InvalidParameter(f"expected={expected!r} must be one of {', '.join(VERDICTS)}")
+    return dc_replace(claim_obj, expected=expected)
+
+
+def _enter(spec: MechanismSpec, claim_obj: PrivacyClaim, origin: Origin, replace: bool) -> None:
+    """Put the mechanism and its claim in the two registries (replacing the claims registered with the name before)."""
+    if replace:
+        for old in _CLAIMS_OF.pop(spec.name, []):
+            if CLAIMS.is_user(old):
+                CLAIMS.unregister(old)
+    MECHANISMS.register(spec, origin, replace=replace)
+    CLAIMS.register(claim_obj, origin, replace=replace)
+    _CLAIMS_OF[spec.name] = [claim_obj.id]
 
 
 def _privacy_claim(spec: MechanismSpec, domain: Any, cid: str, notion: str, points: Callable) -> PrivacyClaim:
@@ -382,11 +403,9 @@ def _privacy_claim(spec: MechanismSpec, domain: Any, cid: str, notion: str, poin
 
 def unregister(name: str) -> None:
     """Remove a mechanism registered with :func:`register` (and its claim)."""
-    spec = all_mechanisms().get(name)
-    if spec is None or "byo" not in spec.tags:
+    if not MECHANISMS.is_user(name):
         raise InvalidParameter(f"name={name!r} is not a mechanism registered with dpverify.byo.register")
-    del all_mechanisms()[name]
-    _USER_MECHANISMS.pop(name, None)
+    MECHANISMS.unregister(name)
     for cid in _CLAIMS_OF.pop(name, []):
-        all_claims().pop(cid, None)
-        _USER_CLAIMS.pop(cid, None)
+        if CLAIMS.is_user(cid):
+            CLAIMS.unregister(cid)
