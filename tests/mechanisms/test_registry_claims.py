@@ -37,3 +37,39 @@ def test_a_string_eps_claims_the_same_number_as_a_fraction(name):
     assert spec.claim(p_str) == spec.claim(p_frac)
     k = p.get("k", 1)
     assert Fraction(spec.claim(p_str)[0]) in (k * Fraction(7, 10), Fraction(7, 10))
+
+
+def test_registry_object_register_unregister_clear():
+    """The registry object: a user's entry comes after the built-in ones, knows where it was registered, replaces a
+    built-in one in its place only when asked (and gives it back when removed); lookups name close matches."""
+    from dataclasses import replace
+
+    from mechanisms.discovery import Registry
+    from mechanisms.errors import UnknownName
+    from mechanisms.registry import MechanismSpec
+
+    reg: Registry[MechanismSpec] = Registry("mechanisms", "REGISTRY", key=lambda s: s.name, skip=("registry", "discovery"),
+                                            what="mechanism", lister="dpverify mechanisms")
+    builtin = list(all_mechanisms())
+    assert list(reg) == builtin and reg.entries() == all_mechanisms()
+    first = reg.get(builtin[0])
+    mine = replace(first, name="t-mine", tags=frozenset({"byo"}))
+    reg.register(mine, ("f.py", 3))
+    assert list(reg)[-1] == "t-mine" and reg.is_user("t-mine") and reg.origin("t-mine") == ("f.py", 3)
+    with pytest.raises(KeyError):
+        reg.register(mine)
+    shadow = replace(first, mutant="replaced")
+    with pytest.raises(KeyError):
+        reg.register(shadow)
+    reg.register(shadow, None, replace=True)
+    assert list(reg)[0] == builtin[0] and reg.get(builtin[0]).mutant == "replaced" and reg.is_user(builtin[0])
+    assert reg.user_entries() == {"t-mine": ("f.py", 3), builtin[0]: None}
+    with pytest.raises(UnknownName, match="did you mean t-mine"):
+        reg.get("t-mne")
+    with pytest.raises(KeyError):
+        reg.unregister(builtin[1])
+    assert sorted(reg.clear_user()) == sorted(["t-mine", builtin[0]])
+    assert reg.entries() == all_mechanisms() and reg.user_entries() == {}
+    reg.register(mine)
+    reg.clear()
+    assert list(reg) == builtin
