@@ -31,13 +31,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any
+
+from mechanisms.neighbours import Relation
 
 __all__ = [
     "COSTLY",
     "NOTIONS",
+    "Notion",
     "RELATIONS_DOC",
     "VERDICTS",
+    "Verdict",
     "Claim",
     "Comparison",
     "Domain",
@@ -48,15 +53,23 @@ __all__ = [
     "widened",
 ]
 
-#: Verdict vocabulary, shared by checker, CLI and reports.
-VERDICTS = (
-    "holds",          # every instance satisfies the statement
-    "violated",       # a witness instance falsifies it
-    "inconclusive",   # an interval straddles the bound, or a statistical test cannot decide
-    "not-checkable",  # cannot be decided by computation (reason given)
-    "implemented",    # a definition: the code implements it, exercised by tests
-    "skipped",        # not run this time (reason given); never counted as passed
-)
+class Verdict(StrEnum):
+    """The verdict vocabulary, shared by checker, CLI and reports (a ``str``: JSON and f-strings print the value)."""
+
+    HOLDS = "holds"                  # every instance satisfies the statement
+    VIOLATED = "violated"            # a witness instance falsifies it
+    INCONCLUSIVE = "inconclusive"    # an interval straddles the bound, or a statistical test cannot decide
+    NOT_CHECKABLE = "not-checkable"  # cannot be decided by computation (reason given)
+    IMPLEMENTED = "implemented"      # a definition: the code implements it, exercised by tests
+    SKIPPED = "skipped"              # not run this time (reason given); never counted as passed
+    ERROR = "error"                  # the check raised (a bug, reason given); never expected of a claim
+
+    def __repr__(self) -> str:  # messages written with !r read as they did with plain strings
+        return repr(self.value)
+
+
+#: The verdicts a claim can be expected to have (every :class:`Verdict` but ``error``), for old callers.
+VERDICTS: tuple[str, ...] = tuple(v.value for v in Verdict if v is not Verdict.ERROR)
 
 RELATIONS_DOC = {
     "add-remove": "h' = h + e or h - e with e in {0,1}^d, e != 0 (one user added or removed; unrestricted sensitivity)",
@@ -98,7 +111,8 @@ class Domain:
     ``reduce``: a privacy claim enumerates one pair per symmetry class of its
     mechanism (``dpverify.checker.reductions``); ``False`` enumerates every pair.
     ``extra`` carries claim-specific settings (e.g. a grid of delta').
-    ``wide``: ``(d, max_count)`` that ``dpverify verify --wide`` grows the domain to (issue 16);
+    ``wide``: ``(d, max_count)`` that ``dpverify verify --wide`` grows the domain to (checking every
+    length and wider counts than the quick default);
     ``None``: the domain is already as wide as it is checked.
     """
 
@@ -110,6 +124,15 @@ class Domain:
     min_d: int | None = None
     reduce: bool = True
     wide: tuple[int, int] | None = None
+    #: ``relation`` parsed once, here (:class:`mechanisms.neighbours.Relation`; a template such as ``delta:N`` is
+    #: resolved per parameter dict by the checker); ``relation`` keeps the string as written, which reports print
+    rel: Relation = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        rel = Relation.parse(self.relation)
+        if not isinstance(self.relation, str):  # given typed: keep the string form too
+            object.__setattr__(self, "relation", str(rel))
+        object.__setattr__(self, "rel", rel)
 
     @property
     def lengths(self) -> range:
@@ -140,7 +163,8 @@ COSTLY: Mapping[str, Any] = {"d": 4, "max_count": 6, "wide": (5, 6)}
 
 
 def widened(domain: Domain, d: int = 5, max_count: int = 6, *, wide: tuple[int, int] | None = None) -> Domain:
-    """``domain`` grown to every length up to ``d`` (from 1) and counts up to ``max_count`` (issue 16).
+    """``domain`` grown to every length up to ``d`` (from 1) and counts up to ``max_count`` (the default
+    checked domain of a privacy claim: every length, not only the widest).
 
     For a privacy claim the pairs are reduced by its mechanism's proved symmetries
     (``dpverify.checker.reductions``), so the canonical domain stays small: at ``d = 5`` and
@@ -170,7 +194,7 @@ class Claim:
 
     id: str
     title: str
-    source: str                      # seed file and place, e.g. "001 §4.1, Lemma 4.2"
+    source: str                      # paper and place, e.g. "001 §4.1, Lemma 4.2" (001: DR19)
     statement: str                   # the printed statement, transcribed (or paraphrased, marked so)
     code: str                        # dotted names of the implementing code
     kind: str = "obligation"
@@ -197,12 +221,25 @@ class Claim:
         return self.id.split("#", 1)[0]
 
 
+class Notion(StrEnum):
+    """A privacy notion a :class:`PrivacyClaim` can state (:data:`NOTIONS` says what its points are)."""
+
+    DP = "dp"
+    BR = "br"
+    ZCDP = "zcdp"
+    RDP = "rdp"
+
+    def __repr__(self) -> str:  # messages written with !r read as they did with plain strings
+        return repr(self.value)
+
+
 #: Privacy notions a :class:`PrivacyClaim` can state, and what its ``points(params)`` returns for each.
-NOTIONS = {
-    "dp": "[(eps, delta), ...]: (eps, delta)-DP at every point (delta = 0: pure eps-DP)",
-    "br": "[eta, ...]: eta-bounded-range (DR19 Def. 4.2): max_o ln P/Q - min_o ln P/Q <= eta for every pair",
-    "zcdp": "[rho, ...]: rho-zCDP (Bun & Steinke 2016 Def. 1.1): D_alpha(M(x)||M(x')) <= rho alpha for every alpha > 1",
-    "rdp": "[(alpha, eps), ...]: (alpha, eps)-RDP (Mironov 2017): D_alpha(M(x)||M(x')) <= eps at every point (alpha = 'inf' allowed)",
+NOTIONS: Mapping[str, str] = {
+    Notion.DP: "[(eps, delta), ...]: (eps, delta)-DP at every point (delta = 0: pure eps-DP)",
+    Notion.BR: "[eta, ...]: eta-bounded-range (DR19 Def. 4.2): max_o ln P/Q - min_o ln P/Q <= eta for every pair",
+    Notion.ZCDP: "[rho, ...]: rho-zCDP (BS16 Def. 1.1): D_alpha(M(x)||M(x')) <= rho alpha for every alpha > 1",
+    Notion.RDP: "[(alpha, eps), ...]: (alpha, eps)-RDP (Mir17): D_alpha(M(x)||M(x')) <= eps at every point "
+                "(alpha = 'inf' allowed)",
 }
 
 
@@ -226,6 +263,7 @@ class PrivacyClaim(Claim):
     def __post_init__(self) -> None:
         if self.notion not in NOTIONS:
             raise ValueError(f"notion={self.notion!r} must be one of {', '.join(NOTIONS)}")
+        object.__setattr__(self, "notion", Notion(self.notion))  # parsed once: the checker dispatches on the enum
 
 
 @dataclass(frozen=True)
