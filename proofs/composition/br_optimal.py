@@ -375,38 +375,30 @@ def _dec(x: float, digits: int, direction: int) -> Fraction:
     return Fraction(math.floor(v) if direction < 0 else math.ceil(v)) / q
 
 
-def br_optimal_eps(k: Any, eps: Any, delta: Any, *, rel_tol: float = 1e-10) -> BROptimum:
-    """The optimal (eps_g, delta)-DP of k non-adaptive homogeneous eps-BR mechanisms, certified (module docstring).
+class _Sweeps:
+    """Every candidate ``S_l(t_l)`` at ``eps_g`` (:func:`br_delta_candidates`), counting the sweeps and fallbacks."""
 
-    Illinois root-finding on ``ln max_l S_l(t_l) - ln delta`` over ``eps_g``, then certification of a lower
-    and an upper end point within ``rel_tol`` of each other.  ``eps`` and ``delta`` are taken exactly
-    (floats at their binary value).
-    """
-    start = time.perf_counter()
-    k = V.pos_int("k", k)
-    e = _rat("eps", pos_real("eps", eps))
-    d = _rat("delta", prob("delta", delta, allow_zero=False))
-    if e > 300:
-        raise InvalidParameter(f"eps={eps} must be <= 300 for the certified bounded-range optimum (float64 enclosures of e^eps)")
-    evals = [0, 0]
+    def __init__(self, k: int, eps: Fraction, delta: Fraction) -> None:
+        self.k, self.eps, self.delta = k, eps, delta
+        self.sweeps = self.fallbacks = 0
 
-    def sweep(g: Fraction, fallback: bool = False) -> _Cands:
-        evals[0] += 1
-        c = br_delta_candidates(k, e, g, fallback_for=d if fallback else None)
-        evals[1] += c.fallback
+    def __call__(self, g: Fraction, fallback: bool = False) -> _Cands:
+        self.sweeps += 1
+        c = br_delta_candidates(self.k, self.eps, g, fallback_for=self.delta if fallback else None)
+        self.fallbacks += c.fallback
         return c
 
-    if d >= 1:
-        return BROptimum(k, e, d, Fraction(0), Fraction(0), None, None, 0.0, True, time.perf_counter() - start, 0, 0)
-    c0 = sweep(Fraction(0), fallback=True)
-    if c0.ells.size == 0 or np.all(c0.hi <= float(d)):
-        return BROptimum(k, e, d, Fraction(0), Fraction(0), None, None, float(np.max(c0.hi, initial=0.0)), True,
-                         time.perf_counter() - start, evals[0], evals[1], ["delta >= the total variation of the worst pair: eps = 0"])
-    log_d = math.log(float(d))
-    window = [0, k]
 
-    def f(x: float) -> float:
-        """``ln max_l S_l(t_l) - ln delta`` in float (candidates in a window that follows the maximiser)."""
+class _LogExcess:
+    """``ln max_l S_l(t_l) - ln delta`` in float, a function of ``eps_g``: the candidates are evaluated in a window
+    of ``l`` that follows the maximiser from call to call (all of them when it leaves the window)."""
+
+    def __init__(self, k: int, eps: Fraction, delta: Fraction) -> None:
+        self.k, self.eps, self.log_d = k, eps, math.log(float(delta))
+        self.window = [0, k]
+
+    def __call__(self, x: float) -> float:
+        k, e, window = self.k, self.eps, self.window
         g = _dec(x, 17, +1)
         hi_l = min(k, math.floor(k - g / e))
         for _ in range(8):
@@ -421,19 +413,29 @@ def br_optimal_eps(k: Any, eps: Any, delta: Any, *, rel_tol: float = 1e-10) -> B
             at_edge = (ells[i] == lo_w and lo_w > 0) or (ells[i] == hi_w and hi_w < hi_l)
             if not at_edge:
                 window[0], window[1] = int(ells[i]) - 96, int(ells[i]) + 96
-                return float(v[i]) - log_d
+                return float(v[i]) - self.log_d
             window[0], window[1] = 0, k  # the maximiser left the window: look at every candidate
-        return float(v[i]) - log_d
+        return float(v[i]) - self.log_d
 
+
+def _bracket(f: _LogExcess, k: int, e: Fraction, d: Fraction) -> tuple[float, float, float, float]:
+    """``(a, f(a), b, f(b))`` with ``f(a) > 0 >= f(b)``: from 0 and the DR19 Lemma 4.4 bound (moved up towards k eps,
+    where delta = 0, if rounding put it below the root)."""
     a, fa = 0.0, f(0.0)
     b = min(float(k * e), float(range_bounded_eps([e] * k, d, prec=64)) * (1 + 1e-9) + 1e-12)
     fb = f(b)
-    while fb > 0:  # the Lemma 4.4 start was not above the root (rounding): move up to k eps, where delta = 0
+    while fb > 0:
         a, fa = b, fb
         b = min(2 * b, float(k * e))
         fb = f(b)
+    return a, fa, b, fb
+
+
+def _illinois(f: _LogExcess, a: float, fa: float, b: float, fb: float, rel_tol: float) -> tuple[float, float]:
+    """The root's bracket ``(a, b)`` narrowed to ``rel_tol / 4``: Illinois on ``f(a) > 0 >= f(b)``, bisection while
+    ``f(b) = -inf`` (200 steps at most)."""
     side = 0
-    for _ in range(200):  # Illinois on the bracket f(a) > 0 >= f(b); bisection while f(b) = -inf
+    for _ in range(200):
         if fb == -math.inf or fa == fb:
             x = (a + b) / 2
         else:
@@ -453,33 +455,64 @@ def br_optimal_eps(k: Any, eps: Any, delta: Any, *, rel_tol: float = 1e-10) -> B
             side = 1
         if b - a <= rel_tol * max(b, 1e-300) / 4:
             break
-    # certify the end points, widening until both decide
-    notes: list = []
-    hi, lo = _dec(b * (1 + rel_tol / 2), 16, +1), _dec(a * (1 - rel_tol / 2), 16, -1)
+    return a, b
+
+
+def _certified_upper(sweep: _Sweeps, hi: Fraction, rel_tol: float) -> tuple[Fraction, _Cands]:
+    """The first ``eps_g`` from ``hi`` up (steps of ``rel_tol``) where every candidate is certified ``<= delta``, with
+    its candidates; ``RuntimeError`` after 60 steps."""
     for _ in range(60):
         ch = sweep(hi, fallback=True)
-        if np.all(ch.hi <= float(_frac_lo(d))):
-            break
+        if np.all(ch.hi <= float(_frac_lo(sweep.delta))):
+            return hi, ch
         hi = _dec(float(hi) * (1 + rel_tol), 16, +1)
-    else:
-        raise RuntimeError(f"could not certify the upper end for k={k}, eps={e}, delta={d}")
-    certified_lo = False
+    raise RuntimeError(f"could not certify the upper end for k={sweep.k}, eps={sweep.eps}, delta={sweep.delta}")
+
+
+def _certified_lower(sweep: _Sweeps, lo: Fraction, rel_tol: float) -> tuple[Fraction, bool]:
+    """The first ``eps_g`` from ``lo`` down (steps of ``rel_tol``) where some candidate is certified ``> delta`` (or
+    0), and whether one was found within 60 steps."""
     for _ in range(60):
         if lo <= 0:
-            lo = Fraction(0)
-            certified_lo = True
-            break
+            return Fraction(0), True
         cl = sweep(lo, fallback=True)
-        if np.any(cl.lower_ok & (cl.lo > float(_frac_hi(d)))):
-            certified_lo = True
-            break
+        if np.any(cl.lower_ok & (cl.lo > float(_frac_hi(sweep.delta)))):
+            return lo, True
         lo = _dec(float(lo) * (1 - rel_tol), 16, -1)
-    if not certified_lo:
-        notes.append("lower end not certified")
+    return lo, False
+
+
+def br_optimal_eps(k: Any, eps: Any, delta: Any, *, rel_tol: float = 1e-10) -> BROptimum:
+    """The optimal (eps_g, delta)-DP of k non-adaptive homogeneous eps-BR mechanisms, certified (module docstring).
+
+    Illinois root-finding on ``ln max_l S_l(t_l) - ln delta`` over ``eps_g``, then certification of a lower
+    and an upper end point within ``rel_tol`` of each other.  ``eps`` and ``delta`` are taken exactly
+    (floats at their binary value).
+    """
+    start = time.perf_counter()
+    k = V.pos_int("k", k)
+    e = _rat("eps", pos_real("eps", eps))
+    d = _rat("delta", prob("delta", delta, allow_zero=False))
+    if e > 300:
+        raise InvalidParameter(f"eps={eps} must be <= 300 for the certified bounded-range optimum (float64 enclosures of e^eps)")
+    sweep = _Sweeps(k, e, d)
+    if d >= 1:
+        return BROptimum(k, e, d, Fraction(0), Fraction(0), None, None, 0.0, True, time.perf_counter() - start, 0, 0)
+    c0 = sweep(Fraction(0), fallback=True)
+    if c0.ells.size == 0 or np.all(c0.hi <= float(d)):
+        return BROptimum(k, e, d, Fraction(0), Fraction(0), None, None, float(np.max(c0.hi, initial=0.0)), True,
+                         time.perf_counter() - start, sweep.sweeps, sweep.fallbacks,
+                         ["delta >= the total variation of the worst pair: eps = 0"])
+    f = _LogExcess(k, e, d)
+    a, b = _illinois(f, *_bracket(f, k, e, d), rel_tol)
+    # certify the end points, widening until both decide
+    hi, ch = _certified_upper(sweep, _dec(b * (1 + rel_tol / 2), 16, +1), rel_tol)
+    lo, certified_lo = _certified_lower(sweep, _dec(a * (1 - rel_tol / 2), 16, -1), rel_tol)
+    notes: list[str] = [] if certified_lo else ["lower end not certified"]
     i = int(np.argmax(ch.hi))
     ell = int(ch.ells[i])
     return BROptimum(k, e, d, lo, hi, ell, candidate_t(k, e, hi, ell), float(ch.hi[i]), certified_lo,
-                     time.perf_counter() - start, evals[0], evals[1], notes)
+                     time.perf_counter() - start, sweep.sweeps, sweep.fallbacks, notes)
 
 
 def _frac_lo(d: Fraction) -> float:
