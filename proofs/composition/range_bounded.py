@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from mechanisms import validation as V
 from mechanisms.core import DEFAULT_PREC, exact_context
@@ -141,6 +141,13 @@ def _clamp_t(t: Any, e: Any) -> Any:
     return tf
 
 
+def _rr_power(ctx: Any, binary: Callable[..., Any], k: int, e: Any, t: Any, arg: Any) -> Any:
+    """``binary(ctx, k, p, t, t - eps, arg)`` (:func:`~proofs.composition.pld._binary_delta` or ``_binary_eps``) of the
+    k-fold product of RR_{eps,t}, ``t`` a number of ``ctx``."""
+    p, _ = br_probabilities(ctx, e, t)
+    return binary(ctx, k, p, t, t - lift(ctx, e), arg)
+
+
 def br_delta(k: Any, eps: Any, eps_target: Any, *, prec: int = DEFAULT_PREC, interval: bool = False) -> tuple[Any, Any]:
     """``(delta, t*)``: max over searched t of delta(eps_target) of k-fold RR_{eps,t}.
 
@@ -155,8 +162,7 @@ def br_delta(k: Any, eps: Any, eps_target: Any, *, prec: int = DEFAULT_PREC, int
     def f(t: Any) -> Any:
         from mpmath import mp
 
-        p, _ = br_probabilities(mp, e, t)
-        return _binary_delta(mp, k, p, t, t - lift(mp, e), xs)
+        return _rr_power(mp, _binary_delta, k, e, t, xs)
 
     with exact_context(SEARCH_PREC, False) as ctx:
         xs = lift(ctx, _point(x))
@@ -167,9 +173,7 @@ def br_delta(k: Any, eps: Any, eps_target: Any, *, prec: int = DEFAULT_PREC, int
         near += [ec * (1 - ctx.mpf(2) ** -j) for j in range(1, 12)]
     t_star = _clamp_t(_search_t(f, k, e, near), e)
     with exact_context(prec, interval) as ctx:
-        tt = lift(ctx, t_star)
-        p, _ = br_probabilities(ctx, e, tt)
-        return _binary_delta(ctx, k, p, tt, tt - lift(ctx, e), x), t_star
+        return _rr_power(ctx, _binary_delta, k, e, lift(ctx, t_star), x), t_star
 
 
 def br_eps(k: Any, eps: Any, delta: Any, *, prec: int = DEFAULT_PREC) -> tuple[Any, Any]:
@@ -186,14 +190,11 @@ def br_eps(k: Any, eps: Any, delta: Any, *, prec: int = DEFAULT_PREC) -> tuple[A
     def f(t: Any) -> Any:
         from mpmath import mp
 
-        p, _ = br_probabilities(mp, e, t)
-        return _binary_eps(mp, k, p, t, t - lift(mp, e), d)
+        return _rr_power(mp, _binary_eps, k, e, t, d)
 
     t_star = _clamp_t(_search_t(f, k, e), e)
     with exact_context(prec, False) as ctx:
-        tt = lift(ctx, t_star)
-        p, _ = br_probabilities(ctx, e, tt)
-        return _binary_eps(ctx, k, p, tt, tt - lift(ctx, e), d), t_star
+        return _rr_power(ctx, _binary_eps, k, e, lift(ctx, t_star), d), t_star
 
 
 def br_hetero_delta(groups: Sequence[tuple[Any, Any]], eps_target: Any, *, grid: int = 6, prec: int = DEFAULT_PREC, interval: bool = False) -> tuple[Any, tuple]:

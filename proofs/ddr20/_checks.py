@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Any
 
 import mpmath
 
@@ -12,11 +12,12 @@ from mechanisms.core import exact_context
 from mechanisms.exact.cache import cached_distribution
 from mechanisms.exponential.em import ExponentialMechanism
 
-from proofs.claims import Comparison, Domain, Instance
+from proofs.claims import Comparison, Instance
 from proofs.composition import br_optimal as B
 from proofs.composition import bounds as C
 from proofs.composition import range_bounded as RB
 from proofs.composition import zcdp as Z
+from proofs.instances import param_grid
 from proofs.numeric import clip0, lift
 
 F = Fraction
@@ -25,16 +26,8 @@ __all__ = ["grid", "reduction", "candidates_vs_branch_and_bound", "binomial_vs_e
            "valid_bounds_above_optimum"]
 
 
-def grid(domain: Domain) -> Iterator[Instance]:
-    """Product of the lists in ``domain.extra`` plus ``extra["points"]`` verbatim (parameter points, no pairs)."""
-    ex = dict(domain.extra)
-    points = ex.pop("points", ())
-    keys = list(ex)
-    if keys:
-        for combo in itertools.product(*(ex[k] for k in keys)):
-            yield Instance(None, None, dict(zip(keys, combo)))
-    for p in points:
-        yield Instance(None, None, dict(p))
+#: product of the lists in ``domain.extra`` plus ``extra["points"]`` verbatim (parameter points, no pairs)
+grid = param_grid
 
 
 def _hockey(ctx: Any, P: dict, Q: dict, x: Any) -> Any:
