@@ -43,9 +43,9 @@ from mechanisms.float_sampling import (
     sampler_float,
     split_noisy,
 )
-from mechanisms.core import DEFAULT_PREC, exact_context, to_ctx
+from mechanisms.base import MechanismBase
+from mechanisms.core import to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
-from mechanisms.exact.arb_context import certified_context, iv_law
 from mechanisms.exact.gumbel_order import one_shot_integral
 from mechanisms.exact.sampling import check_exact_flag
 from mechanisms.registry import EXACT_TAG, FLOAT_EPS, MechanismSpec, exact_variant
@@ -80,28 +80,66 @@ def _eps_q(ctx: Any, eps: Any, sensitivity: Any, factor2: bool) -> Any:
     return e / 2 if factor2 else e
 
 
-def _common_checks(self: Any) -> None:
-    object.__setattr__(self, "eps", V.positive("eps", self.eps))
-    object.__setattr__(self, "sensitivity", V.positive("sensitivity", self.sensitivity))
-    if not isinstance(self.factor2, bool):
-        raise InvalidParameterType(f"factor2={self.factor2!r} must be a bool")
-    check_exact_flag(self, ("eps", "sensitivity"))
-
-
-def _exact_eps_q(self: Any) -> Fraction:
+def _exact_eps_q(self: _EMFamily) -> Fraction:
     """``eps / sensitivity`` (halved with ``factor2``) as an exact Fraction (``exact=True`` samplers)."""
     e = Fraction(self.eps) / Fraction(self.sensitivity)
     return e / 2 if self.factor2 else e
 
 
-def _float_scale(self: Any) -> float:
+def _float_scale(self: _EMFamily) -> float:
     """Gumbel scale ``Delta(q)/eps`` (``2 Delta(q)/eps`` with ``factor2``) as a float (samplers only)."""
     s = Fraction(self.sensitivity) / Fraction(self.eps)  # exact first: float(eps) may underflow to 0
     return sampler_float("sensitivity/eps (the Gumbel scale)", 2 * s if self.factor2 else s)
 
 
+class _EMFamily(MechanismBase):
+    """What the three classes share: parameter checks, ``k <= d``, the certified context on ``eps`` and
+    ``sensitivity``, the exact sampler (the peeling form, DR19 Lemma 4.2) and the critical scale."""
+
+    eps: Any
+    sensitivity: Any
+    factor2: bool
+    exact: bool
+    certified_params = ("eps", "sensitivity")
+
+    @property
+    def _selected(self) -> int:
+        """How many items an output lists (``k``; 1 for EM)."""
+        k: int = getattr(self, "k", 1)
+        return k
+
+    def __post_init__(self) -> None:
+        if hasattr(self, "k"):
+            self._set(k=V.pos_int("k", getattr(self, "k")))
+        self._set(eps=V.positive("eps", self.eps), sensitivity=V.positive("sensitivity", self.sensitivity))
+        if not isinstance(self.factor2, bool):
+            raise InvalidParameterType(f"factor2={self.factor2!r} must be a bool")
+        check_exact_flag(self, ("eps", "sensitivity"))
+
+    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+        return check_k_le_d(self._selected, h)
+
+    def _weights(self, ctx: Any, h: Sequence[int]) -> list[Any]:
+        return em_weights(ctx, h, _eps_q(ctx, self.eps, self.sensitivity, self.factor2))
+
+    def _sample_exact(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
+        from mechanisms.exact.race import em_topk_exact
+
+        return em_topk_exact(h, self._selected, _exact_eps_q(self), rng=rng, size=size)
+
+    def symmetries(self, d: int) -> frozenset[str]:
+        """Weights ``exp(eps_q (h_i - max h))``: count differences only, no index used
+        (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"shift", "permute"})
+
+    def critical_scales(self) -> tuple[float, ...]:
+        """The noise scale 1/eps_q of the scores (the law changes regime over gaps of a few of these) (count units;
+        the worst-case search builds its gaps around them)."""
+        return (1 / float(_exact_eps_q(self)),)
+
+
 @dataclass(frozen=True)
-class ExponentialMechanism:
+class ExponentialMechanism(_EMFamily):
     """EM_q with ``q(h, i) = h_i`` (DR19 Definition 4.1; single selection).
 
     ``Pr[EM(h) = (i,)] ∝ exp(eps * h_i / sensitivity)`` (``/ (2 sensitivity)`` if
@@ -118,37 +156,19 @@ class ExponentialMechanism:
     factor2: bool = False
     exact: bool = False
 
-    def __post_init__(self) -> None:
-        _common_checks(self)
-
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = check_k_le_d(1, h)
-        if self.exact:
-            from mechanisms.exact.race import em_topk_exact
-
-            return em_topk_exact(h, 1, _exact_eps_q(self), rng=rng, size=V.pos_int("size", size))
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         rel = relative_ints(h)
-        idx = gumbel_top(rel.astype(np.float64), _float_scale(self), 1, rng=rng, size=V.pos_int("size", size), rel=rel)
+        idx = gumbel_top(rel.astype(np.float64), _float_scale(self), 1, rng=rng, size=size, rel=rel)
         return [(int(r[0]),) for r in idx]
 
-    def symmetries(self, d: int) -> frozenset:
-        """Weights ``exp(eps_q (h_i - max h))``: count differences only, no index used (:mod:`dpverify.checker.reductions`)."""
-        return frozenset({"shift", "permute"})
-
-    def critical_scales(self) -> tuple:
-        """The noise scale 1/eps_q of the scores (the law changes regime over gaps of a few of these) (count units; the worst-case search builds its gaps around them)."""
-        return (1 / float(_exact_eps_q(self)),)
-
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = check_k_le_d(1, h)
-        with exact_context(prec, interval) as asked, certified_context(asked, [self.eps, self.sensitivity]) as ctx:
-            w = em_weights(ctx, h, _eps_q(ctx, self.eps, self.sensitivity, self.factor2))
-            total = sum(w)
-            return iv_law(ctx, {(i,): w[i] / total for i in range(len(h))})
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
+        w = self._weights(ctx, h)
+        total = sum(w)
+        return {(i,): w[i] / total for i in range(len(h))}
 
 
 @dataclass(frozen=True)
-class PeelingEM:
+class PeelingEM(_EMFamily):
     """pEM^k_q (DR19 §4.1): k rounds of EM_q, each over the items not yet chosen.
 
     ``Pr[(o_1, ..., o_k)] = prod_{j=1..k} w_{o_j} / sum_{i not in {o_1..o_{j-1}}} w_i``
@@ -164,17 +184,7 @@ class PeelingEM:
     factor2: bool = False
     exact: bool = False
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "k", V.pos_int("k", self.k))
-        _common_checks(self)
-
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = check_k_le_d(self.k, h)
-        size = V.pos_int("size", size)
-        if self.exact:
-            from mechanisms.exact.race import em_topk_exact
-
-            return em_topk_exact(h, self.k, _exact_eps_q(self), rng=rng, size=size)
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         rel = relative_ints(h)
         scale = _float_scale(self)
         wide = is_wide(-int(rel.min()), scale)  # float64 cannot resolve the noise: exact order (mechanisms.float_sampling)
@@ -195,23 +205,13 @@ class PeelingEM:
             out[:, j] = pick
         return [tuple(int(x) for x in r) for r in out]
 
-    def symmetries(self, d: int) -> frozenset:
-        """Weights ``exp(eps_q (h_i - max h))``: count differences only, no index used (:mod:`dpverify.checker.reductions`)."""
-        return frozenset({"shift", "permute"})
-
-    def critical_scales(self) -> tuple:
-        """The noise scale 1/eps_q of the scores (the law changes regime over gaps of a few of these) (count units; the worst-case search builds its gaps around them)."""
-        return (1 / float(_exact_eps_q(self)),)
-
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = check_k_le_d(self.k, h)
-        with exact_context(prec, interval) as asked, certified_context(asked, [self.eps, self.sensitivity]) as ctx:
-            w = em_weights(ctx, h, _eps_q(ctx, self.eps, self.sensitivity, self.factor2))
-            return iv_law(ctx, {o: peeling_probability(w, o) for o in itertools.permutations(range(len(h)), self.k)})
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
+        w = self._weights(ctx, h)
+        return {o: peeling_probability(w, o) for o in itertools.permutations(range(len(h)), self.k)}
 
 
 @dataclass(frozen=True)
-class OneShotGumbel:
+class OneShotGumbel(_EMFamily):
     """M^k_Gumbel (DR19 §4.1): add ``Gumbel(sensitivity/eps)`` to each count once, output the top k in order.
 
     Exact distribution: ``Pr[(o_1..o_k)] = Pr[X_{o_1} > ... > X_{o_k} > max_{i not in o} X_i]``
@@ -228,10 +228,6 @@ class OneShotGumbel:
     factor2: bool = False
     exact: bool = False
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "k", V.pos_int("k", self.k))
-        _common_checks(self)
-
     @classmethod
     def gjmr21_peel(cls, k: int, eps: Any) -> "OneShotGumbel":
         """GJMR21's PEEL baseline: Gumbel noise with parameter ``k/eps`` (seed 004 §4), eps-DP overall."""
@@ -242,29 +238,19 @@ class OneShotGumbel:
         per_step = Fraction(eps) / k if not isinstance(eps, float) else eps / k
         return cls(k=k, eps=per_step)
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = check_k_le_d(self.k, h)
-        if self.exact:
-            from mechanisms.exact.race import em_topk_exact
-
-            return em_topk_exact(h, self.k, _exact_eps_q(self), rng=rng, size=V.pos_int("size", size))
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         rel = relative_ints(h)
-        idx = gumbel_top(rel.astype(np.float64), _float_scale(self), self.k, rng=rng, size=V.pos_int("size", size), rel=rel)
+        idx = gumbel_top(rel.astype(np.float64), _float_scale(self), self.k, rng=rng, size=size, rel=rel)
         return [tuple(int(x) for x in r) for r in idx]
 
-    def symmetries(self, d: int) -> frozenset:
-        """Gumbel noise on every count, order of noisy counts: count differences only, no index used (:mod:`dpverify.checker.reductions`)."""
+    def symmetries(self, d: int) -> frozenset[str]:
+        """Gumbel noise on every count, order of noisy counts: count differences only, no index used
+        (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"shift", "permute"})
 
-    def critical_scales(self) -> tuple:
-        """The noise scale 1/eps_q of the scores (the law changes regime over gaps of a few of these) (count units; the worst-case search builds its gaps around them)."""
-        return (1 / float(_exact_eps_q(self)),)
-
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = check_k_le_d(self.k, h)
-        with exact_context(prec, interval) as asked, certified_context(asked, [self.eps, self.sensitivity]) as ctx:
-            rates = em_weights(ctx, h, _eps_q(ctx, self.eps, self.sensitivity, self.factor2))
-            return iv_law(ctx, {o: one_shot_integral(ctx, rates, o) for o in itertools.permutations(range(len(h)), self.k)})
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
+        rates = self._weights(ctx, h)
+        return {o: one_shot_integral(ctx, rates, o) for o in itertools.permutations(range(len(h)), self.k)}
 
 
 def _invalid_common() -> list:

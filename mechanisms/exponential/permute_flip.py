@@ -42,7 +42,8 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import check_k_le_d, exact_top, is_wide, relative_ints, sampler_float, split_noisy
-from mechanisms.core import DEFAULT_PREC, exact_context, to_ctx
+from mechanisms.base import MechanismBase
+from mechanisms.core import to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.registry import MechanismSpec, zcdp_claim
 
@@ -120,22 +121,44 @@ def _literal_pf(rel: np.ndarray, eps_q: float, rng: np.random.Generator, size: i
     return out
 
 
-def _checks(self: Any) -> None:
-    object.__setattr__(self, "eps", V.positive("eps", self.eps))
-    object.__setattr__(self, "sensitivity", V.positive("sensitivity", self.sensitivity))
-    for name in ("factor2", "literal"):
-        if not isinstance(getattr(self, name), bool):
-            raise InvalidParameterType(f"{name}={getattr(self, name)!r} must be a bool")
+class _PFFamily(MechanismBase):
+    """What the two classes share: parameter checks, ``k <= d``, the scale and the declared symmetries."""
+
+    eps: Any
+    sensitivity: Any
+    factor2: bool
+    literal: bool
+
+    @property
+    def _selected(self) -> int:
+        """How many items an output lists (``k``; 1 for permute-and-flip)."""
+        k: int = getattr(self, "k", 1)
+        return k
+
+    def __post_init__(self) -> None:
+        if hasattr(self, "k"):
+            self._set(k=V.pos_int("k", getattr(self, "k")))
+        self._set(eps=V.positive("eps", self.eps), sensitivity=V.positive("sensitivity", self.sensitivity))
+        for name in ("factor2", "literal"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidParameterType(f"{name}={getattr(self, name)!r} must be a bool")
+
+    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+        return check_k_le_d(self._selected, h)
+
+    def critical_scales(self) -> tuple[float, ...]:
+        """The coin's scale ``1/eps_q`` in count units (the worst-case search builds its gaps around it)."""
+        return (float(_scale(self)),)
 
 
-def _scale(self: Any) -> float:
+def _scale(self: _PFFamily) -> float:
     """Exponential noise scale ``sensitivity/eps`` (``2 sensitivity/eps`` with ``factor2``), float (samplers only)."""
     s = Fraction(self.sensitivity) / Fraction(self.eps)
     return sampler_float("sensitivity/eps (the exponential noise scale)", 2 * s if self.factor2 else s)
 
 
 @dataclass(frozen=True)
-class PermuteAndFlip:
+class PermuteAndFlip(_PFFamily):
     """Permute-and-flip (MS20 Algorithm 1) with ``q(h, i) = h_i``; outcome ``(i,)`` (module docstring).
 
     ``Pr[(r,)] = p_r int_0^1 prod_{j != r} (1 - t p_j) dt`` with ``p_r = exp(eps_q (h_r - max h))``,
@@ -147,12 +170,7 @@ class PermuteAndFlip:
     factor2: bool = False
     literal: bool = False
 
-    def __post_init__(self) -> None:
-        _checks(self)
-
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = check_k_le_d(1, h)
-        size = V.pos_int("size", size)
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         rel = relative_ints(h)
         if self.literal:
             idx = _literal_pf(rel, 1.0 / _scale(self), rng, size)
@@ -160,23 +178,18 @@ class PermuteAndFlip:
             idx = exponential_noise_top(rel, _scale(self), rng=rng, size=size)
         return [(int(i),) for i in idx]
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = check_k_le_d(1, h)
-        with exact_context(prec, interval) as ctx:
-            probs = pf_probabilities(ctx, h, _eps_q(ctx, self.eps, self.sensitivity, self.factor2))
-            return {(i,): p for i, p in enumerate(probs)}
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
+        probs = pf_probabilities(ctx, h, _eps_q(ctx, self.eps, self.sensitivity, self.factor2))
+        return {(i,): p for i, p in enumerate(probs)}
 
-    def symmetries(self, d: int) -> frozenset:
-        """``p_r = exp(eps_q (h_r - max h))``: count differences only, no index used (:mod:`dpverify.checker.reductions`)."""
+    def symmetries(self, d: int) -> frozenset[str]:
+        """``p_r = exp(eps_q (h_r - max h))``: count differences only, no index used
+        (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"shift", "permute"})
-
-    def critical_scales(self) -> tuple:
-        """The coin's scale ``1/eps_q`` in count units (the worst-case search builds its gaps around it)."""
-        return (float(_scale(self)),)
 
 
 @dataclass(frozen=True)
-class PeelingPF:
+class PeelingPF(_PFFamily):
     """k rounds of permute-and-flip, each over the items not yet chosen; outcome ``(o_1, ..., o_k)``.
 
     ``Pr[(o_1..o_k)] = prod_j PF_{eps_q}(h restricted to [d] minus {o_1..o_{j-1}})(o_j)``.
@@ -189,13 +202,7 @@ class PeelingPF:
     factor2: bool = False
     literal: bool = False
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "k", V.pos_int("k", self.k))
-        _checks(self)
-
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = check_k_le_d(self.k, h)
-        size = V.pos_int("size", size)
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         rel = relative_ints(h)
         scale = _scale(self)
         removed = np.zeros((size, len(h)), dtype=bool)
@@ -215,34 +222,29 @@ class PeelingPF:
             out[:, j] = pick
         return [tuple(int(x) for x in r) for r in out]
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = check_k_le_d(self.k, h)
-        with exact_context(prec, interval) as ctx:
-            e = _eps_q(ctx, self.eps, self.sensitivity, self.factor2)
-            cache: dict = {}
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
+        e = _eps_q(ctx, self.eps, self.sensitivity, self.factor2)
+        cache: dict[tuple[int, ...], dict[int, Any]] = {}
 
-            def law(remaining: tuple) -> dict:
-                if remaining not in cache:
-                    probs = pf_probabilities(ctx, [h[i] for i in remaining], e)
-                    cache[remaining] = dict(zip(remaining, probs))
-                return cache[remaining]
+        def law(remaining: tuple[int, ...]) -> dict[int, Any]:
+            if remaining not in cache:
+                probs = pf_probabilities(ctx, [h[i] for i in remaining], e)
+                cache[remaining] = dict(zip(remaining, probs, strict=True))
+            return cache[remaining]
 
-            out = {}
-            for o in itertools.permutations(range(len(h)), self.k):
-                p, rem = ctx.mpf(1), tuple(range(len(h)))
-                for i in o:
-                    p = p * law(rem)[i]
-                    rem = tuple(x for x in rem if x != i)
-                out[o] = p
-            return out
+        out = {}
+        for o in itertools.permutations(range(len(h)), self.k):
+            p, rem = ctx.mpf(1), tuple(range(len(h)))
+            for i in o:
+                p = p * law(rem)[i]
+                rem = tuple(x for x in rem if x != i)
+            out[o] = p
+        return out
 
-    def symmetries(self, d: int) -> frozenset:
-        """``p_r = exp(eps_q (h_r - max h))``: count differences only, no index used; each round's remaining set is permuted with the items (:mod:`dpverify.checker.reductions`)."""
+    def symmetries(self, d: int) -> frozenset[str]:
+        """``p_r = exp(eps_q (h_r - max h))``: count differences only, no index used; each round's remaining set is
+        permuted with the items (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"shift", "permute"})
-
-    def critical_scales(self) -> tuple:
-        """The coin's scale ``1/eps_q`` in count units (the worst-case search builds its gaps around it)."""
-        return (float(_scale(self)),)
 
 
 def _invalid() -> list:

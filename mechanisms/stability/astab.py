@@ -35,7 +35,8 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import log_ratio, sampler_float
-from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, sorted_items, to_ctx
+from mechanisms.base import MechanismBase
+from mechanisms.core import BOT, order_stat, sorted_items, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.registry import MechanismSpec
 
@@ -116,7 +117,7 @@ def _exact_real(name: str, x: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class AStab:
+class AStab(MechanismBase):
     """A_stab(D, f, dist_f, T, eps) -- CWGM20 Alg. 1 (seed 002 §2.2), for any ``f`` / ``dist``.
 
     ``f(h)`` and ``dist(h)`` are callables on validated histograms (tuples of
@@ -134,31 +135,27 @@ class AStab:
     def __post_init__(self) -> None:
         if not callable(self.f) or not callable(self.dist):
             raise InvalidParameterType("f and dist must be callables on histograms")
-        object.__setattr__(self, "eps", _exact_real("eps", V.positive("eps", self.eps)))
+        self._set(eps=_exact_real("eps", V.positive("eps", self.eps)))
         if (self.delta is None) == (self.threshold is None):
             raise InvalidParameter("give exactly one of delta (T = ln(1/delta)/eps) or threshold")
         if self.delta is not None:
-            object.__setattr__(self, "delta", _exact_real("delta", V.probability("delta", self.delta)))
+            self._set(delta=_exact_real("delta", V.probability("delta", self.delta)))
         else:
-            object.__setattr__(self, "threshold", _exact_real("threshold", self.threshold))
+            self._set(threshold=_exact_real("threshold", self.threshold))
 
     def _float_threshold(self) -> float:
         if self.threshold is not None:
             return float(self.threshold)
         return log_ratio(1, self.delta) / sampler_float("eps", self.eps)
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = V.histogram(h)
-        size = V.pos_int("size", size)
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         noisy = float(self.dist(h)) + rng.laplace(0.0, 1.0 / sampler_float("eps", self.eps), size=size)
         val = self.f(h)
         return [val if x > self._float_threshold() else (BOT,) for x in noisy]
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = V.histogram(h)
-        with exact_context(prec, interval) as ctx:
-            p = astab_pass_probability(ctx, self.dist(h), self.eps, delta=self.delta, threshold=self.threshold)
-            return {self.f(h): p, (BOT,): 1 - p}
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
+        p = astab_pass_probability(ctx, self.dist(h), self.eps, delta=self.delta, threshold=self.threshold)
+        return {self.f(h): p, (BOT,): 1 - p}
 
 
 #: Distances offered by :class:`StableTopSet` ("gap" is the printed one; the rest are mutants).
@@ -170,7 +167,7 @@ TOPSET_DISTANCES = {
 
 
 @dataclass(frozen=True)
-class StableTopSet:
+class StableTopSet(MechanismBase):
     """A_stab on ``f_j`` (the top-j set) with ``dist = q_j = h_(j) - h_(j+1) - 1`` (Alg. 1 + Claim 3.1).
 
     Outcomes ``f_j(h)`` (frozenset) or ``(BOT,)``; T = ln(1/delta)/eps.  ``distance``
@@ -184,7 +181,7 @@ class StableTopSet:
     distance: str = "gap"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "j", V.pos_int("j", self.j))
+        self._set(j=V.pos_int("j", self.j))
         if self.distance not in TOPSET_DISTANCES:
             raise InvalidParameter(f"distance={self.distance!r} must be one of {sorted(TOPSET_DISTANCES)}")
 
@@ -192,27 +189,28 @@ class StableTopSet:
         j, dist = self.j, TOPSET_DISTANCES[self.distance]
         return AStab(f=_TopSetF(j), dist=_Dist(dist, j), eps=self.eps, delta=self.delta)
 
-    def _check(self, h: Sequence[int]) -> tuple:
-        h = V.histogram(h)
-        if self.j > len(h):
-            raise InvalidParameter(f"j={self.j} must be <= d={len(h)} (the number of items)")
-        return h
+    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+        hv = V.histogram(h)
+        if self.j > len(hv):
+            raise InvalidParameter(f"j={self.j} must be <= d={len(hv)} (the number of items)")
+        return hv
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        return self._astab().sample(self._check(h), rng=rng, size=size)
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
+        return self._astab().sample(h, rng=rng, size=size)
 
-    def symmetries(self, d: int) -> frozenset:
+    def symmetries(self, d: int) -> frozenset[str]:
         """f_j by sorted_items (index only breaks ties), distance from order statistics; shift-free unless the
         distance reads h_(d+1) = 0 (j = d; j + 1 = d for "next-but-one") (:mod:`dpverify.checker.reductions`)."""
         last = self.j + (2 if self.distance == "next-but-one" else 1)
         return frozenset({"permute-ties"} | ({"shift"} if last <= d else set()))
 
-    def critical_scales(self) -> tuple:
-        """The stability threshold T = ln(1/delta)/eps and the noise scale 1/eps (count units; the worst-case search builds its gaps around them)."""
+    def critical_scales(self) -> tuple[float, ...]:
+        """The stability threshold T = ln(1/delta)/eps and the noise scale 1/eps (count units; the worst-case search
+        builds its gaps around them)."""
         return (log_ratio(1, self.delta) / float(self.eps), 1 / float(self.eps))
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        return self._astab().distribution(self._check(h), prec=prec, interval=interval)
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
+        return self._astab()._distribution(ctx, h)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ where ``b/s = 2/((1-p1) eps)`` and ``b_T/s = 1/(p1 eps)`` are exact rationals.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
 from typing import Any, Callable, Hashable, Sequence
 
@@ -38,7 +39,8 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import sampler_float
-from mechanisms.core import BOT, DEFAULT_PREC, exact_context, to_ctx
+from mechanisms.base import MechanismBase
+from mechanisms.core import BOT, exact_context, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.threshold_runs import run_distribution, run_sample
 from mechanisms.registry import MechanismSpec
@@ -58,7 +60,7 @@ class StabQuery:
     name: str = ""
 
 
-def _resolve(queries: Any) -> tuple:
+def _resolve(queries: Any) -> tuple[Any, ...]:
     if isinstance(queries, (str, bytes)) or not isinstance(queries, Sequence) or len(queries) == 0:
         raise InvalidParameter(f"queries={queries!r} must be a non-empty sequence of ints j or StabQuery")
     out = []
@@ -72,7 +74,7 @@ def _resolve(queries: Any) -> tuple:
     return tuple(out)
 
 
-def _eval(q: Any, h: tuple) -> tuple[Hashable, Any]:
+def _eval(q: Any, h: tuple[int, ...]) -> tuple[Hashable, Any]:
     if isinstance(q, StabQuery):
         return q.f(h), q.dist(h)
     if q > len(h):
@@ -80,46 +82,45 @@ def _eval(q: Any, h: tuple) -> tuple[Hashable, Any]:
     return top_set(h, q), gap_query(h, q)
 
 
-def _common(self: Any) -> None:
-    object.__setattr__(self, "queries", _resolve(self.queries))
-    for name in ("eps",):
-        v = V.positive(name, getattr(self, name))
-        object.__setattr__(self, name, Fraction(v) if isinstance(v, float) else v)
+def _common(self: FirstStable | AOQRv2) -> None:
+    self._set(queries=_resolve(self.queries))
+    v = V.positive("eps", self.eps)
+    self._set(eps=Fraction(v) if isinstance(v, float) else v)
     for name in ("delta", "p1"):
         v = V.probability(name, getattr(self, name))
-        object.__setattr__(self, name, Fraction(v) if isinstance(v, float) else v)
+        self._set(**{name: Fraction(v) if isinstance(v, float) else v})
     if self.p1 == Fraction(1, 3):
         raise InvalidParameter("p1=1/3 gives c=1, which Lemma 3.1 excludes (App. A: both require p1 != 1/3)")
 
 
 @dataclass(frozen=True)
-class FirstStable:
+class FirstStable(MechanismBase):
     """CWGM20 Algorithm 4 (FS); see the module docstring."""
 
-    queries: tuple
+    queries: tuple[Any, ...]
     eps: Any
     delta: Any
     p1: Any = Fraction(37, 100)
 
     def __post_init__(self) -> None:
         _common(self)
-        object.__setattr__(self, "_dq", solve_delta_q(split_c(self.p1), Fraction(self.delta) / len(self.queries)))
+        _ = self.delta_q  # solved (and checked) at construction
 
-    @property
+    @cached_property
     def delta_q(self) -> Fraction:
-        return self._dq  # type: ignore[attr-defined]
+        """Each query's share of delta, solved as in Alg. 3 line 2 (:func:`mechanisms.stability.calibration.solve_delta_q`)."""
+        return solve_delta_q(split_c(self.p1), Fraction(self.delta) / len(self.queries))
 
     def _T(self, ctx: Any) -> Any:
         return ctx.log(1 / to_ctx(ctx, self.delta_q)) / (to_ctx(ctx, (1 - self.p1) * self.eps) / 2)
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = V.histogram(h)
-        size = V.pos_int("size", size)
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         vals = [_eval(q, h) for q in self.queries]
         with exact_context(64) as ctx:
             T = float(self._T(ctx))
         qs = np.asarray([float(d) for _, d in vals])
-        passed = run_sample(T, 1 / sampler_float("p1*eps", self.p1 * self.eps), qs, np.full(qs.shape, 2 / sampler_float("(1-p1)*eps", (1 - self.p1) * self.eps)), rng=rng, size=size)
+        passed = run_sample(T, 1 / sampler_float("p1*eps", self.p1 * self.eps), qs,
+                            np.full(qs.shape, 2 / sampler_float("(1-p1)*eps", (1 - self.p1) * self.eps)), rng=rng, size=size)
         m = len(vals)
         out = []
         for row in passed:
@@ -134,27 +135,25 @@ class FirstStable:
             return frozenset()
         return frozenset({"permute-ties"} | ({"shift"} if max(self.queries) < d else set()))
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = V.histogram(h)
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
         vals = [_eval(q, h) for q in self.queries]
-        with exact_context(prec, interval) as ctx:
-            runs = run_distribution(
-                ctx, self._T(ctx), 1 / (self.p1 * Fraction(self.eps)), [d for _, d in vals],
-                [2 / ((1 - self.p1) * Fraction(self.eps))] * len(vals), lambda pat: pat[-1],
-            )
-            out = {}
-            for pat, pr in runs.items():
-                i = len(pat) - 1
-                key = (BOT,) * i + (vals[i][0],) if pat[-1] else (BOT,) * len(pat)
-                out[key] = pr
-            return out
+        runs = run_distribution(
+            ctx, self._T(ctx), 1 / (self.p1 * Fraction(self.eps)), [d for _, d in vals],
+            [2 / ((1 - self.p1) * Fraction(self.eps))] * len(vals), lambda pat: pat[-1],
+        )
+        out = {}
+        for pat, pr in runs.items():
+            i = len(pat) - 1
+            key = (BOT,) * i + (vals[i][0],) if pat[-1] else (BOT,) * len(pat)
+            out[key] = pr
+        return out
 
 
 @dataclass(frozen=True)
-class AOQRv2:
+class AOQRv2(MechanismBase):
     """CWGM20 Algorithm 5 (A_OQR-v2); see the module docstring."""
 
-    queries: tuple
+    queries: tuple[Any, ...]
     k: int
     eps: Any
     delta: Any
@@ -163,14 +162,15 @@ class AOQRv2:
 
     def __post_init__(self) -> None:
         _common(self)
-        object.__setattr__(self, "k", V.pos_int("k", self.k))
+        self._set(k=V.pos_int("k", self.k))
         if not isinstance(self.fresh_noise, bool):
             raise InvalidParameterType(f"fresh_noise={self.fresh_noise!r} must be a bool")
-        object.__setattr__(self, "_dq", solve_delta_q(split_c(self.p1), Fraction(self.delta) / (2 * len(self.queries))))
+        _ = self.delta_q  # solved (and checked) at construction
 
-    @property
+    @cached_property
     def delta_q(self) -> Fraction:
-        return self._dq  # type: ignore[attr-defined]
+        """Each query's share of delta/2, solved as in Alg. 3 line 2 (:func:`mechanisms.stability.calibration.solve_delta_q`)."""
+        return solve_delta_q(split_c(self.p1), Fraction(self.delta) / (2 * len(self.queries)))
 
     def _s(self, ctx: Any) -> Any:
         """``s = sqrt(32 k ln(2/delta))`` (Alg. 5 lines 1-2)."""
@@ -180,12 +180,10 @@ class AOQRv2:
         """``T / s = 2 ln(1/delta_q) / ((1-p1) eps)`` (s cancels)."""
         return 2 * ctx.log(1 / to_ctx(ctx, self.delta_q)) / to_ctx(ctx, (1 - self.p1) * self.eps)
 
-    def _stop(self, pat: tuple) -> bool:
+    def _stop(self, pat: tuple[bool, ...]) -> bool:
         return pat.count(False) >= self.k
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = V.histogram(h)
-        size = V.pos_int("size", size)
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         vals = [_eval(q, h) for q in self.queries]
         with exact_context(64) as ctx:
             s, Ts = float(self._s(ctx)), float(self._T_over_s(ctx))
@@ -194,7 +192,8 @@ class AOQRv2:
         m = len(vals)
         out = []
         for _ in range(size):
-            res, fails, x = [], 0, Ts + rng.laplace(0.0, bT)
+            res: list[Any] = []
+            fails, x = 0, Ts + rng.laplace(0.0, bT)
             for i in range(m):
                 if qs[i] + rng.laplace(0.0, bq) >= x:
                     res.append(vals[i][0])
@@ -215,18 +214,16 @@ class AOQRv2:
             return frozenset()
         return frozenset({"permute-ties"} | ({"shift"} if max(self.queries) < d else set()))
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = V.histogram(h)
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
         vals = [_eval(q, h) for q in self.queries]
         bT, bq = 1 / (self.p1 * Fraction(self.eps)), 2 / ((1 - self.p1) * Fraction(self.eps))
-        with exact_context(prec, interval) as ctx:
-            s, Ts = self._s(ctx), self._T_over_s(ctx)
-            centres = [to_ctx(ctx, d) / s for _, d in vals]
-            if not self.fresh_noise:
-                runs = run_distribution(ctx, Ts, bT, centres, [bq] * len(vals), self._stop)
-            else:
-                runs = self._fresh_runs(ctx, Ts, bT, centres, bq)
-            return {tuple(vals[i][0] if p else BOT for i, p in enumerate(pat)): pr for pat, pr in runs.items()}
+        s, Ts = self._s(ctx), self._T_over_s(ctx)
+        centres = [to_ctx(ctx, d) / s for _, d in vals]
+        if not self.fresh_noise:
+            runs = run_distribution(ctx, Ts, bT, centres, [bq] * len(vals), self._stop)
+        else:
+            runs = self._fresh_runs(ctx, Ts, bT, centres, bq)
+        return {tuple(vals[i][0] if p else BOT for i, p in enumerate(pat)): pr for pat, pr in runs.items()}
 
     def _fresh_runs(self, ctx: Any, Ts: Any, bT: Any, centres: list, bq: Any) -> dict:
         """Fresh threshold after each ⊥: independent segments, each ending at its first fail."""

@@ -34,7 +34,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import sampler_float
-from mechanisms.core import DEFAULT_PREC, exact_context
+from mechanisms.base import MechanismBase
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.threshold_runs import run_distribution, run_sample
 from mechanisms.registry import MechanismSpec
@@ -57,7 +57,7 @@ def _exact(name: str, x: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class SVT:
+class SVT(MechanismBase):
     """CWGM20 Algorithm 2 with cutoff ``c`` (see the module docstring for the outcome and its law)."""
 
     T: Any
@@ -67,10 +67,10 @@ class SVT:
     calibration: str = "printed"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "T", _exact("T", self.T))
-        object.__setattr__(self, "eps1", _exact("eps1", V.positive("eps1", self.eps1)))
-        object.__setattr__(self, "eps2", _exact("eps2", V.positive("eps2", self.eps2)))
-        object.__setattr__(self, "c", V.pos_int("c", self.c))
+        self._set(T=_exact("T", self.T))
+        self._set(eps1=_exact("eps1", V.positive("eps1", self.eps1)))
+        self._set(eps2=_exact("eps2", V.positive("eps2", self.eps2)))
+        self._set(c=V.pos_int("c", self.c))
         if not isinstance(self.calibration, str):
             raise InvalidParameterType(f"calibration={self.calibration!r} must be a string")
         if self.calibration not in CALIBRATIONS:
@@ -82,15 +82,14 @@ class SVT:
         bt, bq = CALIBRATIONS[self.calibration](Fraction(self.eps1), Fraction(self.eps2), self.c)
         return Fraction(bt), Fraction(bq)
 
-    def _stop(self, pattern: tuple) -> bool:
+    def _stop(self, pattern: tuple[bool, ...]) -> bool:
         return sum(pattern) >= self.c
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = V.histogram(h)
-        size = V.pos_int("size", size)
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         bt, bq = self.scales
         q = np.asarray(h, dtype=np.float64)
-        passed = run_sample(float(self.T), _scale_float("threshold noise scale", bt), q, np.full(q.shape, _scale_float("query noise scale", bq)), rng=rng, size=size)
+        passed = run_sample(float(self.T), _scale_float("threshold noise scale", bt), q,
+                            np.full(q.shape, _scale_float("query noise scale", bq)), rng=rng, size=size)
         # abort after the c-th ⊤: keep the first c passing indices of each row
         out = []
         for row in passed:
@@ -98,16 +97,15 @@ class SVT:
             out.append(tuple(int(i) for i in idx))
         return out
 
-    def critical_scales(self) -> tuple:
-        """The threshold T (the answers are compared with it) and the two Laplace scales (count units; the worst-case search builds its gaps around them)."""
+    def critical_scales(self) -> tuple[float, ...]:
+        """The threshold T (the answers are compared with it) and the two Laplace scales (count units; the worst-case
+        search builds its gaps around them)."""
         return (float(self.T),) + tuple(float(s) for s in self.scales)
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = V.histogram(h)
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
         bt, bq = self.scales
-        with exact_context(prec, interval) as ctx:
-            runs = run_distribution(ctx, self.T, bt, list(h), [bq] * len(h), self._stop)
-            return {tuple(i for i, p in enumerate(pat) if p): pr for pat, pr in runs.items()}
+        runs = run_distribution(ctx, self.T, bt, list(h), [bq] * len(h), self._stop)
+        return {tuple(i for i, p in enumerate(pat) if p): pr for pat, pr in runs.items()}
 
 
 _VALID = ({"T": 1, "eps1": Fraction(1, 2), "eps2": Fraction(1, 2)}, {"T": 2, "eps1": 1, "eps2": 1, "c": 2})

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
 from math import comb
 from typing import Any, Sequence
@@ -45,7 +46,8 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import gumbel_top, relative_counts, sampler_counts, sampler_float
-from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, sorted_items, to_ctx
+from mechanisms.base import MechanismBase
+from mechanisms.core import BOT, exact_context, order_stat, sorted_items, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.sampling import check_balanced_flag, check_exact_flag
 from mechanisms.exact.threshold_runs import run_distribution, run_sample
@@ -85,7 +87,7 @@ def _exact(name: str, x: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class TopStable:
+class TopStable(MechanismBase):
     """CWGM20 Algorithm 3 (see the module docstring for outcomes and their exact law)."""
 
     k: int
@@ -102,14 +104,13 @@ class TopStable:
     balanced: bool = False
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "k", V.pos_int("k", self.k))
-        object.__setattr__(self, "kbar", V.pos_int("kbar", self.kbar))
+        self._set(k=V.pos_int("k", self.k), kbar=V.pos_int("kbar", self.kbar))
         if self.kbar < self.k:
             raise InvalidParameter(f"kbar={self.kbar} must be >= k={self.k}")
-        object.__setattr__(self, "eps", _exact("eps", V.positive("eps", self.eps)))
-        object.__setattr__(self, "delta", _exact("delta", V.probability("delta", self.delta)))
-        object.__setattr__(self, "p1", _exact("p1", V.probability("p1", self.p1)))
-        object.__setattr__(self, "eps_em", _exact("eps_em", V.nonneg("eps_em", self.eps_em)))
+        self._set(eps=_exact("eps", V.positive("eps", self.eps)))
+        self._set(delta=_exact("delta", V.probability("delta", self.delta)))
+        self._set(p1=_exact("p1", V.probability("p1", self.p1)))
+        self._set(eps_em=_exact("eps_em", V.nonneg("eps_em", self.eps_em)))
         if self.p1 == Fraction(1, 3):
             raise InvalidParameter("p1=1/3 gives c=1, which Lemma 3.1 excludes (TS needs p1 != 1/3)")
         for name, val, table in (("distance", self.distance, DISTANCES), ("threshold", self.threshold, THRESHOLDS)):
@@ -119,7 +120,7 @@ class TopStable:
             raise InvalidParameterType(f"transcript={self.transcript!r} must be a bool")
         if self.delta_split not in DELTA_SPLITS:
             raise InvalidParameter(f"delta_split={self.delta_split!r} must be one of {sorted(DELTA_SPLITS)}")
-        object.__setattr__(self, "_dq", solve_delta_q(self.c, Fraction(self.delta) / DELTA_SPLITS[self.delta_split](self.kbar)))
+        _ = self.delta_q  # solved (and checked) at construction
         check_exact_flag(self, ("eps", "delta", "p1", "eps_em"))
         check_balanced_flag(self)
         if self.exact and self.threshold != "printed":
@@ -141,10 +142,10 @@ class TopStable:
         """``c = 2 eps_1 / eps_2 = 2 p1 / (1 - p1)``."""
         return split_c(self.p1)
 
-    @property
+    @cached_property
     def delta_q(self) -> Fraction:
         """Line 2's ``delta_q`` (exact value of the largest double satisfying the constraint)."""
-        return self._dq  # type: ignore[attr-defined]
+        return solve_delta_q(self.c, Fraction(self.delta) / DELTA_SPLITS[self.delta_split](self.kbar))
 
     @property
     def query_scale(self) -> Fraction:
@@ -155,20 +156,24 @@ class TopStable:
         """``T = ln(1/delta_q) / (eps_2/2)`` in ``ctx``."""
         return THRESHOLDS[self.threshold](ctx, self.delta_q, self.eps2)
 
-    def _threshold_float(self) -> float:
+    def threshold_float(self) -> float:
+        """``T`` as a float (the samplers and the worst-case search)."""
         with exact_context(64) as ctx:
             return float(self.threshold_value(ctx))
+
+    #: the old private name, still read by ``dpverify.experiments.authors``
+    _threshold_float = threshold_float
 
     def queries(self, h: Sequence[int]) -> list[int]:
         """``[q_kbar, q_{kbar-1}, ..., q_1]`` in the order Alg. 3 tests them."""
         fn = DISTANCES[self.distance]
         return [fn(h, i) for i in range(self.kbar, 0, -1)]
 
-    def _check(self, h: Sequence[int]) -> tuple[int, ...]:
-        h = V.histogram(h)
-        if self.kbar > len(h):
-            raise InvalidParameter(f"kbar={self.kbar} must be <= d={len(h)} (the number of items)")
-        return h
+    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+        hv = V.histogram(h)
+        if self.kbar > len(hv):
+            raise InvalidParameter(f"kbar={self.kbar} must be <= d={len(hv)} (the number of items)")
+        return hv
 
     def _wrap(self, i: int | None, S: Any) -> Any:
         if i is None:
@@ -176,11 +181,7 @@ class TopStable:
         return (BOT,) * (self.kbar - i) + (S,) if self.transcript else S
 
     # -- sampler ---------------------------------------------------------------
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = self._check(h)
-        size = V.pos_int("size", size)
-        if self.exact:
-            return self._sample_exact(h, rng, size)
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         with exact_context(64) as ctx:
             T = float(self.threshold_value(ctx))
         # TS reads only the true top-(kbar+1): every query q_i (i <= kbar) is a
@@ -210,7 +211,11 @@ class TopStable:
                 out.append(self._wrap(i, frozenset(items[j] for j in pick)))
         return out
 
-    def _sample_exact(self, h: tuple, rng: Any, size: int) -> list:
+    def _sample_balanced(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
+        """As :meth:`_sample_exact`, whose ``balanced`` branch it is."""
+        return self._sample_exact(h, rng=rng, size=size)
+
+    def _sample_exact(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         """Algorithm 3 with exact lazy Laplace noise (:mod:`mechanisms.exact.noisy_race`), integers only.
 
         Test ``i`` passes iff ``q_i + (2/eps_2) L_i > T + (1/eps_1) L_0``; multiplied by ``eps_2/2``:
@@ -290,29 +295,27 @@ class TopStable:
 
     def critical_scales(self) -> tuple:
         """The stability threshold T = ln(1/delta_q)/(eps_2/2) (gap q_i = h_(i) - h_(i+1) - 1 must beat it) and the noise scales (count units; the worst-case search builds its gaps around them)."""
-        return (self._threshold_float(), 1 / float(self.eps1), 2 / float(self.eps2))
+        return (self.threshold_float(), 1 / float(self.eps1), 2 / float(self.eps2))
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = self._check(h)
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
         order = sorted_items(h)
-        with exact_context(prec, interval) as ctx:
-            T = self.threshold_value(ctx)
-            first = first_pass_distribution(ctx, T, 1 / Fraction(self.eps1), self.queries(h), self.query_scale)
-            out: dict = {}
-            for pos, pr in first.items():  # accumulate: without the transcript, outcomes of different i can coincide
-                if pos is None:
-                    key = self._wrap(None, None)
-                    out[key] = out.get(key, 0) + pr
-                    continue
-                i = self.kbar - pos
-                if i <= self.k:
-                    key = self._wrap(i, frozenset(order[:i]))
-                    out[key] = out.get(key, 0) + pr
-                else:
-                    for S, q in self._em_stage(ctx, h, order[:i]).items():
-                        key = self._wrap(i, S)
-                        out[key] = out.get(key, 0) + pr * q
-            return out
+        T = self.threshold_value(ctx)
+        first = first_pass_distribution(ctx, T, 1 / Fraction(self.eps1), self.queries(h), self.query_scale)
+        out: dict[Any, Any] = {}
+        for pos, pr in first.items():  # accumulate: without the transcript, outcomes of different i can coincide
+            if pos is None:
+                key = self._wrap(None, None)
+                out[key] = out.get(key, 0) + pr
+                continue
+            i = self.kbar - pos
+            if i <= self.k:
+                key = self._wrap(i, frozenset(order[:i]))
+                out[key] = out.get(key, 0) + pr
+            else:
+                for S, q in self._em_stage(ctx, h, order[:i]).items():
+                    key = self._wrap(i, S)
+                    out[key] = out.get(key, 0) + pr * q
+        return out
 
 
 _VALID = (
