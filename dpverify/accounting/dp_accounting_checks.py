@@ -20,7 +20,8 @@ import math
 import time
 from typing import Callable
 
-__all__ = ["available", "version", "worst_pair_pld", "pure_dp_pld", "zcdp_rdp", "rr_event_count", "advanced_composition", "DISCRETIZATION"]
+__all__ = ["available", "version", "worst_pair_pld", "pure_dp_pld", "zcdp_rdp", "rr_event_count", "advanced_composition",
+           "DISCRETIZATION"]
 
 #: dp_accounting's PLD discretisation step (its default).
 DISCRETIZATION = 1e-4
@@ -65,7 +66,8 @@ def worst_pair_pld(k: int, eps: float, t: float, delta: float) -> dict:
         q1 = (math.exp(eps - t) - 1) / (math.exp(eps) - 1)
         upper = {1: math.log(p1), 0: math.log1p(-p1)}
         lower = {1: math.log(q1), 0: math.log1p(-q1)}
-        pld = P.from_two_probability_mass_functions(log_probability_mass_function_lower=lower, log_probability_mass_function_upper=upper,
+        pld = P.from_two_probability_mass_functions(log_probability_mass_function_lower=lower,
+                                                    log_probability_mass_function_upper=upper,
                                                     value_discretization_interval=DISCRETIZATION, symmetric=False)
         return pld.self_compose(k).get_epsilon_for_delta(delta)
 
@@ -78,7 +80,8 @@ def pure_dp_pld(k: int, eps: float, delta: float) -> dict:
         from dp_accounting.pld import common
         from dp_accounting.pld import privacy_loss_distribution as P
 
-        pld = P.from_privacy_parameters(common.DifferentialPrivacyParameters(eps, 0.0), value_discretization_interval=DISCRETIZATION)
+        pld = P.from_privacy_parameters(common.DifferentialPrivacyParameters(eps, 0.0),
+                                        value_discretization_interval=DISCRETIZATION)
         return pld.self_compose(k).get_epsilon_for_delta(delta)
 
     return _run(f"from_privacy_parameters(DifferentialPrivacyParameters({eps:g}, "
@@ -97,7 +100,8 @@ def zcdp_rdp(k: int, eps: float, delta: float) -> dict:
 
 
 def rr_event_count(k: int, eps: float, delta: float) -> dict:
-    """2-bucket randomized response with ``noise_parameter = 2/(1 + e^eps)``: exactly eps-DP, so k of them are KOV's worst case."""
+    """2-bucket randomized response with ``noise_parameter = 2/(1 + e^eps)``: exactly eps-DP, so k of them are the
+    worst case of KOV17."""
 
     def f() -> float:
         import dp_accounting as dpa

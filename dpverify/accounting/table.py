@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
+from functools import partial
 from typing import Any, Callable
 
 import mpmath
@@ -127,8 +128,8 @@ def compute_composition(grid: dict | None = None, *, dp_accounting: bool = True,
     with_dpa = dp_accounting and DPA.available()
     rows = [_row(k, F(e), F(grid["delta"]), with_dpa) for e in grid["eps_values"] for k in grid["ks"]]
     out: dict[str, Any] = {
-        "provenance": snapshot(), "command": command, "grid": {"ks": list(grid["ks"]), "eps_values": [str(F(e)) for e in grid["eps_values"]],
-                                                               "delta": str(F(grid["delta"]))},
+        "provenance": snapshot(), "command": command,
+        "grid": {"ks": list(grid["ks"]), "eps_values": [str(F(e)) for e in grid["eps_values"]], "delta": str(F(grid["delta"]))},
         "dp_accounting": {"requested": dp_accounting, "installed": DPA.available(), "version": DPA.version(),
                           "discretization": DPA.DISCRETIZATION},
         "rows": rows,
@@ -136,8 +137,8 @@ def compute_composition(grid: dict | None = None, *, dp_accounting: bool = True,
     if extras:
         gap = []
         for x, t2h, t2l in ((F(0), F(1, 4), F(3, 4)), (F(1, 4), F(3, 8), F(7, 8))):
-            ad, s1 = _timed(lambda: B.adaptive_policy_delta(1, x, F(1, 2), t2h, t2l, interval=True))
-            (lo, up, _), s2 = _timed(lambda: B.br_sup_t_branch_and_bound(2, 1, x, rel_tol=1e-4, prec=96))
+            ad, s1 = _timed(partial(B.adaptive_policy_delta, 1, x, F(1, 2), t2h, t2l, interval=True))
+            (lo, up, _), s2 = _timed(partial(B.br_sup_t_branch_and_bound, 2, 1, x, rel_tol=1e-4, prec=96))
             gap.append({"k": 2, "eps": "1", "eps_g": str(x), "policy": f"t1 = 1/2; t2 = {t2h} after the high-loss output, {t2l} "
                                                                        f"after the low one",
                         "adaptive_delta": _num(mpmath.mp.make_mpf(ad._mpi_[0])), "nonadaptive_sup_lower": _num(lo),
@@ -147,7 +148,8 @@ def compute_composition(grid: dict | None = None, *, dp_accounting: bool = True,
         if 1000 in grid["ks"] and F(1, 10) in [F(e) for e in grid["eps_values"]]:
             (v, t), s = _timed(lambda: range_bounded.br_eps(1000, F(1, 10), grid["delta"]))
             opt = next(r for r in rows if r["k"] == 1000 and r["eps"] == "1/10")["optimal_br"]
-            out["golden_section"] = {"k": 1000, "eps": "1/10", "eps_search": _num(v), "t_search": _num(t), "optimum_lo": opt["eps_lo"],
-                                     "seconds": s, "below_optimum": bool(mpmath.mpf(v) < mpmath.mpf(opt["eps_lo"]))}
+            out["golden_section"] = {"k": 1000, "eps": "1/10", "eps_search": _num(v), "t_search": _num(t),
+                                     "optimum_lo": opt["eps_lo"], "seconds": s,
+                                     "below_optimum": bool(mpmath.mpf(v) < mpmath.mpf(opt["eps_lo"]))}
     out["seconds"] = round(time.perf_counter() - start, 2)
     return out

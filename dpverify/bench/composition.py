@@ -20,7 +20,8 @@ __all__ = ["bench_br_optimal", "BR_OPTIMAL_TARGET_S"]
 BR_OPTIMAL_TARGET_S = 1.0
 
 
-def bench_br_optimal(k: int = 1000, eps_values: tuple = (Fraction(1, 100), Fraction(1, 10), Fraction(1)), delta: Any = Fraction(1, 10**6),
+def bench_br_optimal(k: int = 1000, eps_values: tuple = (Fraction(1, 100), Fraction(1, 10), Fraction(1)),
+                     delta: Any = Fraction(1, 10**6),
                      repeats: int = 3) -> list[dict]:
     rows = []
     for e in eps_values:
@@ -33,7 +34,8 @@ def bench_br_optimal(k: int = 1000, eps_values: tuple = (Fraction(1, 100), Fract
             first = dt if first is None else first
             times.append(dt)
         med = statistics.median(times)
-        rows.append({"k": k, "eps": float(e), "delta": float(delta), "eps_opt_upper": float(r.eps_hi), "certified": "yes" if r.certified else "no",
+        rows.append({"k": k, "eps": float(e), "delta": float(delta), "eps_opt_upper": float(r.eps_hi),
+                     "certified": "yes" if r.certified else "no",
                      "first_s": round(first, 4), "median_s": round(med, 4), "target_s": BR_OPTIMAL_TARGET_S,
                      "met": med <= BR_OPTIMAL_TARGET_S})
     return rows

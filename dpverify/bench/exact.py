@@ -19,6 +19,7 @@ from __future__ import annotations
 import statistics
 import time
 from fractions import Fraction
+from functools import partial
 from typing import Any, Callable
 
 import numpy as np
@@ -50,6 +51,16 @@ def _median_seconds(fn: Callable[[], Any], repeats: int) -> float:
         fn()
         times.append(time.perf_counter() - t)
     return statistics.median(times)
+
+
+def _seeded_sample(mech: Any, arg: Any, size: int) -> Any:
+    """``size`` draws of ``mech`` on ``arg`` from a fresh generator seeded with SEED (timed with the seeding)."""
+    return mech.sample(arg, rng=np.random.default_rng(SEED), size=size)
+
+
+def _repeat_calls(fn: Callable[[Any], Any], arg: Any, n: int) -> list[Any]:
+    """``n`` calls ``fn(arg)``, one draw each."""
+    return [fn(arg) for _ in range(n)]
 
 
 def _mechanism(name: str, k: int, kbar: int | None, exact: bool) -> Any:
@@ -98,9 +109,9 @@ def bench_exact_samplers(cases=CASES, *, draws: int = 200, opendp_draws: int = 5
         hl = h.tolist()
         fast, exact = _mechanism(name, k, kbar, False), _mechanism(name, k, kbar, True)
         arg = h if name == "limit-dom" else hl
-        t_exact = _median_seconds(lambda: exact.sample(arg, rng=np.random.default_rng(SEED), size=draws), repeats)
-        t_setup = _median_seconds(lambda: exact.sample(arg, rng=np.random.default_rng(SEED), size=1), repeats)
-        t_float = _median_seconds(lambda: fast.sample(arg, rng=np.random.default_rng(SEED), size=draws), repeats)
+        t_exact = _median_seconds(partial(_seeded_sample, exact, arg, draws), repeats)
+        t_setup = _median_seconds(partial(_seeded_sample, exact, arg, 1), repeats)
+        t_float = _median_seconds(partial(_seeded_sample, fast, arg, draws), repeats)
         per_exact = max(t_exact - t_setup, 0.0) / max(draws - 1, 1)
         row = {
             "mechanism": name, "d": d, "k": k, "kbar": kbar, "eps": EPS, "delta": float(DELTA) if kbar else None,
@@ -114,7 +125,7 @@ def bench_exact_samplers(cases=CASES, *, draws: int = 200, opendp_draws: int = 5
         row["opendp_us_per_draw"] = row["exact_over_opendp"] = None
         if odp is not None:
             n_odp = max(2, min(opendp_draws, 200_000 // d))
-            t_odp = _median_seconds(lambda: [odp(hl) for _ in range(n_odp)], 1 if d >= 1000 else repeats)
+            t_odp = _median_seconds(partial(_repeat_calls, odp, hl, n_odp), 1 if d >= 1000 else repeats)
             row["opendp_us_per_draw"] = round(t_odp / n_odp * 1e6, 1)
             row["exact_over_opendp"] = _sig(row["exact_us_per_draw"] / row["opendp_us_per_draw"])
         elif name == "limit-dom":

@@ -1,4 +1,4 @@
-"""Benchmark of the exact JOINT samplers (seed 004 Claim 3.3 / Theorem 8 runtime; issue 5 target).
+"""Benchmark of the exact JOINT samplers (GJMR21 Claim 3.3 / Theorem 8 runtime; target: exact sampling no slower than float64).
 
 ``bench_joint``: exact sequence JOINT (:class:`JointSequence`, big-integer counts,
 certified gap draw) against :class:`Float64JointSequence`, an all-float64 log-space
@@ -12,7 +12,7 @@ counts for every gap (Algorithm 1 Line 2), per-sample = gap draw + uniform set.
 
 Data: per-movie counts of distinct users in ``data/movielens_ratings.csv.gz``
 (MovieLens latest-small, d = 9,066); a smaller d uses the d most-rated movies
-(as seed 004 §4 does).  ``dpverify bench`` (full profile) runs all three functions and
+(as GJMR21 §4 does).  ``dpverify bench`` (full profile) runs all three functions and
 renders their rows in ``reports/performance.md``.  This module is bench-only: no mechanism imports it.
 """
 
@@ -22,7 +22,7 @@ import csv
 import gzip
 import time
 from functools import lru_cache
-from typing import Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
@@ -32,6 +32,8 @@ from mechanisms.joint.sets import Joint, set_tables
 from dpverify.report.provenance import REPO_ROOT
 
 __all__ = ["movielens_histogram", "Float64JointSequence", "bench_joint", "bench_joint_sets", "bench_flint"]
+
+T = TypeVar("T")
 
 DATA = REPO_ROOT / "data" / "movielens_ratings.csv.gz"
 
@@ -112,58 +114,57 @@ class Float64JointSequence:
         return out
 
 
-def _time(f):
+def _time(f: Callable[..., T], *args: Any, **kwargs: Any) -> tuple[float, T]:
+    """Seconds taken by ``f(*args, **kwargs)`` and its value."""
     t = time.perf_counter()
-    out = f()
+    out = f(*args, **kwargs)
     return time.perf_counter() - t, out
+
+
+def _grid(d_values: Iterable[int], k_values: Iterable[int],
+          h: Sequence[int] | None) -> Iterator[tuple[int, int, tuple[int, ...]]]:
+    """Every (d, k) with k <= d and the histogram of the d largest counts (MovieLens unless ``h`` is given)."""
+    full = tuple(h) if h is not None else movielens_histogram()
+    for d in d_values:
+        hd = top_d(full, d)
+        for k in k_values:
+            if k <= d:
+                yield d, k, hd
 
 
 def bench_joint(d_values=(100, 1000, 3000, 9066), k_values=(10, 50, 100), eps=1, n_samples=300,
                 seed=0, h: Sequence[int] | None = None) -> list[dict]:
     """Sequence JOINT, exact vs float64: seconds of setup and per sample for every (d, k)."""
-    full = tuple(h) if h is not None else movielens_histogram()
     rows = []
-    for d in d_values:
-        hd = top_d(full, d)
-        for k in k_values:
-            if k > d:
-                continue
-            sequence_tables.cache_clear()
-            mech = JointSequence(k, eps)
-            t_setup, tab = _time(lambda: mech.tables(hd))
-            t_cat, _ = _time(lambda: mech.categorical(tab))
-            rng = np.random.default_rng(seed)
-            t_ex, _ = _time(lambda: mech.sample(hd, rng=rng, size=n_samples))
-            t_fsetup, ref = _time(lambda: Float64JointSequence(hd, k, float(eps)))
-            rng = np.random.default_rng(seed)
-            t_f, _ = _time(lambda: ref.sample(rng, n_samples))
-            rows.append({
-                "d": d, "k": k, "eps": eps, "n": n_samples, "gaps": len(tab.gaps),
-                "count_bits": tab.below[-1].bit_length(),
-                "exact_setup_s": t_setup + t_cat, "exact_per_sample_s": t_ex / n_samples,
-                "float_setup_s": t_fsetup, "float_per_sample_s": t_f / n_samples,
-            })
+    for d, k, hd in _grid(d_values, k_values, h):
+        sequence_tables.cache_clear()
+        mech = JointSequence(k, eps)
+        t_setup, tab = _time(mech.tables, hd)
+        t_cat, _ = _time(mech.categorical, tab)
+        t_ex, _ = _time(mech.sample, hd, rng=np.random.default_rng(seed), size=n_samples)
+        t_fsetup, ref = _time(Float64JointSequence, hd, k, float(eps))
+        t_f, _ = _time(ref.sample, np.random.default_rng(seed), n_samples)
+        rows.append({
+            "d": d, "k": k, "eps": eps, "n": n_samples, "gaps": len(tab.gaps),
+            "count_bits": tab.below[-1].bit_length(),
+            "exact_setup_s": t_setup + t_cat, "exact_per_sample_s": t_ex / n_samples,
+            "float_setup_s": t_fsetup, "float_per_sample_s": t_f / n_samples,
+        })
     return rows
 
 
 def bench_joint_sets(d_values=(100, 1000, 9066), k_values=(5, 10, 50, 100), eps=1, n_samples=50,
                      seed=0, h: Sequence[int] | None = None) -> list[dict]:
     """k-set JOINT (exact): Line 2 setup (all gap counts) and per-sample time."""
-    full = tuple(h) if h is not None else movielens_histogram()
     rows = []
-    for d in d_values:
-        hd = top_d(full, d)
-        for k in k_values:
-            if k > d:
-                continue
-            set_tables.cache_clear()
-            mech = Joint(k, eps)
-            t_setup, tab = _time(lambda: mech.tables(hd))
-            rng = np.random.default_rng(seed)
-            t_s, _ = _time(lambda: mech.sample(hd, rng=rng, size=n_samples))
-            rows.append({"d": d, "k": k, "eps": eps, "n": n_samples, "gaps": len(tab.gaps),
-                         "count_bits": max(tab.below).bit_length(), "setup_s": t_setup,
-                         "per_sample_s": t_s / n_samples})
+    for d, k, hd in _grid(d_values, k_values, h):
+        set_tables.cache_clear()
+        mech = Joint(k, eps)
+        t_setup, tab = _time(mech.tables, hd)
+        t_s, _ = _time(mech.sample, hd, rng=np.random.default_rng(seed), size=n_samples)
+        rows.append({"d": d, "k": k, "eps": eps, "n": n_samples, "gaps": len(tab.gaps),
+                     "count_bits": max(tab.below).bit_length(), "setup_s": t_setup,
+                     "per_sample_s": t_s / n_samples})
     return rows
 
 
@@ -185,7 +186,7 @@ def bench_flint(d_values=(1000, 9066), k_values=(50, 100), h: Sequence[int] | No
                         row["flint_s"] = None
                         continue
                     joint_paths.USE_FLINT = flag
-                    t, _ = _time(lambda: SetTables(hd, k))
+                    t, _ = _time(SetTables, hd, k)
                     row["flint_s" if flag else "python_s"] = t
                 rows.append(row)
     finally:

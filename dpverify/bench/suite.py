@@ -19,6 +19,7 @@ import platform
 import statistics
 import time
 import tracemalloc
+from functools import partial
 from typing import Any, Callable
 
 import numpy as np
@@ -137,10 +138,11 @@ def bench_samplers(ds: tuple[int, ...], ks: tuple[int, ...] = (10, 100), repeats
                     try:
                         mech = make()
                     except Exception as exc:  # noqa: BLE001 - a parameter this mechanism refuses: say so
-                        rows.append({"input": label, "mechanism": name, "k": k, "kbar": kbar, "seconds": None, "note": str(exc)[:80]})
+                        rows.append({"input": label, "mechanism": name, "k": k, "kbar": kbar, "seconds": None,
+                                     "note": str(exc)[:80]})
                         continue
                     rng = np.random.default_rng(SEED)
-                    t, peak = timed(lambda: mech.sample(a, rng=rng, size=1), repeats)
+                    t, peak = timed(partial(mech.sample, a, rng=rng, size=1), repeats)
                     rows.append({"input": label, "mechanism": name, "k": k, "kbar": kbar, "seconds": t, "peak_mb": peak / 2**20})
     return rows
 
@@ -162,7 +164,7 @@ def bench_peers(d: int = 10**6, k: int = 10, repeats: int = 3) -> list[dict]:
 
     mech = LimitDom(k=k, kbar=10 * k, eps=1, delta=1e-6)
     rng = np.random.default_rng(SEED)
-    t, peak = timed(lambda: mech.sample(a, rng=rng, size=1), repeats)
+    t, peak = timed(partial(mech.sample, a, rng=rng, size=1), repeats)
     rows.append({"peer": "dpverify LimitDom (kbar=10k)", "d": d, "k": k, "seconds": t, "peak_mb": peak / 2**20})
     from .exact import opendp_topk
 
@@ -213,7 +215,7 @@ def _pipelinedp_rows(a: np.ndarray, k: int) -> list[dict]:
 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # its exp overflow warns before it raises
-                t, peak = timed(lambda: pipelinedp_peel(a, k, 1.0 / k, shift=shift), 1)
+                t, peak = timed(partial(pipelinedp_peel, a, k, 1.0 / k, shift=shift), 1)
             rows.append({"peer": label, "d": d, "k": k, "seconds": t, "peak_mb": peak / 2**20, "note": "not seeded"})
         except ImportError as exc:
             rows.append({"peer": label, "d": d, "k": k, "seconds": None, "note": f"not run: {exc}"})
@@ -235,7 +237,8 @@ def baseline_description(baseline: str) -> str:
     import subprocess
 
     try:
-        sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=baseline, capture_output=True, text=True, timeout=10).stdout.strip()
+        sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=baseline, capture_output=True, text=True,
+                             timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         sha = ""
     return f"commit {sha}" if sha else "a checkout without git metadata"
@@ -291,7 +294,8 @@ def _optional_sections(quick: bool) -> list[tuple[str, Callable[[], Any]]]:
     try:
         from .exact import bench_exact_samplers
 
-        secs.append(("exact_samplers", (lambda: bench_exact_samplers(repeats=1, opendp_draws=10)) if quick else bench_exact_samplers))
+        secs.append(("exact_samplers",
+                     partial(bench_exact_samplers, repeats=1, opendp_draws=10) if quick else bench_exact_samplers))
     except ImportError:
         pass
     try:

@@ -69,7 +69,8 @@ def measure(checkout: Path | str | None = None, claims: tuple[str, ...] = CLAIMS
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def bench_throughput(baseline: str | None = None, repeats: int = REPEATS, claims: tuple[str, ...] = CLAIMS) -> list[dict[str, Any]]:
+def bench_throughput(baseline: str | None = None, repeats: int = REPEATS,
+                     claims: tuple[str, ...] = CLAIMS) -> list[dict[str, Any]]:
     """One row per claim: this checkout's instances/s (mp and certified), and the baseline's beside it if given."""
     runs: dict[str, list[dict]] = {"now": [], "baseline": []}
     for _ in range(repeats):

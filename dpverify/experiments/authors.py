@@ -166,7 +166,8 @@ def hits_of(arm: Any, k: int) -> int:
     return k + 1 if arm.hits == "top-k+1" else k
 
 
-def sample_ld_arm(h: np.ndarray, k: int, eps: Any, delta: Any, arm: LDArm, trials: int, rng: np.random.Generator) -> tuple[np.ndarray, list[int], dict]:
+def sample_ld_arm(h: np.ndarray, k: int, eps: Any, delta: Any, arm: LDArm, trials: int,
+                  rng: np.random.Generator) -> tuple[np.ndarray, list[int], dict]:
     """``trials`` runs of ``arm``: (a ``(trials, k)`` int array of the released items in order, ``-1`` from ⊥ on;
     the selected kbars; the arm's budget as floats).
 
@@ -192,7 +193,8 @@ def sample_ld_arm(h: np.ndarray, k: int, eps: Any, delta: Any, arm: LDArm, trial
     order = np.argsort(-v, axis=1, kind="stable")[:, :kk]
     above = np.take_along_axis(v, order, axis=1) > bot[:, None]
     items = np.where(above, top[order], -1)  # above is a prefix of each row (sorted descending): -1 after the first ⊥
-    info = {"eps_step": e, "eps_step_ratio": float(e_s * (k + 1) / Fraction(eps)), "delta_threshold_over_delta": float(d_thr / Fraction(delta)),
+    info = {"eps_step": e, "eps_step_ratio": float(e_s * (k + 1) / Fraction(eps)),
+            "delta_threshold_over_delta": float(d_thr / Fraction(delta)),
             "kbar_range": [lo, hi]}
     return items, [int(c) for c in choice], info
 

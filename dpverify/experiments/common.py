@@ -24,7 +24,7 @@ from mechanisms.core import BOT
 from dpverify.report.provenance import REPO_ROOT
 
 __all__ = ["Dataset", "load_datasets", "returned_items", "precision", "relative_sum", "linf_error", "mean_ci",
-           "Config", "NETFLIX_USERS", "Z95", "DATA", "sorted_order", "scores_matrix"]
+           "Config", "DEFAULT_CONFIG", "NETFLIX_USERS", "Z95", "DATA", "sorted_order", "scores_matrix"]
 
 DATA = REPO_ROOT / "data"
 #: users in the Netflix prize training data (Bennett & Lanning 2007); the shipped file has per-movie counts only.
@@ -158,6 +158,10 @@ class Config:
         return cls(quick=True, trials_cw=100, trials_gj=30, trials_dr=100, ks_cw=(3, 10),
                    ksweep=(1, 5, 10, 30), eps_sweep=(Fraction(1),), trials_sweep=60, gj_draws=5, ds_gj_synth=(10, 100),
                    ds_gj=(10, 100), kbars_dr=(10, 50, 200))
+
+
+#: the full-size configuration, the default argument of the single-arm runners (a frozen value: safe to share)
+DEFAULT_CONFIG = Config()
 
 
 def _sub_rng(seed: int, *tags: int) -> np.random.Generator:

@@ -21,13 +21,14 @@ from mechanisms.limited_domain.gumbel import LimitDom
 from mechanisms.limited_domain.optimal_threshold import OptimalThreshold
 
 from .authors import LD_AS_RUN, LD_PRINTED, LD_SWITCHES, TS_AS_RUN, hits_of, sample_ld_arm, sample_ts_arm, ts_mechanism
-from .common import Config, Dataset, _scores, _sub_rng, _top_restricted, mean_ci, returned_items, scores_matrix, sorted_order
+from .common import (DEFAULT_CONFIG, Config, Dataset, _scores, _sub_rng, _top_restricted, mean_ci, returned_items, scores_matrix,
+                     sorted_order)
 
 __all__ = ["run_ts", "run_ld", "ld_private_mechanism", "run_ld_private", "run_ld_arm", "run_ts_arm", "run_cwgm20",
            "run_cwgm20_ksweep", "run_ld_switches"]
 
 
-def run_ts(ds: Dataset, k: int, eps: Fraction, trials: int, rng: np.random.Generator, cfg: Config = Config()) -> dict:
+def run_ts(ds: Dataset, k: int, eps: Fraction, trials: int, rng: np.random.Generator, cfg: Config = DEFAULT_CONFIG) -> dict:
     """TS with kbar = k, p1 = cfg.p1 (0.37), eps_EM = cfg.eps_em (0), delta = 1/n (CWGM20 §6 settings)."""
     sub, idx = _top_restricted(ds.h, k)
     mech = ts_mechanism(k, eps, Fraction(1, ds.n), cfg.p1, cfg.eps_em)
@@ -37,7 +38,8 @@ def run_ts(ds: Dataset, k: int, eps: Fraction, trials: int, rng: np.random.Gener
 
 
 def run_ld(ds: Dataset, k: int, kbar: int, eps: Fraction, trials: int, rng: np.random.Generator) -> dict:
-    """LimitDom at a fixed kbar with per-step eps/(k+1) (CWGM20 §6: "compose k + 1 iterations", basic composition), delta = 1/n."""
+    """LimitDom at a fixed kbar with per-step eps/(k+1) (CWGM20 §6: "compose k + 1 iterations", basic composition),
+    delta = 1/n."""
     mech = LimitDom(k=k, kbar=min(kbar, ds.h.size - 1), eps=eps / (k + 1), delta=Fraction(1, ds.n))
     outs = mech.sample(ds.h, rng=rng, size=trials)
     top = [int(i) for i in top_sorted(ds.h, k)]
@@ -74,7 +76,7 @@ def _kbar_stats(kbars: list[int], exact: dict) -> dict:
             "hist": [[kb, hist[kb]] for kb in sorted(hist)], "mean_exact": mean_exact_f}
 
 
-def run_ld_private(ds: Dataset, k: int, eps: Fraction, trials: int, rng: np.random.Generator, cfg: Config = Config(),
+def run_ld_private(ds: Dataset, k: int, eps: Fraction, trials: int, rng: np.random.Generator, cfg: Config = DEFAULT_CONFIG,
                    exact_law: bool = True) -> dict:
     """The private-kbar LD arm (:func:`ld_private_mechanism`) sampled with its numpy sampler.
 
@@ -107,7 +109,8 @@ def run_ld_arm(ds: Dataset, k: int, eps: Fraction, trials: int, rng: np.random.G
     return res
 
 
-def run_ts_arm(ds: Dataset, k: int, eps: Fraction, trials: int, rng: np.random.Generator, arm=TS_AS_RUN, cfg: Config = Config()) -> dict:
+def run_ts_arm(ds: Dataset, k: int, eps: Fraction, trials: int, rng: np.random.Generator, arm=TS_AS_RUN,
+               cfg: Config = DEFAULT_CONFIG) -> dict:
     """A TS arm of :mod:`dpverify.experiments.authors` (default: as run -- the gap one rank off, the (k+1)-th item a hit)."""
     outs = sample_ts_arm(ds.h, k, eps, Fraction(1, ds.n), arm, trials, rng, p1=cfg.p1)
     top = [int(i) for i in sorted_order(ds.h)[: hits_of(arm, k)]]

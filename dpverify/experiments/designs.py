@@ -142,7 +142,8 @@ def run_dr19(datasets: list[Dataset], cfg: Config) -> list[dict]:
             for kbar in cfg.kbars_dr:
                 if kbar >= ds.h.size:
                     continue
-                outs = LimitDom(k=k, kbar=kbar, eps=eps, delta=delta).sample(ds.h, rng=_sub_rng(cfg.seed, 7, di, ei, kbar), size=cfg.trials_dr)
+                outs = LimitDom(k=k, kbar=kbar, eps=eps, delta=delta).sample(ds.h, rng=_sub_rng(cfg.seed, 7, di, ei, kbar),
+                                                                             size=cfg.trials_dr)
                 full = [0.0 if BOT in o else 1.0 for o in outs]
                 rows.append({"dataset": ds.name, "eps": eps, "kbar": kbar, "full": mean_ci(full),
                              "bound": lemma_8_1_bound(ds.h, k, kbar, eps, delta)})

@@ -59,11 +59,16 @@ def row(strategy: str, L: int, eps: float, delta: float, *, samples: int) -> dic
     bb = PL.black_box(lib, n, samples=samples)
     verdict = "violated" if "violated" in (ex["verdict"], scan["verdict"]) else ex["verdict"]
     worst = min([r for r in (ex, scan) if r.get("ratio") is not None], key=lambda r: r["ratio"], default=ex)
+    if ex["verdict"] == "violated":
+        witness = ex["witness"]
+    else:
+        witness = {"n": scan["n"]} if scan["verdict"] == "violated" else ex["witness"]
+    model_verdict = "out of scope" if model.covers.startswith("out of scope") else model.verdict
     return {"library": "python-dp", "strategy": strategy, "L": L, "claim": ex["claim"], "verdict": verdict,
             "certified": ex["certified"], "ratio": worst.get("ratio"), "size": worst.get("size", "none"),
             "relative_excess": worst.get("relative_excess", 0.0), "double_rounding": worst.get("double_rounding", False),
-            "witness": ex["witness"] if ex["verdict"] == "violated" else ({"n": scan["n"]} if scan["verdict"] == "violated" else ex["witness"]),
-            "windows": ex["windows"], "one_key_scan": scan, "model": {"verdict": "out of scope" if model.covers.startswith("out of scope") else model.verdict, "covers": model.covers},
+            "witness": witness, "windows": ex["windows"], "one_key_scan": scan,
+            "model": {"verdict": model_verdict, "covers": model.covers},
             "black_box": {"pair": bb["pair"], "keys": bb["keys"], "eps_lower_bound": bb["eps_lower_bound"],
                           "samples_per_input": bb["samples_per_input"], "seeded": False, "refutes": bb["refutes"]},
             "seconds": round(time.perf_counter() - t0, 2)}
@@ -76,12 +81,13 @@ def power_rows(*, samples: int = 1_000_000) -> list[dict]:
         lib = PL.mutant(strategy, 1.0, 1e-5, 1, kind)
         ex = PL.exact_check(lib)
         bb = PL.black_box_delta(lib, samples=samples)
-        out.append({"strategy": strategy, "mutant": kind, "verdict": ex["verdict"], "ratio": ex["ratio"], "size": ex["size"],
-                    "witness": ex["witness"], "black_box": bb})
+        out.append({"strategy": strategy, "mutant": kind, "verdict": ex["verdict"], "ratio": ex["ratio"],
+                    "size": ex["size"], "witness": ex["witness"], "black_box": bb})
     return out
 
 
-def opendp_rows(eps_values=(0.1, 1.0), Ls=(1, 2, 3), deltas=(1e-5, 1e-10, 1e-15), *, demo_samples: int = 20_000) -> list[dict]:
+def opendp_rows(eps_values=(0.1, 1.0), Ls=(1, 2, 3), deltas=(1e-5, 1e-10, 1e-15), *,
+                demo_samples: int = 20_000) -> list[dict]:
     """OpenDP's make_laplace_threshold at scale L/eps, threshold the smallest integer whose *own* map delta at
     d_in = (L, L, 1) is <= the target delta (read from the library), checked exactly; one black-box demonstration row
     (scale 1, threshold 3: delta large enough to sample)."""
@@ -99,17 +105,19 @@ def opendp_rows(eps_values=(0.1, 1.0), Ls=(1, 2, 3), deltas=(1e-5, 1e-10, 1e-15)
                 T = hi
                 o = PL.OpenDPLaplaceThreshold(scale, T, L)
                 ex = PL.exact_check(o)
-                rows.append({"library": "opendp", "strategy": "make_laplace_threshold", "L": L, "scale": scale, "threshold": T,
-                             "claim": ex["claim"], "verdict": ex["verdict"], "certified": ex["certified"], "ratio": ex["ratio"],
-                             "size": ex["size"], "relative_excess": ex["relative_excess"], "double_rounding": ex["double_rounding"],
+                rows.append({"library": "opendp", "strategy": "make_laplace_threshold", "L": L, "scale": scale,
+                             "threshold": T, "claim": ex["claim"], "verdict": ex["verdict"], "certified": ex["certified"],
+                             "ratio": ex["ratio"], "size": ex["size"], "relative_excess": ex["relative_excess"],
+                             "double_rounding": ex["double_rounding"],
                              "witness": ex["witness"], "windows": ex["windows"], "model": {"verdict": "-", "covers": ""},
                              "black_box": {"pair": [0, 1], "keys": L, "eps_lower_bound": None, "samples_per_input": 0,
                                            "seeded": False, "refutes": None}})
     demo = PL.OpenDPLaplaceThreshold(1.0, 3, 1)
     ex, bb = PL.exact_check(demo), PL.black_box_delta(demo, samples=demo_samples)
     rows.append({"library": "opendp", "strategy": "make_laplace_threshold (demo)", "L": 1, "scale": 1.0, "threshold": 3,
-                 "claim": ex["claim"], "verdict": ex["verdict"], "certified": ex["certified"], "ratio": ex["ratio"], "size": ex["size"],
-                 "relative_excess": ex["relative_excess"], "double_rounding": ex["double_rounding"], "witness": ex["witness"],
+                 "claim": ex["claim"], "verdict": ex["verdict"], "certified": ex["certified"], "ratio": ex["ratio"],
+                 "size": ex["size"], "relative_excess": ex["relative_excess"], "double_rounding": ex["double_rounding"],
+                 "witness": ex["witness"],
                  "windows": ex["windows"], "model": {"verdict": "-", "covers": ""},
                  "black_box": {"pair": [0, 1], "keys": 1, "eps_lower_bound": None, "delta_lower_bound": bb["delta_lower_bound"],
                                "samples_per_input": bb["samples"], "seeded": False, "refutes": bb["refutes"]}})

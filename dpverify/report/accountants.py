@@ -55,7 +55,8 @@ def _dpacc(k: int, eps: Any, delta: Any, t: Fraction) -> tuple[float | None, flo
         from dp_accounting.pld import privacy_loss_distribution as P
     except Exception:  # noqa: BLE001
         return None, None
-    dp = P.from_privacy_parameters(common.DifferentialPrivacyParameters(float(eps), 0.0), value_discretization_interval=DISCRETIZATION)
+    dp = P.from_privacy_parameters(common.DifferentialPrivacyParameters(float(eps), 0.0),
+                                   value_discretization_interval=DISCRETIZATION)
     up, lo = _br_pair_floats(eps, t)
     br = P.from_two_probability_mass_functions(log_probability_mass_function_lower=lo, log_probability_mass_function_upper=up,
                                                value_discretization_interval=DISCRETIZATION)

@@ -44,25 +44,31 @@ def render_audits_page(data: dict, outdir: Path | str = "reports", timing: dict 
              "mutants must FAIL (a privacy mutant with a certified witness; a black-box run against the mechanism it claims to "
              "implement).\n",
              f"Every row as expected: **{'yes' if data['all_as_expected'] else 'no'}**.\n\n"]
-    rows = [[_cell(r["id"]), _cell(r["kind"]), _cell(r["expected"]), _cell(r["verdict"]) + ("" if r.get("as_expected") else " **(unexpected)**"),
+    rows = [[_cell(r["id"]), _cell(r["kind"]), _cell(r["expected"]),
+             _cell(r["verdict"]) + ("" if r.get("as_expected") else " **(unexpected)**"),
              _cell(r.get("privacy")), _cell(r.get("fit")), _cell(r.get("claim")), _cell(r.get("samples_per_input")),
              _cell(r.get("eps_lower_bound")), _cell(r.get("witness", r.get("error", "")))] for r in data["rows"]]
     lines.append(table(["audit", "kind", "expected", "verdict", "privacy", "fit", "claim", "samples/input", "eps lower "
-                                                                                                            "bound", "witness"], rows))
+                                                                                                            "bound", "witness"],
+                       rows))
     if data["power"]:
         lines += ["\n## Power benchmark (delta-violation 0.05 at the claimed eps)\n\n",
                   "Each case: the exact delta(eps) of the pair is 0.1 and the claim is 0.05 at that eps; `selection` is the "
                   "share of\n",
                   "samples spent choosing empirical events (0: events from the exact reference only).\n\n",
-                  table(["mechanism", "pair", "eps", "claimed delta", "exact delta", "alpha", "selection", "detected", "samples/input (median, max)"],
-                        [[_cell(p["mechanism"]), _cell(p["pair"]), _cell(p["eps"]), _cell(p["claimed_delta"]), _cell(p["exact_delta"]),
+                  table(["mechanism", "pair", "eps", "claimed delta", "exact delta", "alpha", "selection", "detected",
+                         "samples/input (median, max)"],
+                        [[_cell(p["mechanism"]), _cell(p["pair"]), _cell(p["eps"]), _cell(p["claimed_delta"]),
+                          _cell(p["exact_delta"]),
                           _cell(p["alpha"]), _cell(p.get("selection")), f"{p['detected']}/{p['runs']}",
                           f"{_cell(p['samples_median'])}, {_cell(p['samples_max'])}"] for p in data["power"]])]
     if data["thirdparty"]:
         lines += ["\n## Third-party implementations\n\n",
                   table(["implementation", "reference", "verdict", "privacy", "fit", "samples/input", "eps lower bound", "note"],
-                        [[_cell(t["target"]), _cell(t["reference"]), _cell(t["verdict"]), _cell(t.get("privacy")), _cell(t.get("fit")),
-                          _cell(t.get("samples_per_input")), _cell(t.get("eps_lower_bound")), _cell(t.get("note"))] for t in data["thirdparty"]])]
+                        [[_cell(t["target"]), _cell(t["reference"]), _cell(t["verdict"]), _cell(t.get("privacy")),
+                          _cell(t.get("fit")),
+                          _cell(t.get("samples_per_input")), _cell(t.get("eps_lower_bound")),
+                          _cell(t.get("note"))] for t in data["thirdparty"]])]
     lines.append(timing_section(timing))
     cat = data_path(outdir, "catalogue")
     lines += ["\n"] + catalogue_section(load(outdir, "catalogue") if cat.exists() else None)
@@ -143,12 +149,14 @@ def catalogue_section(cat: dict | None) -> list[str]:
     rows = []
     for name, modes in by.items():
         bb, ex = modes.get("black box"), modes.get("exact law")
-        best = max((r for r in (bb, ex) if r is not None), key=lambda r: -1 if isinstance(r["eps_lower_bound"], str) and r["eps_lower_bound"] != "inf"
+        best = max((r for r in (bb, ex) if r is not None), key=lambda r: -1 if isinstance(r["eps_lower_bound"],
+                                                                                          str) and r["eps_lower_bound"] != "inf"
                    else (float("inf") if r["eps_lower_bound"] == "inf" else r["eps_lower_bound"]))
         any_r = bb or ex
         dps = [x for x in (any_r["dpsniper_lr"], any_r["dpsniper_mlp"]) if x is not None]
         rows.append([esc(name), esc(f"{any_r['relation']}, d={any_r['d']}"), esc(any_r["claim_eps"]), esc(any_r["truth"]),
-                     _lcb(bb), _lcb(ex), _num((ex or {}).get("exact_ceiling")), _num(_target_ceiling(ex)), _num(any_r["dpsniper_lr"]), _num(any_r["dpsniper_mlp"]), _num(any_r["statdp_1"]),
+                     _lcb(bb), _lcb(ex), _num((ex or {}).get("exact_ceiling")), _num(_target_ceiling(ex)),
+                     _num(any_r["dpsniper_lr"]), _num(any_r["dpsniper_mlp"]), _num(any_r["statdp_1"]),
                      _num(any_r["statdp_2"]), _num(best.get("meets_dpsniper")) if dps else "-",
                      f"{best['samples_total']:.3g}", f"{best['seconds']:.0f}"])
     lines.append(table(["mechanism", "relation", "claim", "truth", "ours, black "
@@ -190,9 +198,11 @@ def catalogue_section(cat: dict | None) -> list[str]:
                          f"{_num(ex.get('dpsniper_mlp'))}.\n")
     lines += ["\n### Witnesses\n\n",
               table(["mechanism", "mode", "verdict", "h", "h'", "pattern", "event", "P(S)", "Q(S)", "n per input"],
-                    [[esc(r["member"]), esc(r["mode"]), esc(r["verdict"]), esc(r.get("witness", {}).get("h", "")), esc(r.get("witness", {}).get("h_prime", "")),
+                    [[esc(r["member"]), esc(r["mode"]), esc(r["verdict"]), esc(r.get("witness", {}).get("h", "")),
+                      esc(r.get("witness", {}).get("h_prime", "")),
                       esc(r.get("witness", {}).get("pattern", "")), esc(r.get("witness", {}).get("event", "")),
-                      _num(r.get("witness", {}).get("p_hat"), 5), _num(r.get("witness", {}).get("q_hat"), 5), esc(r.get("witness", {}).get("n", ""))]
+                      _num(r.get("witness", {}).get("p_hat"), 5), _num(r.get("witness", {}).get("q_hat"), 5),
+                      esc(r.get("witness", {}).get("n", ""))]
                      for r in cat["rows"]])]
     if cat["false_alarm"]:
         over = [f for f in cat["false_alarm"] if f["max_samples_total"] > st["false_alarm_budget"]]
@@ -209,8 +219,10 @@ def catalogue_section(cat: dict | None) -> list[str]:
                   table(["mechanism", "mode", "claim", "runs", "false FAILs at "
                                                                "90%", "false FAILs at 99%", "largest eps lower bound (90%)",
                          "samples (max)", "seconds (all runs)"],
-                        [[esc(f["member"]), esc(f["mode"]), esc(f["claim_eps"]), esc(f["runs"]), esc(f["false_fails"]), esc(f.get("false_fails_99", "-")),
-                          _num(f["max_eps_lower_bound"]), f"{f['max_samples_total']:.3g}", f"{f['seconds']:.0f}"] for f in cat["false_alarm"]])]
+                        [[esc(f["member"]), esc(f["mode"]), esc(f["claim_eps"]), esc(f["runs"]), esc(f["false_fails"]),
+                          esc(f.get("false_fails_99", "-")),
+                          _num(f["max_eps_lower_bound"]), f"{f['max_samples_total']:.3g}",
+                          f"{f['seconds']:.0f}"] for f in cat["false_alarm"]])]
     if cat["targets"]:
         lines += ["\n### Lyu et al.'s Algorithm 6 (not DP), spec-less, no inputs given\n\n",
                   table(["d", "verdict", "certified eps lower "
@@ -274,7 +286,8 @@ def timing_section(t: dict | None) -> str:
     rows = []
     for r in t["rows"]:
         if r.get("verdict") == "not installed":
-            rows.append([_cell(r["target"]), _cell(r["role"]), "not installed", "", "", "", "", "", "", "", _cell(r.get("expected"))])
+            rows.append([_cell(r["target"]), _cell(r["role"]), "not installed", "", "", "", "", "", "", "",
+                         _cell(r.get("expected"))])
             continue
         ok = r.get("as_expected", True)
         rows.append([_cell(r["target"]), _cell(r["role"]), _cell(r["verdict"]) + ("" if ok else " **(unexpected)**"),

@@ -79,18 +79,21 @@ def render_composition_page(data: dict, outdir: Path | str = "reports") -> Path:
     rows = []
     for r in data["rows"]:
         o = r["optimal_br"]
-        rows.append([str(r["k"]), esc(r["eps"]), _cell(r["lemma44"]["eps"], r["lemma44"]["seconds"]), _cell(r["zcdp"]["eps"], r["zcdp"]["seconds"]),
+        rows.append([str(r["k"]), esc(r["eps"]), _cell(r["lemma44"]["eps"], r["lemma44"]["seconds"]),
+                     _cell(r["zcdp"]["eps"], r["zcdp"]["seconds"]),
                      _cell(r["ddr20_adaptive"]["eps"], r["ddr20_adaptive"]["seconds"]),
                      f"[{esc(o['eps_lo'])}, **{esc(o['eps_hi'])}**] "
                      f"({_t(o['seconds'])})" + ("" if o["certified"] else " (lower end not certified)"),
-                     _cell(r["kov"]["eps"], r["kov"]["seconds"]), _cell(r["pld_worst_pair"]["eps"], r["pld_worst_pair"]["seconds"]),
+                     _cell(r["kov"]["eps"], r["kov"]["seconds"]),
+                     _cell(r["pld_worst_pair"]["eps"], r["pld_worst_pair"]["seconds"]),
                      _dpa_cell(r, "zcdp_rdp"), _dpa_cell(r, "worst_pair_pld")])
     lines.append(table(head, rows))
     lines.append("\nThe zCDP route can exceed k eps (basic composition) for small k; an accountant takes the minimum of the "
                  "valid bounds.\n")
     lines.append("\n## Winning candidates of the optimum\n\n")
     lines.append(table(["k", "eps", "l*", "t* = (eps_g + (l*+1) eps)/(k+1)", "candidate sweeps", "mpmath.iv fallbacks"],
-                       [[str(r["k"]), esc(r["eps"]), esc(r["optimal_br"]["ell"]), esc(r["optimal_br"]["t"]), esc(r["optimal_br"]["sweeps"]),
+                       [[str(r["k"]), esc(r["eps"]), esc(r["optimal_br"]["ell"]), esc(r["optimal_br"]["t"]),
+                         esc(r["optimal_br"]["sweeps"]),
                          esc(r["optimal_br"]["iv_fallbacks"])] for r in data["rows"]]))
     lines.append("\n## dp-accounting on the same compositions\n\n")
     if not (dpa["installed"] and dpa["requested"]):
@@ -103,7 +106,8 @@ def render_composition_page(data: dict, outdir: Path | str = "reports") -> Path:
         for r in data["rows"]:
             for name, d in r.get("dp_accounting", {}).items():
                 rows.append([str(r["k"]), esc(r["eps"]), esc(_DPA_NAMES.get(name, name)),
-                             esc(f"{d['eps']:.9g}") if d["eps"] is not None else "-", esc(d.get("exact", "-")), esc(d["verdict"]), _t(d["seconds"])])
+                             esc(f"{d['eps']:.9g}") if d["eps"] is not None else "-", esc(d.get("exact", "-")), esc(d["verdict"]),
+                             _t(d["seconds"])])
         lines.append(table(["k", "eps", "what", "dp-accounting eps", "exact eps", "verdict", "time"], rows))
         calls = sorted({d["call"] for r in data["rows"] for d in r.get("dp_accounting", {}).values() if d.get("call")})
         lines.append("\nCalls made (eps, k, delta as in the row):\n\n" + "".join(f"- {code(c)}\n" for c in calls[:12]))

@@ -54,8 +54,10 @@ def _table(entries: list[dict]) -> str:
         if s.get("verdict") == "violated" and e["expected"] == "holds":
             note.append("**search refutes it**")
         rows.append([code(e["claim"]), f"{esc(e['verdict'])}{' (certified)' if e['certified'] else ''}",
-                     esc(e["domain"]) + "; " + esc(e.get("coverage", "")), str(e["pairs_checked"]), _cell(e["ratio_claimed_over_exact"]),
-                     esc(s.get("space", "not searched")), str(s.get("evaluations", "-")), _cell(s.get("ratio_claimed_over_exact")),
+                     esc(e["domain"]) + "; " + esc(e.get("coverage", "")), str(e["pairs_checked"]),
+                     _cell(e["ratio_claimed_over_exact"]),
+                     esc(s.get("space", "not searched")), str(s.get("evaluations", "-")),
+                     _cell(s.get("ratio_claimed_over_exact")),
                      esc(s.get("verdict", "-")), ", ".join(note)])
     return table(["claim", "enumeration "
                            "verdict", "exhaustive domain (pairs enumerated)", "instances", "claimed/exact (enumeration)",
@@ -140,7 +142,8 @@ def _lemmas(entries: list[dict]) -> str:
         b = s.get("best") or {}
         rows.append([code(e["claim"]), f"{esc(e['verdict'])}{' (certified)' if e['certified'] else ''}",
                      esc(e["domain"]) + "; " + esc(e.get("coverage", "")), str(e["pairs_checked"]), esc(s.get("space", "-")),
-                     str(s.get("evaluations", "-")), f"{esc(s.get('verdict', '-'))}{' (certified)' if s.get('certified') else ''}",
+                     str(s.get("evaluations", "-")),
+                     f"{esc(s.get('verdict', '-'))}{' (certified)' if s.get('certified') else ''}",
                      esc(f"h={b.get('h')}" + (f" h'={b['h_prime']}" if b.get("h_prime") is not None else "")
                          + f"; {b.get('label')}: margin {short_num(b.get('margin'))}") if b else "-"])
     if not rows:
@@ -157,7 +160,8 @@ def _mutants(rows: list[dict]) -> str:
         return "_not run_\n"
     return table(["mutant", "what is wrong", "enumeration (default "
                                              "domain)", "search verdict", "evaluations", "witness found by the search"],
-                 [[code(r["name"]), esc(r["mutant"]), esc(r["enumeration"]), f"**{esc(r['search_verdict'])}**", str(r["evaluations"]),
+                 [[code(r["name"]), esc(r["mutant"]), esc(r["enumeration"]), f"**{esc(r['search_verdict'])}**",
+                   str(r["evaluations"]),
                    esc(r["witness"])] for r in rows])
 
 

@@ -149,10 +149,12 @@ def _asrun_table(res: dict) -> str:
         la, ta = r.get("LD_asrun"), r.get("TS_asrun")
         if la is None or ta is None:
             continue
-        rows.append([esc(r["dataset"]), _eps(r["eps"]), str(r["k"]), fmt_ci(r["TS"]["P"]), fmt_ci(ta["P"]), fmt_ci(r["LD_private"]["P"]),
+        rows.append([esc(r["dataset"]), _eps(r["eps"]), str(r["k"]), fmt_ci(r["TS"]["P"]), fmt_ci(ta["P"]),
+                     fmt_ci(r["LD_private"]["P"]),
                      fmt_ci(la["P"]), fmt_ci(r["LD_private"]["S"]), fmt_ci(la["S"]), f"{la['eps_step_ratio']:.2f}",
                      f"{r['LD_private']['kbar']['mean'][0]:.1f} / {la['kbar_mean'][0]:.1f}"])
-    return table(["dataset", "eps", "k", "TS P printed", "TS P as run", "LD P printed", "LD P as run", "LD S printed", "LD S as run",
+    return table(["dataset", "eps", "k", "TS P printed", "TS P as run", "LD P printed", "LD P as run", "LD S printed",
+                  "LD S as run",
                   "as-run per-step eps / (eps/(k+1))", "mean kbar printed / as run"], rows)
 
 

@@ -30,7 +30,8 @@ __all__ = ["draw_figures", "FLAT", "flat_datasets"]
 FLAT = 0.005
 GJ = ("JOINT", "JOINT-seq", "PEEL", "LAPLACE")
 #: (label, line style, marker, marker size, hollow) per GJMR21 series: JOINT large and hollow so it shows under JOINT-seq
-GJ_STYLE = {"JOINT": ("-", "o", 6, True), "JOINT-seq": ("--", "x", 4, False), "PEEL": ("-", "s", 3, False), "LAPLACE": ("-", "^", 3, False)}
+GJ_STYLE = {"JOINT": ("-", "o", 6, True), "JOINT-seq": ("--", "x", 4, False), "PEEL": ("-", "s", 3, False),
+            "LAPLACE": ("-", "^", 3, False)}
 #: CWGM20 sweep series: (data key, legend label, line style, colour)
 CW_SERIES = (
     ("TS", "TS as printed (Alg. 3, kbar = k)", "-", "C0"),
@@ -77,7 +78,8 @@ def _ksweep(res: dict, path: Path) -> str:
     if not names:
         names = list(dict.fromkeys(r["dataset"] for r in rows))[:1]
     with plot_style() as plt:
-        fig, axes = plt.subplots(len(names), len(eps_list), figsize=(max(3.6 * len(eps_list), 10.0), 2.5 * len(names) + 1.0), squeeze=False)
+        fig, axes = plt.subplots(len(names), len(eps_list), figsize=(max(3.6 * len(eps_list), 10.0), 2.5 * len(names) + 1.0),
+                                 squeeze=False)
         for i, nm in enumerate(names):
             # a data set whose S never drops below 1/2 gets a zoomed y axis (shared along its row), so its dips are legible
             lo = min(r[key]["S"][0] - (r[key]["S"][1] or 0.0) for r in rows if r["dataset"] == nm for key in keys)
@@ -114,7 +116,8 @@ def _gj(res: dict, key: str, path: Path, title: str) -> None:
                 sel = [r for r in rows if r["eps"] == e and r["mech"] == mech]
                 ls, mk, ms, hollow = GJ_STYLE[mech]
                 kw = {"mfc": "none", "mew": 1.2} if hollow else {}
-                _band(ax, [r["d"] for r in sel], [r["linf"] for r in sel], mech, ls=ls, marker=mk, ms=ms, color=f"C{i}", lw=1.1, **kw)
+                _band(ax, [r["d"] for r in sel], [r["linf"] for r in sel], mech, ls=ls, marker=mk, ms=ms, color=f"C{i}", lw=1.1,
+                      **kw)
             ax.set_xscale("log")
             ax.set_title(f"eps = {_eps(e)}", fontsize=9)
             ax.set_xlabel("d (number of items)")
@@ -127,7 +130,8 @@ def _gj(res: dict, key: str, path: Path, title: str) -> None:
 
 def _dr(res: dict, path: Path) -> str:
     rows = res["dr19"]
-    flat = {nm: v for nm, v in flat_datasets([{**r, "bound_mc": [r["bound"], 0.0]} for r in rows], ["full", "bound_mc"], None).items()}
+    flat = {nm: v for nm, v in flat_datasets([{**r, "bound_mc": [r["bound"], 0.0]} for r in rows], ["full", "bound_mc"],
+                                             None).items()}
     names = [nm for nm in dict.fromkeys(r["dataset"] for r in rows) if nm not in flat] or [rows[0]["dataset"]]
     eps_list = sorted({r["eps"] for r in rows}, key=Fraction)
     with plot_style() as plt:

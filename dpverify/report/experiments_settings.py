@@ -39,7 +39,8 @@ TABLE2 = {
     ("1", "LD"): {"Gowalla": (1.00, 0.90, 0.45), "BrightKite": (1.00, 0.88, 0.28), "Foursquare": (0.86, 0.98, 0.25)},
 }
 #: Table 2's eps = 1 TS row, recovered from the authors' notebooks (issue 35)
-TABLE2_TS_EPS1_RECOVERED = {"Gowalla": (1.000, 1.000, 0.444), "BrightKite": (1.000, 0.802, 0.178), "Foursquare": (1.000, 0.901, 0.183)}
+TABLE2_TS_EPS1_RECOVERED = {"Gowalla": (1.000, 1.000, 0.444), "BrightKite": (1.000, 0.802, 0.178),
+                            "Foursquare": (1.000, 0.901, 0.183)}
 #: seed 002 Table 3 (S), all legible
 TABLE3 = {
     ("0.4", "TS"): {"Gowalla": (0.98, 1.00, 0.39), "BrightKite": (1.00, 0.86, 0.38), "Foursquare": (1.00, 0.75, 0.28)},

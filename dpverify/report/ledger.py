@@ -98,7 +98,8 @@ def _row(e: dict) -> list[str]:
     mark = "" if e["as_expected"] else " ⚠ expected " + esc(e["expected"])
     return [
         code(e["claim"]), esc(e["title"]), f"**{esc(e['verdict'])}**{mark}",
-        "yes" if e["certified"] else "no", esc(e["relation"]), str(e["pairs_checked"]), _witness_cell(e), _ratio_cell(e), _search_cell(e),
+        "yes" if e["certified"] else "no", esc(e["relation"]), str(e["pairs_checked"]), _witness_cell(e), _ratio_cell(e),
+            _search_cell(e),
         _universal_cell(e),
     ]
 
@@ -165,7 +166,8 @@ def _errata(entries: list[dict]) -> str:
     if probes:
         out.append("## Boundary probes (not printed statements)\n\n")
         out.append("Each drops a hypothesis of a printed statement on purpose, to show it is needed.\n\n")
-        out.append(table(["id", "probe", "verdict", "witness"], [[code(e["claim"]), esc(e["meta"]["statement"]), esc(e["verdict"]), _witness_cell(e)] for e in probes]))
+        out.append(table(["id", "probe", "verdict", "witness"],
+                         [[code(e["claim"]), esc(e["meta"]["statement"]), esc(e["verdict"]), _witness_cell(e)] for e in probes]))
     return "".join(out)
 
 
@@ -301,13 +303,15 @@ def render_verify_pages(data: dict, outdir: Path | str = "reports") -> list[Path
         p.write_text(text, encoding="utf-8")
         written.append(p)
     p = outdir / "results.json"
-    p.write_text(json.dumps([{k: v for k, v in e.items() if k != "meta"} for e in entries], indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+    p.write_text(json.dumps([{k: v for k, v in e.items() if k != "meta"} for e in entries], indent=1, sort_keys=True,
+                            ensure_ascii=False) + "\n",
                  encoding="utf-8")
     written.append(p)
     return written
 
 
-def write_reports(results: list[CheckResult], outdir: Path | str = "reports", *, mode: str = "default", timings: dict | None = None,
+def write_reports(results: list[CheckResult], outdir: Path | str = "reports", *, mode: str = "default",
+                  timings: dict | None = None,
                   figures: list[tuple[str, str]] | None = None, searches: dict | None = None,
                   searched_mutants: list | None = None, universals: dict | None = None) -> list[Path]:
     """Store ``data/verify.json`` and render the verification pages from it; return the paths written.
@@ -315,7 +319,8 @@ def write_reports(results: list[CheckResult], outdir: Path | str = "reports", *,
     ``figures``: ``[(file relative to outdir, caption), ...]`` as returned by
     ``dpverify.report.figures.write_figures``; listed in a "Figures" section of README.md when given.
     Timings go to ``verify_timings.json`` only (pages stay byte-identical for the same results)."""
-    written = [save(outdir, "verify", verify_data(results, mode=mode, figures=figures, searches=searches, searched_mutants=searched_mutants,
+    written = [save(outdir, "verify", verify_data(results, mode=mode, figures=figures, searches=searches,
+                                                  searched_mutants=searched_mutants,
                                                   universals=universals))]
     data = load(outdir, "verify")  # render from what was stored (key order, number forms): `dpverify report` gives the same bytes
     written += render_verify_pages(data, outdir)
@@ -333,7 +338,8 @@ def _index_row(e: dict) -> list[str]:
     check_cell = f"{how}; {e['domain']}" if e["kind"] in ("privacy", "obligation", "symbolic") else f"{how}: {m['reason']}"
     verdict = e["verdict"] + ("" if e["as_expected"] else f" (expected "
                                                           f"{e['expected']})") + (", certified" if e["certified"] else "")
-    return [code(e["claim"]), esc(e["title"]), esc(m["code"]), esc(check_cell), f"**{esc(verdict)}**" + (f"; {esc(m['notes'])}" if m["notes"] else "")]
+    return [code(e["claim"]), esc(e["title"]), esc(m["code"]), esc(check_cell),
+            f"**{esc(verdict)}**" + (f"; {esc(m['notes'])}" if m["notes"] else "")]
 
 
 def render_index(data: dict, path: Path | str | None = None) -> Path:

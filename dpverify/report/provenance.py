@@ -17,7 +17,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]  # dpverify/report/provenance.py
 def git_commit() -> str:
     """Short commit of the checkout, ``+dirty`` when code under mechanisms/proofs/dpverify differs from it."""
     try:
-        sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
+        sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True,
+                             timeout=10).stdout.strip()
         dirty = subprocess.run(
             ["git", "status", "--porcelain", "--", "mechanisms", "proofs", "dpverify", ":(exclude)proofs/INDEX.md"],
             cwd=REPO_ROOT, capture_output=True, text=True, timeout=10,

@@ -413,7 +413,10 @@ def search(
     else:
         first = min(claim.domain.lengths)
         what = "single histograms" if pts and pts[0].relation == "none" else "pairs (no symmetry reduction)"
-        reach = f"{what} of lengths {first}..{max_d}, counts 0..{max_count}, " if first < max_d else f"{what} of length {first}, counts 0..{max_count}, "
+        if first < max_d:
+            reach = f"{what} of lengths {first}..{max_d}, counts 0..{max_count}, "
+        else:
+            reach = f"{what} of length {first}, counts 0..{max_count}, "
     own = "as given" if params is not None or isinstance(claim, PrivacyClaim) else "(the lemma's own)"
     space = (reach
              + (f"{len(pts)} parameter points (the claim's own and {describe_grid(grid_used)} applied to "

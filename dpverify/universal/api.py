@@ -100,7 +100,8 @@ def _out_of_scope_reason(mech: Any) -> str:
         return (f"{name}: Laplace-family law (piecewise exp-polynomial whose breakpoints move with the gaps; "
                 "terms x^a (ln x)^n after compactification) -- no universal certifier yet; the box verdict stands alone")
     if getattr(type(mech), "__module__", "").startswith(("mechanisms.", "dpverify.")):
-        return f"{name}: no universal certifier for this mechanism family yet (issue 32 covers the EM and Limited Domain families)"
+        return (f"{name}: no universal certifier for this mechanism family yet (issue 32 covers the EM and Limited Domain "
+                "families)")
     return f"{name}: a user's mechanism is a black box with no declared structure; only the finite box can check it"
 
 

@@ -149,7 +149,8 @@ def run(model: LawModel, points: Sequence[tuple[Any, Any]], mech: Any, *, second
                 m = a if xm <= 0 else int(math.floor(-math.log(xm) / epsf))
                 return max(a, min(m, b - 1 if b < math.inf else m))
 
-            if len(cand) > 1 and st.boxes - boxes0 > TRIAL_AFTER:  # smear by trial: split the gap whose thinning lowers the upper bound most
+            # smear by trial: split the gap whose thinning lowers the upper bound most
+            if len(cand) > 1 and st.boxes - boxes0 > TRIAL_AFTER:
                 def upper_if_thin(v):
                     m = cut(v)
                     xt = dict(xs)
@@ -177,7 +178,9 @@ def run(model: LawModel, points: Sequence[tuple[Any, Any]], mech: Any, *, second
 def _iv_str(x: Any) -> str:
     """An enclosure as ``"[lo, hi]"`` with 12 significant digits (outward: lo rounded down, hi up)."""
     if isinstance(x, mpmath.iv.mpf):
-        return f"[{mpmath.nstr(mpmath.mpf(x.a) * (1 - mpmath.mpf(10) ** -11), 12)}, {mpmath.nstr(mpmath.mpf(x.b) * (1 + mpmath.mpf(10) ** -11), 12)}]"
+        lo = mpmath.nstr(mpmath.mpf(x.a) * (1 - mpmath.mpf(10) ** -11), 12)
+        hi = mpmath.nstr(mpmath.mpf(x.b) * (1 + mpmath.mpf(10) ** -11), 12)
+        return f"[{lo}, {hi}]"
     return mpmath.nstr(x, 15)
 
 

@@ -221,7 +221,8 @@ def _br(claim, mech, model, moves, m, p, scope, extra, lengths, figures, t0) -> 
     if model.k == 1 and not model.replacement:
         proved, _ = br_lemma(moves, m)
         bound = m * model.eps_q if proved else None
-        extra["br_range"] = f"sup = {m} eps_q = {m * model.eps_q} exactly (normalisers cancel; attained at any pair with two moves)"
+        extra["br_range"] = (f"sup = {m} eps_q = {m * model.eps_q} exactly (normalisers cancel; attained at any pair with two "
+                             "moves)")
     else:
         bound = 2 * m * model.k * model.eps_q
         extra["br_range"] = f"<= 2 * {m * model.k} eps_q = {bound} (the pure-eps bound in both directions)"

@@ -32,7 +32,8 @@ def test_performance_page_states_met_or_not_with_both_rates(tmp_path, rate, word
     text = write_performance(res, tmp_path).read_text()
     row = next(line for line in text.splitlines() if line.startswith("| batched LimitDom"))
     assert word in row and f"{rate:.3g} draws/s" in row and "sample_array" in row
-    assert "2.5e+05 draws/s through `sample_array` + `array_to_outcomes`" in text and "1.1e+05 draws/s by `LimitDom.sample`" in text
+    assert "2.5e+05 draws/s through `sample_array` + `array_to_outcomes`" in text
+    assert "1.1e+05 draws/s by `LimitDom.sample`" in text
 
 
 def test_throughput_section_beside_a_baseline_and_rendered_again_byte_identically(tmp_path):
@@ -47,7 +48,8 @@ def test_throughput_section_beside_a_baseline_and_rendered_again_byte_identicall
     p = write_throughput(res, tmp_path)
     text = p.read_text()
     assert "## Full profile" in text and "## Exact checker throughput beside a baseline commit" in text
-    assert "the baseline commit a710c2c1f0e3 measured alternately" in text and "| DR19.Thm1 | 2145 | 1,500 | - | 9,000 | 11,000 | 7.33x |" in text
+    assert "the baseline commit a710c2c1f0e3 measured alternately" in text
+    assert "| DR19.Thm1 | 2145 | 1,500 | - | 9,000 | 11,000 | 7.33x |" in text
     assert render_performance(tmp_path).read_text() == text
 
 

@@ -178,7 +178,8 @@ def test_quick_mode_writes_page_and_figures(two_quick_runs):
                    "LD P (private kbar)", "Private kbar selection", "E[kbar] (exact law)", "registry `optimal-threshold`"):
         assert needle in text
     assert "oracle, optimistic" not in text and "best kbar" not in text.replace("'best kbar", "")  # oracle column dropped
-    for png in ("experiments_cwgm20_ksweep.png", "experiments_gj_movielens.png", "experiments_gj_uniform.png", "experiments_dr19_kbar.png"):
+    for png in ("experiments_cwgm20_ksweep.png", "experiments_gj_movielens.png", "experiments_gj_uniform.png",
+                "experiments_dr19_kbar.png"):
         assert f"]({png})" in text and (page.parent / png).stat().st_size > 1000
 
 
@@ -195,7 +196,8 @@ def test_page_records_provenance_and_constants(two_quick_runs):
                    "k = 5, eps in {0.1, 1}", "eps per step in {0.1, 1}", "mode: quick"):
         assert needle in text, needle
     # the seeds' datasets we lack are named as such, and the comparison says it is qualitative
-    assert "we do not have them, so the comparison is qualitative only" in text and "MovieLens 100k (943 users, 1,682 movies; not available" in text
+    assert "we do not have them, so the comparison is qualitative only" in text
+    assert "MovieLens 100k (943 users, 1,682 movies; not available" in text
     # the wall time is in the data, never on the page (byte-identical pages)
     assert "wall" not in text.lower() or "wall time, not shown here" in text
 
@@ -232,7 +234,8 @@ def test_json_round_trip_and_byte_identical_rerender(two_quick_runs, tmp_path):
     p1 = render_from_data(load_data(again), tmp_path / "r1")
     p2 = render_from_data(load_data(again), tmp_path / "r2")
     assert p1.read_bytes() == p2.read_bytes() == (src / "experiments.md").read_bytes()
-    for png in ("experiments_cwgm20_ksweep.png", "experiments_gj_movielens.png", "experiments_gj_uniform.png", "experiments_dr19_kbar.png"):
+    for png in ("experiments_cwgm20_ksweep.png", "experiments_gj_movielens.png", "experiments_gj_uniform.png",
+                "experiments_dr19_kbar.png"):
         assert (p1.parent / png).read_bytes() == (p2.parent / png).read_bytes() == (src / png).read_bytes()
 
 

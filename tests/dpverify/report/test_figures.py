@@ -1,4 +1,5 @@
-"""dpverify.report.figures: every figure is written, deterministic (identical bytes on a second run), and linked from README.md."""
+"""dpverify.report.figures: every figure is written, deterministic (identical bytes on a second run), and linked from
+README.md."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from dpverify.report.ledger import _figures_section, write_reports
 # passed in directly so this test does not re-run the checker
 THM1 = ((0, 0, 0, 0), (0, 0, 1, 1), {"k": 2, "kbar": 2, "eps": 1, "delta": F(1, 20)})
 LEM61 = ((0, 0, 0, 1), (0, 0, 1, 1), {"k": 2, "kbar": 2, "eps": F(1, 2), "delta": F(1, 1000), "Delta": 1})
-TS_PARAMS = [{"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10), "p1": F(37, 100)}, {"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 100), "p1": F(37, 100)}]
+TS_PARAMS = [{"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10), "p1": F(37, 100)},
+             {"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 100), "p1": F(37, 100)}]
 
 
 def _draw(d):

@@ -95,7 +95,8 @@ def test_audits_rows_identical_for_any_worker_count_and_rerender(tmp_path: Path)
 def test_audit_page_escapes_text_from_rows(tmp_path: Path) -> None:
     data = {"provenance": {"git_commit": "x", "versions": {"python": "3"}, "exact_prec_bits": 256}, "command": "c",
             "packages": {}, "settings": {"seed": 1, "alpha": 0.01, "samples": 10}, "all_as_expected": True, "power": [],
-            "rows": [{"id": "a|b", "kind": "k", "expected": "PASS", "verdict": "PASS", "as_expected": True, "witness": "<img src=x>"}],
+            "rows": [{"id": "a|b", "kind": "k", "expected": "PASS", "verdict": "PASS", "as_expected": True,
+                      "witness": "<img src=x>"}],
             "thirdparty": [{"target": "lib | evil", "reference": "r", "verdict": "PASS", "note": "[x](javascript:1)"}]}
     text = render_audits_page(data, tmp_path).read_text()
     assert r"a\|b" in text and r"\<img src=x\>" in text and r"lib \| evil" in text and r"\[x\]\(javascript:1\)" in text
@@ -104,9 +105,11 @@ def test_audit_page_escapes_text_from_rows(tmp_path: Path) -> None:
 
 def _bench_result(quick: bool) -> dict:
     return {"quick": quick, "seed": 1, "machine": {"cpus": 2}, "samplers": [{"input": "zipf", "seconds": 0.1}], "peers": [],
-            "checker": [], "limitdom_target": {"d": 10**7, "k": 10, "kbar": 1000, "ratio": 1.1, "limitdom_s": 1.1, "argpartition_s": 1.0,
+            "checker": [], "limitdom_target": {"d": 10**7, "k": 10, "kbar": 1000, "ratio": 1.1, "limitdom_s": 1.1,
+                                               "argpartition_s": 1.0,
                                                "target": 1.3, "met": True},
-            "batched": {"d": 10**5, "kbar": 100, "k": 10, "target": 5e5, "draws_per_s": 1e5, "draws": 10, "seconds": 1.0, "peak_mb": 1.0, "met": False}}
+            "batched": {"d": 10**5, "kbar": 100, "k": 10, "target": 5e5, "draws_per_s": 1e5, "draws": 10, "seconds": 1.0,
+                        "peak_mb": 1.0, "met": False}}
 
 
 def test_performance_page_shows_both_profiles_with_their_provenance(tmp_path: Path) -> None:
@@ -124,7 +127,8 @@ def test_missing_data_is_a_clear_error_naming_the_command(tmp_path: Path) -> Non
     with pytest.raises(InvalidParameter, match="dpverify bench"):
         render_performance(tmp_path)
     res = render_all(tmp_path, index=False)
-    assert set(res["missing"]) == {"verify", "performance", "audits", "experiments", "composition", "mutation", "partition_selection"} and not res["written"]
+    assert set(res["missing"]) == {"verify", "performance", "audits", "experiments", "composition", "mutation",
+                                   "partition_selection"} and not res["written"]
     assert "dpverify verify" in res["missing"]["verify"]
 
 
@@ -201,7 +205,8 @@ def _mutation_data() -> dict:
     before = {**entry, "counts": {"killed": 30, "survived": 10}, "killed": 30, "equivalent": 1, "score_non_equivalent": 0.7692,
               "commit": "abc000"}
     return {"tool": "mutmut 3.8.1", "command": "python .ci/mutation/run.py [MODULE ...]", "skip_patterns": [r"raise \w+\("],
-            "isolation": "forkserver", "provenance": {"git_commit": "abc123", "versions": {"python": "3"}, "exact_prec_bits": 256},
+            "isolation": "forkserver", "provenance": {"git_commit": "abc123", "versions": {"python": "3"},
+                                                      "exact_prec_bits": 256},
             "plan": {}, "todo": {"dpverify/checker/divergences.py": "not merged yet"},
             "modules": {"dpverify/checker/profile.py": {**entry, "before": before}}}
 

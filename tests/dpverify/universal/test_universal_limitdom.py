@@ -46,7 +46,8 @@ def _inside(iv, x, rel=1e-12):
     return iv[0] * (1 - rel) - 1e-300 <= x <= iv[1] * (1 + rel) + 1e-300
 
 
-@pytest.mark.parametrize("k,kbar,eps,strict", [(2, 2, 1, False), (1, 2, F(1, 10), False), (2, 3, F(1, 2), False), (3, 3, 1, False),
+@pytest.mark.parametrize("k,kbar,eps,strict", [(2, 2, 1, False), (1, 2, F(1, 10), False), (2, 3, F(1, 2), False),
+                                               (3, 3, 1, False),
                                                 (2, 2, 1, True), (2, 3, F(1, 10), True), (3, 3, 1, True)])
 def test_enclosures_contain_the_exact_law_at_integer_points(k, kbar, eps, strict):
     """LimitDom, and StrictLimitDom (whose domain changes size: the unmatched entering / leaving items' terms)."""
