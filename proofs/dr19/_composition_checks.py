@@ -22,6 +22,7 @@ from proofs.composition import optimal as O
 from proofs.composition import pld, range_bounded
 from proofs.numeric import lift
 
+from ._limited import Params
 from .figure1 import figure1_row
 
 F = Fraction
@@ -34,17 +35,17 @@ def _grid(domain: Domain) -> Iterator[Instance]:
     keys = list(ex)
     if keys:
         for combo in itertools.product(*(ex[k] for k in keys)):
-            yield Instance(None, None, dict(zip(keys, combo)))
+            yield Instance(None, None, dict(zip(keys, combo, strict=True)))
     for p in points:
         yield Instance(None, None, dict(p))
 
 
-def _steps(p: dict) -> list:
+def _steps(p: Params) -> list[Any]:
     return [p["eps"]] * p["k"] + [p.get("eps2", 1)] * p.get("k2", 0)
 
 
 def _fmt(x: Any) -> str:
-    return mpmath.nstr(x if not isinstance(x, mpmath.iv.mpf) else x.b, 10)
+    return str(mpmath.nstr(x if not isinstance(x, mpmath.iv.mpf) else x.b, 10))
 
 
 # ----------------------------------------------------------------------------- Theorem 3
@@ -99,7 +100,7 @@ def _lem44_on_dp(inst: Instance, *, prec: int, interval: bool) -> list[Compariso
 # ----------------------------------------------------------------------------- Lemma A.1
 
 
-def _random_dp_pair(ctx: Any, rng_seed: int, eps: Fraction, m: int = 3) -> tuple[dict, dict]:
+def _random_dp_pair(ctx: Any, rng_seed: int, eps: Fraction, m: int = 3) -> tuple[dict[int, Any], dict[int, Any]]:
     """A random eps-DP pair on m outcomes with log-ratios ``r_y`` in [-eps, eps] (exact construction).
 
     Q-weights ``w_y`` and ratios ``r_y`` are drawn (seeded); the two sign groups are rescaled
@@ -201,10 +202,10 @@ def _adaptive_tail(t: int, beta: Fraction) -> tuple[Fraction, Fraction]:
 
     Exact dynamic programme over the states (X_s, last step up?) with rational probabilities.
     """
-    states: dict = {(F(0), 0): F(1)}
+    states: dict[tuple[Fraction, int], Fraction] = {(F(0), 0): F(1)}
     for s in range(1, t + 1):
         c = F(1) if s % 2 else F(1, 2)
-        nxt: dict = {}
+        nxt: dict[tuple[Fraction, int], Fraction] = {}
         for (x, last), pr in states.items():
             q = F(1, 4) if last else F(3, 4)  # depends on the past: a predictable range
             for up, w, dx in ((1, q, (1 - q) * c), (0, 1 - q, -q * c)):
@@ -212,7 +213,7 @@ def _adaptive_tail(t: int, beta: Fraction) -> tuple[Fraction, Fraction]:
                 nxt[key] = nxt.get(key, F(0)) + pr * w
         states = nxt
     tail = sum((pr for (x, _), pr in states.items() if x >= beta), F(0))
-    return tail, sum((F(1) if s % 2 else F(1, 4)) for s in range(1, t + 1))
+    return tail, sum(((F(1) if s % 2 else F(1, 4)) for s in range(1, t + 1)), F(0))
 
 
 def _thm4(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
@@ -262,7 +263,7 @@ def _claim42_whole(inst: Instance, *, prec: int, interval: bool) -> list[Compari
 # ----------------------------------------------------------------------------- Corollary 4.1
 
 
-def _gumbel(p: dict) -> Any:
+def _gumbel(p: Params) -> Any:
     from mechanisms.exponential.em import OneShotGumbel
 
     return OneShotGumbel(p["k"], p["eps"])
@@ -271,12 +272,12 @@ def _gumbel(p: dict) -> Any:
 COR41_DELTAS = (F(1, 10), F(1, 100), F(1, 10**4))
 
 
-def _cor41_points(p: dict) -> list:
+def _cor41_points(p: Params) -> list[tuple[Any, Any]]:
     k, e = p["k"], p["eps"]
     return [(2 * k * e, 0)] + [(C.cor41_eps_prime(k, e, d), d) for d in COR41_DELTAS]
 
 
-def _cor41_mono_points(p: dict) -> list:
+def _cor41_mono_points(p: Params) -> list[tuple[Any, Any]]:
     k, e = p["k"], p["eps"]
     return [(k * e, 0)] + [(C.cor41_eps_double_prime(k, e, d), d) for d in COR41_DELTAS]
 

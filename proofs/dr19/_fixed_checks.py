@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import mpmath
 
@@ -25,6 +25,7 @@ from proofs.measures import ctx_of, prob
 from proofs.numeric import clip0
 
 from ._laplace_checks import neighbour_pairs
+from ._limited import Hist, Params, hist_of, pair_of
 
 __all__ = [
     "trr",
@@ -45,11 +46,13 @@ __all__ = [
 DELTA_PRIMES = (0, Fraction(1, 100), Fraction(1, 10), Fraction(1, 2))
 
 
-def trr(p: Mapping[str, Any]) -> TruncatedRR:
+def trr(p: Params) -> TruncatedRR:
+    """Truncated randomized response tRR_i (Def. F.1) with the params of an instance (``i`` the item)."""
     return TruncatedRR(p["i"], p["k"], p["eps"], p["delta"])
 
 
-def ft(p: Mapping[str, Any]) -> FixedThreshold:
+def ft(p: Params) -> FixedThreshold:
+    """The fixed threshold fT (Algorithm 8) with the params of an instance."""
     return FixedThreshold(p["k"], p["eps"], p["delta"], literal=p.get("literal", False))
 
 
@@ -70,17 +73,17 @@ def _printed_eps(k: int, eps: Any, dp: Any, *, inverted: bool) -> Any:
         return mpmath.mpf(min(t.a for t in terms))
 
 
-def lemma_f4_points(inverted: bool) -> Callable[[Mapping[str, Any]], list]:
+def lemma_f4_points(inverted: bool) -> Callable[[Params], list[tuple[Any, Any]]]:
     """Lemma F.4: ``(eps'(delta'), k delta + delta')`` for delta' in :data:`DELTA_PRIMES` (``inverted``: the print's fraction)."""
     return lambda p: [(_printed_eps(p["k"], p["eps"], dp, inverted=inverted), p["k"] * Fraction(p["delta"]) + dp) for dp in DELTA_PRIMES]
 
 
-def thm5_points(p: Mapping[str, Any]) -> list:
+def thm5_points(p: Params) -> list[tuple[Any, Any]]:
     """Theorem 5, first part: ``(k eps, k delta)``."""
     return [(p["k"] * Fraction(p["eps"]), p["k"] * Fraction(p["delta"]))]
 
 
-def thm5_advanced_points(p: Mapping[str, Any]) -> list:
+def thm5_advanced_points(p: Params) -> list[tuple[Any, Any]]:
     """Theorem 5, second part (no min with k eps): ``(eps sqrt(2k ln(1/delta')) + eps (e^eps-1)/(e^eps+1) k, k delta + delta')``, delta' > 0.
 
     Computed with :func:`proofs.composition.advanced_terms`' ``kov`` term (Theorem 3 with k equal steps) --
@@ -113,7 +116,7 @@ def trr_instances(*, both: bool = False, items: bool = True) -> Callable[[Domain
     return gen
 
 
-def _p_item(p: Mapping[str, Any], h: tuple, prec: int, interval: bool) -> Any:
+def _p_item(p: Params, h: Hist, prec: int, interval: bool) -> Any:
     D = cached_distribution(trr(p), h, prec, interval)
     zero = 0 * next(iter(D.values()))
     return D.get((p["i"],), zero)
@@ -122,9 +125,10 @@ def _p_item(p: Mapping[str, Any], h: tuple, prec: int, interval: bool) -> Any:
 def lemma_f_2(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """Items 1-3 of Lemma F.2 for item ``i`` of the (ordered) pair."""
     p, i = inst.params, inst.params["i"]
-    a, b = _p_item(p, inst.h, prec, interval), _p_item(p, inst.h_prime, prec, interval)
+    h, g = pair_of(inst)
+    a, b = _p_item(p, h, prec, interval), _p_item(p, g, prec, interval)
     ctx = ctx_of(a)
-    Dh, Dg = set(strict_domain(inst.h, p["k"])), set(strict_domain(inst.h_prime, p["k"]))
+    Dh, Dg = set(strict_domain(h, p["k"])), set(strict_domain(g, p["k"]))
     if i not in Dh | Dg:
         return [Comparison(a, "==", 0 * a, label="item 1: Pr[tRR(h)=i] = "
                                                  "0"), Comparison(b, "==", 0 * b, label="item 1: Pr[tRR(h')=i] = 0")]
@@ -138,7 +142,7 @@ def lemma_f_2(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
 # ----------------------------------------------------------------------------- Claim F.1, Corollary F.2
 
 
-def _trr_product(p: Mapping[str, Any], h: tuple, D: Sequence[int], prec: int, interval: bool) -> Any:
+def _trr_product(p: Params, h: Hist, D: Sequence[int], prec: int, interval: bool) -> Any:
     """``prod_{i in D} Pr[tRR_i(h) = i] prod_{i not in D} Pr[tRR_i(h) = ⊥]`` (Claim F.1's right-hand side)."""
     out = None
     for i in range(len(h)):
@@ -151,7 +155,7 @@ def _trr_product(p: Mapping[str, Any], h: tuple, D: Sequence[int], prec: int, in
 
 def claim_f_1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """``Pr[fT(h) = D] == prod tRR`` for every ``D ⊆ [d]``."""
-    p, h = inst.params, inst.h
+    p, h = inst.params, hist_of(inst)
     P = cached_distribution(ft(p), h, prec, interval)
     zero = 0 * next(iter(P.values()))
     out = []
@@ -164,7 +168,7 @@ def claim_f_1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
 
 def cor_f_2(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """``Pr[fT(h) in S] = Pr[fT(h) in S|_{d_>(h)}]`` for all S, i.e. ``Pr[fT(h) ⊄ d^k_>(h)] = 0``."""
-    p, h = inst.params, inst.h
+    p, h = inst.params, hist_of(inst)
     P = cached_distribution(ft(p), h, prec, interval)
     dom = set(strict_domain(h, p["k"]))
     outside = [D for D in P if not D <= dom]
@@ -191,7 +195,7 @@ def lemma_f_3_instances(domain: Domain) -> Iterator[Instance]:
                             yield Instance(a, b, {**p, "h_hat": hh})
 
 
-def _as_vector(D: frozenset, coords: Sequence[int]) -> tuple:
+def _as_vector(D: frozenset[int], coords: Sequence[int]) -> tuple[Any, ...]:
     return tuple(1 if i in D else BOT for i in coords)
 
 
@@ -201,12 +205,13 @@ def lemma_f_3(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     p = inst.params
     R = RestrictedFixedThreshold(p["k"], p["eps"], p["delta"], p["h_hat"])
     coords = R.coordinates
-    A = cached_distribution(R, inst.h, prec, interval)
-    B = cached_distribution(R, inst.h_prime, prec, interval)
-    F = cached_distribution(ft(p), inst.h, prec, interval)
+    h, g = pair_of(inst)
+    A = cached_distribution(R, h, prec, interval)
+    B = cached_distribution(R, g, prec, interval)
+    F = cached_distribution(ft(p), h, prec, interval)
     zero = 0 * next(iter(A.values()))
     ctx = ctx_of(zero)
-    fvec: dict = {}
+    fvec: dict[tuple[Any, ...], Any] = {}
     for D, v in F.items():
         y = _as_vector(D, coords)
         fvec[y] = fvec.get(y, zero) + v
@@ -235,8 +240,13 @@ def claim_f_2_symbolic(inst: Instance, *, prec: int, interval: bool) -> list[Com
 
     e, dl = sp.symbols("eps delta", positive=True)
     k = sp.symbols("k", positive=True, integer=True)
-    ft_off = lambda d_: sp.log(1 / (2 * d_)) / e  # noqa: E731  Algorithm 8 / Def. F.1
-    alg1_off = lambda m, d_: sp.log(m / d_) / e  # noqa: E731  Algorithm 1, m = min{Delta, kbar}
+
+    def ft_off(d_: Any) -> Any:  # Algorithm 8 / Def. F.1
+        return sp.log(1 / (2 * d_)) / e
+
+    def alg1_off(m: Any, d_: Any) -> Any:  # Algorithm 1, m = min{Delta, kbar}
+        return sp.log(m / d_) / e
+
     s1 = sp.simplify(sp.expand_log(alg1_off(1, dl) - ft_off(dl) - sp.log(2) / e, force=True))
     s2 = sp.simplify(sp.expand_log(alg1_off(k, dl) - ft_off(dl / k) - sp.log(2) / e, force=True))
     return [

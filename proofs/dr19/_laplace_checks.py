@@ -21,7 +21,6 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 import mpmath
 
 from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, sorted_items, to_ctx
-from mechanisms.exact.cache import cached_distribution
 from mechanisms.exact.exppoly import laplace_sf
 from mechanisms.exact.laplace_order import chain_probability, lap_vars
 from mechanisms.limited_domain.domain import limited_domain
@@ -30,6 +29,8 @@ from mechanisms.limited_domain.laplace import LapMax, LimitDomLap, threshold_off
 from proofs.claims import Comparison, Domain, Instance, PrivacyClaim
 from proofs.measures import ctx_of, log_ratio_range, prob
 from proofs.numeric import clip0
+
+from ._limited import Hist, bad_outcomes, dist, hist_of, pair_of, support
 
 __all__ = [
     "PairsPrivacyClaim",
@@ -138,7 +139,7 @@ def neighbour_pairs(domain: Domain, p: Mapping[str, Any]) -> Iterator[tuple[tupl
         moves = [e for e in moves if kind == "linf" or min(e) >= 0]
     for h in _histograms(domain):
         for e in moves:
-            g = tuple(a + b for a, b in zip(h, e))
+            g = tuple(a + b for a, b in zip(h, e, strict=True))
             if min(g) >= 0 and max(g) <= domain.max_count and (boxed or kind != "linf" or g > h):
                 yield h, g
 
@@ -157,21 +158,7 @@ def pairs_for_delta(*, both: bool = False) -> Callable[[Domain], Iterator[Instan
 
 
 
-def support(dist: Mapping) -> set:
-    """Outcomes of positive probability (Definition 6.2's outcome sets S_Lap, S'_Lap)."""
-    return {o for o, v in dist.items() if not (v == 0)}
-
-
-def bad_outcomes(P: Mapping, Q: Mapping) -> set:
-    """Definition 6.2: ``S^delta_Lap = S_Lap \\ S'_Lap`` for ``P = LapMax(h, d^kbar(h))``, ``Q`` its h' twin."""
-    return support(P) - support(Q)
-
-
-def _dist(mech: Any, h: tuple, prec: int, interval: bool) -> dict:
-    return cached_distribution(mech, tuple(h), prec, interval)
-
-
-def _fmt_event(ev: Iterable) -> str:
+def _fmt_event(ev: Iterable[Any]) -> str:
     return "{" + ", ".join("(" + ",".join("⊥" if x is BOT else str(x) for x in o) + ")" for o in sorted(ev, key=str)) + "}"
 
 
@@ -180,9 +167,9 @@ def _fmt_event(ev: Iterable) -> str:
 
 def cor_6_1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """``Pr[LimitDom_Lap(h) = o] == Pr[LapMax(h, d^kbar(h)) = o]`` for every outcome (and equal supports)."""
-    p = inst.params
-    A = _dist(lap(p), inst.h, prec, interval)
-    B = _dist(lapmax(p, limited_domain(inst.h, p["kbar"])), inst.h, prec, interval)
+    p, h = inst.params, hist_of(inst)
+    A = dist(lap(p), h, prec, interval)
+    B = dist(lapmax(p, limited_domain(h, p["kbar"])), h, prec, interval)
     zero = 0 * next(iter(A.values()))
     out = [Comparison(A.get(o, zero), "==", B.get(o, zero), label=f"Pr[Alg4(h)={o}] = "
                                                                   f"Pr[LapMax(h,d^kbar(h))={o}]") for o in set(A) | set(B)]
@@ -192,7 +179,7 @@ def cor_6_1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
 # ----------------------------------------------------------------------------- Lemma 6.2
 
 
-def _i_kbar1(h: tuple, kbar: int) -> set:
+def _i_kbar1(h: Hist, kbar: int) -> set[int]:
     """``{i_(kbar+1)}`` (empty when kbar = d)."""
     s = sorted_items(h)
     return {s[kbar]} if kbar < len(h) else set()
@@ -206,7 +193,8 @@ def lemma_6_2_instances(hypothesis: bool = True) -> Callable[[Domain], Iterator[
 
     def gen(domain: Domain) -> Iterator[Instance]:
         for inst in pairs_for_delta()(domain):
-            excl = _i_kbar1(inst.h, inst.params["kbar"]) | _i_kbar1(inst.h_prime, inst.params["kbar"])
+            h, g = pair_of(inst)
+            excl = _i_kbar1(h, inst.params["kbar"]) | _i_kbar1(g, inst.params["kbar"])
             for r in range(1, domain.d + 1):
                 for D in itertools.combinations(range(domain.d), r):
                     if (not excl & set(D)) == hypothesis:
@@ -219,7 +207,8 @@ def lemma_6_2(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """``max_o |ln P(o)/Q(o)| <= Delta eps`` for LapMax on the fixed domain (pure DP, both directions)."""
     p = inst.params
     m = lapmax(p, p["domain"])
-    P, Q = _dist(m, inst.h, prec, interval), _dist(m, inst.h_prime, prec, interval)
+    h, g = pair_of(inst)
+    P, Q = dist(m, h, prec, interval), dist(m, g, prec, interval)
     rng = log_ratio_range(P, Q)
     ctx = ctx_of(next(iter(P.values())))
     bound = to_ctx(ctx, p.get("Delta", 1) * Fraction(p["eps"]))
@@ -233,11 +222,12 @@ def lemma_6_2(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
 # ----------------------------------------------------------------------------- Lemmas 6.3 - 6.5 (ordered pairs)
 
 
-def _pair_lapmax(inst: Instance, prec: int, interval: bool) -> tuple[dict, dict, tuple, tuple]:
+def _pair_lapmax(inst: Instance, prec: int, interval: bool) -> tuple[dict[Any, Any], dict[Any, Any], Hist, Hist]:
     p = inst.params
-    dh, dg = limited_domain(inst.h, p["kbar"]), limited_domain(inst.h_prime, p["kbar"])
-    P = _dist(lapmax(p, dh), inst.h, prec, interval)
-    Q = _dist(lapmax(p, dg), inst.h_prime, prec, interval)
+    h, g = pair_of(inst)
+    dh, dg = limited_domain(h, p["kbar"]), limited_domain(g, p["kbar"])
+    P = dist(lapmax(p, dh), h, prec, interval)
+    Q = dist(lapmax(p, dg), g, prec, interval)
     return P, Q, dh, dg
 
 
@@ -257,7 +247,7 @@ def lemma_6_4(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     p = inst.params
     P, Q, dh, dg = _pair_lapmax(inst, prec, interval)
     d_eps = tuple(i for i in dh if i in dg)
-    E = _dist(lapmax(p, d_eps), inst.h, prec, interval)
+    E = dist(lapmax(p, d_eps), hist_of(inst), prec, interval)
     common = support(P) & support(Q)
     zero = 0 * next(iter(P.values()))
     ctx = ctx_of(zero)
@@ -304,8 +294,8 @@ def lemma_d_1_instances(domain: Domain) -> Iterator[Instance]:
 
 def lemma_d_1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """``Pr[i in LapMax(h, D)] <= Pr[X_i > X_⊥] <= Pr[Lap > T + Lap] <= 3 delta/(4 Delta) + ln(Delta/delta) delta/(4 Delta)``."""
-    p, h = inst.params, inst.h
-    P = _dist(lapmax(p, p["domain"]), h, prec, interval)
+    p, h = inst.params, hist_of(inst)
+    P = dist(lapmax(p, p["domain"]), h, prec, interval)
     i = p["i"]
     p_in = prob(P, [o for o in P if i in o])
     base = order_stat(h, p["kbar"] + 1)
@@ -366,8 +356,13 @@ def lemma_d_1_symbolic(inst: Instance, *, prec: int, interval: bool) -> list[Com
     e, T, x = sp.symbols("eps T x", positive=True)
     p_neg = e / 2 * sp.exp(e * x)  # Laplace density on x < 0
     p_pos = e / 2 * sp.exp(-e * x)  # on x > 0
-    F_le0 = lambda y: sp.exp(e * y) / 2  # noqa: E731  Pr[Lap < y], y <= 0
-    F_ge0 = lambda y: 1 - sp.exp(-e * y) / 2  # noqa: E731  y >= 0
+
+    def F_le0(y: Any) -> Any:  # Pr[Lap < y], y <= 0
+        return sp.exp(e * y) / 2
+
+    def F_ge0(y: Any) -> Any:  # y >= 0
+        return 1 - sp.exp(-e * y) / 2
+
     I1 = _int_exp_sum(sp, p_neg * F_le0(x - T), x, -sp.oo, 0)
     I2 = _int_exp_sum(sp, p_pos * F_le0(x - T), x, 0, T)
     I3 = _int_exp_sum(sp, p_pos * F_ge0(x - T), x, T, sp.oo)
@@ -396,7 +391,7 @@ def lemma_f_1_instances(domain: Domain) -> Iterator[Instance]:
                         yield Instance(a, b, {**p, "i": i, "T": T})
 
 
-def _sf_above(ctx: Any, h: tuple, i: int, k: int, T: Any, eps: Any) -> Any:
+def _sf_above(ctx: Any, h: Hist, i: int, k: int, T: Any, eps: Any) -> Any:
     """``Pr[h_i + Lap(1/eps) > h_(k+1) + T]`` (Laplace survival function, closed form)."""
     return laplace_sf(ctx, h[i] - order_stat(h, k + 1), 1 / Fraction(eps))(Fraction(T))
 
@@ -404,8 +399,9 @@ def _sf_above(ctx: Any, h: tuple, i: int, k: int, T: Any, eps: Any) -> Any:
 def lemma_f_1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """``Pr[h_i + Lap > h_(k+1) + T] <= e^eps Pr[h'_i + Lap > h'_(k+1) + T]``."""
     p = inst.params
+    h, g = pair_of(inst)
     with exact_context(prec, interval) as ctx:
-        lhs = _sf_above(ctx, inst.h, p["i"], p["k"], p["T"], p["eps"])
-        rhs = ctx.exp(to_ctx(ctx, p["eps"])) * _sf_above(ctx, inst.h_prime, p["i"], p["k"], p["T"], p["eps"])
+        lhs = _sf_above(ctx, h, p["i"], p["k"], p["T"], p["eps"])
+        rhs = ctx.exp(to_ctx(ctx, p["eps"])) * _sf_above(ctx, g, p["i"], p["k"], p["T"], p["eps"])
     return [Comparison(lhs, "<=", rhs, label=f"Pr[h_{p['i']} + Lap > h_(k+1) + {p['T']}] <= e^eps Pr[h'_{p['i']} + Lap > "
                                              f"h'_(k+1) + {p['T']}]")]

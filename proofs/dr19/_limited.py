@@ -1,30 +1,31 @@
-"""Shared pieces of the DR19 limited-domain ledgers (``proofs/dr19_limited*.py``); not a ledger itself.
+"""Shared pieces of the DR19 ledgers (``proofs/dr19/*.py``); not a ledger itself.
 
-* eq. (2) of Theorem 1 (from :mod:`proofs.composition` when present, else the local
-  transcription :func:`_eq2_local`, identical text);
+* :func:`dom`, the :class:`proofs.claims.Domain` shorthand every ledger module declares its domains with;
+* eq. (2) of Theorem 1 (:func:`proofs.composition.bounds.eq2_eps`) sampled as a claimed curve;
 * good/bad outcome sets of Definition 5.2 and event probabilities;
 * instance generators for statements quantified over (h, domain, T) or over both
   orders of a neighbouring pair, and the l_inf relation restricted to ``||h-h'||_0 <= Delta``
-  (DR19 §2's literal Delta-restricted neighbours, which ``dpverify.checker.neighbours`` lacks).
+  (DR19 §2's literal Delta-restricted neighbours).
 """
 
 from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 
-import mpmath
-
-from mechanisms.core import BOT, DEFAULT_PREC, exact_context, to_ctx
+from mechanisms.core import BOT, Distribution, to_ctx
 from mechanisms.exact.cache import cached_distribution
 
 from proofs.claims import Domain, Instance
+from proofs.composition.bounds import eq2_eps
 from proofs.measures import ctx_of, prob
 
 __all__ = [
+    "Hist",
+    "Params",
+    "dom",
     "eq2_eps",
-    "EQ2_SOURCE",
     "curve_points",
     "support",
     "bad_outcomes",
@@ -33,57 +34,38 @@ __all__ = [
     "subsets",
     "linf_delta_pairs",
     "all_histograms",
+    "pair_of",
 ]
 
-
-def _eq2_local(k: int, eps: Any, delta_prime: Any, *, prec: int = DEFAULT_PREC, interval: bool = False) -> Any:
-    """eq. (2) (DR19 §3), transcribed: ``min{k eps, k eps (e^eps-1)/(e^eps+1) + eps sqrt(2k ln(1/delta')),
-    k eps^2/2 + eps sqrt(k/2 ln(1/delta'))}``; only ``k eps`` when delta' = 0.  Claimed upper bound on eps."""
-    with exact_context(prec, interval) as ctx:
-        e, kc = to_ctx(ctx, eps), ctx.mpf(k)
-        terms = [kc * e]
-        if delta_prime != 0:
-            L = ctx.log(1 / to_ctx(ctx, delta_prime))
-            x = ctx.exp(e)
-            terms.append(kc * e * (x - 1) / (x + 1) + e * ctx.sqrt(2 * kc * L))
-            terms.append(kc * e * e / 2 + e * ctx.sqrt(kc * L / 2))
-        if not interval:
-            return min(terms)
-        return ctx.mpf([min(t.a for t in terms), min(t.b for t in terms)])
+#: A histogram (item counts).
+Hist = tuple[int, ...]
+#: One parameter dict of a domain (``Domain.params``, ``Instance.params``).
+Params = Mapping[str, Any]
 
 
-try:  # the lead's transcription of eq. (2)/(3) (proofs/composition.py), if it is in the tree
-    from proofs.composition.bounds import eq2_eps as _eq2_shared  # type: ignore
-
-    EQ2_SOURCE = "proofs.composition.eq2_eps"
-except ImportError:  # pragma: no cover - depends on the state of the tree
-    _eq2_shared = None
-    EQ2_SOURCE = "proofs.dr19._limited._eq2_local"
-
-
-def eq2_eps(k: int, eps: Any, delta_prime: Any) -> Any:
-    """Theorem 1's eps'(delta') (eq. (2)) at DEFAULT_PREC in ``mp``: the claimed upper bound on eps."""
-    if _eq2_shared is not None:
-        return _eq2_shared(k, eps, delta_prime)
-    return _eq2_local(k, eps, delta_prime)
+def dom(d: int, max_count: int, relation: str, params: Iterable[Params], **extra: Any) -> Domain:
+    """:class:`proofs.claims.Domain` of length ``d``, counts ``0..max_count``, with ``params`` as a tuple and
+    ``extra`` as its claim-specific settings."""
+    return Domain(d=d, max_count=max_count, relation=relation, params=tuple(params), extra=extra)
 
 
 def curve_points(k: int, eps: Any, delta: Any, grid: Sequence[Any]) -> list[tuple[Any, Any]]:
-    """Theorem 1's claimed curve sampled at ``delta' in grid``: ``[(eps'(delta'), delta + delta'), ...]``."""
+    """Theorem 1's claimed curve sampled at ``delta' in grid``: ``[(eps'(delta'), delta + delta'), ...]``
+    (eq. (2) at ``DEFAULT_PREC`` in ``mp``: the claimed upper bound on eps)."""
     return [(eq2_eps(k, eps, dp), Fraction(delta) + Fraction(dp)) for dp in grid]
 
 
-def support(dist: Mapping) -> set:
+def support(dist: Distribution) -> set[Any]:
     """Outcomes of positive probability (exact zero-probability outcomes are never stored)."""
     return {o for o, p in dist.items() if not (p == 0)}
 
 
-def bad_outcomes(P: Mapping, Q: Mapping) -> set:
+def bad_outcomes(P: Distribution, Q: Distribution) -> set[Any]:
     """Definition 5.2: ``S^delta = S \\ S'`` with S, S' the supports of P = M(h), Q = M(h')."""
     return support(P) - support(Q)
 
 
-def zero_like(dist: Mapping) -> Any:
+def zero_like(dist: Distribution) -> Any:
     """A zero of the distribution's number context."""
     return 0 * next(iter(dist.values()))
 
@@ -101,29 +83,41 @@ def subsets(items: Sequence[int]) -> Iterator[tuple[int, ...]]:
         yield from itertools.combinations(items, r)
 
 
-def all_histograms(d: int, max_count: int) -> Iterator[tuple[int, ...]]:
+def all_histograms(d: int, max_count: int) -> Iterator[Hist]:
     """Every histogram of length d with counts 0..max_count."""
     return itertools.product(range(max_count + 1), repeat=d)
 
 
-def linf_delta_pairs(d: int, max_count: int, Delta: int) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+def linf_delta_pairs(d: int, max_count: int, Delta: int) -> Iterator[tuple[Hist, Hist]]:
     """DR19 §2 literally: ``||h-h'||_inf <= 1`` and ``||h-h'||_0 <= Delta`` (mixed signs), each unordered pair once."""
     for h in all_histograms(d, max_count):
         for e in itertools.product((-1, 0, 1), repeat=d):
             nz = sum(1 for x in e if x)
             if not nz or nz > Delta:
                 continue
-            g = tuple(a + b for a, b in zip(h, e))
+            g = tuple(a + b for a, b in zip(h, e, strict=True))
             if min(g) >= 0 and max(g) <= max_count and g > h:
                 yield h, g
 
 
-def dist(mech: Any, h: tuple, prec: int, interval: bool) -> dict:
+def pair_of(inst: Instance) -> tuple[Hist, Hist]:
+    """``(h, h')`` of an instance that is a neighbouring pair (both histograms present)."""
+    assert inst.h is not None and inst.h_prime is not None, "a pair instance has both histograms"
+    return inst.h, inst.h_prime
+
+
+def hist_of(inst: Instance) -> Hist:
+    """``h`` of an instance that has one (a pair, or a single histogram with ``h_prime = None``)."""
+    assert inst.h is not None, "the instance has a histogram"
+    return inst.h
+
+
+def dist(mech: Any, h: Sequence[int], prec: int, interval: bool) -> dict[Any, Any]:
     """Memoised exact distribution (``mechanisms.exact.cache``)."""
     return cached_distribution(mech, tuple(h), prec, interval)
 
 
-def event_prob(P: Mapping, event: Iterable) -> Any:
+def event_prob(P: Distribution, event: Iterable[Hashable]) -> Any:
     """``P(event)`` (absent outcomes count 0)."""
     return prob(P, event)
 
@@ -133,21 +127,12 @@ def as_ctx(x: Any, like: Any) -> Any:
     return to_ctx(ctx_of(like), x)
 
 
-def indices(o: tuple) -> set:
+def indices(o: Iterable[Any]) -> set[int]:
     """The item indices of an outcome (⊥ dropped)."""
     return {x for x in o if x is not BOT}
 
 
-def is_iv(x: Any) -> bool:
-    return isinstance(x, mpmath.iv.mpf)
-
-
-def domain_with(d: int, max_count: int, relation: str, params: Sequence[Mapping[str, Any]], **extra: Any) -> Domain:
-    """Shorthand for :class:`proofs.claims.Domain` with a params tuple."""
-    return Domain(d=d, max_count=max_count, relation=relation, params=tuple(params), extra=dict(extra))
-
-
-def relation_pairs(d: int, max_count: int, relation: str) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+def relation_pairs(d: int, max_count: int, relation: str) -> Iterator[tuple[Hist, Hist]]:
     """Unordered neighbouring pairs, enumerated here because ``proofs`` may not import ``dpverify``.
 
     Same relations and conventions as ``dpverify.checker.neighbours.pairs``: ``add-remove``
@@ -163,12 +148,13 @@ def relation_pairs(d: int, max_count: int, relation: str) -> Iterator[tuple[tupl
     for h in all_histograms(d, max_count):
         for e in itertools.product((0, 1), repeat=d):
             if 0 < sum(e) <= cap:
-                g = tuple(a + b for a, b in zip(h, e))
+                g = tuple(a + b for a, b in zip(h, e, strict=True))
                 if max(g) <= max_count:
                     yield h, g
 
 
-def pair_instances(relation: str | None = None, *, both: bool = True, extra_params: Mapping[str, Any] | None = None):
+def pair_instances(relation: str | None = None, *, both: bool = True,
+                   extra_params: Params | None = None) -> Callable[[Domain], Iterator[Instance]]:
     """An ``instances(domain)`` function: every pair of ``relation`` (default: the domain's), in both orders if ``both``."""
 
     def gen(domain: Domain) -> Iterator[Instance]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction as F
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import mpmath
 import numpy as np
@@ -17,16 +17,18 @@ from mechanisms.limited_domain.peeling import LEM
 
 from proofs.claims import Comparison, Domain, Instance
 
-from ._limited import all_histograms, as_ctx, dist, event_prob, indices, zero_like
+from ._limited import Hist, Params, all_histograms, as_ctx, dist, event_prob, hist_of, indices, pair_of, zero_like
 
 
-def lim(p: dict, **over: Any) -> LimitDom:
+def lim(p: Params, **over: Any) -> LimitDom:
+    """LimitDom (Algorithm 1) with the params of an instance, some replaced by ``over``."""
     q = {**p, **over}
     return LimitDom(q["k"], q["kbar"], q["eps"], q["delta"], Delta=q.get("Delta"), variant=q.get("variant", "long"))
 
 
-def _m(p: dict, d: int) -> int:
-    return p["kbar"] if p.get("Delta") is None else min(p["Delta"], p["kbar"])
+def _m(p: Params, d: int) -> int:
+    """``min{Delta, kbar}`` (``kbar`` when unrestricted)."""
+    return int(p["kbar"] if p.get("Delta") is None else min(p["Delta"], p["kbar"]))
 
 
 def _round_up(x: Any, digits: int = 12) -> F:
@@ -38,16 +40,17 @@ def _round_up(x: Any, digits: int = 12) -> F:
 # ----------------------------------------------------------------------------- Claim 3.1
 
 
-def claim_3_1(which: str):
+def claim_3_1(which: str) -> Callable[..., list[Comparison]]:
     """Pr[i in LimitDom(h)] <= delta / min{Delta, kbar} (``which="kbar"``) or delta / min{Delta, k} (§3.2)."""
 
     def evaluate(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
         p = inst.params
-        leave = set(limited_domain(inst.h, p["kbar"])) - set(limited_domain(inst.h_prime, p["kbar"]))
+        h, g = pair_of(inst)
+        leave = set(limited_domain(h, p["kbar"])) - set(limited_domain(g, p["kbar"]))
         if not leave:
             return []
-        P = dist(lim(p), inst.h, prec, interval)
-        cap = p.get("Delta", len(inst.h))
+        P = dist(lim(p), h, prec, interval)
+        cap = p.get("Delta", len(h))
         m = min(cap, p["kbar"] if which == "kbar" else p["k"])
         bound = as_ctx(F(p["delta"]) / m, zero_like(P))
         return [Comparison(event_prob(P, [o for o in P if i in o]), "<=", bound, f"Pr[{i} in LimitDom(h)] <= "
@@ -62,9 +65,9 @@ def claim_3_1(which: str):
 
 def fn1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """kbar = d: LimitDom^{k,d} vs the peeling exponential mechanism pEM^k (outcome by outcome)."""
-    p = inst.params
-    A = dist(lim(p, kbar=len(inst.h)), inst.h, prec, interval)
-    B = dist(PeelingEM(p["k"], p["eps"]), inst.h, prec, interval)
+    p, h = inst.params, hist_of(inst)
+    A = dist(lim(p, kbar=len(h)), h, prec, interval)
+    B = dist(PeelingEM(p["k"], p["eps"]), h, prec, interval)
     z = zero_like(A)
     return [Comparison(A.get(o, z), "==", B.get(o, z), f"Pr[LimitDom^(k,d)={o}] = Pr[pEM^k={o}]") for o in set(A) | set(B)]
 
@@ -74,13 +77,14 @@ def fn1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
 
 def claim_3_2_topk(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """kbar = k: every released index lies in the true top-k d^k(h)."""
-    p = inst.params
-    P = dist(lim(p, kbar=p["k"]), inst.h, prec, interval)
-    top = set(limited_domain(inst.h, p["k"]))
+    p, h = inst.params, hist_of(inst)
+    P = dist(lim(p, kbar=p["k"]), h, prec, interval)
+    top = set(limited_domain(h, p["k"]))
     return [Comparison(len(indices(o) - top), "==", 0, f"{o} ⊆ top-k") for o in P]
 
 
 def flat_instances(domain: Domain) -> Iterator[Instance]:
+    """Every flat histogram ``(c, ..., c)`` of the domain x params."""
     for params in domain.params:
         for c in range(domain.max_count + 1):
             yield Instance((c,) * domain.d, None, dict(params))
@@ -88,16 +92,16 @@ def flat_instances(domain: Domain) -> Iterator[Instance]:
 
 def claim_3_2_flat(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """All counts equal: LimitDom returns ⊥ (first) with probability >= 1 - delta."""
-    P = dist(lim(inst.params), inst.h, prec, interval)
+    P = dist(lim(inst.params), hist_of(inst), prec, interval)
     return [Comparison(P[(BOT,)], ">=", 1 - as_ctx(inst.params["delta"], P[(BOT,)]), "Pr[LimitDom(flat h) = (⊥)] >= 1 - delta")]
 
 
 def claim_3_2_monotone(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """§8: "the probability of outputting k indices will only decrease the smaller we make kbar"."""
-    p, d = inst.params, len(inst.h)
+    p, h = inst.params, hist_of(inst)
     full = []
-    for kbar in range(p["k"], d + 1):
-        P = dist(lim(p, kbar=kbar), inst.h, prec, interval)
+    for kbar in range(p["k"], len(h) + 1):
+        P = dist(lim(p, kbar=kbar), h, prec, interval)
         full.append(event_prob(P, [o for o in P if len(o) == p["k"] and BOT not in o]))
     return [Comparison(full[i], "<=", full[i + 1], f"Pr[k indices | kbar={p['k'] + i}] <= Pr[k indices | kbar={p['k'] + i + 1}]")
             for i in range(len(full) - 1)]
@@ -106,7 +110,7 @@ def claim_3_2_monotone(inst: Instance, *, prec: int, interval: bool) -> list[Com
 # ----------------------------------------------------------------------------- Lemma 8.1
 
 
-def _bad_items(h: tuple, k: int, kbar: int, eps: Any, beta: Any) -> set:
+def _bad_items(h: Hist, k: int, kbar: int, eps: Any, beta: Any) -> set[int]:
     """Indices with h_i < h_(k) - alpha, alpha = ln(k kbar / beta)/eps (decided at 256 bits; no ties occur)."""
     hk = order_stat(h, k)
     with mpmath.mp.workprec(256):
@@ -132,9 +136,10 @@ def acc_instances(domain: Domain) -> Iterator[Instance]:
 
 
 def lemma_8_1_accuracy(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
-    p = inst.params
-    P = dist(lim(p), inst.h, prec, interval)
-    bad = _bad_items(inst.h, p["k"], p["kbar"], p["eps"], p["beta"])
+    """Lemma 8.1, first statement: ``Pr[output not (alpha, k)-accurate] <= beta``."""
+    p, h = inst.params, hist_of(inst)
+    P = dist(lim(p), h, prec, interval)
+    bad = _bad_items(h, p["k"], p["kbar"], p["eps"], p["beta"])
     ev = [o for o in P if indices(o) & bad]
     return [Comparison(event_prob(P, ev), "<=", as_ctx(p["beta"], zero_like(P)), "Pr[output not (alpha,k)-accurate] <= beta")]
 
@@ -153,13 +158,15 @@ def k_indices_instances(domain: Domain) -> Iterator[Instance]:
 
 
 def lemma_8_1_k_indices(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
+    """Lemma 8.1, second statement: ``Pr[k indices] >= 1 - beta`` under its hypothesis."""
     p = inst.params
-    P = dist(lim(p), inst.h, prec, interval)
+    P = dist(lim(p), hist_of(inst), prec, interval)
     full = event_prob(P, [o for o in P if BOT not in o])
     return [Comparison(full, ">=", 1 - as_ctx(p["beta"], full), "Pr[k indices] >= 1 - beta (beta at the hypothesis' boundary)")]
 
 
 def _single(domain: Domain) -> Iterator[Instance]:
+    """One instance without histograms: the domain's first params dict."""
     yield Instance(None, None, dict(domain.params[0]) if domain.params else {})
 
 
@@ -203,7 +210,8 @@ def lemma_8_1_statistical(inst: Instance, *, prec: int, interval: bool) -> list[
         beta = min(_round_up(k * kbar / mpmath.mpf(delta.numerator) * delta.denominator
                              * mpmath.exp(-mpmath.mpf(eps.numerator) / eps.denominator * (gap - 1))), F(1))
     rng = np.random.default_rng(20190517)
-    out = LimitDom(k, kbar, eps, delta).sample(h, rng=rng, size=n)
+    # the sampler takes the count array as it is (np.asarray inside): no tuple of 10**5 counts
+    out = LimitDom(k, kbar, eps, delta).sample(h, rng=rng, size=n)  # type: ignore[arg-type]
     short = sum(1 for o in out if BOT in o)
     hk = int(np.sort(h)[-k])
     alpha = math.log(k * kbar / 0.05) / float(eps)
@@ -219,7 +227,8 @@ def lemma_8_1_statistical(inst: Instance, *, prec: int, interval: bool) -> list[
 # ----------------------------------------------------------------------------- Appendix E
 
 
-def _lem_em(p: dict, h: tuple, prec: int, interval: bool):
+def _lem_em(p: Params, h: Hist, prec: int, interval: bool) -> tuple[dict[Any, Any], dict[Any, Any]]:
+    """The laws of LEM^kbar(h, d^kbar(h)) and of EM(h)."""
     L = dist(LEM(p["kbar"], p["eps"], p["delta"], Delta=p.get("Delta")), h, prec, interval)
     M = dist(ExponentialMechanism(p["eps"]), h, prec, interval)
     return L, M
@@ -227,7 +236,7 @@ def _lem_em(p: dict, h: tuple, prec: int, interval: bool):
 
 def lemma_e_1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """LEM beats EM at i_(1) iff (m e^eps/delta) e^{eps h_(kbar+1)} <= sum_{j > kbar} e^{eps h_(j)}: one implication per side."""
-    p, h = inst.params, inst.h
+    p, h = inst.params, hist_of(inst)
     L, M = _lem_em(p, h, prec, interval)
     i1 = limited_domain(h, 1)[0]
     srt = sorted(h, reverse=True)
@@ -243,7 +252,7 @@ def lemma_e_1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
 
 def lemma_e_2(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """Pr[LEM(h, d(h)) not in {i_(1), ⊥}] < Pr[EM(h) != i_(1)]: the weak form with its margin, plus strictness."""
-    p, h = inst.params, inst.h
+    p, h = inst.params, hist_of(inst)
     L, M = _lem_em(p, h, prec, interval)
     i1 = limited_domain(h, 1)[0]
     z = zero_like(L)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import mpmath
 
@@ -23,10 +23,9 @@ from mechanisms.pay_what_you_get.transcript import charge_of
 
 from proofs.claims import Comparison, Instance
 
-try:  # the shared transcription of eq. (3) (proofs/composition.py)
-    from proofs.composition.bounds import eq3_eps as _eq3
-except ImportError:  # pragma: no cover - depends on the state of the tree
-    from mechanisms.pay_what_you_get.session import eq3_eps as _eq3
+from proofs.composition.bounds import eq3_eps as _eq3  # the shared transcription of eq. (3)
+
+from ._limited import Hist, Params, hist_of, pair_of
 
 #: delta' grid of the claimed curve (eps*(delta'), 2 l* delta + delta').
 DELTA_PRIME_GRID = (0, F(1, 20), F(1, 5), F(1, 2))
@@ -56,18 +55,20 @@ def theorem2_points(p: Mapping[str, Any]) -> list[tuple[Any, Any]]:
     return [(eps_star(p["k_star"], p["eps"], dp), 2 * p["l_star"] * F(p["delta"]) + F(dp)) for dp in grid]
 
 
-def device(p: Mapping[str, Any], b: int) -> PMultiLEM:
+def device(p: Params, b: int) -> PMultiLEM:
+    """Algorithm 7's pMultiLEM with input bit ``b`` for a parameter dict."""
     return PMultiLEM(p["k_star"], p["l_star"], p["eps"], p["delta"], p["strategy"], p.get("Delta"), p.get("variant", "long"), b=b)
 
 
 @lru_cache(maxsize=4096)
-def _pmulti(dev: PMultiLEM, h0: tuple, h1: tuple, prec: int, interval: bool) -> dict:
+def _pmulti(dev: PMultiLEM, h0: Hist, h1: Hist, prec: int, interval: bool) -> dict[Any, Any]:
     return dev.distribution_on(h0, h1, prec=prec, interval=interval)
 
 
-def laws(inst: Instance, prec: int, interval: bool) -> dict:
+def laws(inst: Instance, prec: int, interval: bool) -> dict[str, tuple[dict[Any, Any], dict[Any, Any]]]:
     """``{"multi": (M(H0), M(H1)), "pmulti": (pM(0), pM(1))}`` for the instance's family pair."""
-    p, h0, h1 = inst.params, tuple(inst.h), tuple(inst.h_prime)
+    h, g = pair_of(inst)
+    p, h0, h1 = inst.params, tuple(h), tuple(g)
     m = session(p)
     return {
         "multi": (cached_distribution(m, h0, prec, interval), cached_distribution(m, h1, prec, interval)),
@@ -75,11 +76,11 @@ def laws(inst: Instance, prec: int, interval: bool) -> dict:
     }
 
 
-def _zero(P: Mapping) -> Any:
+def _zero(P: Mapping[Any, Any]) -> Any:
     return 0 * next(iter(P.values()))
 
 
-def hockey(P: Mapping, Q: Mapping, eps: Any) -> Any:
+def hockey(P: Mapping[Any, Any], Q: Mapping[Any, Any], eps: Any) -> Any:
     """``sum_o max(0, P(o) - e^eps Q(o))`` (the smallest delta at eps, one direction); intervals enclose it."""
     z = _zero(P)
     is_iv = isinstance(z, mpmath.iv.mpf)
@@ -108,7 +109,7 @@ def alg2_accounting(inst: Instance, *, prec: int, interval: bool) -> list[Compar
     """Algorithm 2 on one histogram: the transcript law sums to 1; every transcript pays at most k*
     in at most l* rounds (charges replayed with the paper's accountant, footnote 6 included)."""
     p = inst.params
-    P = cached_distribution(session(p), tuple(inst.h), prec, interval)
+    P = cached_distribution(session(p), tuple(hist_of(inst)), prec, interval)
     paid = max(sum(charge_of(o) for o in t) for t in P)
     rounds = max(len(t) for t in P)
     one = _as(1, _zero(P))
@@ -172,7 +173,7 @@ def lem_7_2(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
 # ----------------------------------------------------------------------------- Lemma 7.3
 
 
-def lem_7_3(corrected: bool):
+def lem_7_3(corrected: bool) -> Callable[..., list[Comparison]]:
     """Sandwich on S^(0) ∩ S^(1): ``c(o) Pr[pM(b)=o] <= Pr[M(H_b)=o] <= Pr[pM(b)=o]``, both b.
 
     Literal (printed): ``c = 1 - l* delta``.  Corrected: ``c(o) = (1+delta)^(-|o|)`` with
@@ -185,16 +186,18 @@ def lem_7_3(corrected: bool):
         L = laws(inst, prec, interval)
         common = support(L["multi"][0]) & support(L["multi"][1])
         delta = _as(F(p["delta"]), _zero(L["multi"][0]))
-        out, memo = [], {}
+        out: list[Comparison] = []
+        memo: dict[tuple[int, tuple[Any, ...]], bool] = {}
         for b in (0, 1):
             M, PM = L["multi"][b], L["pmulti"][b]
-            lower, upper = [], []
+            lower: list[Comparison] = []
+            upper: list[Comparison] = []
             for o in common:
                 c = (1 + delta) ** (-sum(len(x) for x in o)) if corrected else 1 - p["l_star"] * delta
                 lower.append(Comparison(c * PM[o], "<=", M[o], f"lower: c Pr[pM({b})={o}] <= Pr[M(H{b})={o}]"))
                 # Where side b's limited domain is the common one in every round the two laws are
                 # the same product (an identity, not an inequality): only the strict cases are compared.
-                if not _same_domains(p, inst.h, inst.h_prime, b, o, memo):
+                if not _same_domains(p, *pair_of(inst), b, o, memo):
                     upper.append(Comparison(M[o], "<=", PM[o], f"upper: Pr[M(H{b})={o}] <= Pr[pM({b})={o}]"))
             out += [_tightest(lower)] + ([_tightest(upper)] if upper else [])
         return out
@@ -212,7 +215,8 @@ def _tightest(comps: list[Comparison]) -> Comparison:
     return min(comps, key=low)
 
 
-def _same_domains(p: Mapping[str, Any], h0: tuple, h1: tuple, b: int, o: tuple, memo: dict | None = None) -> bool:
+def _same_domains(p: Params, h0: Hist, h1: Hist, b: int, o: tuple[Any, ...],
+                  memo: dict[tuple[int, tuple[Any, ...]], bool] | None = None) -> bool:
     """Whether ``d^kbar(h_i^(b)) = d_i(o_<i)`` (no bad index available) in every round of transcript ``o``."""
     strategy = session(p).strategy
     memo = {} if memo is None else memo

@@ -12,6 +12,7 @@ lower bound on the worst case, DDR20) and *bound* is the paper's formula from
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any, Mapping
 
 from proofs.claims import Domain, Obligation, PrivacyClaim, widened
 
@@ -39,7 +40,12 @@ DELTAS = (F(1, 10**12), F(1, 10**6), F(1, 10**2))
 
 # ----------------------------------------------------------------------------- the ledger
 
-_NONE = dict(d=0, max_count=0, relation="none")
+
+def _grid_dom(extra: Mapping[str, Any]) -> Domain:
+    """A parameter grid (``relation="none"``, no histograms): the lists of ``extra`` (see ``_grid``)."""
+    return Domain(d=0, max_count=0, relation="none", extra=extra)
+
+
 _EPS = (F(1, 100), F(1, 10), F(1, 2), F(1))
 _K_EPS = ({"k": 1, "eps": F(1)}, {"k": 2, "eps": F(1)}, {"k": 3, "eps": F(1)}, {"k": 2, "eps": F(1, 2)})
 
@@ -51,13 +57,13 @@ CLAIMS = [
         "eps'(delta') = min{sum eps_i, sum eps_i (e^eps_i - 1)/(e^eps_i + 1) + sqrt(2 sum eps_i^2 ln(1/delta'))}",
         code="proofs.composition.advanced_eps / advanced_delta; truth proofs.composition.pld.rr_delta, rr_hetero_delta",
         relation="none",
-        domain=Domain(**_NONE, extra={
+        domain=_grid_dom({
             "k": (1, 2, 10, 100), "eps": _EPS, "delta_prime": DELTAS, "delta0": (0, F(1, 10**6)),
             "points": tuple({"k": k, "eps": F(1, 10), "k2": k2, "eps2": F(1, 2), "delta_prime": d, "delta0": d0}
                             for k, k2 in ((5, 3), (20, 10)) for d in DELTAS for d0 in (0, F(1, 10**6)))
             + tuple({"k": 1000, "eps": e, "delta_prime": d, "delta0": 0} for e in _EPS for d in (F(1, 10**12), F(1, 10**2))),
         }),
-        quick=Domain(**_NONE, extra={"k": (1, 10, 100), "eps": (F(1, 10), F(1)), "delta_prime": (F(1, 10**6),), "delta0": (0, F(1, 10**6)),
+        quick=_grid_dom({"k": (1, 10, 100), "eps": (F(1, 10), F(1)), "delta_prime": (F(1, 10**6),), "delta0": (0, F(1, 10**6)),
                                      "points": ({"k": 5, "eps": F(1, 10), "k2": 3, "eps2": F(1, 2), "delta_prime": F(1, 10**3)},)}),
         evaluate=_thm3, instances=_grid,
         notes="Truth: the exact optimal composition (KOV17 Thm 3.3/3.5, MV16 Thm 1.5) -- randomized response, with an atom "
@@ -74,12 +80,12 @@ CLAIMS = [
         code="proofs.composition.range_bounded_eps / range_bounded_delta; truth proofs.composition.range_bounded.br_delta, "
              "br_hetero_delta",
         relation="none",
-        domain=Domain(**_NONE, extra={
+        domain=_grid_dom({
             "k": (1, 2, 5, 20, 50), "eps": _EPS, "delta": DELTAS,
             "points": tuple({"k": 6, "eps": F(1, 10), "k2": 3, "eps2": F(1, 2), "delta": d} for d in DELTAS)
             + tuple({"k": 100, "eps": e, "delta": F(1, 10**6)} for e in (F(1, 100), F(1, 2))),
         }),
-        quick=Domain(**_NONE, extra={"k": (1, 10, 50), "eps": (F(1, 10), F(1)), "delta": (F(1, 10**6),)}),
+        quick=_grid_dom({"k": (1, 10, 50), "eps": (F(1, 10), F(1)), "delta": (F(1, 10**6),)}),
         evaluate=_lem44, instances=_grid,
         notes="Truth = max over t of the exact profile of RR_{eps,t}^k (DDR20): a LOWER bound on the adaptive worst case, so "
               "'holds' means "
@@ -90,8 +96,8 @@ CLAIMS = [
         id="DR19.Lem4.4#adaptive", title="Lemma 4.4 vs adaptively chosen range-bounded steps", source="DR19 §4.2, Lemma 4.4",
         statement="(as DR19.Lem4.4, against an adaptive adversary) the choice of M_i may depend on the previous outcomes",
         code="proofs.composition.range_bounded_eps; truth proofs.composition.range_bounded.br_adaptive_delta", relation="none",
-        domain=Domain(**_NONE, extra={"k": (2, 5, 10), "eps": (F(1, 10), F(1)), "delta": (F(1, 10**6), F(1, 10**2))}),
-        quick=Domain(**_NONE, extra={"k": (5,), "eps": (F(1, 2),), "delta": (F(1, 100),)}),
+        domain=_grid_dom({"k": (2, 5, 10), "eps": (F(1, 10), F(1)), "delta": (F(1, 10**6), F(1, 10**2))}),
+        quick=_grid_dom({"k": (5,), "eps": (F(1, 2),), "delta": (F(1, 100),)}),
         evaluate=_lem44_adaptive, instances=_grid,
         notes="Truth: optimal adaptive policy choosing t_i in {eps j/6} from the past (dynamic programme, exact for that "
               "policy): a lower "
@@ -103,8 +109,8 @@ CLAIMS = [
         statement="(probe) k adaptively composed eps-DP mechanisms are (eps''(delta), delta)-DP with eq. (4)",
         code="proofs.composition.range_bounded_eps vs "
              "proofs.composition.pld.rr_delta", relation="none", probe=True, expected="violated",
-        domain=Domain(**_NONE, extra={"k": (5, 10, 100), "eps": _EPS, "delta": DELTAS}),
-        quick=Domain(**_NONE, extra={"k": (5, 100), "eps": (F(1, 10),), "delta": (F(1, 10**3), F(1, 10**6))}),
+        domain=_grid_dom({"k": (5, 10, 100), "eps": _EPS, "delta": DELTAS}),
+        quick=_grid_dom({"k": (5, 100), "eps": (F(1, 10),), "delta": (F(1, 10**3), F(1, 10**6))}),
         evaluate=_lem44_on_dp, instances=_grid,
         notes="Randomized response is eps-DP but only 2eps-RB: the range-bounded hypothesis is needed (e.g. k=5, eps=1/10, "
               "delta=1e-3).",
@@ -115,13 +121,13 @@ CLAIMS = [
         "delta_i = sum_{l=0}^{i-1} C(k,l)(e^{(k-l)eps} - e^{(k-2i+l)eps}) / (1+e^eps)^k",
         code="proofs.composition.optimal.kov_delta_i, kov_eps_discrete, kov_delta, kov_eps",
         relation="none",
-        domain=Domain(**_NONE, extra={"points": tuple(
+        domain=_grid_dom({"points": tuple(
             [{"kind": "brute", "k": k, "eps": e} for k in range(1, 9) for e in (F(1, 10), F(1, 2), F(1))]
             + [{"kind": "pld", "k": k, "eps": e} for k in (10, 100) for e in (F(1, 100), F(1, 10), F(1))]
             + [{"kind": "pld", "k": 1000, "eps": F(1, 10)}]
             + [{"kind": "random", "k": k, "eps": e, "seed": s} for k in (2, 3, 4) for e in (F(1, 2), F(1)) for s in (1, 2)]
         )}),
-        quick=Domain(**_NONE, extra={"points": (
+        quick=_grid_dom({"points": (
             {"kind": "brute", "k": 5, "eps": F(1, 2)}, {"kind": "pld", "k": 100, "eps": F(1, 10)},
             {"kind": "random", "k": 3, "eps": F(1), "seed": 1},
         )}),
@@ -138,8 +144,8 @@ CLAIMS = [
         "(k-2i)eps / eps''(delta_i) with i the smallest (k-2i)eps such that delta_i <= 1e-6",
         code="proofs.dr19.figure1.figure1_table, dpverify.report.figure1.plot_figure1",
         relation="none",
-        domain=Domain(**_NONE, extra={"ks": (tuple(range(1, 61, 3)) + (80, 100, 150, 200),), "eps_values": (_EPS,)}),
-        quick=Domain(**_NONE, extra={"ks": ((5, 20, 50),), "eps_values": ((F(1, 10), F(1)),)}),
+        domain=_grid_dom({"ks": (tuple(range(1, 61, 3)) + (80, 100, 150, 200),), "eps_values": (_EPS,)}),
+        quick=_grid_dom({"ks": ((5, 20, 50),), "eps_values": ((F(1, 10), F(1)),)}),
         evaluate=_claimA1, instances=_grid,
         notes=f"Delta rule of App. A (delta_i <= {PAPER_DELTA}); ratio 1 exactly while i = 0 (both bounds k eps). The printed "
               f"figure is "
@@ -153,8 +159,8 @@ CLAIMS = [
         "algorithms [19, 26]' read for every k, eps, delta",
         code="proofs.composition.range_bounded_eps vs "
              "proofs.composition.optimal.kov_eps", relation="none", probe=True, expected="violated",
-        domain=Domain(**_NONE, extra={"k": (2, 5, 10, 20, 50, 100), "eps": _EPS, "delta": DELTAS + (F(1, 10**3),)}),
-        quick=Domain(**_NONE, extra={"k": (10,), "eps": (F(1, 100),), "delta": (F(1, 10**3),)}),
+        domain=_grid_dom({"k": (2, 5, 10, 20, 50, 100), "eps": _EPS, "delta": DELTAS + (F(1, 10**3),)}),
+        quick=_grid_dom({"k": (10,), "eps": (F(1, 100),), "delta": (F(1, 10**3),)}),
         evaluate=_claimA1_universal, instances=_grid,
         notes="Fails for small k at moderate delta (e.g. k=10, eps=1/100, delta=1e-3: eq. (4) 0.0593 vs optimal 0.0464); App. "
               "A's own "
@@ -166,12 +172,12 @@ CLAIMS = [
         "Pr[Z_t - Z_0 >= beta] <= exp(-2 beta^2 / sum c_i^2)",
         code="proofs.dr19.composition._thm4 (exact tails of two-point martingales)",
         relation="none",
-        domain=Domain(**_NONE, extra={"points": tuple(
+        domain=_grid_dom({"points": tuple(
             [{"kind": "iid", "t": t, "p": p, "s": s} for t in (1, 3, 10, 50, 200) for p in (F(1, 10), F(1, 2), F(9, 10))
              for s in (F(1, 4), F(1, 2), F(1), F(3, 2))]
             + [{"kind": "adaptive", "t": t, "s": s} for t in (4, 8, 12, 16) for s in (F(1, 4), F(1, 2), F(1))]
         )}),
-        quick=Domain(**_NONE, extra={"points": ({"kind": "iid", "t": 10, "p": F(1, 10), "s": F(1, 2)}, {"kind": "adaptive", "t": 6, "s": F(1, 2)})}),
+        quick=_grid_dom({"points": ({"kind": "iid", "t": 10, "p": F(1, 10), "s": F(1, 2)}, {"kind": "adaptive", "t": 6, "s": F(1, 2)})}),
         evaluate=_thm4, instances=_grid,
         notes="A theorem of probability (Hoeffding 1963 / Azuma); checked on instances only (exact rational tails), not proved "
               "here. "
@@ -183,9 +189,9 @@ CLAIMS = [
                   "composing "
         "alpha*eps-range-bounded mechanisms with alpha <= 2",
         code="proofs.composition.range_bounded_terms", relation="none",
-        domain=Domain(**_NONE, extra={"alpha": (F(1, 2), F(1), F(3, 2), F(19, 10), F(2)), "k": (1, 10, 100, 1000),
+        domain=_grid_dom({"alpha": (F(1, 2), F(1), F(3, 2), F(19, 10), F(2)), "k": (1, 10, 100, 1000),
                                       "eps": (F(1, 10), F(1)), "delta_prime": (F(1, 10**6), F(1, 100))}),
-        quick=Domain(**_NONE, extra={"alpha": (F(1), F(2)), "k": (10,), "eps": (F(1, 10),), "delta_prime": (F(1, 10**6),)}),
+        quick=_grid_dom({"alpha": (F(1), F(2)), "k": (10,), "eps": (F(1, 10),), "delta_prime": (F(1, 10**6),)}),
         evaluate=_claim42, instances=_grid,
     ),
     Obligation(
@@ -196,9 +202,9 @@ CLAIMS = [
         "read for the whole term k a^2 e^2/2 + sqrt(a^2/2 k ln(1/d')) e vs k e (e^e-1) + e sqrt(2k ln(1/d'))",
         code="proofs.composition.range_bounded_terms vs "
              "proofs.composition.drv_eps", relation="none", probe=True, expected="violated",
-        domain=Domain(**_NONE, extra={"alpha": (F(1), F(3, 2), F(19, 10)), "k": (10, 100, 1000), "eps": (F(1, 10), F(1, 2)),
+        domain=_grid_dom({"alpha": (F(1), F(3, 2), F(19, 10)), "k": (10, 100, 1000), "eps": (F(1, 10), F(1, 2)),
                                       "delta_prime": (F(1, 10**6),)}),
-        quick=Domain(**_NONE, extra={"alpha": (F(19, 10),), "k": (1000,), "eps": (F(1, 10),), "delta_prime": (F(1, 10**6),)}),
+        quick=_grid_dom({"alpha": (F(19, 10),), "k": (1000,), "eps": (F(1, 10),), "delta_prime": (F(1, 10**6),)}),
         evaluate=_claim42_whole, instances=_grid,
         notes="Only the sqrt term improves for alpha < 2; the mean term k a^2 e^2/2 exceeds k e (e^e - 1) once alpha > ~sqrt(2) "
               "and k is large.",

@@ -6,7 +6,7 @@ Every entry's ``statement`` transcribes the printed text (DR19 unless noted).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from mechanisms.core import to_ctx
 from mechanisms.exact.cache import cached_distribution
@@ -44,7 +44,9 @@ def _rb_eps(mech: Any, inst: Instance, prec: int, interval: bool) -> Any:
     return ctx.inf if rng is None else rng[1] - rng[0]
 
 
-def _rb_obligation(factor: int):
+def _rb_obligation(factor: int) -> Callable[..., list[Comparison]]:
+    """EM on the pair is ``factor * eps``-range-bounded."""
+
     def evaluate(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
         eps = inst.params["eps"]
         mech = ExponentialMechanism(eps)
@@ -60,7 +62,9 @@ def _cor_4_2(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     mech = ExponentialMechanism(inst.params["eps"])
     P = cached_distribution(mech, inst.h, prec, interval)
     Q = cached_distribution(mech, inst.h_prime, prec, interval)
-    lo, hi = log_ratio_range(P, Q)
+    rng = log_ratio_range(P, Q)
+    assert rng is not None, "EM has full support on every histogram"
+    lo, hi = rng
     ctx = ctx_of(lo)
     dp = hi if (hi.a if ctx.__class__.__name__ == "MPIntervalContext" else hi) >= -lo else -lo
     rb = hi - lo
@@ -92,7 +96,8 @@ def _symbolic_lemma_4_2(inst: Instance, *, prec: int, interval: bool) -> list[Co
     ]
 
 
-def _single(domain: Domain):
+def _single(domain: Domain) -> Iterator[Instance]:
+    """One instance without histograms or parameters (a symbolic proof)."""
     yield Instance(None, None, {})
 
 

@@ -19,7 +19,7 @@ The figure itself is not in the text extraction; the grid of k and eps is ours
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import mpmath
 
@@ -39,7 +39,7 @@ DEFAULT_KS = tuple(range(1, 101)) + tuple(range(110, 201, 10)) + (250, 300, 400,
 DEFAULT_EPS = (Fraction(1, 100), Fraction(1, 20), Fraction(1, 10), Fraction(1, 4), Fraction(1, 2), Fraction(1))
 
 
-def figure1_row(k: int, eps: Any, delta: Any = PAPER_DELTA, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+def figure1_row(k: int, eps: Any, delta: Any = PAPER_DELTA, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[str, Any]:
     """One point of Figure 1 (exact values as mpmath numbers, plus float copies for plotting).
 
     The index i is selected in ``mp``; with ``interval`` the row's delta_i, eps_rb and ratio
@@ -52,7 +52,10 @@ def figure1_row(k: int, eps: Any, delta: Any = PAPER_DELTA, *, prec: int = DEFAU
         delta_i = kov_delta_i(k, eps, i, prec=prec, interval=True)
     terms = range_bounded_terms(homogeneous(k, eps), delta_i, prec=prec, interval=interval)
     with exact_context(prec, interval) as ctx:
-        mid = (lambda v: v.mid) if interval else (lambda v: v)
+
+        def mid(v: Any) -> Any:
+            return v.mid if interval else v
+
         name = min(terms, key=lambda n: mid(terms[n]))
         eps_rb = ctx_min(ctx, list(terms.values()))
         ratio = lift(ctx, eps_opt) / eps_rb
@@ -76,7 +79,7 @@ def figure1_table(
     delta: Any = PAPER_DELTA,
     *,
     prec: int = DEFAULT_PREC,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Figure 1's data: one :func:`figure1_row` per (eps, k), eps-major order.
 
     ``ratio > 1``: Lemma 4.4's eps is smaller than the optimal general-DP eps at the
@@ -86,7 +89,7 @@ def figure1_table(
     return [figure1_row(k, e, delta, prec=prec) for e in eps_values for k in ks]
 
 
-def fmt_row(row: dict) -> dict:
+def fmt_row(row: Mapping[str, Any]) -> dict[str, Any]:
     """A row with short decimal strings (for Markdown/CSV)."""
     return {
         "k": row["k"],

@@ -15,9 +15,12 @@ there is no second formula to transcribe.  Evaluators: :mod:`proofs.dr19._laplac
 from __future__ import annotations
 
 from fractions import Fraction as F
+from typing import Any, Callable, Iterable, Sequence
 
-from proofs.claims import Domain, Instance, Obligation, PrivacyClaim, Statement, widened
+from proofs.claims import Comparison, Instance, Obligation, PrivacyClaim, Statement, widened
 from proofs.dr19 import _laplace_checks as L
+
+from ._limited import Params, dom
 
 S61, SD = "DR19 §6.1", "DR19 App. D"
 E1 = {"eps": 1, "delta": F(1, 100), "Delta": 1}
@@ -28,12 +31,9 @@ PE2 = {"k": 2, "kbar": 3, "eps": 2, "delta": F(1, 100), "Delta": 1}  # a large e
 PLINF = {"k": 1, "kbar": 2, "eps": 2, "delta": F(1, 1000), "Delta": 2}  # Lemma 6.3 under linf:2
 
 
-def _p(params, **over):
+def _p(params: Iterable[Params], **over: Any) -> tuple[Params, ...]:
+    """Each params dict with the settings ``over`` added or replaced."""
     return tuple({**p, **over} for p in params)
-
-
-def _dom(d, m, rel, params, **extra):
-    return Domain(d=d, max_count=m, relation=rel, params=tuple(params), extra=extra)
 
 
 LEM61 = "Algorithm 4 is (Delta eps, (e^{Delta eps} + 1) delta_bar)-DP where delta_bar = (delta/4)(3 + ln(Delta/delta))"
@@ -72,8 +72,8 @@ CLAIMS = [
                   "obtain (Delta eps, (e^{eps Delta} + 1) delta_bar)-DP where delta_bar = (delta/4)(3 + ln(Delta/delta))",
         code="mechanisms.limited_domain.laplace.LimitDomLap (Algorithm 1's threshold "
              "ln(min{Delta,kbar}/delta)/eps)", relation="delta:N",
-        domain=widened(_dom(4, 2, "delta:N", [{"k": 2, "kbar": 2, **E1}, {"k": 3, "kbar": 3, "eps": F(1, 2), "delta": F(1, 100), "Delta": 2}])),
-        quick=_dom(3, 2, "delta:N", [{"k": 2, "kbar": 2, **E1}]),
+        domain=widened(dom(4, 2, "delta:N", [{"k": 2, "kbar": 2, **E1}, {"k": 3, "kbar": 3, "eps": F(1, 2), "delta": F(1, 100), "Delta": 2}])),
+        quick=dom(3, 2, "delta:N", [{"k": 2, "kbar": 2, **E1}]),
         mechanism=L.lap, points=L.lemma_6_1_points,
         notes="Informal statement, read as: Algorithm 1 with Gumbel replaced by Laplace (its threshold already is "
               "ln(Delta/delta)/eps "
@@ -82,7 +82,7 @@ CLAIMS = [
     L.PairsPrivacyClaim(
         id="DR19.Lem6.1", title="Privacy of Algorithm 4 (as printed)", source=f"{S61}, Lemma 6.1", statement=LEM61,
         code="mechanisms.limited_domain.laplace.LimitDomLap(literal=True)", relation="delta:N", expected="violated",
-        domain=_dom(4, 2, "delta:N", _p(P1, literal=True)), quick=_dom(3, 1, "delta:N", _p(P1[:1], literal=True)),
+        domain=dom(4, 2, "delta:N", _p(P1, literal=True)), quick=dom(3, 1, "delta:N", _p(P1[:1], literal=True)),
         mechanism=L.lap, points=L.lemma_6_1_points, instances=L.pairs_for_delta(), notes=WIT_LIT,
     ),
     PrivacyClaim(
@@ -90,7 +90,7 @@ CLAIMS = [
                                           "1", source=f"{S61}, Lemma 6.1",
         statement=LEM61 + " -- with h_⊥ = h_(kbar+1) + 1 + "
                           "ln(Delta/delta)/eps", code="mechanisms.limited_domain.laplace.LimitDomLap",
-        relation="delta:N", domain=widened(_dom(4, 2, "delta:N", P1 + (PE2,))), quick=_dom(3, 2, "delta:N", P1[:1]),
+        relation="delta:N", domain=widened(dom(4, 2, "delta:N", P1 + (PE2,))), quick=dom(3, 2, "delta:N", P1[:1]),
         mechanism=L.lap, points=L.lemma_6_1_points,
         notes="Holds on d=4, counts 0..2, Delta=1 pairs (eps in {1/2, 1, 2}); loose: claimed/exact delta about 3 at the worst "
               "pair "
@@ -100,7 +100,7 @@ CLAIMS = [
     PrivacyClaim(
         id="DR19.Lem6.1#corrected-Delta2", title="Lemma 6.1 corrected, Delta = 2 under delta:2", source=f"{S61}, Lemma 6.1",
         statement=LEM61 + " -- corrected threshold, Delta = 2", code="mechanisms.limited_domain.laplace.LimitDomLap(Delta=2)",
-        relation="delta:N", domain=widened(_dom(4, 2, "delta:N", P2)), quick=_dom(3, 1, "delta:N", P2[:1]),
+        relation="delta:N", domain=widened(dom(4, 2, "delta:N", P2)), quick=dom(3, 1, "delta:N", P2[:1]),
         mechanism=L.lap, points=L.lemma_6_1_points,
     ),
     PrivacyClaim(
@@ -108,7 +108,7 @@ CLAIMS = [
         source=f"{S61} (first paragraph), Lemma 6.1",
         statement=LEM61 + " -- corrected threshold; neighbours ||h-h'||_inf <= 1 and ||h-h'||_0 <= Delta with mixed signs",
         code="mechanisms.limited_domain.laplace.LimitDomLap", relation="linf:N",
-        domain=widened(_dom(4, 2, "linf:N", (PLINF, P2[0]))), quick=_dom(3, 2, "linf:N", (PLINF,)),
+        domain=widened(dom(4, 2, "linf:N", (PLINF, P2[0]))), quick=dom(3, 2, "linf:N", (PLINF,)),
         mechanism=L.lap, points=L.lemma_6_1_points,
         notes="Holds although its proof's Lemma 6.3 step fails under this relation (DR19.Lem6.3#linf-delta): the slack "
               "(e^{Delta eps}+1) delta_bar absorbs it on this domain.",
@@ -119,8 +119,8 @@ CLAIMS = [
         statement="(probe) corrected Algorithm 4 with Delta = 1 < d is (eps, (e^eps + 1) delta_bar)-DP under add/remove "
                   "neighbours",
         code="mechanisms.limited_domain.laplace.LimitDomLap(Delta=1)", relation="add-remove", probe=True, expected="violated",
-        domain=_dom(4, 7, "add-remove", [{"k": 2, "kbar": 3, "eps": 2, "delta": F(1, 1000), "Delta": 1}], box=((4, 6), (4, 6), (5, 6), (0, 1))),
-        quick=_dom(4, 7, "add-remove", [{"k": 2, "kbar": 3, "eps": 2, "delta": F(1, 1000), "Delta": 1}], box=((5, 5), (5, 5), (6, 6), (0, 0))),
+        domain=dom(4, 7, "add-remove", [{"k": 2, "kbar": 3, "eps": 2, "delta": F(1, 1000), "Delta": 1}], box=((4, 6), (4, 6), (5, 6), (0, 1))),
+        quick=dom(4, 7, "add-remove", [{"k": 2, "kbar": 3, "eps": 2, "delta": F(1, 1000), "Delta": 1}], box=((5, 5), (5, 5), (6, 6), (0, 0))),
         mechanism=L.lap, points=L.lemma_6_1_points, instances=L.pairs_for_delta(),
         notes="Pairs h in the box x every add/remove move. The Delta hypothesis is needed: h=(5,5,6,0) -> h'=(6,5,6,1) moves "
               "item 0 "
@@ -146,7 +146,7 @@ CLAIMS = [
         id="DR19.Cor6.1", title="Algorithm 4 ≡ LapMax on d^kbar(h)", source=f"{S61}, Corollary 6.1",
         statement="For any histogram h, LapMax^{k,kbar}(h, d^kbar(h)) and LimitDom_Lap^{k,kbar}(h) are equal in distribution.",
         code="proofs.dr19._laplace_checks.cor_6_1", relation="none",
-        domain=_dom(4, 2, "none", (P1[1], P2[1]) + _p(P1[:1], literal=True)), quick=_dom(3, 2, "none", P1[:1] + _p(P1[:1], literal=True)),
+        domain=dom(4, 2, "none", (P1[1], P2[1]) + _p(P1[:1], literal=True)), quick=dom(3, 2, "none", P1[:1] + _p(P1[:1], literal=True)),
         evaluate=L.cor_6_1, notes="Both thresholds (literal flag in params). Two computations: depth-first over prefixes vs one "
                                   "chain integral per outcome.",
     ),
@@ -155,7 +155,7 @@ CLAIMS = [
         statement="For any fixed d ⊆ [d] and neighbouring h, h' with i_(kbar+1), i'_(kbar+1) ∉ d, for any S: "
                   "Pr[LapMax(h,d) in S] <= e^{Delta eps} Pr[LapMax(h',d) in S]",
         code="proofs.dr19._laplace_checks.lemma_6_2", relation="delta:N",
-        domain=_dom(4, 2, "delta:N", P1[1:2] + _p(P1[:1], literal=True)), quick=_dom(3, 2, "delta:N", P1[:1] + _p(P1[:1], literal=True)),
+        domain=dom(4, 2, "delta:N", P1[1:2] + _p(P1[:1], literal=True)), quick=dom(3, 2, "delta:N", P1[:1] + _p(P1[:1], literal=True)),
         evaluate=L.lemma_6_2, instances=L.lemma_6_2_instances(),
         notes="Every pair x every non-empty domain D avoiding i_(kbar+1) and i'_(kbar+1); pure DP (max |ln P/Q|) per pair; both "
               "thresholds "
@@ -166,7 +166,7 @@ CLAIMS = [
         id="DR19.Lem6.2#linf-delta", title="Lemma 6.2 under mixed-sign Delta-restricted neighbours", source=f"{S61}, Lemma 6.2",
         statement="Lemma 6.2 with ||h-h'||_inf <= 1, ||h-h'||_0 <= Delta (mixed signs)",
         code="proofs.dr19._laplace_checks.lemma_6_2", relation="linf:N",
-        domain=_dom(4, 2, "linf:N", P2[:1]), quick=_dom(3, 1, "linf:N", P2[:1]),
+        domain=dom(4, 2, "linf:N", P2[:1]), quick=dom(3, 1, "linf:N", P2[:1]),
         evaluate=L.lemma_6_2, instances=L.lemma_6_2_instances(),
     ),
     Obligation(
@@ -174,7 +174,7 @@ CLAIMS = [
                                                    "domain", source=f"{S61}, Lemma 6.2",
         statement="(probe) Lemma 6.2 for domains d containing i_(kbar+1) or i'_(kbar+1)",
         code="proofs.dr19._laplace_checks.lemma_6_2", relation="delta:N", probe=True, expected="violated",
-        domain=_dom(4, 1, "delta:N", [PDROP]), quick=_dom(4, 2, "delta:N", [PDROP], box=((0, 0), (1, 1), (2, 2), (2, 2))),
+        domain=dom(4, 1, "delta:N", [PDROP]), quick=dom(4, 2, "delta:N", [PDROP], box=((0, 0), (1, 1), (2, 2), (2, 2))),
         evaluate=L.lemma_6_2, instances=L.lemma_6_2_instances(hypothesis=False),
         notes="The text's reason for the hypothesis ('changing one index would change the count of both h_(kbar+1) and h_⊥') is "
               "confirmed: "
@@ -202,19 +202,20 @@ _LEM65 = "For any neighbouring h, h' and any S ⊆ S_Lap: Pr[LapMax(h,d^kbar(h))
 _LEMD1 = "For any i in d with h_i <= h_(kbar+1) + 1: Pr[i in LapMax(h, d)] <= 3 delta/(4 Delta) + ln(Delta/delta) delta/(4 Delta)"
 
 
-def _lemmas(eid, title, src, stmt, ev, lit_note, rel_extra=()):
+def _lemmas(eid: str, title: str, src: str, stmt: str, ev: Callable[..., list[Comparison]], lit_note: str,
+            rel_extra: Sequence[tuple[str, str, str, str, Sequence[Params], tuple[tuple[int, int], ...]]] = ()) -> list[Obligation]:
     """The printed (eq. (7) threshold) entry and its #corrected twin for one ordered-pair lemma."""
     gen = L.pairs_for_delta(both=True)
     out = [
         Obligation(id=eid, title=f"{title} (eq. (7) as "
                                  f"printed)", source=src, statement=stmt, code=f"proofs.dr19._laplace_checks.{ev.__name__}",
-                   relation="delta:N", expected="violated", domain=_dom(3, 2, "delta:N", _p(P1[:2], literal=True)),
-                   quick=_dom(3, 1, "delta:N", _p(P1[:1], literal=True)), evaluate=ev, instances=gen, notes=lit_note),
+                   relation="delta:N", expected="violated", domain=dom(3, 2, "delta:N", _p(P1[:2], literal=True)),
+                   quick=dom(3, 1, "delta:N", _p(P1[:1], literal=True)), evaluate=ev, instances=gen, notes=lit_note),
         Obligation(id=f"{eid}#corrected", title=f"{title}, threshold "
                                                 f"ln(Delta/delta)/eps", source=src, statement=stmt + " -- h_⊥ with "
                                                                                                      "ln(Delta/delta)/eps",
-                   code=f"proofs.dr19._laplace_checks.{ev.__name__}", relation="delta:N", domain=_dom(4, 2, "delta:N", P1 + P2[:1]),
-                   quick=_dom(3, 2, "delta:N", P1[:1] + P2[:1]), evaluate=ev, instances=gen,
+                   code=f"proofs.dr19._laplace_checks.{ev.__name__}", relation="delta:N", domain=dom(4, 2, "delta:N", P1 + P2[:1]),
+                   quick=dom(3, 2, "delta:N", P1[:1] + P2[:1]), evaluate=ev, instances=gen,
                    notes="Ordered pairs (both directions) of delta:N with N = Delta."),
     ]
     for rid, rel, exp, note, params, box in rel_extra:
@@ -222,7 +223,7 @@ def _lemmas(eid, title, src, stmt, ev, lit_note, rel_extra=()):
                                                        f"{rel}", source=src, statement=stmt + f" -- corrected threshold, "
                                                                                               f"relation {rel}",
                               code=f"proofs.dr19._laplace_checks.{ev.__name__}", relation=rel, expected=exp, probe=rel == "add-remove",
-                              domain=_dom(4, 2, rel, params), quick=_dom(4, 2, rel, params, box=box),
+                              domain=dom(4, 2, rel, params), quick=dom(4, 2, rel, params, box=box),
                               evaluate=ev, instances=gen, notes=note))
     return out
 
@@ -256,7 +257,7 @@ CLAIMS += [
     Obligation(
         id="DR19.LemD.1", title="Laplace bad-index bound (eq. (7) as printed)", source=f"{SD}, Lemma D.1", statement=_LEMD1,
         code="proofs.dr19._laplace_checks.lemma_d_1", relation="none", expected="violated",
-        domain=_dom(3, 1, "none", _p(P1[:1], literal=True)), quick=_dom(2, 1, "none", _p(P1[:1], literal=True)),
+        domain=dom(3, 1, "none", _p(P1[:1], literal=True)), quick=dom(2, 1, "none", _p(P1[:1], literal=True)),
         evaluate=L.lemma_d_1, instances=L.lemma_d_1_instances,
         notes="ERRATUM via eq. (7): the proof's T = ln(Delta/delta)/eps is not the printed h_⊥ offset ln(Delta/eps).",
     ),
@@ -264,7 +265,7 @@ CLAIMS += [
         id="DR19.LemD.1#corrected", title="Laplace bad-index bound, threshold ln(Delta/delta)/eps", source=f"{SD}, Lemma D.1",
         statement=_LEMD1 + " -- h_⊥ = h_(kbar+1) + 1 + "
                            "ln(Delta/delta)/eps", code="proofs.dr19._laplace_checks.lemma_d_1", relation="none",
-        domain=_dom(3, 2, "none", P1[:1] + P2[:1]), quick=_dom(2, 2, "none", P1[:1] + P2[:1]),
+        domain=dom(3, 2, "none", P1[:1] + P2[:1]), quick=dom(2, 2, "none", P1[:1] + P2[:1]),
         evaluate=L.lemma_d_1, instances=L.lemma_d_1_instances,
         notes="Every histogram, every domain D, every i in D with h_i <= h_(kbar+1)+1; also the proof's two intermediate steps. "
               "Loose by design: exact Pr[Lap > T + Lap] = (delta/Delta)(2 + ln(Delta/delta))/4 vs printed (3 + "
@@ -282,8 +283,8 @@ CLAIMS += [
         statement="For any neighbouring h, h', fixed k < d, T in R, i in [d]: Pr[h_i + Lap(1/eps) > h_(k+1) + T] <= e^eps "
                   "Pr[h'_i + Lap(1/eps) > h'_(k+1) + T]",
         code="proofs.dr19._laplace_checks.lemma_f_1", relation="add-remove",
-        domain=_dom(3, 2, "add-remove", [{"k": 1, "eps": 1}, {"k": 2, "eps": F(1, 2)}], T=(F(-3, 2), F(1, 2), 2)),
-        quick=_dom(3, 2, "add-remove", [{"k": 1, "eps": 1}], T=(0, F(1, 2))),
+        domain=dom(3, 2, "add-remove", [{"k": 1, "eps": 1}, {"k": 2, "eps": F(1, 2)}], T=(F(-3, 2), F(1, 2), 2)),
+        quick=dom(3, 2, "add-remove", [{"k": 1, "eps": 1}], T=(0, F(1, 2))),
         evaluate=L.lemma_f_1, instances=L.lemma_f_1_instances,
         notes="Ordered add/remove pairs x i x T in {-3/2, 1/2, 2}; exact Laplace survival functions. Tight (ratio e^eps attained "
               "when both thresholds lie above the centres), so certified runs report 'inconclusive'.",
@@ -291,8 +292,8 @@ CLAIMS += [
     Obligation(
         id="DR19.LemF.1#linf", title="Lemma F.1 under l_inf neighbours (mixed signs)", source="DR19 App. F, Lemma F.1; §2",
         statement="Lemma F.1 with ||h-h'||_inf <= 1 (mixed signs)", code="proofs.dr19._laplace_checks.lemma_f_1", relation="linf",
-        expected="violated", domain=_dom(3, 2, "linf", [{"k": 1, "eps": 1}], T=(0, F(1, 2), 2)),
-        quick=_dom(3, 1, "linf", [{"k": 1, "eps": 1}], T=(F(1, 2),)),
+        expected="violated", domain=dom(3, 2, "linf", [{"k": 1, "eps": 1}], T=(0, F(1, 2), 2)),
+        quick=dom(3, 1, "linf", [{"k": 1, "eps": 1}], T=(F(1, 2),)),
         evaluate=L.lemma_f_1, instances=L.lemma_f_1_instances,
         notes="The proof's |(h_i - h_(k+1)) - (h'_i - h'_(k+1))| <= 1 needs one-signed moves: with h_i down and h_(k+1) up the "
               "gap "

@@ -7,15 +7,15 @@ Relations as in :mod:`proofs.dr19.limited_sec5`: add/remove for what the proofs 
 from __future__ import annotations
 
 from fractions import Fraction as F
-from typing import Any
+from typing import Any, Callable
 
 from mechanisms.limited_domain.domain import limited_domain, strict_domain
 from mechanisms.limited_domain.gumbel import StrictLimitDom
 from mechanisms.limited_domain.optimal_threshold import OptimalThreshold
 
-from proofs.claims import Comparison, Domain, Instance, Obligation, PrivacyClaim, Statement, widened
+from proofs.claims import Comparison, Instance, Obligation, PrivacyClaim, Statement, widened
 
-from ._limited import curve_points
+from ._limited import Params, curve_points, dom, hist_of, pair_of
 
 GRID = (0, F(1, 10), F(1, 4), F(1, 2))
 QGRID = (0, F(1, 4))
@@ -31,29 +31,27 @@ KS = tuple({"kbar": b} for b in (1, 2, 3))
 LIT_SEL_WITNESS = ((22, 20, 17, 17, 17), (22, 20, 18, 18, 18), {"k": 2, "dbar": 5, "eps": 1, "delta": F(1, 10**6)})
 
 
-def _dom(d, m, rel, params, **extra):
-    return Domain(d=d, max_count=m, relation=rel, params=tuple(params), extra=extra)
-
-
-def _strict(p: dict) -> StrictLimitDom:
+def _strict(p: Params) -> StrictLimitDom:
+    """Algorithm 5 (strictly limited domain) with the params of an instance."""
     return StrictLimitDom(p["k"], p["kbar"], p["eps"], p["delta"], Delta=p.get("Delta"))
 
 
-def _ot(**fixed: Any):
+def _ot(**fixed: Any) -> Callable[[Params], OptimalThreshold]:
+    """``params -> OptimalThreshold(...)`` (Algorithm 6) with the settings ``fixed``."""
     return lambda p: OptimalThreshold(p["k"], p["dbar"], p["eps"], p["delta"], **fixed)
 
 
 def _eq9(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """d^k_>(h) ⊆ d^k(h): number of strict-domain indices outside the limited domain is 0."""
-    k = inst.params["kbar"]
-    return [Comparison(len(set(strict_domain(inst.h, k)) - set(limited_domain(inst.h, k))), "==", 0, "|d_>(h) \\ d(h)| = 0")]
+    k, h = inst.params["kbar"], hist_of(inst)
+    return [Comparison(len(set(strict_domain(h, k)) - set(limited_domain(h, k))), "==", 0, "|d_>(h) \\ d(h)| = 0")]
 
 
 def _lemma_6_7(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """One of: d'_> ⊆ d_> with h_i = h_(k+1)+1 on the difference, or the symmetric case (1 = some case holds)."""
     from mechanisms.core import order_stat
 
-    k, h, g = inst.params["kbar"], inst.h, inst.h_prime
+    k, (h, g) = inst.params["kbar"], pair_of(inst)
     a, b = set(strict_domain(h, k)), set(strict_domain(g, k))
     case1 = b <= a and all(h[i] == order_stat(h, k + 1) + 1 for i in a - b)
     case2 = a <= b and all(g[i] == order_stat(g, k + 1) + 1 for i in b - a)
@@ -78,7 +76,7 @@ CLAIMS = [
         id="DR19.Lem6.6", title="Algorithm 5 has Theorem 1's guarantee", source="DR19 §6.2, Lemma 6.6",
         statement=LEM66 + " (Theorem 1's curve (eps'(delta'), delta + delta'), unrestricted sensitivity)",
         code="mechanisms.limited_domain.StrictLimitDom", relation="add-remove",
-        domain=widened(_dom(4, 2, "add-remove", P3)), quick=_dom(3, 2, "add-remove", P2[1:]),
+        domain=widened(dom(4, 2, "add-remove", P3)), quick=dom(3, 2, "add-remove", P2[1:]),
         mechanism=_strict, points=lambda p: curve_points(p["k"], p["eps"], p["delta"], GRID),
     ),
     PrivacyClaim(
@@ -87,7 +85,7 @@ CLAIMS = [
         statement="(probe) Algorithm 5 with ln(min{Delta, kbar}/delta) under Delta-restricted neighbours satisfies Theorem 1's "
                   "curve",
         code="mechanisms.limited_domain.StrictLimitDom(Delta=1)", relation="delta:1", probe=True, expected="violated",
-        domain=_dom(4, 1, "delta:1", [{"k": 2, "kbar": 3, "eps": F(1, 2), "delta": F(1, 10), "Delta": 1}]),
+        domain=dom(4, 1, "delta:1", [{"k": 2, "kbar": 3, "eps": F(1, 2), "delta": F(1, 10), "Delta": 1}]),
         mechanism=_strict, points=lambda p: curve_points(p["k"], p["eps"], p["delta"], QGRID),
         notes="Confirms the paper's remark that the strict variant 'does not see the same improvement in the "
               "restricted-sensitivity setting': "
@@ -99,7 +97,7 @@ CLAIMS = [
         id="DR19.Lem6.6#linf", title="Lemma 6.6 under l_inf", source="DR19 §6.2, Lemma 6.6",
         statement=LEM66 + " -- neighbours ||h-h'||_inf <= "
                           "1", code="mechanisms.limited_domain.StrictLimitDom", relation="linf", expected="violated",
-        domain=_dom(3, 2, "linf", P2[:1]), mechanism=_strict, points=lambda p: curve_points(p["k"], p["eps"], p["delta"], QGRID),
+        domain=dom(3, 2, "linf", P2[:1]), mechanism=_strict, points=lambda p: curve_points(p["k"], p["eps"], p["delta"], QGRID),
         notes="ERRATUM (relation), as DR19.Thm1#linf. Witness: h=(0,2,2), h'=(1,1,1), k=1, kbar=2, eps=1, delta=1/10: exact "
               "delta(1) = 0.21373 > 0.1.",
     ),
@@ -107,7 +105,7 @@ CLAIMS = [
         id="DR19.Def6.eq9", title="Strict domain d^k_>(h) ⊆ d^k(h)", source="DR19 §6.2, eq. (9)",
         statement="d^k_>(h) := {i in [d] : h_i > h_(k+1)} ⊆ d^k(h)",
         code="mechanisms.limited_domain.strict_domain", relation="none",
-        domain=_dom(4, 3, "none", KS), quick=_dom(3, 2, "none", KS[:2]), evaluate=_eq9,
+        domain=dom(4, 3, "none", KS), quick=dom(3, 2, "none", KS[:2]), evaluate=_eq9,
         notes="Definition implemented; the inclusion it asserts is checked on every histogram.",
     ),
     Obligation(
@@ -115,13 +113,13 @@ CLAIMS = [
         statement="For any neighboring h, h' and k < d, either d_>(h') ⊆ d_>(h) and h_i = h_(k+1) + 1 on d_>(h) \\ d_>(h'), or "
                   "d_>(h) ⊆ d_>(h') and h'_i = h'_(k+1) + 1 on d_>(h') \\ d_>(h)",
         code="proofs.dr19.limited_sec6._lemma_6_7", relation="add-remove",
-        domain=_dom(4, 3, "add-remove", KS), quick=_dom(3, 2, "add-remove", KS[:2]), evaluate=_lemma_6_7,
+        domain=dom(4, 3, "add-remove", KS), quick=dom(3, 2, "add-remove", KS[:2]), evaluate=_lemma_6_7,
     ),
     Obligation(
         id="DR19.Lem6.7#linf", title="Lemma 6.7 under l_inf", source="DR19 §6.2, Lemma 6.7",
         statement="(neighbours ||h-h'||_inf <= 1) one of the two cases of Lemma 6.7 holds",
         code="proofs.dr19.limited_sec6._lemma_6_7", relation="linf", expected="violated",
-        domain=_dom(3, 2, "linf", KS[:2]), evaluate=_lemma_6_7,
+        domain=dom(3, 2, "linf", KS[:2]), evaluate=_lemma_6_7,
         notes="ERRATUM (relation): the proof uses h >= h' (Lemma 5.1); with mixed signs both strict domains can gain an index. "
               "Witness: h=(0,0,1), h'=(0,1,0), k=1: d_>(h)={2}, d_>(h')={1}, neither contains the other.",
     ),
@@ -141,7 +139,7 @@ CLAIMS = [
         id="DR19.Lem6.8", title="Privacy of Algorithm 6", source="DR19 §6.3, Lemma 6.8",
         statement=LEM68, code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold (EM selection, LimitDom^{k-1,kbar}, "
                               "kbar released)",
-        relation="add-remove", domain=widened(_dom(4, 2, "add-remove", OT)), quick=_dom(3, 2, "add-remove", OTQ),
+        relation="add-remove", domain=widened(dom(4, 2, "add-remove", OT)), quick=dom(3, 2, "add-remove", OTQ),
         mechanism=_ot(), points=lambda p: curve_points(p["k"], p["eps"], p["delta"], GRID),
         notes="Outcome (kbar, o): the selected kbar is released (§6.3: 'we can actually return the optimal kbar ... with no "
               "additional privacy cost').",
@@ -151,8 +149,8 @@ CLAIMS = [
                                                   "Gumbel)", source="DR19 §6.3, Algorithm 6, Lemma 6.8",
         statement=LEM68 + " -- selection exactly as printed: kbar = argmin_i h_(i) + ln(i/delta)/eps + Gumbel(1/eps)",
         code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold(literal=True)", relation="add-remove", expected="violated",
-        domain=widened(_dom(4, 2, "add-remove", ({"k": 2, "dbar": 4, "eps": 1, "delta": F(1, 10)}, *OT), pairs=(LIT_SEL_WITNESS,))),
-        quick=_dom(4, 1, "add-remove", ({"k": 2, "dbar": 4, "eps": 1, "delta": F(1, 10)},), pairs=(LIT_SEL_WITNESS,)),
+        domain=widened(dom(4, 2, "add-remove", ({"k": 2, "dbar": 4, "eps": 1, "delta": F(1, 10)}, *OT), pairs=(LIT_SEL_WITNESS,))),
+        quick=dom(4, 1, "add-remove", ({"k": 2, "dbar": 4, "eps": 1, "delta": F(1, 10)},), pairs=(LIT_SEL_WITNESS,)),
         mechanism=_ot(literal=True), points=lambda p: curve_points(p["k"], p["eps"], p["delta"], GRID),
         notes="With 2 candidates argmin(x+G) has the EM law (the Gumbel difference is logistic); from 3 candidates on it does "
               "not. "
@@ -168,7 +166,7 @@ CLAIMS = [
         id="DR19.Lem6.8#proof-range", title="Lemma 6.8 with the proof's range [k+1, dbar]", source="DR19 §6.3, proof of Lemma 6.8",
         statement=LEM68 + " -- M(h) = argmin over i in [k+1, dbar]",
         code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold(start=k+1)", relation="add-remove",
-        domain=widened(_dom(4, 2, "add-remove", [{**p, "dbar": 4} for p in OT])), quick=_dom(4, 1, "add-remove", [{**OTQ[0], "dbar": 4}]),
+        domain=widened(dom(4, 2, "add-remove", [{**p, "dbar": 4} for p in OT])), quick=dom(4, 1, "add-remove", [{**OTQ[0], "dbar": 4}]),
         mechanism=lambda p: OptimalThreshold(p["k"], p["dbar"], p["eps"], p["delta"], start=p["k"] + 1),
         points=lambda p: curve_points(p["k"], p["eps"], p["delta"], GRID),
     ),
@@ -176,7 +174,7 @@ CLAIMS = [
         id="DR19.Lem6.8#linf", title="Lemma 6.8 under l_inf", source="DR19 §6.3, Lemma 6.8",
         statement=LEM68 + " -- neighbours ||h-h'||_inf <= "
                           "1", code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold", relation="linf", expected="violated",
-        domain=_dom(4, 2, "linf", [{**OTQ[0], "dbar": 2}]), mechanism=_ot(), points=lambda p: curve_points(p["k"], p["eps"], p["delta"], QGRID),
+        domain=dom(4, 2, "linf", [{**OTQ[0], "dbar": 2}]), mechanism=_ot(), points=lambda p: curve_points(p["k"], p["eps"], p["delta"], QGRID),
         notes="ERRATUM (relation): the selection's monotonicity (Lemma 5.1) and the LimitDom part both need one-signed moves. "
               "Witness: h=(0,0,2,2), h'=(1,1,1,1), k=2, dbar=2, eps=1, delta=1/10: exact delta(2) = 0.21373 > 0.1.",
     ),

@@ -13,15 +13,18 @@ is a PrivacyClaim over the pairs of the domain.  Evaluators: ``proofs.dr19._pwyg
 from __future__ import annotations
 
 from fractions import Fraction as F
+from typing import Any, Iterable
 
 from proofs.claims import Domain, Obligation, PrivacyClaim, Statement, widened
 from proofs.dr19 import _pwyg as E
+
+from ._limited import Params, dom
 
 SRC = "DR19 §3 (Algorithm 2, Theorem 2), §7"
 CODE = "mechanisms.pay_what_you_get.MultiLimitDom / MultiLimitDomSession, mechanisms.pay_what_you_get.pmultilem.PMultiLEM"
 
 
-def _p(k_star, l_star, eps, delta, strategy, **kw):
+def _p(k_star: int, l_star: int, eps: Any, delta: Any, strategy: str, **kw: Any) -> dict[str, Any]:
     return {"k_star": k_star, "l_star": l_star, "eps": eps, "delta": delta, "strategy": strategy, **kw}
 
 
@@ -51,16 +54,14 @@ LEM73_D1 = (_p(2, 1, 2, F(1, 4), "fixed-k2", Delta=1), _p(4, 2, 2, F(1, 4), "fix
 BOT_FREE = (_p(1, 5, 1, F(1, 1000), "reask-far", charge="indices-only", grid=(0,)),)
 ALG6 = (_p(2, 2, 1, F(1, 10), "alg6-fixed", algorithm="alg6"), _p(4, 2, 1, F(1, 10), "alg6-greedy", algorithm="alg6"))
 ALG6_LITERAL = tuple({**p, "algorithm": "alg6-literal"} for p in ALG6)
-NO_FN6 = tuple(_p(2, l, e, F(1, 1000), "alg6-fixed", algorithm="alg6", charge="no-footnote6", grid=(0,)) for l in (2, 4) for e in (1, 2))
+NO_FN6 = tuple(_p(2, rounds, e, F(1, 1000), "alg6-fixed", algorithm="alg6", charge="no-footnote6", grid=(0,)) for rounds in (2, 4) for e in (1, 2))
 
 NEURIPS = tuple({**p, "variant": "neurips"} for p in THM2[:4] + THM2[9:])
 
-D3 = dict(d=3, max_count=2)
-Q3 = dict(d=3, max_count=1)
 
-
-def _dom(params, relation="add-remove", **size):
-    return Domain(**(size or D3), relation=relation, params=tuple(params))
+def _dom(params: Iterable[Params], relation: str = "add-remove", *, d: int = 3, max_count: int = 2) -> Domain:
+    """The sessions' domains: length 3, counts 0..2 unless given."""
+    return dom(d, max_count, relation, params)
 
 
 _WHERE = ("Domain: every unordered neighbouring pair of histograms of length 1..5 with counts 0..6 under {rel}, both "
@@ -75,7 +76,7 @@ CLAIMS = [
         statement="while k* > 0 and l* > 0: based on previous outcomes select h_i, k_i, kbar_i; if k_i <= k*: o_i = "
                   "LimitDom^{k_i,kbar_i}(h_i); k* <- k* - |o_i|, l* <- l* - 1. Return (o_1, o_2, ...)",
         code=CODE + "; proofs.dr19._pwyg.alg2_accounting", relation="none",
-        domain=_dom(THM2 + ALG6, "none"), quick=_dom(THM2_QUICK, "none", **Q3), evaluate=E.alg2_accounting,
+        domain=_dom(THM2 + ALG6, "none"), quick=_dom(THM2_QUICK, "none", max_count=1), evaluate=E.alg2_accounting,
         notes="Transcribed literally; |o_i| counts ⊥ (one EM step each). Not printed, fixed here: a request with k_i > k* left "
               "ends the session (the printed loop would repeat it forever). Checked: the exact transcript law sums to 1 and no "
               "transcript pays more than k* or runs more than l* rounds (Alg. 6 rounds pay |o_i|+1).",
@@ -84,7 +85,7 @@ CLAIMS = [
         id="DR19.Thm2", title="Pay-what-you-get composition", source=SRC + "; Theorem 2, eq. (3)",
         statement="For any delta' >= 0, multiLimitDom^{k*,l*} in Algorithm 2 is (eps*, 2 l* delta + delta')-DP, eps* = min{k* "
                   "eps, k* eps (e^eps-1)/(e^eps+1) + eps sqrt(2k* ln(1/delta')), k* eps^2/2 + eps sqrt(k*/2 ln(1/delta'))}",
-        code=CODE, relation="add-remove", domain=widened(_dom(THM2)), quick=_dom(THM2_QUICK, **Q3),
+        code=CODE, relation="add-remove", domain=widened(_dom(THM2)), quick=_dom(THM2_QUICK, max_count=1),
         mechanism=E.session, points=E.theorem2_points,
         notes=_WHERE.format(rel="add-remove") + " Curve sampled at delta' in {0, 1/20, 1/5, 1/2}.",
     ),
@@ -93,7 +94,7 @@ CLAIMS = [
                                                "threshold", source=SRC + "; Theorem 2 with Algorithm 1's min{Delta, kbar}",
         statement="multiLimitDom^{k*,l*} whose LimitDom calls use ln(min{Delta,kbar}/delta)/eps is (eps*, 2 l* delta + "
                   "delta')-DP under Delta-restricted neighbours",
-        code=CODE, relation="delta:1", domain=widened(_dom(DELTA1, "delta:1")), quick=_dom(DELTA1[-2:], "delta:1", **Q3),
+        code=CODE, relation="delta:1", domain=widened(_dom(DELTA1, "delta:1")), quick=_dom(DELTA1[-2:], "delta:1", max_count=1),
         mechanism=E.session, points=E.theorem2_points, notes=_WHERE.format(rel="delta:1 (Delta = 1)"),
     ),
     PrivacyClaim(
@@ -102,7 +103,7 @@ CLAIMS = [
                                                           "kbar})",
         statement="multiLimitDom^{k*,l*} (DR19-NeurIPS prints Algorithm 2 and Theorem 2 as DR19 does) is (eps*, 2 l* delta + "
                   "delta')-DP when its LimitDom uses the DR19-NeurIPS h_⊥ = h_(kbar+1) + 1 + ln(min{Delta, kbar, d-kbar}/delta)/eps",
-        code=CODE + " (variant='neurips')", relation="add-remove", domain=widened(_dom(NEURIPS)), quick=_dom(NEURIPS[-2:], **Q3),
+        code=CODE + " (variant='neurips')", relation="add-remove", domain=widened(_dom(NEURIPS)), quick=_dom(NEURIPS[-2:], max_count=1),
         mechanism=E.session, points=E.theorem2_points, notes=_WHERE.format(rel="add-remove"),
     ),
     PrivacyClaim(
@@ -110,7 +111,7 @@ CLAIMS = [
         statement="(relation of §2's text) multiLimitDom^{k*,l*} is (eps*, 2 l* delta + delta')-DP when neighbours only satisfy "
                   "||h-h'||_inf <= 1",
         code=CODE, relation="linf", expected="violated",
-        domain=_dom(THM2[:3] + THM2[9:], "linf"), quick=_dom((THM2[10],), "linf", **Q3),
+        domain=_dom(THM2[:3] + THM2[9:], "linf"), quick=_dom((THM2[10],), "linf", max_count=1),
         mechanism=E.session, points=E.theorem2_points,
         notes=_WHERE.format(rel="linf") + " The proofs use monotone (one-signed) moves (Lemma 4.3's eps-RB); with mixed signs "
                                           "each EM step is only 2eps-RB.",
@@ -135,19 +136,19 @@ CLAIMS = [
     Obligation(
         id="DR19.Alg7#law", title="Algorithm 7's transcript law", source=SRC + "; Algorithm 7",
         statement="pMultiLEM(b) is a probability law over transcripts paying at most k*", code="proofs.dr19._pwyg.alg7_law",
-        domain=_dom(FAMILY), quick=_dom(FAMILY_QUICK, **Q3), evaluate=E.alg7_law,
+        domain=_dom(FAMILY), quick=_dom(FAMILY_QUICK, max_count=1), evaluate=E.alg7_law,
     ),
     Obligation(
         id="DR19.Lem7.1", title="Algorithm 7 is (eps*, delta')-DP", source=SRC + "; Lemma 7.1",
         statement="For any delta' >= 0, Algorithm 7 is (eps*, delta')-DP where eps* is given in (3)",
-        code="proofs.dr19._pwyg.lem_7_1", domain=_dom(FAMILY), quick=_dom(FAMILY_QUICK, **Q3), evaluate=E.lem_7_1,
+        code="proofs.dr19._pwyg.lem_7_1", domain=_dom(FAMILY), quick=_dom(FAMILY_QUICK, max_count=1), evaluate=E.lem_7_1,
         notes=_WHERE.format(rel="add-remove") + " The 'neighbours' are the bits b=0,1 on one family pair.",
     ),
     Obligation(
         id="DR19.Lem7.1#linf", title="Lemma 7.1 under ||h-h'||_inf <= 1", source=SRC + "; Lemma 7.1",
         statement="(relation of §2's text) Algorithm 7 is (eps*, delta')-DP on families with mixed-sign neighbours",
         code="proofs.dr19._pwyg.lem_7_1", relation="linf", expected="violated",
-        domain=_dom((THM2[0], THM2[9], THM2[10]), "linf"), quick=_dom((THM2[10],), "linf", **Q3), evaluate=E.lem_7_1,
+        domain=_dom((THM2[0], THM2[9], THM2[10]), "linf"), quick=_dom((THM2[10],), "linf", max_count=1), evaluate=E.lem_7_1,
     ),
     Obligation(
         id="DR19.Def7.1", title="Good/bad transcripts S^(0), S^(1), "
@@ -155,21 +156,21 @@ CLAIMS = [
         statement="S^(b) = possible outputs of Algorithm 2 on H^(b); S^delta = S^(0) \\ S^(1). S^(0) ∩ S^(1) is the common set "
                   "of possible outputs when Algorithm 7 has input b = 0 or b = 1",
         code="mechanisms.pay_what_you_get.pmultilem.support; "
-             "proofs.dr19._pwyg.def_7_1", domain=_dom(FAMILY), quick=_dom(FAMILY_QUICK, **Q3),
+             "proofs.dr19._pwyg.def_7_1", domain=_dom(FAMILY), quick=_dom(FAMILY_QUICK, max_count=1),
         evaluate=E.def_7_1, notes="The definition is implemented by supports of the exact laws; the checkable sentence after it "
                                   "is checked.",
     ),
     Obligation(
         id="DR19.Lem7.2", title="Bad transcripts have probability <= l* delta", source=SRC + "; Lemma 7.2",
         statement="Pr[multiLimitDom^{k*,l*}(H^(0)) in S^delta] <= l* delta",
-        code="proofs.dr19._pwyg.lem_7_2", domain=_dom(FAMILY), quick=_dom(FAMILY_QUICK, **Q3), evaluate=E.lem_7_2,
+        code="proofs.dr19._pwyg.lem_7_2", domain=_dom(FAMILY), quick=_dom(FAMILY_QUICK, max_count=1), evaluate=E.lem_7_2,
         notes=_WHERE.format(rel="add-remove") + " Checked for both labellings of the pair.",
     ),
     Obligation(
         id="DR19.Lem7.2#delta-restricted", title="Lemma 7.2, Delta-restricted", source=SRC + "; Lemma 7.2",
         statement="Pr[multiLimitDom(H^(0)) in S^delta] <= l* delta with the min{Delta,kbar} threshold under Delta-restricted "
                   "neighbours",
-        code="proofs.dr19._pwyg.lem_7_2", relation="delta:1", domain=_dom(DELTA1, "delta:1"), quick=_dom(DELTA1[-1:], "delta:1", **Q3),
+        code="proofs.dr19._pwyg.lem_7_2", relation="delta:1", domain=_dom(DELTA1, "delta:1"), quick=_dom(DELTA1[-1:], "delta:1", max_count=1),
         evaluate=E.lem_7_2,
     ),
     Obligation(
@@ -215,7 +216,7 @@ CLAIMS = [
         id="DR19.Lem7.4", title="Pay-what-you-get pairwise bound", source=SRC + "; Lemma 7.4",
         statement="For any S ⊆ S^(0): Pr[multiLimitDom(H^(0)) in S] <= e^eps* Pr[multiLimitDom(H^(1)) in S] + 2 l* delta + "
                   "delta'",
-        code="proofs.dr19._pwyg.lem_7_4", domain=_dom(FAMILY), quick=_dom(FAMILY_QUICK, **Q3), evaluate=E.lem_7_4,
+        code="proofs.dr19._pwyg.lem_7_4", domain=_dom(FAMILY), quick=_dom(FAMILY_QUICK, max_count=1), evaluate=E.lem_7_4,
         notes=_WHERE.format(rel="add-remove") + " Worst S = {o in S^(0): P0(o) > e^eps* P1(o)}; both labellings. Its printed "
                                                 "proof uses the false lower bound of Lemma 7.3 (see DR19.Lem7.3); with the "
                                                 "corrected factor the same argument gives 2 l* delta replaced by l* delta + (1 "
@@ -233,7 +234,7 @@ CLAIMS = [
         statement="if we use Algorithm 6 to optimize the threshold at each round, then we just need to instead update with k* "
                   "<- k* - (|o_i| + 1) in multiLimitDom^{k*,l*}",
         code=CODE + " (algorithm='alg6')", relation="add-remove",
-        domain=widened(_dom(ALG6, d=3, max_count=2)), quick=_dom(ALG6[:1], **Q3), mechanism=E.session, points=E.theorem2_points,
+        domain=widened(_dom(ALG6, d=3, max_count=2)), quick=_dom(ALG6[:1], max_count=1), mechanism=E.session, points=E.theorem2_points,
         notes="Read as: with Algorithm 6 + LimitDom^{k_i-1, kbar} rounds (EM reading of the selection, "
               "mechanisms.limited_domain.optimal_threshold) charged |o_i|+1, Theorem 2's (eps*, 2 l* delta + delta') still "
               "holds. " + _WHERE.format(rel="add-remove"),
@@ -243,7 +244,7 @@ CLAIMS = [
                                                "selection", source=SRC + "; footnote 6, Algorithm 6 as printed",
         statement="as DR19.Claim7.1, with Algorithm 6's selection argmin_i (h_(i) + ln(i/delta)/eps + Gumbel(1/eps)) as printed",
         code=CODE + " (algorithm='alg6-literal')", relation="add-remove",
-        domain=widened(_dom(ALG6_LITERAL, d=3, max_count=2)), quick=_dom(ALG6_LITERAL[:1], **Q3), mechanism=E.session, points=E.theorem2_points,
+        domain=widened(_dom(ALG6_LITERAL, d=3, max_count=2)), quick=_dom(ALG6_LITERAL[:1], max_count=1), mechanism=E.session, points=E.theorem2_points,
         notes="The printed selection is not the exponential mechanism (see mechanisms.limited_domain.optimal_threshold); "
               "checked on the same domain as DR19.Claim7.1.",
     ),
@@ -251,7 +252,7 @@ CLAIMS = [
         id="DR19.Claim7.1#no-footnote6", title="Probe: Algorithm 6 rounds charged only |o_i|", source=SRC + "; footnote 6",
         statement="(probe) Theorem 2's (eps*, 2 l* delta) when Algorithm 6 rounds pay |o_i| instead of |o_i| + 1",
         code=CODE + " (algorithm='alg6', charge='no-footnote6')", relation="add-remove", probe=True,
-        domain=widened(_dom(NO_FN6, d=3, max_count=2)), quick=_dom(NO_FN6[:1], **Q3), mechanism=E.session, points=E.theorem2_points,
+        domain=widened(_dom(NO_FN6, d=3, max_count=2)), quick=_dom(NO_FN6[:1], max_count=1), mechanism=E.session, points=E.theorem2_points,
         notes="Each round runs one more EM step (the selection) than it pays for, so up to 2k* steps run under a k* budget; yet "
               "on this domain (delta=1/1000, eps in {1,2}, l* in {2,4}, plus shifted views in an off-ledger search) the exact "
               "delta at eps* = k* eps stays below 2 l* delta (worst 7.5% of it): the +1 of footnote 6 is sufficient but was not "
