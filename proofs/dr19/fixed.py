@@ -75,7 +75,8 @@ CLAIMS = [
         id="DR19.LemF.2#delta-above-half", title="Probe: Lemma F.2 item 2 for delta > 1/2", source=f"{SF}, Lemma F.2",
         statement="(probe) item 2 with delta = 3/4 (Def. F.1 only asks delta > 0)", code="proofs.dr19._fixed_checks.lemma_f_2",
         relation="add-remove", probe=True, expected="violated",
-        domain=dom(3, 2, "add-remove", [{"k": 1, "eps": 1, "delta": F(3, 4)}]), quick=dom(2, 1, "add-remove", [{"k": 1, "eps": 1, "delta": F(3, 4)}]),
+        domain=dom(3, 2, "add-remove", [{"k": 1, "eps": 1, "delta": F(3, 4)}]),
+        quick=dom(2, 1, "add-remove", [{"k": 1, "eps": 1, "delta": F(3, 4)}]),
         evaluate=X.lemma_f_2, instances=X.trr_instances(both=True),
         notes="Pr[Lap(1/eps) > ln(1/(2 delta))/eps] = delta needs ln(1/(2 delta)) >= 0, i.e. delta <= 1/2; for delta = 3/4 it is "
               "1 - 1/(4 delta) = 2/3 (still <= delta, so privacy is unaffected).",
@@ -97,7 +98,8 @@ CLAIMS = [
         statement="tRR_i^k is (eps, delta)-DP for ||h-h'||_inf <= 1 (mixed "
                   "signs)", code="mechanisms.limited_domain.fixed_threshold.TruncatedRR",
         relation="linf", expected="violated",
-        domain=dom(3, 2, "linf", _with_items(PF[:1], 3)), quick=dom(3, 2, "linf", _with_items(PF[:1], 3), box=((2, 2), (0, 0), (0, 0))),
+        domain=dom(3, 2, "linf", _with_items(PF[:1], 3)),
+        quick=dom(3, 2, "linf", _with_items(PF[:1], 3), box=((2, 2), (0, 0), (0, 0))),
         mechanism=X.trr, points=lambda p: [(p["eps"], p["delta"])], instances=pairs_for_delta(),
         notes="Mixed signs move h_i - h_(k+1) by 2 (see DR19.LemF.2#linf): h=(1,0,1) -> h'=(2,0,0), k=1, eps=1, delta=1/10, i=0: "
               "Pr[tRR_0(h')=0] = delta e^eps = 0.272 while Pr[tRR_0(h)=0] = 0.",
@@ -165,7 +167,8 @@ CLAIMS = [
     ),
     PairsPrivacyClaim(
         id="DR19.LemF.4", title="Fixed threshold pairwise bound (Algorithm 8 as printed)", source=f"{SF}, Lemma F.4",
-        statement=F4, code="mechanisms.limited_domain.fixed_threshold.FixedThreshold(literal=True)", relation="add-remove", expected="violated",
+        statement=F4, code="mechanisms.limited_domain.fixed_threshold.FixedThreshold(literal=True)", relation="add-remove",
+        expected="violated",
         domain=dom(3, 3, "add-remove", PLIT), quick=dom(3, 3, "add-remove", PLIT[:1], box=((3, 3), (0, 0), (0, 0))),
         mechanism=X.ft, points=X.lemma_f4_points(inverted=True), instances=pairs_for_delta(), notes=ALG8_WIT,
     ),
@@ -191,7 +194,8 @@ CLAIMS = [
         id="DR19.Thm5", title="Privacy of Algorithm 8 (as printed)", source=f"{SF}, Theorem 5", statement=THM5,
         code="mechanisms.limited_domain.fixed_threshold.FixedThreshold(literal=True)", relation="add-remove", expected="violated",
         domain=dom(3, 3, "add-remove", PLIT), quick=dom(3, 3, "add-remove", PLIT[:1], box=((3, 3), (0, 0), (0, 0))),
-        mechanism=X.ft, points=lambda p: X.thm5_points(p) + X.thm5_advanced_points(p), instances=pairs_for_delta(), notes=ALG8_WIT,
+        mechanism=X.ft, points=lambda p: X.thm5_points(p) + X.thm5_advanced_points(p), instances=pairs_for_delta(),
+        notes=ALG8_WIT,
     ),
     PrivacyClaim(
         id="DR19.Thm5#corrected", title="Algorithm 8 corrected is (k eps, k delta)-DP", source=f"{SF}, Theorem 5",
@@ -220,7 +224,8 @@ CLAIMS = [
                   "with the same privacy parameters' -- checked with §6.1's ||h-h'||_inf <= 1, ||h-h'||_0 <= Delta (mixed "
                   "signs), Delta = 2",
         code="mechanisms.limited_domain.fixed_threshold.FixedThreshold", relation="linf:N", expected="violated",
-        domain=dom(3, 3, "linf:N", tuple({**p, "Delta": 2} for p in PF)), quick=dom(3, 3, "linf:N", ({**PF[0], "Delta": 2},), box=((3, 3), (1, 1), (0, 0))),
+        domain=dom(3, 3, "linf:N", tuple({**p, "Delta": 2} for p in PF)),
+        quick=dom(3, 3, "linf:N", ({**PF[0], "Delta": 2},), box=((3, 3), (1, 1), (0, 0))),
         mechanism=X.ft, points=X.thm5_points, instances=pairs_for_delta(),
         notes="With one-signed Delta-restricted moves the claim is implied by add/remove (DR19.Thm5#corrected); with mixed signs "
               "an index can leave d_>(h) from h_(k+1)+2 (Pr = delta e^eps > delta) and tRR's ratio reaches e^{2 eps}.",

@@ -146,7 +146,8 @@ CLAIMS = [
         id="DR19.Cor6.1", title="Algorithm 4 ≡ LapMax on d^kbar(h)", source=f"{S61}, Corollary 6.1",
         statement="For any histogram h, LapMax^{k,kbar}(h, d^kbar(h)) and LimitDom_Lap^{k,kbar}(h) are equal in distribution.",
         code="proofs.dr19._laplace_checks.cor_6_1", relation="none",
-        domain=dom(4, 2, "none", (P1[1], P2[1]) + _p(P1[:1], literal=True)), quick=dom(3, 2, "none", P1[:1] + _p(P1[:1], literal=True)),
+        domain=dom(4, 2, "none", (P1[1], P2[1]) + _p(P1[:1], literal=True)),
+        quick=dom(3, 2, "none", P1[:1] + _p(P1[:1], literal=True)),
         evaluate=L.cor_6_1, notes="Both thresholds (literal flag in params). Two computations: depth-first over prefixes vs one "
                                   "chain integral per outcome.",
     ),
@@ -155,7 +156,8 @@ CLAIMS = [
         statement="For any fixed d ⊆ [d] and neighbouring h, h' with i_(kbar+1), i'_(kbar+1) ∉ d, for any S: "
                   "Pr[LapMax(h,d) in S] <= e^{Delta eps} Pr[LapMax(h',d) in S]",
         code="proofs.dr19._laplace_checks.lemma_6_2", relation="delta:N",
-        domain=dom(4, 2, "delta:N", P1[1:2] + _p(P1[:1], literal=True)), quick=dom(3, 2, "delta:N", P1[:1] + _p(P1[:1], literal=True)),
+        domain=dom(4, 2, "delta:N", P1[1:2] + _p(P1[:1], literal=True)),
+        quick=dom(3, 2, "delta:N", P1[:1] + _p(P1[:1], literal=True)),
         evaluate=L.lemma_6_2, instances=L.lemma_6_2_instances(),
         notes="Every pair x every non-empty domain D avoiding i_(kbar+1) and i'_(kbar+1); pure DP (max |ln P/Q|) per pair; both "
               "thresholds "
@@ -214,7 +216,8 @@ def _lemmas(eid: str, title: str, src: str, stmt: str, ev: Callable[..., list[Co
         Obligation(id=f"{eid}#corrected", title=f"{title}, threshold "
                                                 f"ln(Delta/delta)/eps", source=src, statement=stmt + " -- h_⊥ with "
                                                                                                      "ln(Delta/delta)/eps",
-                   code=f"proofs.dr19._laplace_checks.{ev.__name__}", relation="delta:N", domain=dom(4, 2, "delta:N", P1 + P2[:1]),
+                   code=f"proofs.dr19._laplace_checks.{ev.__name__}", relation="delta:N",
+                   domain=dom(4, 2, "delta:N", P1 + P2[:1]),
                    quick=dom(3, 2, "delta:N", P1[:1] + P2[:1]), evaluate=ev, instances=gen,
                    notes="Ordered pairs (both directions) of delta:N with N = Delta."),
     ]
@@ -222,7 +225,8 @@ def _lemmas(eid: str, title: str, src: str, stmt: str, ev: Callable[..., list[Co
         out.append(Obligation(id=f"{eid}#{rid}", title=f"{title} under "
                                                        f"{rel}", source=src, statement=stmt + f" -- corrected threshold, "
                                                                                               f"relation {rel}",
-                              code=f"proofs.dr19._laplace_checks.{ev.__name__}", relation=rel, expected=exp, probe=rel == "add-remove",
+                              code=f"proofs.dr19._laplace_checks.{ev.__name__}", relation=rel, expected=exp,
+                              probe=rel == "add-remove",
                               domain=dom(4, 2, rel, params), quick=dom(4, 2, rel, params, box=box),
                               evaluate=ev, instances=gen, notes=note))
     return out

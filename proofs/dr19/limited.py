@@ -73,7 +73,8 @@ CLAIMS = [
         id="DR19.Thm1#delta-restricted", title="Theorem 1, Delta-restricted threshold (Delta = 1)", source=f"{S3}, Theorem 1",
         statement=THM1 + " -- with h_⊥ using ln(min{Delta, kbar}/delta), Delta-restricted neighbours",
         code="mechanisms.limited_domain.LimitDom(Delta=1)", relation="delta:1",
-        domain=widened(dom(4, 3, "delta:1", [{**p, "Delta": 1} for p in P3])), quick=dom(3, 2, "delta:1", [{**p, "Delta": 1} for p in P2]),
+        domain=widened(dom(4, 3, "delta:1", [{**p, "Delta": 1} for p in P3])),
+        quick=dom(3, 2, "delta:1", [{**p, "Delta": 1} for p in P2]),
         mechanism=_ld(), points=_curve,
     ),
     PrivacyClaim(
@@ -145,7 +146,8 @@ CLAIMS = [
         statement="We can find a noisy estimate of the optimal parameter kbar for a given histogram h, and this will only "
                   "increase our privacy loss by substituting k+1 for k in the guarantees in Theorem 1.",
         code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold(inner_k=k)", relation="add-remove",
-        domain=widened(dom(4, 2, "add-remove", [{**p, "k": 1} for p in OT])), quick=dom(3, 2, "add-remove", [{"k": 1, "dbar": 2, "eps": 1, "delta": F(1, 10)}]),
+        domain=widened(dom(4, 2, "add-remove", [{**p, "k": 1} for p in OT])),
+        quick=dom(3, 2, "add-remove", [{"k": 1, "dbar": 2, "eps": 1, "delta": F(1, 10)}]),
         mechanism=lambda p: OptimalThreshold(p["k"], p["dbar"], p["eps"], p["delta"], inner_k=p["k"]),
         points=lambda p: curve_points(p["k"] + 1, p["eps"], p["delta"], GRID),
         notes="Formalised as: the EM selection of §6.3 (range [k, dbar]) followed by LimitDom^{k, kbar}, released with kbar, is "
@@ -165,7 +167,8 @@ CLAIMS = [
               "the equivalence holds (DR19.Fn1#neurips). Kbar = d is accepted by the code (h_(d+1) = 0).",
     ),
     Obligation(
-        id="DR19.Fn1#neurips", title="Footnote 1 with the DR19-NeurIPS threshold", source="DR19-NeurIPS §3 Algorithm 1 + DR19 footnote 1",
+        id="DR19.Fn1#neurips", title="Footnote 1 with the DR19-NeurIPS threshold",
+        source="DR19-NeurIPS §3 Algorithm 1 + DR19 footnote 1",
         statement="(with min{Delta, kbar, d - kbar}) kbar = d: LimitDom^{k,d} = pEM^k in distribution",
         code="proofs.dr19._limited_sec3.fn1 (variant='neurips')", relation="none",
         domain=dom(3, 3, "none", [{"k": 1, "eps": 1, "delta": F(1, 10), "variant": "neurips"}, {"k": 2, "eps": F(1, 2), "delta": F(1, 10), "variant": "neurips"}]),

@@ -79,7 +79,8 @@ CLAIMS = [
         statement="For any Delta-restricted sensitivity neighboring histograms h, h', and some fixed kbar < d, |d^kbar(h) "
                   "\\ d^kbar(h')| <= min{Delta, kbar, d - kbar}.",
         code="proofs.dr19._limited_sec5._lemma_5_3", relation="delta:1",
-        domain=dom(4, 3, "delta:1", [{**b, "Delta": 1} for b in KBARS]), quick=dom(3, 2, "delta:1", [{**b, "Delta": 1} for b in KBARS[:2]]),
+        domain=dom(4, 3, "delta:1", [{**b, "Delta": 1} for b in KBARS]),
+        quick=dom(3, 2, "delta:1", [{**b, "Delta": 1} for b in KBARS[:2]]),
         evaluate=E._lemma_5_3, instances=pair_instances(both=True),
         notes="delta:1 pairs with Delta=1; #add-remove covers Delta=d, #linf the mixed-sign reading.",
     ),
@@ -95,7 +96,8 @@ CLAIMS = [
         statement="(as printed, ||h-h'||_inf <= 1 and ||h-h'||_0 <= Delta, mixed signs) |d^kbar(h) \\ d^kbar(h')| <= min{Delta, "
                   "kbar, d - kbar}",
         code="proofs.dr19._limited_sec5._lemma_5_3", relation="linf:2",
-        domain=dom(4, 2, "linf:2", [{**b, "Delta": 2} for b in KBARS]), quick=dom(3, 2, "linf:2", [{**b, "Delta": 2} for b in KBARS[:2]]),
+        domain=dom(4, 2, "linf:2", [{**b, "Delta": 2} for b in KBARS]),
+        quick=dom(3, 2, "linf:2", [{**b, "Delta": 2} for b in KBARS[:2]]),
         evaluate=E._lemma_5_3, instances=pair_instances(both=True),
         notes="Holds under the mixed-sign relation too (an unchanged leaver forces every entrant to be changed).",
     ),
@@ -111,7 +113,8 @@ CLAIMS = [
         id="DR19.Cor5.1", title="LEM on a fixed domain is eps-DP", source=f"{C5}, Corollary 5.1",
         statement="For any fixed d ⊆ [d] then LEM^kbar(·, d) is eps-range bounded and eps-DP.",
         code="mechanisms.limited_domain.peeling.LEM", relation="add-remove",
-        domain=widened(dom(5, 6, "add-remove", E._canonical_domain_params(5, LEM_BASE))), quick=dom(3, 2, "add-remove", E._domain_params(3, LEM_BASE[:1])),
+        domain=widened(dom(5, 6, "add-remove", E._canonical_domain_params(5, LEM_BASE))),
+        quick=dom(3, 2, "add-remove", E._domain_params(3, LEM_BASE[:1])),
         mechanism=lambda p: LEM(p["kbar"], p["eps"], p["delta"], domain=p["domain"]), points=lambda p: [(p["eps"], 0)],
         notes="eps-DP part; every non-empty fixed domain of [d], through one domain {0..m-1} per size m (joint permutation of "
               "items "
@@ -121,7 +124,8 @@ CLAIMS = [
         id="DR19.Cor5.1#rb", title="LEM on a fixed domain is eps-range-bounded", source=f"{C5}, Corollary 5.1",
         statement="For any fixed d ⊆ [d] then LEM^kbar(·, d) is eps-range bounded",
         code="mechanisms.limited_domain.peeling.LEM", relation="add-remove",
-        domain=dom(4, 2, "add-remove", E._domain_params(4, LEM_BASE)), quick=dom(3, 2, "add-remove", E._domain_params(3, LEM_BASE[:1])),
+        domain=dom(4, 2, "add-remove", E._domain_params(4, LEM_BASE)),
+        quick=dom(3, 2, "add-remove", E._domain_params(3, LEM_BASE[:1])),
         evaluate=E._cor_5_1_rb,
     ),
     PrivacyClaim(
@@ -166,7 +170,8 @@ CLAIMS = [
         statement="For any fixed d ⊆ [d] and neighboring histograms h, h', we have that pLEM^{k,kbar}(·, d) is (eps', delta') "
                   "for any delta' >= 0 where eps' is given in (2).",
         code="mechanisms.limited_domain.peeling.PLEM(domain=...)", relation="add-remove",
-        domain=widened(dom(5, 6, "add-remove", E._canonical_domain_params(5, PLEM_BASE))), quick=dom(3, 1, "add-remove", E._domain_params(3, PLEM_BASE)),
+        domain=widened(dom(5, 6, "add-remove", E._canonical_domain_params(5, PLEM_BASE))),
+        quick=dom(3, 1, "add-remove", E._domain_params(3, PLEM_BASE)),
         mechanism=lambda p: PLEM(p["k"], p["kbar"], p["eps"], p["delta"], domain=p["domain"]),
         points=lambda p: curve_points(p["k"], p["eps"], 0, GRID),
         notes="Curve (eps'(delta'), delta') at delta' in {0, 1/10, 1/4, 1/2}; every non-empty fixed domain, through one domain "
@@ -222,7 +227,8 @@ CLAIMS = [
         statement="(corrected) for o in S ∩ S': (1-q)^|o| Pr[pLEM(h, d^eps) = o] <= Pr[pLEM(h, d^kbar(h)) = o] <= Pr[pLEM(h, "
                   "d^eps) = o], q = Pr[LEM(h, d(h)\\d(h')) != ⊥] <= delta",
         code="proofs.dr19._limited_sec5._lemma_5_6", relation="add-remove",
-        domain=dom(4, 2, "add-remove", P3), quick=dom(3, 2, "add-remove", P2), evaluate=E._lemma_5_6(True), instances=pair_instances(both=True),
+        domain=dom(4, 2, "add-remove", P3), quick=dom(3, 2, "add-remove", P2), evaluate=E._lemma_5_6(True),
+        instances=pair_instances(both=True),
         notes="|o| counts LEM calls (⊥ included). Each round's factor w/(D_s + w_T) vs w/D_s loses at most w_⊥/(w_⊥ + w_T) = 1 "
               "- q.",
     ),
@@ -231,7 +237,8 @@ CLAIMS = [
         statement="For any delta1 in [0,1] and delta2 in [0,1), and any non-negative x <= 1 - delta2: x (1-delta1)/(1-delta2) + "
                   "delta1 <= x + max{delta1, delta2}",
         code="proofs.dr19._limited_sec5._claim_5_1", relation="none",
-        domain=Domain(d=1, max_count=0, relation="none", extra={"grid": 12}), quick=Domain(d=1, max_count=0, relation="none", extra={"grid": 6}),
+        domain=Domain(d=1, max_count=0, relation="none", extra={"grid": 12}),
+        quick=Domain(d=1, max_count=0, relation="none", extra={"grid": 6}),
         evaluate=E._claim_5_1, instances=E._claim_5_1_instances,
         notes="Exact rational grid (step 1/12) of (delta1, delta2, x); the symbolic proof is DR19.Claim5.1#symbolic.",
     ),

@@ -148,7 +148,8 @@ CLAIMS = [
         id="DR19.Lem6.8#literal-selection", title="Lemma 6.8 with Algorithm 6's printed argmin(v + "
                                                   "Gumbel)", source="DR19 §6.3, Algorithm 6, Lemma 6.8",
         statement=LEM68 + " -- selection exactly as printed: kbar = argmin_i h_(i) + ln(i/delta)/eps + Gumbel(1/eps)",
-        code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold(literal=True)", relation="add-remove", expected="violated",
+        code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold(literal=True)", relation="add-remove",
+        expected="violated",
         domain=widened(dom(4, 2, "add-remove", ({"k": 2, "dbar": 4, "eps": 1, "delta": F(1, 10)}, *OT), pairs=(LIT_SEL_WITNESS,))),
         quick=dom(4, 1, "add-remove", ({"k": 2, "dbar": 4, "eps": 1, "delta": F(1, 10)},), pairs=(LIT_SEL_WITNESS,)),
         mechanism=_ot(literal=True), points=lambda p: curve_points(p["k"], p["eps"], p["delta"], GRID),
@@ -163,18 +164,22 @@ CLAIMS = [
               "whose loss is not bounded by eps. The pair found by the search is checked with the domain (extra['pairs']).",
     ),
     PrivacyClaim(
-        id="DR19.Lem6.8#proof-range", title="Lemma 6.8 with the proof's range [k+1, dbar]", source="DR19 §6.3, proof of Lemma 6.8",
+        id="DR19.Lem6.8#proof-range", title="Lemma 6.8 with the proof's range [k+1, dbar]",
+        source="DR19 §6.3, proof of Lemma 6.8",
         statement=LEM68 + " -- M(h) = argmin over i in [k+1, dbar]",
         code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold(start=k+1)", relation="add-remove",
-        domain=widened(dom(4, 2, "add-remove", [{**p, "dbar": 4} for p in OT])), quick=dom(4, 1, "add-remove", [{**OTQ[0], "dbar": 4}]),
+        domain=widened(dom(4, 2, "add-remove", [{**p, "dbar": 4} for p in OT])),
+        quick=dom(4, 1, "add-remove", [{**OTQ[0], "dbar": 4}]),
         mechanism=lambda p: OptimalThreshold(p["k"], p["dbar"], p["eps"], p["delta"], start=p["k"] + 1),
         points=lambda p: curve_points(p["k"], p["eps"], p["delta"], GRID),
     ),
     PrivacyClaim(
         id="DR19.Lem6.8#linf", title="Lemma 6.8 under l_inf", source="DR19 §6.3, Lemma 6.8",
         statement=LEM68 + " -- neighbours ||h-h'||_inf <= "
-                          "1", code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold", relation="linf", expected="violated",
-        domain=dom(4, 2, "linf", [{**OTQ[0], "dbar": 2}]), mechanism=_ot(), points=lambda p: curve_points(p["k"], p["eps"], p["delta"], QGRID),
+                          "1", code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold", relation="linf",
+                          expected="violated",
+        domain=dom(4, 2, "linf", [{**OTQ[0], "dbar": 2}]), mechanism=_ot(),
+        points=lambda p: curve_points(p["k"], p["eps"], p["delta"], QGRID),
         notes="ERRATUM (relation): the selection's monotonicity (Lemma 5.1) and the LimitDom part both need one-signed moves. "
               "Witness: h=(0,0,2,2), h'=(1,1,1,1), k=2, dbar=2, eps=1, delta=1/10: exact delta(2) = 0.21373 > 0.1.",
     ),

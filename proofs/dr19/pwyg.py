@@ -99,11 +99,13 @@ CLAIMS = [
     ),
     PrivacyClaim(
         id="DR19.Thm2#neurips", title="Theorem 2 over the DR19-NeurIPS LimitDom "
-                                      "threshold", source="DR19-NeurIPS §3, Algorithm 2 / Theorem 2 (LimitDom with min{Delta, kbar, d - "
+                                      "threshold",
+                                      source="DR19-NeurIPS §3, Algorithm 2 / Theorem 2 (LimitDom with min{Delta, kbar, d - "
                                                           "kbar})",
         statement="multiLimitDom^{k*,l*} (DR19-NeurIPS prints Algorithm 2 and Theorem 2 as DR19 does) is (eps*, 2 l* delta + "
                   "delta')-DP when its LimitDom uses the DR19-NeurIPS h_⊥ = h_(kbar+1) + 1 + ln(min{Delta, kbar, d-kbar}/delta)/eps",
-        code=CODE + " (variant='neurips')", relation="add-remove", domain=widened(_dom(NEURIPS)), quick=_dom(NEURIPS[-2:], max_count=1),
+        code=CODE + " (variant='neurips')", relation="add-remove", domain=widened(_dom(NEURIPS)),
+        quick=_dom(NEURIPS[-2:], max_count=1),
         mechanism=E.session, points=E.theorem2_points, notes=_WHERE.format(rel="add-remove"),
     ),
     PrivacyClaim(
@@ -170,7 +172,8 @@ CLAIMS = [
         id="DR19.Lem7.2#delta-restricted", title="Lemma 7.2, Delta-restricted", source=SRC + "; Lemma 7.2",
         statement="Pr[multiLimitDom(H^(0)) in S^delta] <= l* delta with the min{Delta,kbar} threshold under Delta-restricted "
                   "neighbours",
-        code="proofs.dr19._pwyg.lem_7_2", relation="delta:1", domain=_dom(DELTA1, "delta:1"), quick=_dom(DELTA1[-1:], "delta:1", max_count=1),
+        code="proofs.dr19._pwyg.lem_7_2", relation="delta:1", domain=_dom(DELTA1, "delta:1"),
+        quick=_dom(DELTA1[-1:], "delta:1", max_count=1),
         evaluate=E.lem_7_2,
     ),
     Obligation(
@@ -200,7 +203,8 @@ CLAIMS = [
         statement="for o in S^(0) ∩ S^(1) with |o| = sum_i |o_i| (<= k*): (1+delta)^(-|o|) Pr[pMultiLEM(b)=o] <= "
                   "Pr[multiLimitDom(H^(b))=o] <= Pr[pMultiLEM(b)=o]; hence (1 - k* delta) Pr[pMultiLEM(b)=o] <= "
                   "Pr[multiLimitDom(H^(b))=o]",
-        code="proofs.dr19._pwyg.lem_7_3(corrected=True)", domain=_dom(LEM73_AR, d=5, max_count=1), quick=_dom(LEM73_AR[:1], d=5, max_count=1),
+        code="proofs.dr19._pwyg.lem_7_3(corrected=True)", domain=_dom(LEM73_AR, d=5, max_count=1),
+        quick=_dom(LEM73_AR[:1], d=5, max_count=1),
         evaluate=E.lem_7_3(True), notes="Same domain as DR19.Lem7.3. Per EM step W_T <= delta w_⊥ (Lemmas 5.2, 5.3, C.1) and "
                                         "D_j >= w_⊥ + W_T give 1 - W_T/D_j >= 1/(1+delta).",
     ),
@@ -234,7 +238,8 @@ CLAIMS = [
         statement="if we use Algorithm 6 to optimize the threshold at each round, then we just need to instead update with k* "
                   "<- k* - (|o_i| + 1) in multiLimitDom^{k*,l*}",
         code=CODE + " (algorithm='alg6')", relation="add-remove",
-        domain=widened(_dom(ALG6, d=3, max_count=2)), quick=_dom(ALG6[:1], max_count=1), mechanism=E.session, points=E.theorem2_points,
+        domain=widened(_dom(ALG6, d=3, max_count=2)), quick=_dom(ALG6[:1], max_count=1), mechanism=E.session,
+        points=E.theorem2_points,
         notes="Read as: with Algorithm 6 + LimitDom^{k_i-1, kbar} rounds (EM reading of the selection, "
               "mechanisms.limited_domain.optimal_threshold) charged |o_i|+1, Theorem 2's (eps*, 2 l* delta + delta') still "
               "holds. " + _WHERE.format(rel="add-remove"),
@@ -244,7 +249,8 @@ CLAIMS = [
                                                "selection", source=SRC + "; footnote 6, Algorithm 6 as printed",
         statement="as DR19.Claim7.1, with Algorithm 6's selection argmin_i (h_(i) + ln(i/delta)/eps + Gumbel(1/eps)) as printed",
         code=CODE + " (algorithm='alg6-literal')", relation="add-remove",
-        domain=widened(_dom(ALG6_LITERAL, d=3, max_count=2)), quick=_dom(ALG6_LITERAL[:1], max_count=1), mechanism=E.session, points=E.theorem2_points,
+        domain=widened(_dom(ALG6_LITERAL, d=3, max_count=2)), quick=_dom(ALG6_LITERAL[:1], max_count=1), mechanism=E.session,
+        points=E.theorem2_points,
         notes="The printed selection is not the exponential mechanism (see mechanisms.limited_domain.optimal_threshold); "
               "checked on the same domain as DR19.Claim7.1.",
     ),
@@ -252,7 +258,8 @@ CLAIMS = [
         id="DR19.Claim7.1#no-footnote6", title="Probe: Algorithm 6 rounds charged only |o_i|", source=SRC + "; footnote 6",
         statement="(probe) Theorem 2's (eps*, 2 l* delta) when Algorithm 6 rounds pay |o_i| instead of |o_i| + 1",
         code=CODE + " (algorithm='alg6', charge='no-footnote6')", relation="add-remove", probe=True,
-        domain=widened(_dom(NO_FN6, d=3, max_count=2)), quick=_dom(NO_FN6[:1], max_count=1), mechanism=E.session, points=E.theorem2_points,
+        domain=widened(_dom(NO_FN6, d=3, max_count=2)), quick=_dom(NO_FN6[:1], max_count=1), mechanism=E.session,
+        points=E.theorem2_points,
         notes="Each round runs one more EM step (the selection) than it pays for, so up to 2k* steps run under a k* budget; yet "
               "on this domain (delta=1/1000, eps in {1,2}, l* in {2,4}, plus shifted views in an off-ledger search) the exact "
               "delta at eps* = k* eps stays below 2 l* delta (worst 7.5% of it): the +1 of footnote 6 is sufficient but was not "
@@ -262,7 +269,8 @@ CLAIMS = [
         id="DR19.Thm2#eq3-twin", title="The session reports eq. (3) as transcribed", source=SRC + "; eq. (3)",
         statement="MultiLimitDomSession.guarantee uses eq. "
                   "(3)", code="mechanisms.pay_what_you_get.eq3_eps vs proofs.composition.eq3_eps",
-        relation="none", domain=Domain(d=1, max_count=0, relation="none", params=tuple({"k_star": k, "eps": e} for k in (1, 3, 10) for e in (1, F(1, 3)))),
+        relation="none",
+        domain=Domain(d=1, max_count=0, relation="none", params=tuple({"k_star": k, "eps": e} for k in (1, 3, 10) for e in (1, F(1, 3)))),
         evaluate=E.eq3_twin,
     ),
 ]
