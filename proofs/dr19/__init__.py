@@ -1,4 +1,5 @@
-"""Ledger of Durfee & Rogers, "Practical Differentially Private Top-k Selection with Pay-what-you-get Composition" (DR19; DR19-NeurIPS is the conference version).
+"""Ledger of Durfee & Rogers, "Practical Differentially Private Top-k Selection with Pay-what-you-get Composition"
+(DR19, the long version; DR19-NeurIPS is the conference version, cited where it differs).
 
 Ledger modules (each defines ``CLAIMS``): :mod:`~proofs.dr19.em` (§2, §4.1-4.2),
 :mod:`~proofs.dr19.limited` (§3, §8, App. E), :mod:`~proofs.dr19.limited_sec5` (§5, App. C),

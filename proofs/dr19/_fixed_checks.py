@@ -75,7 +75,8 @@ def _printed_eps(k: int, eps: Any, dp: Any, *, inverted: bool) -> Any:
 
 def lemma_f4_points(inverted: bool) -> Callable[[Params], list[tuple[Any, Any]]]:
     """Lemma F.4: ``(eps'(delta'), k delta + delta')`` for delta' in :data:`DELTA_PRIMES` (``inverted``: the print's fraction)."""
-    return lambda p: [(_printed_eps(p["k"], p["eps"], dp, inverted=inverted), p["k"] * Fraction(p["delta"]) + dp) for dp in DELTA_PRIMES]
+    return lambda p: [(_printed_eps(p["k"], p["eps"], dp, inverted=inverted),
+                       p["k"] * Fraction(p["delta"]) + dp) for dp in DELTA_PRIMES]
 
 
 def thm5_points(p: Params) -> list[tuple[Any, Any]]:
@@ -84,7 +85,8 @@ def thm5_points(p: Params) -> list[tuple[Any, Any]]:
 
 
 def thm5_advanced_points(p: Params) -> list[tuple[Any, Any]]:
-    """Theorem 5, second part (no min with k eps): ``(eps sqrt(2k ln(1/delta')) + eps (e^eps-1)/(e^eps+1) k, k delta + delta')``, delta' > 0.
+    """Theorem 5, second part (no min with k eps):
+    ``(eps sqrt(2k ln(1/delta')) + eps (e^eps-1)/(e^eps+1) k, k delta + delta')``, delta' > 0.
 
     Computed with :func:`proofs.composition.advanced_terms`' ``kov`` term (Theorem 3 with k equal steps) --
     the same expression, so the transcription is shared; lower end of the enclosure.

@@ -112,7 +112,8 @@ def _histograms(domain: Domain) -> Iterator[tuple[int, ...]]:
 
 
 def _moves(d: int, kind: str, cap: int) -> list[tuple[int, ...]]:
-    """Signed moves ``e != 0`` of a relation: one-signed 0/1 (``delta``/``add-remove``, both signs) or mixed (``linf``), ``||e||_0 <= cap``."""
+    """Signed moves ``e != 0`` of a relation: one-signed 0/1 (``delta``/``add-remove``, both signs) or mixed
+    (``linf``), ``||e||_0 <= cap``."""
     vals = (-1, 0, 1)
     out = []
     for e in itertools.product(vals, repeat=d):

@@ -152,7 +152,8 @@ def k_indices_instances(domain: Domain) -> Iterator[Instance]:
             m = _m(params, len(h))
             gap = order_stat(h, k) - order_stat(h, kbar + 1) - 1
             with mpmath.mp.workprec(128):
-                b = mpmath.mpf(k * m) * delta.denominator / delta.numerator * mpmath.exp(-mpmath.mpf(eps.numerator) / eps.denominator * gap)
+                b = (mpmath.mpf(k * m) * delta.denominator / delta.numerator
+                     * mpmath.exp(-mpmath.mpf(eps.numerator) / eps.denominator * gap))
                 if b < 1:
                     yield Instance(h, None, {**params, "beta": _round_up(b)})
 
@@ -242,7 +243,8 @@ def lemma_e_1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     srt = sorted(h, reverse=True)
     with mpmath.mp.workprec(prec):
         e = mpmath.mpf(F(p["eps"]).numerator) / F(p["eps"]).denominator
-        lhs = mpmath.mpf(_m(p, len(h))) * mpmath.exp(e) * F(p["delta"]).denominator / F(p["delta"]).numerator * mpmath.exp(e * order_stat(h, p["kbar"] + 1))
+        m, dl = mpmath.mpf(_m(p, len(h))), F(p["delta"])
+        lhs = m * mpmath.exp(e) * dl.denominator / dl.numerator * mpmath.exp(e * order_stat(h, p["kbar"] + 1))
         rhs = sum((mpmath.exp(e * c) for c in srt[p["kbar"]:]), mpmath.mpf(0))
         cond = lhs <= rhs
     if cond:

@@ -64,7 +64,8 @@ CLAIMS = [
             + tuple({"k": 1000, "eps": e, "delta_prime": d, "delta0": 0} for e in _EPS for d in (F(1, 10**12), F(1, 10**2))),
         }),
         quick=_grid_dom({"k": (1, 10, 100), "eps": (F(1, 10), F(1)), "delta_prime": (F(1, 10**6),), "delta0": (0, F(1, 10**6)),
-                                     "points": ({"k": 5, "eps": F(1, 10), "k2": 3, "eps2": F(1, 2), "delta_prime": F(1, 10**3)},)}),
+                                     "points": ({"k": 5, "eps": F(1, 10), "k2": 3, "eps2": F(1, 2),
+                                                 "delta_prime": F(1, 10**3)},)}),
         evaluate=_thm3, instances=_grid,
         notes="Truth: the exact optimal composition (KOV17 Thm 3.3/3.5, MV16 Thm 1.5) -- randomized response, with an atom "
               "delta0 at +inf. "
@@ -177,7 +178,8 @@ CLAIMS = [
              for s in (F(1, 4), F(1, 2), F(1), F(3, 2))]
             + [{"kind": "adaptive", "t": t, "s": s} for t in (4, 8, 12, 16) for s in (F(1, 4), F(1, 2), F(1))]
         )}),
-        quick=_grid_dom({"points": ({"kind": "iid", "t": 10, "p": F(1, 10), "s": F(1, 2)}, {"kind": "adaptive", "t": 6, "s": F(1, 2)})}),
+        quick=_grid_dom({"points": ({"kind": "iid", "t": 10, "p": F(1, 10), "s": F(1, 2)},
+                                    {"kind": "adaptive", "t": 6, "s": F(1, 2)})}),
         evaluate=_thm4, instances=_grid,
         notes="A theorem of probability (Hoeffding 1963 / Azuma); checked on instances only (exact rational tails), not proved "
               "here. "

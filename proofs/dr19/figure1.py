@@ -39,7 +39,8 @@ DEFAULT_KS = tuple(range(1, 101)) + tuple(range(110, 201, 10)) + (250, 300, 400,
 DEFAULT_EPS = (Fraction(1, 100), Fraction(1, 20), Fraction(1, 10), Fraction(1, 4), Fraction(1, 2), Fraction(1))
 
 
-def figure1_row(k: int, eps: Any, delta: Any = PAPER_DELTA, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[str, Any]:
+def figure1_row(k: int, eps: Any, delta: Any = PAPER_DELTA, *, prec: int = DEFAULT_PREC,
+                interval: bool = False) -> dict[str, Any]:
     """One point of Figure 1 (exact values as mpmath numbers, plus float copies for plotting).
 
     The index i is selected in ``mp``; with ``interval`` the row's delta_i, eps_rb and ratio

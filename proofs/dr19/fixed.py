@@ -32,7 +32,8 @@ def _with_items(params: Iterable[Params], d: int) -> tuple[Params, ...]:
     return tuple({**p, "i": i} for p in params for i in range(d))
 
 
-THM5 = "Algorithm 8 is (k eps, k delta)-DP, and also (eps sqrt(2k ln(1/delta')) + eps ((e^eps - 1)/(e^eps + 1)) k, k delta + delta')-DP for delta' > 0."
+THM5 = ("Algorithm 8 is (k eps, k delta)-DP, and also (eps sqrt(2k ln(1/delta')) + eps ((e^eps - 1)/(e^eps + 1)) k, "
+        "k delta + delta')-DP for delta' > 0.")
 F4 = ("For any neighbouring h, h', any S ⊆ 2^[d], k < d, eps, delta > 0, delta' >= 0: Pr[fT(h) in S] <= e^{eps'(delta')} "
       "Pr[fT(h') in S] + k delta + delta' "
       "where eps'(delta') = min{eps k, eps k ((e^eps + 1)/(e^eps - 1)) + eps sqrt(2k ln(1/delta'))}")

@@ -25,9 +25,11 @@ from ._limited import Params, dom
 S61, SD = "DR19 §6.1", "DR19 App. D"
 E1 = {"eps": 1, "delta": F(1, 100), "Delta": 1}
 P1 = ({"k": 1, "kbar": 2, **E1}, {"k": 2, "kbar": 2, "eps": F(1, 2), "delta": F(1, 1000), "Delta": 1}, {"k": 2, "kbar": 3, **E1})
-P2 = ({"k": 2, "kbar": 2, "eps": F(1, 2), "delta": F(1, 100), "Delta": 2}, {"k": 1, "kbar": 3, "eps": 1, "delta": F(1, 1000), "Delta": 2})
+P2 = ({"k": 2, "kbar": 2, "eps": F(1, 2), "delta": F(1, 100), "Delta": 2},
+      {"k": 1, "kbar": 3, "eps": 1, "delta": F(1, 1000), "Delta": 2})
 PDROP = {"k": 2, "kbar": 2, "eps": 1, "delta": F(1, 10), "Delta": 1}  # Lemma 6.2 probe witness params
-PE2 = {"k": 2, "kbar": 3, "eps": 2, "delta": F(1, 100), "Delta": 1}  # a large eps: threshold offset ln(100)/2 within the counts' range
+# a large eps: threshold offset ln(100)/2 within the counts' range
+PE2 = {"k": 2, "kbar": 3, "eps": 2, "delta": F(1, 100), "Delta": 1}
 PLINF = {"k": 1, "kbar": 2, "eps": 2, "delta": F(1, 1000), "Delta": 2}  # Lemma 6.3 under linf:2
 
 
@@ -72,7 +74,8 @@ CLAIMS = [
                   "obtain (Delta eps, (e^{eps Delta} + 1) delta_bar)-DP where delta_bar = (delta/4)(3 + ln(Delta/delta))",
         code="mechanisms.limited_domain.laplace.LimitDomLap (Algorithm 1's threshold "
              "ln(min{Delta,kbar}/delta)/eps)", relation="delta:N",
-        domain=widened(dom(4, 2, "delta:N", [{"k": 2, "kbar": 2, **E1}, {"k": 3, "kbar": 3, "eps": F(1, 2), "delta": F(1, 100), "Delta": 2}])),
+        domain=widened(dom(4, 2, "delta:N",
+                           [{"k": 2, "kbar": 2, **E1}, {"k": 3, "kbar": 3, "eps": F(1, 2), "delta": F(1, 100), "Delta": 2}])),
         quick=dom(3, 2, "delta:N", [{"k": 2, "kbar": 2, **E1}]),
         mechanism=L.lap, points=L.lemma_6_1_points,
         notes="Informal statement, read as: Algorithm 1 with Gumbel replaced by Laplace (its threshold already is "
@@ -119,8 +122,10 @@ CLAIMS = [
         statement="(probe) corrected Algorithm 4 with Delta = 1 < d is (eps, (e^eps + 1) delta_bar)-DP under add/remove "
                   "neighbours",
         code="mechanisms.limited_domain.laplace.LimitDomLap(Delta=1)", relation="add-remove", probe=True, expected="violated",
-        domain=dom(4, 7, "add-remove", [{"k": 2, "kbar": 3, "eps": 2, "delta": F(1, 1000), "Delta": 1}], box=((4, 6), (4, 6), (5, 6), (0, 1))),
-        quick=dom(4, 7, "add-remove", [{"k": 2, "kbar": 3, "eps": 2, "delta": F(1, 1000), "Delta": 1}], box=((5, 5), (5, 5), (6, 6), (0, 0))),
+        domain=dom(4, 7, "add-remove", [{"k": 2, "kbar": 3, "eps": 2, "delta": F(1, 1000), "Delta": 1}],
+                   box=((4, 6), (4, 6), (5, 6), (0, 1))),
+        quick=dom(4, 7, "add-remove", [{"k": 2, "kbar": 3, "eps": 2, "delta": F(1, 1000), "Delta": 1}],
+                  box=((5, 5), (5, 5), (6, 6), (0, 0))),
         mechanism=L.lap, points=L.lemma_6_1_points, instances=L.pairs_for_delta(),
         notes="Pairs h in the box x every add/remove move. The Delta hypothesis is needed: h=(5,5,6,0) -> h'=(6,5,6,1) moves "
               "item 0 "
@@ -196,16 +201,22 @@ CLAIMS = [
 
 _LEM63_NOTE = ("The proof's union bound is printed over i in d^kbar(h') \\ d^kbar(h); the bad outcomes contain indices of "
                "d^kbar(h) \\ d^kbar(h') (typo, no effect on the bound). ")
-_LEM63 = "For any Delta-restricted neighbouring h, h': Pr[LapMax(h, d^kbar(h)) in S^delta_Lap] <= (delta/4)(3 + ln(Delta/delta)) =: delta_bar (8)"
+_LEM63 = ("For any Delta-restricted neighbouring h, h': Pr[LapMax(h, d^kbar(h)) in S^delta_Lap] <= "
+          "(delta/4)(3 + ln(Delta/delta)) =: delta_bar (8)")
 _LEM64 = ("For any neighbouring h, h' and any S ⊆ S_Lap ∩ S'_Lap, with d^eps = d^kbar(h) ∩ d^kbar(h'): Pr[LapMax(h,d^kbar(h)) "
           "in S] "
           "<= Pr[LapMax(h,d^eps) in S] <= Pr[LapMax(h,d^kbar(h)) in S] + delta_bar")
-_LEM65 = "For any neighbouring h, h' and any S ⊆ S_Lap: Pr[LapMax(h,d^kbar(h)) in S] <= e^{Delta eps} Pr[LapMax(h',d^kbar(h')) in S] + (e^{Delta eps}+1) delta_bar"
+_LEM65 = ("For any neighbouring h, h' and any S ⊆ S_Lap: Pr[LapMax(h,d^kbar(h)) in S] <= e^{Delta eps} "
+          "Pr[LapMax(h',d^kbar(h')) in S] + (e^{Delta eps}+1) delta_bar")
 _LEMD1 = "For any i in d with h_i <= h_(kbar+1) + 1: Pr[i in LapMax(h, d)] <= 3 delta/(4 Delta) + ln(Delta/delta) delta/(4 Delta)"
 
 
+#: one more relation of an ordered-pair lemma: (id suffix, relation, expected, notes, params, quick box)
+_Extra = tuple[str, str, str, str, Sequence[Params], tuple[tuple[int, int], ...]]
+
+
 def _lemmas(eid: str, title: str, src: str, stmt: str, ev: Callable[..., list[Comparison]], lit_note: str,
-            rel_extra: Sequence[tuple[str, str, str, str, Sequence[Params], tuple[tuple[int, int], ...]]] = ()) -> list[Obligation]:
+            rel_extra: Sequence[_Extra] = ()) -> list[Obligation]:
     """The printed (eq. (7) threshold) entry and its #corrected twin for one ordered-pair lemma."""
     gen = L.pairs_for_delta(both=True)
     out = [

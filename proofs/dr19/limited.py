@@ -162,7 +162,8 @@ CLAIMS = [
         evaluate=E.fn1,
         notes="ERRATUM (DR19 text): with h_(d+1) = 0, ⊥ keeps weight exp(eps (1 + ln(d/delta)/eps)) = e^eps d/delta > 0, so "
               "LimitDom^(k,d) can stop early and "
-              "is not pEM^k. Witness: h=(0,0,0), k=1, eps=1, delta=1/10: Pr[(⊥)] = 30e/(30e+3) = 0.965. The DR19-NeurIPS min{.., d - "
+              "is not pEM^k. Witness: h=(0,0,0), k=1, eps=1, delta=1/10: Pr[(⊥)] = 30e/(30e+3) = 0.965. "
+              "The DR19-NeurIPS min{.., d - "
               "kbar} gives ⊥ weight 0 and "
               "the equivalence holds (DR19.Fn1#neurips). Kbar = d is accepted by the code (h_(d+1) = 0).",
     ),
@@ -171,7 +172,9 @@ CLAIMS = [
         source="DR19-NeurIPS §3 Algorithm 1 + DR19 footnote 1",
         statement="(with min{Delta, kbar, d - kbar}) kbar = d: LimitDom^{k,d} = pEM^k in distribution",
         code="proofs.dr19._limited_sec3.fn1 (variant='neurips')", relation="none",
-        domain=dom(3, 3, "none", [{"k": 1, "eps": 1, "delta": F(1, 10), "variant": "neurips"}, {"k": 2, "eps": F(1, 2), "delta": F(1, 10), "variant": "neurips"}]),
+        domain=dom(3, 3, "none",
+                   [{"k": 1, "eps": 1, "delta": F(1, 10), "variant": "neurips"},
+                    {"k": 2, "eps": F(1, 2), "delta": F(1, 10), "variant": "neurips"}]),
         quick=dom(3, 2, "none", [{"k": 2, "eps": 1, "delta": F(1, 10), "variant": "neurips"}]),
         evaluate=E.fn1,
     ),
@@ -179,7 +182,9 @@ CLAIMS = [
         id="DR19.Fn1#privacy", title="kbar = d with h_(d+1) = 0 keeps Theorem 1", source=f"{S3}, footnote 1 + Theorem 1",
         statement="(kbar = d allowed with h_(d+1) = 0) Theorem 1's curve holds",
         code="mechanisms.limited_domain.LimitDom(kbar=d)", relation="add-remove",
-        domain=widened(dom(3, 3, "add-remove", [{"k": 1, "kbar": 3, "eps": 1, "delta": F(1, 10)}, {"k": 2, "kbar": 3, "eps": F(1, 2), "delta": F(1, 10)}])),
+        domain=widened(dom(3, 3, "add-remove",
+                           [{"k": 1, "kbar": 3, "eps": 1, "delta": F(1, 10)},
+                            {"k": 2, "kbar": 3, "eps": F(1, 2), "delta": F(1, 10)}])),
         quick=dom(3, 2, "add-remove", [{"k": 2, "kbar": 3, "eps": 1, "delta": F(1, 10)}]),
         mechanism=_ld(), points=_curve,
     ),
@@ -199,7 +204,8 @@ CLAIMS = [
         statement="Consider the histogram in which all values are equal ... our algorithm needs to ensure that for this "
                   "histogram we will return ⊥ with probability at least 1 - delta",
         code="proofs.dr19._limited_sec3.claim_3_2_flat", relation="none",
-        domain=dom(5, 4, "none", [{"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10)}, {"k": 2, "kbar": 4, "eps": F(1, 10), "delta": F(1, 2)}]),
+        domain=dom(5, 4, "none",
+                   [{"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10)}, {"k": 2, "kbar": 4, "eps": F(1, 10), "delta": F(1, 2)}]),
         evaluate=E.claim_3_2_flat, instances=E.flat_instances,
         notes="Unrestricted threshold: Pr[(⊥)] = e^eps/(e^eps + delta) >= 1 - delta for every flat h.",
     ),
@@ -228,7 +234,9 @@ CLAIMS = [
         statement="For any histogram h, with probability at least 1 - beta the output from Algorithm 1 with parameters k, kbar, "
                   "eps, delta is (alpha, k)-accurate where alpha = ln(k kbar/beta)/eps",
         code="proofs.dr19._limited_sec3.lemma_8_1_accuracy", relation="none",
-        domain=dom(4, 3, "none", [{"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10)}, {"k": 2, "kbar": 3, "eps": 2, "delta": F(1, 10)}], betas=(F(1, 2), F(1, 10))),
+        domain=dom(4, 3, "none",
+                   [{"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10)}, {"k": 2, "kbar": 3, "eps": 2, "delta": F(1, 10)}],
+                   betas=(F(1, 2), F(1, 10))),
         quick=dom(3, 3, "none", [{"k": 1, "kbar": 2, "eps": 2, "delta": F(1, 10)}], betas=(F(1, 2),)),
         evaluate=E.lemma_8_1_accuracy, instances=E.acc_instances,
         notes="Exact; beta from a grid plus, for every gap g = h_(k) - h_i, the boundary beta = k kbar e^(-eps g) (rounded up) "
@@ -239,7 +247,8 @@ CLAIMS = [
         statement="Algorithm 1 will return k indices with probability at least 1 - beta if h_(k) >= h_(kbar+1) + 1 + "
                   "ln(min{Delta, kbar}/delta)/eps + ln(k/beta)/eps",
         code="proofs.dr19._limited_sec3.lemma_8_1_k_indices", relation="none",
-        domain=dom(3, 8, "none", [{"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 2)}, {"k": 2, "kbar": 2, "eps": 2, "delta": F(1, 10)},
+        domain=dom(3, 8, "none",
+                   [{"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 2)}, {"k": 2, "kbar": 2, "eps": 2, "delta": F(1, 10)},
                                    {"k": 1, "kbar": 2, "eps": 2, "delta": F(1, 10), "Delta": 1}]),
         quick=dom(3, 6, "none", [{"k": 1, "kbar": 2, "eps": 2, "delta": F(1, 2)}]),
         evaluate=E.lemma_8_1_k_indices, instances=E.k_indices_instances,
@@ -261,7 +270,8 @@ CLAIMS = [
         statement="The first statement is essentially equivalent to Theorem 6 in [2] (alpha = ln(kd/beta)/eps) ... gamma = O(ln "
                   "binom(m, l)/eps + ln(k/beta)/eps) in [5] ... we can achieve gamma = ln(kbar k/beta)/eps",
         code="-", kind="not-checkable", expected="not-checkable",
-        reason="Compares with theorems of other papers ([2], [5]) not checked in this ledger, in O(.) terms; nothing to compute. The "
+        reason="Compares with theorems of other papers ([2], [5]) not checked in this ledger, in O(.) terms; "
+               "nothing to compute. The "
                "part about this paper (alpha with kbar in place of d) is DR19.Lem8.1.",
     ),
     Obligation(
@@ -269,7 +279,9 @@ CLAIMS = [
         statement="Pr[LEM^kbar(h, d^kbar(h)) = i_(1)] >= Pr[EM(h) = i_(1)] iff (min{Delta, kbar} e^eps/delta) exp(eps "
                   "h_(kbar+1)) <= sum_{j > kbar} exp(eps h_(j))",
         code="proofs.dr19._limited_sec3.lemma_e_1", relation="none",
-        domain=dom(5, 3, "none", [{"kbar": 1, "eps": F(1, 10), "delta": F(1, 2)}, {"kbar": 2, "eps": 1, "delta": F(1, 10)}, {"kbar": 2, "eps": F(1, 10), "delta": F(9, 10), "Delta": 1}]),
+        domain=dom(5, 3, "none",
+                   [{"kbar": 1, "eps": F(1, 10), "delta": F(1, 2)}, {"kbar": 2, "eps": 1, "delta": F(1, 10)},
+                    {"kbar": 2, "eps": F(1, 10), "delta": F(9, 10), "Delta": 1}]),
         quick=dom(4, 2, "none", [{"kbar": 1, "eps": F(1, 10), "delta": F(1, 2)}]),
         evaluate=E.lemma_e_1,
         notes="Both directions of the iff: one inequality per histogram, chosen by the condition (decided at working precision).",

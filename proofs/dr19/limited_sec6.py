@@ -150,7 +150,8 @@ CLAIMS = [
         statement=LEM68 + " -- selection exactly as printed: kbar = argmin_i h_(i) + ln(i/delta)/eps + Gumbel(1/eps)",
         code="mechanisms.limited_domain.optimal_threshold.OptimalThreshold(literal=True)", relation="add-remove",
         expected="violated",
-        domain=widened(dom(4, 2, "add-remove", ({"k": 2, "dbar": 4, "eps": 1, "delta": F(1, 10)}, *OT), pairs=(LIT_SEL_WITNESS,))),
+        domain=widened(dom(4, 2, "add-remove", ({"k": 2, "dbar": 4, "eps": 1, "delta": F(1, 10)}, *OT),
+                           pairs=(LIT_SEL_WITNESS,))),
         quick=dom(4, 1, "add-remove", ({"k": 2, "dbar": 4, "eps": 1, "delta": F(1, 10)},), pairs=(LIT_SEL_WITNESS,)),
         mechanism=_ot(literal=True), points=lambda p: curve_points(p["k"], p["eps"], p["delta"], GRID),
         notes="With 2 candidates argmin(x+G) has the EM law (the Gumbel difference is logistic); from 3 candidates on it does "

@@ -54,7 +54,8 @@ LEM73_D1 = (_p(2, 1, 2, F(1, 4), "fixed-k2", Delta=1), _p(4, 2, 2, F(1, 4), "fix
 BOT_FREE = (_p(1, 5, 1, F(1, 1000), "reask-far", charge="indices-only", grid=(0,)),)
 ALG6 = (_p(2, 2, 1, F(1, 10), "alg6-fixed", algorithm="alg6"), _p(4, 2, 1, F(1, 10), "alg6-greedy", algorithm="alg6"))
 ALG6_LITERAL = tuple({**p, "algorithm": "alg6-literal"} for p in ALG6)
-NO_FN6 = tuple(_p(2, rounds, e, F(1, 1000), "alg6-fixed", algorithm="alg6", charge="no-footnote6", grid=(0,)) for rounds in (2, 4) for e in (1, 2))
+NO_FN6 = tuple(_p(2, rounds, e, F(1, 1000), "alg6-fixed", algorithm="alg6", charge="no-footnote6",
+                  grid=(0,)) for rounds in (2, 4) for e in (1, 2))
 
 NEURIPS = tuple({**p, "variant": "neurips"} for p in THM2[:4] + THM2[9:])
 
@@ -103,7 +104,8 @@ CLAIMS = [
                                       source="DR19-NeurIPS §3, Algorithm 2 / Theorem 2 (LimitDom with min{Delta, kbar, d - "
                                                           "kbar})",
         statement="multiLimitDom^{k*,l*} (DR19-NeurIPS prints Algorithm 2 and Theorem 2 as DR19 does) is (eps*, 2 l* delta + "
-                  "delta')-DP when its LimitDom uses the DR19-NeurIPS h_⊥ = h_(kbar+1) + 1 + ln(min{Delta, kbar, d-kbar}/delta)/eps",
+                  "delta')-DP when its LimitDom uses the DR19-NeurIPS h_⊥ = h_(kbar+1) + 1 + "
+                  "ln(min{Delta, kbar, d-kbar}/delta)/eps",
         code=CODE + " (variant='neurips')", relation="add-remove", domain=widened(_dom(NEURIPS)),
         quick=_dom(NEURIPS[-2:], max_count=1),
         mechanism=E.session, points=E.theorem2_points, notes=_WHERE.format(rel="add-remove"),
@@ -270,7 +272,8 @@ CLAIMS = [
         statement="MultiLimitDomSession.guarantee uses eq. "
                   "(3)", code="mechanisms.pay_what_you_get.eq3_eps vs proofs.composition.eq3_eps",
         relation="none",
-        domain=Domain(d=1, max_count=0, relation="none", params=tuple({"k_star": k, "eps": e} for k in (1, 3, 10) for e in (1, F(1, 3)))),
+        domain=Domain(d=1, max_count=0, relation="none",
+                      params=tuple({"k_star": k, "eps": e} for k in (1, 3, 10) for e in (1, F(1, 3)))),
         evaluate=E.eq3_twin,
     ),
 ]

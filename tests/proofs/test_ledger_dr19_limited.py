@@ -20,6 +20,8 @@ from proofs.registry import required_ids
 from dpverify.checker.core import check
 from dpverify.checker.profile import pair_profile
 
+from support import close
+
 CLAIMS = dr19_limited.CLAIMS + dr19_limited_sec5.CLAIMS + dr19_limited_sec6.CLAIMS
 
 
@@ -48,10 +50,6 @@ def test_every_assigned_id_is_covered():
             assert c.paper_id + "#corrected" in ids
 
 
-def _close(a, b, tol=1e-5):
-    return abs(float(a) - b) < tol
-
-
 def test_witness_theorem1_nearly_tight():
     M = LimitDom(2, 2, 1, F(1, 20))
     with mpmath.mp.workprec(256):
@@ -62,7 +60,7 @@ def test_witness_theorem1_nearly_tight():
 def test_witness_theorem1_linf():
     M = LimitDom(1, 2, 1, F(1, 10))
     pp = pair_profile(M.distribution((0, 2, 2)), M.distribution((1, 1, 1)), 1)
-    assert _close(pp.delta, 0.1655044021) and pp.delta > 0.1
+    assert close(pp.delta, 0.1655044021, 1e-5) and pp.delta > 0.1
 
 
 def test_witness_lemma_5_6_and_cor_c_1():
@@ -73,28 +71,28 @@ def test_witness_lemma_5_6_and_cor_c_1():
     d_h, d_hp = {2, 1}, {2, 0}  # d^kbar(h), d^kbar(h') (kbar = 2, ties -> smaller index)
     R = PLEM(2, 2, 1, F(1, 20), domain=tuple(sorted(d_h & d_hp))).distribution(h)
     o = (2, BOT)
-    assert _close(P[o], 0.0606607158) and _close(R[o] * (1 - sum(P[b] for b in bad)), 0.0620807335)
+    assert close(P[o], 0.0606607158, 1e-5) and close(R[o] * (1 - sum(P[b] for b in bad)), 0.0620807335, 1e-5)
     D = PLEM(2, 2, 1, F(1, 10), domain=(0, 1, 2)).distribution((0, 1, 1))
     E = PLEM(2, 2, 1, F(1, 10), domain=(2,)).distribution((0, 1, 1))
     keep = sum(v for k, v in D.items() if not ({0, 1} & set(k)))
-    assert _close(D[o], 0.0418450178) and _close(E[o] * keep, 0.0445706816)
+    assert close(D[o], 0.0418450178, 1e-5) and close(E[o] * keep, 0.0445706816, 1e-5)
 
 
 def test_witness_footnote1_and_alg3():
     e = float(mpmath.e)
-    assert _close(LimitDom(1, 3, 1, F(1, 10)).distribution((0, 0, 0))[(BOT,)], 30 * e / (30 * e + 3))
-    assert _close(PLEM(1, 2, 1, F(1, 10), literal=True).distribution((0, 0, 0))[(BOT,)], 10 * e / (10 * e + 2))
+    assert close(LimitDom(1, 3, 1, F(1, 10)).distribution((0, 0, 0))[(BOT,)], 30 * e / (30 * e + 3), 1e-5)
+    assert close(PLEM(1, 2, 1, F(1, 10), literal=True).distribution((0, 0, 0))[(BOT,)], 10 * e / (10 * e + 2), 1e-5)
 
 
 def test_witness_monotone_kbar():
     full = [sum(v for o, v in LimitDom(1, kb, 1, F(1, 10)).distribution((0, 0, 0, 2)).items() if BOT not in o) for kb in (1, 2)]
-    assert _close(full[0], 0.2137302715) and _close(full[1], 0.1336801399)
+    assert close(full[0], 0.2137302715, 1e-5) and close(full[1], 0.1336801399, 1e-5)
 
 
 def test_witness_strict_delta_threshold_and_optimal_threshold_linf():
     S = StrictLimitDom(2, 3, F(1, 2), F(1, 10), Delta=1)
     pp = pair_profile(S.distribution((0, 1, 1, 1)), S.distribution((1, 1, 1, 1)), 1)
-    assert _close(pp.delta, 0.2307692307)
-    O = OptimalThreshold(2, 2, 1, F(1, 10))
-    pp = pair_profile(O.distribution((0, 0, 2, 2)), O.distribution((1, 1, 1, 1)), 2)
-    assert _close(pp.delta, 0.2137302715)
+    assert close(pp.delta, 0.2307692307, 1e-5)
+    ot = OptimalThreshold(2, 2, 1, F(1, 10))
+    pp = pair_profile(ot.distribution((0, 0, 2, 2)), ot.distribution((1, 1, 1, 1)), 2)
+    assert close(pp.delta, 0.2137302715, 1e-5)
