@@ -172,6 +172,11 @@ def _switch_table(res: dict) -> str:
     return table(["dataset", "eps", "k", "printed"] + [f"only: {esc(n)}" for n in names] + ["all (as run)"], rows)
 
 
+def _ahead_count(v: list[tuple[str, bool]], who: str) -> str:
+    """``"n (m)"``: the settings where ``who`` is ahead, and of them those ahead by at least MATERIAL."""
+    return f"{sum(w == who for w, _ in v)} ({sum(w == who and big for w, big in v)})"
+
+
 def _cw_summary(res: dict) -> str:
     """Per k and metric: in how many (dataset, eps) settings TS / LD (private kbar) is ahead with disjoint CIs."""
     ks = sorted({r["k"] for r in res["cwgm20"]})
@@ -180,8 +185,8 @@ def _cw_summary(res: dict) -> str:
         for k in ks:
             pairs = [(r["TS"][metric], r["LD_private"][metric]) for r in res["cwgm20"] if r["k"] == k]
             v = [(_ahead(a, b), abs(a[0] - b[0]) >= MATERIAL) for a, b in pairs]
-            n = lambda who: f"{sum(w == who for w, _ in v)} ({sum(w == who and big for w, big in v)})"  # noqa: E731
-            rows.append([metric, str(k), n("TS"), n("LD"), str(sum(w == "≈" for w, _ in v)), str(len(v))])
+            rows.append([metric, str(k), _ahead_count(v, "TS"), _ahead_count(v, "LD"), str(sum(w == "≈" for w, _ in v)),
+                         str(len(v))])
     return table(["metric", "k", f"TS ahead (of which by >= {MATERIAL})", f"LD (private kbar) ahead (of which by >= {MATERIAL})",
                   "CIs overlap", "settings"], rows)
 

@@ -111,7 +111,7 @@ def _gj(res: dict, key: str, path: Path, title: str) -> None:
     eps_list = sorted({r["eps"] for r in rows}, key=Fraction)
     with plot_style() as plt:
         fig, axes = plt.subplots(1, len(eps_list), figsize=(4.4 * len(eps_list), 3.9), squeeze=False)
-        for ax, e in zip(axes[0], eps_list):
+        for ax, e in zip(axes[0], eps_list, strict=True):
             for i, mech in enumerate(GJ):
                 sel = [r for r in rows if r["eps"] == e and r["mech"] == mech]
                 ls, mk, ms, hollow = GJ_STYLE[mech]
@@ -136,7 +136,7 @@ def _dr(res: dict, path: Path) -> str:
     eps_list = sorted({r["eps"] for r in rows}, key=Fraction)
     with plot_style() as plt:
         fig, axes = plt.subplots(1, len(names), figsize=(4.4 * len(names), 3.7), squeeze=False)
-        for ax, nm in zip(axes[0], names):
+        for ax, nm in zip(axes[0], names, strict=True):
             for i, e in enumerate(eps_list):
                 sel = [r for r in rows if r["dataset"] == nm and r["eps"] == e]
                 x = [r["kbar"] for r in sel]

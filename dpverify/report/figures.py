@@ -127,7 +127,7 @@ def _claimed_thm1(p: Mapping) -> tuple[list[float], list[float]]:
 
 def _masked(xs: Sequence[float], ys: Sequence[float]) -> tuple[list[float], list[float]]:
     """Drop delta = 0 points (they have no place on a log axis)."""
-    keep = [(x, y) for x, y in zip(xs, ys) if y > 0]
+    keep = [(x, y) for x, y in zip(xs, ys, strict=True) if y > 0]
     return [x for x, _ in keep], [y for _, y in keep]
 
 
@@ -213,7 +213,7 @@ def composition_figure(path: Path, ks: Sequence[int] = (1, 2, 5, 10, 30, 100), e
     fig, axes = plt.subplots(1, len(eps_values), figsize=(4.6 * len(eps_values), 4.6), squeeze=False)
     cols = [f"{n}/truth" for n in DP_BOUNDS] + [f"{n}/truth_br" for n in RB_BOUNDS]
     markers = "osD^vPX*"
-    for ax, e in zip(axes[0], eps_values):
+    for ax, e in zip(axes[0], eps_values, strict=True):
         for i, c in enumerate(cols):
             pts = [(r["k"], _f(r[c])) for r in rows if r["eps"] == e and r[c] is not None]
             if pts:

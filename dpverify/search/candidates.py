@@ -150,7 +150,7 @@ def moves(d: int, relation: str) -> list[tuple[int, ...]]:
 
 def pair_from(h: Sequence[int], e: Sequence[int], sign: int, max_count: int) -> Pair | None:
     """``(h, h + sign e)`` if every count stays in ``0..max_count``."""
-    g = tuple(a + sign * b for a, b in zip(h, e))
+    g = tuple(a + sign * b for a, b in zip(h, e, strict=True))
     if min(g) < 0 or max(g) > max_count:
         return None
     return tuple(h), g

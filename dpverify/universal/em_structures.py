@@ -100,7 +100,7 @@ def certify_structure(s: Structure, exp_s: int, k: int, replacement: bool = Fals
 def to_structure(h: Sequence[int], h2: Sequence[int]) -> tuple[Structure, tuple[int, ...], tuple[int, ...]]:
     """An integer pair (P from ``h``, Q from ``h2``) as (structure, gaps, order): ``order[p]`` is the item at
     sorted position p (index tie-break); ``gaps[l-1] = g_l``.  Raises ValueError when ``h2 - h`` leaves {-1,0,1}."""
-    diff = [b - a for a, b in zip(h, h2)]
+    diff = [b - a for a, b in zip(h, h2, strict=True)]
     if any(abs(x) > 1 for x in diff):
         raise ValueError(f"h={tuple(h)}, h'={tuple(h2)}: a count moves by more than 1")
     if all(x >= 0 for x in diff):

@@ -25,7 +25,7 @@ def _family(model: Any, moves: tuple, d: int, G: int) -> tuple[tuple, tuple, tup
     base = 1 if lo_move < 0 else 0
     h = tuple([base] * L + [base + G] * (d - L))
     v = [lo_move] * L + [hi_move] * (d - L)
-    h2 = tuple(a + b for a, b in zip(h, v))
+    h2 = tuple(a + b for a, b in zip(h, v, strict=True))
     if model.replacement:
         o = (0,) * model.k
     else:
@@ -93,7 +93,7 @@ def br_witness(mech: Any, model: Any, moves: tuple, eta: Fraction, dmax: int = 4
             for g in gaps:
                 h.append(h[-1] - g)
             for v in itertools.product(moves, repeat=d):
-                h2 = tuple(a + b for a, b in zip(h, v))
+                h2 = tuple(a + b for a, b in zip(h, v, strict=True))
                 with mpmath.workprec(80):
                     r = {o: peel_ratio(model, tuple(h), h2, o) for o in outs}
                 hi, lo = max(r, key=r.get), min(r, key=r.get)
@@ -114,15 +114,15 @@ def box_witness(mech: Any, relation: str, eps: Fraction, dmax: int = 4, max_coun
     from dpverify.checker.neighbours import pairs
 
     k = getattr(mech, "k", 1)
+    cache: dict = {}   # histograms of different lengths never share a key: one cache serves every d
+
+    def law(h: tuple) -> dict:
+        if h not in cache:
+            with mpmath.workprec(60):
+                cache[h] = mech.distribution(h)
+        return cache[h]
+
     for d in range(max(2, k), dmax + 1):
-        cache: dict = {}
-
-        def law(h: tuple) -> dict:
-            if h not in cache:
-                with mpmath.workprec(60):
-                    cache[h] = mech.distribution(h)
-            return cache[h]
-
         for h, h2 in pairs(d, max_count, relation):
             for a, b in ((h, h2), (h2, h)):
                 P, Q = law(a), law(b)

@@ -34,7 +34,7 @@ SMALL = (0, 1)
 def _form(pattern: tuple, p: int) -> tuple:
     """Count at sorted position p (top = 0): ``(const, symbol coefficients)`` (coefficients 0 or -1)."""
     const = -sum(g for g in pattern[:p] if g != "L")
-    return const, tuple(-1 if (l < p and pattern[l] == "L") else 0 for l in range(len(pattern)))
+    return const, tuple(-1 if (j < p and pattern[j] == "L") else 0 for j in range(len(pattern)))
 
 
 def _cmp_key(pattern: tuple, v: tuple):
@@ -44,8 +44,8 @@ def _cmp_key(pattern: tuple, v: tuple):
         if a == b:
             return 0
         lo, hi = (a, b) if a < b else (b, a)          # positions: lo is the larger count of h
-        symbolic = any(pattern[l] == "L" for l in range(lo, hi))
-        diff_h = sum(pattern[l] for l in range(lo, hi) if pattern[l] != "L")
+        symbolic = any(pattern[j] == "L" for j in range(lo, hi))
+        diff_h = sum(pattern[j] for j in range(lo, hi) if pattern[j] != "L")
         if symbolic:
             s = 1                                      # >= 2 + small - 1 > 0: lo stays strictly above hi
         else:
@@ -62,7 +62,7 @@ def _add(f: tuple, c: int) -> tuple:
 
 
 def _sub(f: tuple, g: tuple) -> tuple:
-    return f[0] - g[0], tuple(x - y for x, y in zip(f[1], g[1]))
+    return f[0] - g[0], tuple(x - y for x, y in zip(f[1], g[1], strict=True))
 
 
 def _terms(pattern: tuple, v: tuple, out: tuple, kind: str, d: int) -> list[tuple]:

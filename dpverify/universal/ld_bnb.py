@@ -17,6 +17,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import partial
 from typing import Any, Sequence
 
 import mpmath
@@ -46,6 +47,7 @@ class Search:
     witness_point: int | None = None
     left: list = field(default_factory=list)
     timed_out: bool = False
+    seconds: float = 0.0
 
 
 def _to_float_iv(x: Any) -> tuple[float, float]:
@@ -82,94 +84,126 @@ def _exact_check(mech: Any, s, gaps: dict, point: tuple) -> tuple[str, Any]:
     return "open", None
 
 
-def run(model: LawModel, points: Sequence[tuple[Any, Any]], mech: Any, *, seconds: float = 60.0,
-        max_boxes: int = 2_000_000, first_violation: bool = True, e_cap: int | None = None) -> Search:
-    """Decide every claimed point ``(eps', delta)`` on every structure; stop at the first certified violation.
+class _BranchAndBound:
+    """One run: the model's interval constants, the claimed points, the cache of ``x = exp(-eps g)`` and the figures."""
 
-    ``e_cap``: only pairs with ``||h' - h||_0 <= e_cap`` (the ``delta:N`` relation; a reduced pair has at most the
-    changed items of the original, and every structure is itself such a pair)."""
-    K = model.consts()
-    eps_iv = K["eps"]
-    Eps = [_exp_iv(e) for e, _ in points]
-    Dc = [_to_float_iv(d) for _, d in points]
-    xcache: dict = {}
+    def __init__(self, model: LawModel, points: Sequence[tuple[Any, Any]], mech: Any, first_violation: bool):
+        self.model, self.points, self.mech, self.first_violation = model, points, mech, first_violation
+        self.K = model.consts()
+        self.eps_iv = self.K["eps"]
+        self.Eps = [_exp_iv(e) for e, _ in points]
+        self.Dc = [_to_float_iv(d) for _, d in points]
+        self.epsf = float(model.eps)
+        self.xcache: dict[Any, Any] = {}
+        self.st = Search()
 
-    def xval(g):
-        v = xcache.get(g)
+    def xval(self, g: Any) -> Any:
+        """``exp(-eps g)`` enclosed, cached per gap."""
+        v = self.xcache.get(g)
         if v is None:
-            v = xcache[g] = fiv.exp_neg(eps_iv, g)
+            v = self.xcache[g] = fiv.exp_neg(self.eps_iv, g)
         return v
 
-    epsf = float(model.eps)
-    st = Search()
-    t0 = time.monotonic()
-    for s in structures(model.kbar):
-        if e_cap is not None and sum(s.e) > e_cap:
-            continue
-        st.structures += 1
-        comp = compile_structure(s, model)
-        stack = [({v: (2, math.inf) for v in comp.variables}, tuple(range(len(points))))]
+    def open_points(self, terms: Any, badP: Any, badQ: Any, open_pts: Sequence[int]) -> list[int]:
+        """The points the box does not close: an upper end of delta(eps') above the claimed delta in a direction."""
+        still = []
+        for p in open_pts:
+            dPQ, dQP = deltas(terms, badP, badQ, self.Eps[p])
+            if max(dPQ[1], dQP[1]) <= self.Dc[p][0]:
+                continue
+            still.append(p)
+        return still
+
+    def decide_integer_points(self, s: Any, box: dict, still: list[int]) -> bool:
+        """A one-point box: every open point re-checked with the exact law; True to stop at a violation."""
+        gaps = {v: a for v, (a, _) in box.items()}
+        for p in still:
+            self.st.exact_checks += 1
+            verdict, w = _exact_check(self.mech, s, gaps, self.points[p])
+            if verdict == "violated":
+                self.st.witness, self.st.witness_point = w, p
+                if self.first_violation:
+                    return True
+            elif verdict == "open":
+                self.st.left.append({"structure": _describe(s), "point": p, "gaps": gaps})
+        return False
+
+    def cut(self, box: dict, xs: dict, v: Any) -> int:
+        """The integer below the x-midpoint of coordinate ``v``, kept inside ``[a, b - 1]``."""
+        a, b = box[v]
+        xm = (xs[v][0] + xs[v][1]) / 2
+        m = a if xm <= 0 else int(math.floor(-math.log(xm) / self.epsf))
+        return max(a, min(m, b - 1 if b < math.inf else m))
+
+    def upper_if_thin(self, comp: Any, xs: dict, box: dict, still: list[int], v: Any) -> Any:
+        """The largest upper end of delta over the open points once coordinate ``v`` is thinned to its cut."""
+        m = self.cut(box, xs, v)
+        xt = dict(xs)
+        xt[v] = self.xval(m)
+        tt = evaluate(comp, xt, self.K)
+        self.st.boxes += 1
+        return max(max(dd[1] for dd in deltas(*tt, self.Eps[p])) for p in still)
+
+    def split_coordinate(self, comp: Any, xs: dict, box: dict, still: list[int], by_trial: bool) -> Any:
+        """The coordinate to split: by trial (smear) late in a structure, else the widest x-range."""
+        cand = [v for v, (a, b) in box.items() if a < b]
+        if len(cand) > 1 and by_trial:
+            return min(cand, key=partial(self.upper_if_thin, comp, xs, box, still))
+        if len(cand) > 1:
+            return max(cand, key=lambda v: xs[v][1] - xs[v][0])
+        return cand[0]
+
+    def structure(self, s: Any, t0: float, seconds: float, max_boxes: int) -> str | None:
+        """Every box of one structure; "timeout" or "violation" to stop the run, None to go on."""
+        st = self.st
+        comp = compile_structure(s, self.model)
+        stack = [({v: (2, math.inf) for v in comp.variables}, tuple(range(len(self.points))))]
         boxes0 = st.boxes
         while stack:
             if time.monotonic() - t0 > seconds or st.boxes >= max_boxes:
                 st.timed_out = True
                 st.left.append({"structure": _describe(s), "boxes": [_box(b) for b, _ in stack[:20]],
                                 "open_boxes": len(stack)})
-                break
+                return "timeout"
             box, open_pts = stack.pop()
             st.boxes += 1
-            xs = {v: (xval(b)[0], xval(a)[1]) for v, (a, b) in box.items()}
-            terms, badP, badQ = evaluate(comp, xs, K)
+            xs = {v: (self.xval(b)[0], self.xval(a)[1]) for v, (a, b) in box.items()}
+            terms, badP, badQ = evaluate(comp, xs, self.K)
             is_point = all(a == b for a, b in box.values())
-            still = []
-            for p in open_pts:
-                dPQ, dQP = deltas(terms, badP, badQ, Eps[p])
-                if max(dPQ[1], dQP[1]) <= Dc[p][0]:
-                    continue
-                still.append(p)
+            still = self.open_points(terms, badP, badQ, open_pts)
             if not still:
                 continue
             if is_point:
-                gaps = {v: a for v, (a, _) in box.items()}
-                for p in still:
-                    st.exact_checks += 1
-                    verdict, w = _exact_check(mech, s, gaps, points[p])
-                    if verdict == "violated":
-                        st.witness, st.witness_point = w, p
-                        if first_violation:
-                            return st
-                    elif verdict == "open":
-                        st.left.append({"structure": _describe(s), "point": p, "gaps": gaps})
+                if self.decide_integer_points(s, box, still):
+                    return "violation"
                 continue
-            cand = [v for v, (a, b) in box.items() if a < b]
-
-            def cut(v):
-                a, b = box[v]
-                xm = (xs[v][0] + xs[v][1]) / 2
-                m = a if xm <= 0 else int(math.floor(-math.log(xm) / epsf))
-                return max(a, min(m, b - 1 if b < math.inf else m))
-
-            # smear by trial: split the gap whose thinning lowers the upper bound most
-            if len(cand) > 1 and st.boxes - boxes0 > TRIAL_AFTER:
-                def upper_if_thin(v):
-                    m = cut(v)
-                    xt = dict(xs)
-                    xt[v] = xval(m)
-                    tt = evaluate(comp, xt, K)
-                    st.boxes += 1
-                    return max(max(dd[1] for dd in deltas(*tt, Eps[p])) for p in still)
-                v = min(cand, key=upper_if_thin)
-            elif len(cand) > 1:
-                v = max(cand, key=lambda v: xs[v][1] - xs[v][0])
-            else:
-                v = cand[0]
+            v = self.split_coordinate(comp, xs, box, still, st.boxes - boxes0 > TRIAL_AFTER)
             a, b = box[v]
-            m = cut(v)
+            m = self.cut(box, xs, v)
             lo, hi = dict(box), dict(box)
             lo[v], hi[v] = (a, m), (m + 1, b)
             stack.append((hi, tuple(still)))
             stack.append((lo, tuple(still)))
-        if st.timed_out:
+        return None
+
+
+def run(model: LawModel, points: Sequence[tuple[Any, Any]], mech: Any, *, seconds: float = 60.0,
+        max_boxes: int = 2_000_000, first_violation: bool = True, e_cap: int | None = None) -> Search:
+    """Decide every claimed point ``(eps', delta)`` on every structure; stop at the first certified violation.
+
+    ``e_cap``: only pairs with ``||h' - h||_0 <= e_cap`` (the ``delta:N`` relation; a reduced pair has at most the
+    changed items of the original, and every structure is itself such a pair)."""
+    bnb = _BranchAndBound(model, points, mech, first_violation)
+    st = bnb.st
+    t0 = time.monotonic()
+    for s in structures(model.kbar):
+        if e_cap is not None and sum(s.e) > e_cap:
+            continue
+        st.structures += 1
+        stop = bnb.structure(s, t0, seconds, max_boxes)
+        if stop == "violation":
+            return st
+        if stop == "timeout":
             break
     st.seconds = time.monotonic() - t0
     return st

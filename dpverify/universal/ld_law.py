@@ -132,7 +132,7 @@ def compile_structure(s: Structure, model: LawModel) -> Compiled:
     common = set(A.dom) & set(B.dom)
     dropped = sorted(set(A.dom) - common)
     entered = sorted(set(B.dom) - common)
-    partner = dict(zip(dropped, entered))
+    partner = dict(zip(dropped, entered, strict=False))
     # unmatched (only with the strict domain, whose size may change): entering items X, leaving items Y
     X, Y = entered[len(dropped):], dropped[len(entered):]
 

@@ -63,7 +63,7 @@ class Structure:
         return tuple(j for j, g in enumerate(self.gaps) if g == VAR)
 
     def forms2(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
-        return tuple((c + b, v) for (c, v), b in zip(self.forms, self.e))
+        return tuple((c + b, v) for (c, v), b in zip(self.forms, self.e, strict=True))
 
     def histograms(self, gaps: Sequence[int], base: int = 1) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The concrete pair at integer values of the variable gaps (``gaps[v]`` for v in variables)."""
@@ -111,7 +111,7 @@ def _realise(n: int, order1: list[int], v1: list[int], order2: list[int], v2: li
     """An index order realising both sorted orders, or None (Kahn's algorithm on the tie constraints)."""
     succ = {i: set() for i in range(n)}
     for order, v in ((order1, v1), (order2, v2)):
-        for a, b in zip(order, order[1:]):
+        for a, b in zip(order, order[1:], strict=False):
             if v[a] == v[b]:
                 succ[a].add(b)
     indeg = {i: 0 for i in range(n)}
@@ -165,7 +165,7 @@ def _all_structures(kbar: int) -> Iterator[Structure]:
                     e = tuple(top_e) + (1,) * (n_t + n_t1)
                     if not any(e):
                         continue
-                    v2 = [v + b for v, b in zip(v1, e)]
+                    v2 = [v + b for v, b in zip(v1, e, strict=True)]
                     yield from _orders2(kbar, gaps, e, forms, order1, v1, v2)
 
 
@@ -236,6 +236,6 @@ def locate(h: Sequence[int], h2: Sequence[int], kbar: int) -> tuple[tuple, dict]
     forms = tuple(_forms(kbar, tuple(gaps), n_t, len(outs) - n_t))
     pos = {i: j for j, i in enumerate(o1)}
     order2 = tuple(pos[i] for i in order_of(r2))
-    forms2 = tuple((c + b, v) for (c, v), b in zip(forms, e))
+    forms2 = tuple((c + b, v) for (c, v), b in zip(forms, e, strict=True))
     assert n == len(forms)
     return (forms, e, frozenset(order2[:kbar]), forms2[order2[kbar]]), values

@@ -342,7 +342,7 @@ def test_printed_ld_arm_has_the_exact_law_of_algorithm_6():
 
     def emp(arm):
         items, kbars, _ = sample_ld_arm(h, k, eps, delta, arm, 6000, np.random.default_rng(11))
-        return Counter((kb, tuple(int(x) for x in row if x >= 0)) for kb, row in zip(kbars, items))
+        return Counter((kb, tuple(int(x) for x in row if x >= 0)) for kb, row in zip(kbars, items, strict=True))
 
     tv = lambda c: 0.5 * sum(abs(c[o] / 6000 - law[o]) for o in set(c) | set(law))  # noqa: E731
     assert tv(emp(LD_PRINTED)) < 0.04

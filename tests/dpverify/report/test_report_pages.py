@@ -20,7 +20,7 @@ from dpverify.checker.ledger import run_all
 from dpverify.cli import main
 from dpverify.report import data as report_data
 from dpverify.report.audits import render_audits_page, write_audits
-from dpverify.report.ledger import render_verify_pages, short_num, verify_data, write_reports
+from dpverify.report.ledger import render_verify_pages, short_num, write_reports
 from dpverify.report.performance import render_performance, write_performance
 from dpverify.report.render import render_all
 

@@ -178,7 +178,7 @@ def test_the_guide_orders_pairs_where_delta_is_zero_below_every_positive_closene
 def _zoo_privacy_points():
     for n, spec in sorted(all_mechanisms().items()):
         if "mutant" in n and "still-private" not in spec.tags:
-            for i, p in enumerate(spec.valid):
+            for i in range(len(spec.valid)):
                 yield pytest.param(n, i, id=f"{n}-{i}")
 
 

@@ -12,6 +12,7 @@ import dataclasses
 import itertools
 import random
 from fractions import Fraction as F
+from functools import partial
 
 import mpmath
 import pytest
@@ -72,7 +73,7 @@ def _random_pair(rng, d, relation):
         v = [rng.choice(relation_moves(relation)) for _ in range(d)]
         if any(v):
             break
-    h2 = [a + b for a, b in zip(h, v)]
+    h2 = [a + b for a, b in zip(h, v, strict=True)]
     return (tuple(h), tuple(h2)) if rng.random() < 0.5 else (tuple(h2), tuple(h))
 
 
@@ -84,8 +85,8 @@ def test_numerator_is_the_exact_margin_on_random_large_pairs(mech_kind):
         k = 1 if mech_kind == "em" else rng.choice([1, 2, 3])
         d = rng.randrange(max(2, k), 5)
         eps = rng.choice([F(1), F(1, 2), F(3, 10)])
-        mech = {"em": lambda: ExponentialMechanism(eps), "peel": lambda: PeelingEM(k, eps),
-                "gumbel": lambda: OneShotGumbel(k, eps), "repl": lambda: PeelingWithReplacement(k, eps)}[mech_kind]()
+        mech = {"em": partial(ExponentialMechanism, eps), "peel": partial(PeelingEM, k, eps),
+                "gumbel": partial(OneShotGumbel, k, eps), "repl": partial(PeelingWithReplacement, k, eps)}[mech_kind]()
         repl = mech_kind == "repl"
         h, h2 = _random_pair(rng, d, relation)
         s_struct, gaps, order = to_structure(h, h2)
@@ -173,17 +174,22 @@ def test_joint_sensitivity_rows_match_the_utility_at_random_realisations():
         v = tuple(rng.choice([0, 1]) for _ in range(d))
         big = [rng.randrange(2, 40) for _ in range(d - 1)]
         h = [200]
-        for l, g in enumerate(pattern):
-            h.append(h[-1] - (big[l] if g == "L" else g))
-        h2 = [a + b for a, b in zip(h, v)]
+        for j, g in enumerate(pattern):
+            h.append(h[-1] - (big[j] if g == "L" else g))
+        h2 = [a + b for a, b in zip(h, v, strict=True)]
         outs = list(itertools.combinations(range(d), k) if kind == "set" else itertools.permutations(range(d), k))
         o = rng.choice(outs)
-        u = (lambda x: u_star(x, frozenset(o))) if kind == "set" else (lambda x: u_sequence(x, o))
+        u = partial(_utility, kind, o)
         a = sorted(h, reverse=True)
         b = sorted((h[p] for p in o), reverse=True) if kind == "set" else [h[p] for p in o]
         rows = JS._terms(pattern, v, o, kind, d)
-        pred = max(a[i] - b[i] + r[0] + sum(c * big[l] for l, c in enumerate(r[1])) for i, r in enumerate(rows))
+        pred = max(a[i] - b[i] + r[0] + sum(c * big[j] for j, c in enumerate(r[1])) for i, r in enumerate(rows))
         assert -u(h) == max(a[i] - b[i] for i in range(k)) and -u(h2) == pred, (h, h2, o, kind)
+
+
+def _utility(kind: str, o: tuple, x: list) -> int:
+    """The joint utility of output ``o`` on ``x``: u* of the set, or the sequence utility."""
+    return u_star(x, frozenset(o)) if kind == "set" else u_sequence(x, o)
 
 
 def test_joint_sensitivity_check_can_fail(monkeypatch):

@@ -107,7 +107,7 @@ def test_random_long_pairs_with_large_counts_map_to_an_enumerated_structure_with
         h = [max(0, base + rng.choice([0, 0, 1, -1, 2, -2, rng.randint(-40, 40)])) for _ in range(d)]
         e = [rng.randint(0, 1) for _ in range(d)]
         e[rng.randrange(d)] = 1
-        h2 = [a + b for a, b in zip(h, e)]
+        h2 = [a + b for a, b in zip(h, e, strict=True)]
         r, r2 = reduce_pair(h, h2, kbar)
         if r == r2:  # only deleted items moved: the laws must be equal
             assert mech.distribution(h) == mech.distribution(h2)
