@@ -45,7 +45,8 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import log_ratio, sampler_counts, sampler_float
-from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, sorted_items, to_ctx
+from mechanisms.base import MechanismBase
+from mechanisms.core import BOT, exact_context, order_stat, sorted_items, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.exppoly import laplace_sf
 from mechanisms.registry import MechanismSpec
@@ -81,10 +82,24 @@ def exceeds_offset(s: int, eps: Any, delta: Any) -> bool:
             raise InvalidParameter(f"cannot decide s={s} vs ln(1/(2 delta))/eps for eps={eps}, delta={delta}")
 
 
-def _validate(self: Any) -> None:
-    object.__setattr__(self, "k", V.pos_int("k", self.k))
-    object.__setattr__(self, "eps", V.positive("eps", self.eps))
-    object.__setattr__(self, "delta", V.probability("delta", self.delta))
+class _FixedThresholdFamily(MechanismBase):
+    """What the three classes share: the checks of ``k``, ``eps``, ``delta``, of ``k < d`` (DR19 Def. F.1) and the
+    critical scales."""
+
+    k: int
+    eps: Any
+    delta: Any
+
+    def _validate(self) -> None:
+        self._set(k=V.pos_int("k", self.k), eps=V.positive("eps", self.eps), delta=V.probability("delta", self.delta))
+
+    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+        return _check_h(h, self.k)
+
+    def critical_scales(self) -> tuple[float, ...]:
+        """The fixed threshold's offset above h_(k+1), 1 + ln(1/(2 delta))/eps, and the Laplace scale 1/eps (count units;
+        the worst-case search builds its gaps around them)."""
+        return (1 + _offset_float(self.eps, self.delta), 1 / float(self.eps))
 
 
 def _check_h(h: Any, k: int) -> tuple[int, ...]:
@@ -131,7 +146,7 @@ def _trr_prob(ctx: Any, h: tuple[int, ...], i: int, k: int, eps: Any, delta: Any
 
 
 @dataclass(frozen=True)
-class TruncatedRR:
+class TruncatedRR(_FixedThresholdFamily):
     """``tRR_i^k`` -- DR19 Definition F.1 (001 App. F); outcomes ``(i,)`` and ``(BOT,)`` (module docstring).
 
     Claimed: (eps, delta)-DP (Corollary F.1), properties of Lemma F.2.
@@ -143,38 +158,32 @@ class TruncatedRR:
     delta: Any
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "i", V.nonneg_int("i", self.i))
-        _validate(self)
+        self._set(i=V.nonneg_int("i", self.i))
+        self._validate()
 
-    def _check(self, h: Any) -> tuple[int, ...]:
-        h = _check_h(h, self.k)
-        if self.i >= len(h):
-            raise InvalidParameter(f"i={self.i} must be < d={len(h)}")
-        return h
+    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+        hv = _check_h(h, self.k)
+        if self.i >= len(hv):
+            raise InvalidParameter(f"i={self.i} must be < d={len(hv)}")
+        return hv
 
-    def symmetries(self, d: int) -> frozenset:
-        """Item ``i`` is a parameter (no permutation); h_i - h_(k+1): shift-free unless k = d (:mod:`dpverify.checker.reductions`)."""
+    def symmetries(self, d: int) -> frozenset[str]:
+        """Item ``i`` is a parameter (no permutation); h_i - h_(k+1): shift-free unless k = d
+        (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"shift"}) if self.k < d else frozenset()
 
-    def critical_scales(self) -> tuple:
-        """The fixed threshold's offset above h_(k+1), 1 + ln(1/(2 delta))/eps, and the Laplace scale 1/eps (count units; the worst-case search builds its gaps around them)."""
-        return (1 + _offset_float(self.eps, self.delta), 1 / float(self.eps))
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
+        p = _trr_prob(ctx, h, self.i, self.k, self.eps, self.delta)
+        if p == 0:
+            return {(BOT,): ctx.mpf(1)}
+        return {(self.i,): p, (BOT,): 1 - p}
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = self._check(h)
-        with exact_context(prec, interval) as ctx:
-            p = _trr_prob(ctx, h, self.i, self.k, self.eps, self.delta)
-            if p == 0:
-                return {(BOT,): ctx.mpf(1)}
-            return {(self.i,): p, (BOT,): 1 - p}
-
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = self._check(h)
-        size = V.pos_int("size", size)
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         t = order_stat(h, self.k + 1)
         if not h[self.i] > t:
             return [(BOT,)] * size
-        hit = float(h[self.i] - t - 1) + rng.laplace(0.0, 1.0 / sampler_float("eps", self.eps), size=size) > _offset_float(self.eps, self.delta)
+        noise = rng.laplace(0.0, 1.0 / sampler_float("eps", self.eps), size=size)
+        hit = float(h[self.i] - t - 1) + noise > _offset_float(self.eps, self.delta)
         return [(self.i,) if x else (BOT,) for x in hit.tolist()]
 
 
@@ -190,7 +199,7 @@ def _subset_law(ctx: Any, items: Sequence[int], q: Sequence[Any]) -> dict:
 
 
 @dataclass(frozen=True)
-class FixedThreshold:
+class FixedThreshold(_FixedThresholdFamily):
     """``fT^k`` -- DR19 Algorithm 8 (001 App. F); outcome a ``frozenset`` of item indices (module docstring).
 
     ``literal=True``: the printed pre-check ``h_(i) > h_⊥``; default ``h_(i) > h_(k+1)``.
@@ -203,31 +212,24 @@ class FixedThreshold:
     literal: bool = False
 
     def __post_init__(self) -> None:
-        _validate(self)
+        self._validate()
         if not isinstance(self.literal, bool):
             raise InvalidParameterType(f"literal={self.literal!r} must be a bool")
 
-    def symmetries(self, d: int) -> frozenset:
-        """Considered items {i : h_i > h_(k+1)} (literal: also beyond the offset) and their Laplace tests are symmetric in the items; shift-free unless k = d (:mod:`dpverify.checker.reductions`)."""
+    def symmetries(self, d: int) -> frozenset[str]:
+        """Considered items {i : h_i > h_(k+1)} (literal: also beyond the offset) and their Laplace tests are symmetric
+        in the items; shift-free unless k = d (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"permute"} | ({"shift"} if self.k < d else set()))
 
-    def critical_scales(self) -> tuple:
-        """The fixed threshold's offset above h_(k+1), 1 + ln(1/(2 delta))/eps, and the Laplace scale 1/eps (count units; the worst-case search builds its gaps around them)."""
-        return (1 + _offset_float(self.eps, self.delta), 1 / float(self.eps))
-
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = _check_h(h, self.k)
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
         C = considered_items(h, self.k, self.eps, self.delta, self.literal)
         t = order_stat(h, self.k + 1)
-        with exact_context(prec, interval) as ctx:
-            thr = 1 + _offset(ctx, self.eps, self.delta)  # h_⊥ - h_(k+1)
-            scale = 1 / Fraction(self.eps)
-            q = [laplace_sf(ctx, h[i] - t, scale)(thr) for i in C]
-            return _subset_law(ctx, C, q)
+        thr = 1 + _offset(ctx, self.eps, self.delta)  # h_⊥ - h_(k+1)
+        scale = 1 / Fraction(self.eps)
+        q = [laplace_sf(ctx, h[i] - t, scale)(thr) for i in C]
+        return _subset_law(ctx, C, q)
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = _check_h(h, self.k)
-        size = V.pos_int("size", size)
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         a = sampler_counts(h)
         top = top_sorted(a, self.k + 1)  # reads only the top-(k+1)
         t = int(a[top[self.k]])
@@ -235,14 +237,15 @@ class FixedThreshold:
         if C.size == 0:
             return [frozenset()] * size
         centers = (a[C] - t - 1).astype(np.float64)
-        hit = centers[None, :] + rng.laplace(0.0, 1.0 / sampler_float("eps", self.eps), size=(size, C.size)) > _offset_float(self.eps, self.delta)
+        noise = rng.laplace(0.0, 1.0 / sampler_float("eps", self.eps), size=(size, C.size))
+        hit = centers[None, :] + noise > _offset_float(self.eps, self.delta)
         codes = hit.astype(np.int64) @ (1 << np.arange(C.size, dtype=np.int64))
         sets = {c: frozenset(int(C[j]) for j in range(C.size) if c >> j & 1) for c in range(1 << C.size)}
         return [sets[c] for c in codes.tolist()]
 
 
 @dataclass(frozen=True)
-class RestrictedFixedThreshold:
+class RestrictedFixedThreshold(_FixedThresholdFamily):
     """``fT^k|_{d^k_>(ĥ)}`` -- DR19 Definition F.2 (001 App. F), on ``H_k(ĥ)`` only (module docstring).
 
     ``h_hat`` fixes the domain ``d^k_>(ĥ)`` (sorted order = the bijection ``π_ĥ``); an
@@ -256,47 +259,40 @@ class RestrictedFixedThreshold:
     h_hat: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
-        _validate(self)
-        object.__setattr__(self, "h_hat", _check_h(self.h_hat, self.k))
+        self._validate()
+        self._set(h_hat=_check_h(self.h_hat, self.k))
 
     @property
     def coordinates(self) -> tuple[int, ...]:
         """``π_ĥ^{-1}``: the items of ``d^k_>(ĥ)`` in sorted order (coordinate j <-> item)."""
         return strict_domain(self.h_hat, self.k)
 
-    def _check(self, h: Any) -> tuple[int, ...]:
-        h = _check_h(h, self.k)
-        if len(h) != len(self.h_hat):
-            raise InvalidParameter(f"len(h)={len(h)} must equal len(h_hat)={len(self.h_hat)}")
-        if not set(strict_domain(h, self.k)) <= set(self.coordinates):
-            raise InvalidParameter(f"h={h} is not in H_k(h_hat): d^k_>(h) is not inside d^k_>(h_hat)={self.coordinates}")
-        return h
+    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+        hv = _check_h(h, self.k)
+        if len(hv) != len(self.h_hat):
+            raise InvalidParameter(f"len(h)={len(hv)} must equal len(h_hat)={len(self.h_hat)}")
+        if not set(strict_domain(hv, self.k)) <= set(self.coordinates):
+            raise InvalidParameter(f"h={hv} is not in H_k(h_hat): d^k_>(h) is not inside d^k_>(h_hat)={self.coordinates}")
+        return hv
 
-    def symmetries(self, d: int) -> frozenset:
-        """A fixed domain names items (no permutation); h_i - h_(k+1): shift-free unless k = d (:mod:`dpverify.checker.reductions`)."""
+    def symmetries(self, d: int) -> frozenset[str]:
+        """A fixed domain names items (no permutation); h_i - h_(k+1): shift-free unless k = d
+        (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"shift"}) if self.k < d else frozenset()
 
-    def critical_scales(self) -> tuple:
-        """The fixed threshold's offset above h_(k+1), 1 + ln(1/(2 delta))/eps, and the Laplace scale 1/eps (count units; the worst-case search builds its gaps around them)."""
-        return (1 + _offset_float(self.eps, self.delta), 1 / float(self.eps))
-
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = self._check(h)
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
         coords = self.coordinates
-        with exact_context(prec, interval) as ctx:
-            p = [_trr_prob(ctx, h, i, self.k, self.eps, self.delta) for i in coords]
-            out = {}
-            for y in itertools.product((1, BOT), repeat=len(coords)):
-                v = ctx.mpf(1)
-                for yj, pj in zip(y, p):
-                    v = v * (pj if yj == 1 else 1 - pj)
-                if v != 0:
-                    out[y] = v
-            return out
+        p = [_trr_prob(ctx, h, i, self.k, self.eps, self.delta) for i in coords]
+        out = {}
+        for y in itertools.product((1, BOT), repeat=len(coords)):
+            v = ctx.mpf(1)
+            for yj, pj in zip(y, p, strict=True):
+                v = v * (pj if yj == 1 else 1 - pj)
+            if v != 0:
+                out[y] = v
+        return out
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = self._check(h)
-        size = V.pos_int("size", size)
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         cols = [TruncatedRR(i, self.k, self.eps, self.delta).sample(h, rng=rng, size=size) for i in self.coordinates]
         return [tuple(1 if c[r][0] is not BOT else BOT for c in cols) for r in range(size)]
 

@@ -62,7 +62,8 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import exact_top, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
-from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
+from mechanisms.base import MechanismBase
+from mechanisms.core import BOT, order_stat, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.sampling import check_balanced_flag, check_exact_flag
 from mechanisms.exact.laplace_order import chain_probability, guard_bits, lap_vars, ordered_top_distribution
@@ -96,14 +97,12 @@ def _scale(eps: Any) -> Fraction:
     return 1 / Fraction(eps)
 
 
-def _validate(self: Any) -> None:
-    object.__setattr__(self, "k", V.pos_int("k", self.k))
-    object.__setattr__(self, "kbar", V.pos_int("kbar", self.kbar))
+def _validate(self: LimitDomLap | LapMax) -> None:
+    self._set(k=V.pos_int("k", self.k), kbar=V.pos_int("kbar", self.kbar))
     if self.k > self.kbar:
         raise InvalidParameter(f"k={self.k} must be <= kbar={self.kbar}")
-    object.__setattr__(self, "eps", V.positive("eps", self.eps))
-    object.__setattr__(self, "delta", V.probability("delta", self.delta))
-    object.__setattr__(self, "Delta", V.pos_int("Delta", self.Delta))
+    self._set(eps=V.positive("eps", self.eps), delta=V.probability("delta", self.delta))
+    self._set(Delta=V.pos_int("Delta", self.Delta))
     if self.Delta > self.kbar:
         raise InvalidParameter(
             f"Delta={self.Delta} must be <= kbar={self.kbar} (DR19 §6.1 assumes min{{Delta, kbar}} = Delta)"
@@ -189,7 +188,7 @@ def _outcomes(labels: np.ndarray, idx: np.ndarray, above: np.ndarray, k: int) ->
 
 
 @dataclass(frozen=True)
-class LimitDomLap:
+class LimitDomLap(MechanismBase):
     """``LimitDom^{k,kbar}_Lap`` -- DR19 Algorithm 4 (001 §6.1), Delta-restricted random threshold.
 
     ``D = d^kbar(h)``, threshold ``h_⊥`` as in the module docstring (``literal=True``:
@@ -215,36 +214,47 @@ class LimitDomLap:
         check_exact_flag(self, ("eps", "delta"))
         check_balanced_flag(self)
 
-    def symmetries(self, d: int) -> frozenset:
-        """Laplace race over d^kbar(h) (index only breaks ties); centres relative to h_(kbar+1), shift-free unless kbar = d (:mod:`dpverify.checker.reductions`)."""
+    def symmetries(self, d: int) -> frozenset[str]:
+        """Laplace race over d^kbar(h) (index only breaks ties); centres relative to h_(kbar+1), shift-free unless
+        kbar = d (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"permute-ties"} | ({"shift"} if self.kbar < d else set()))
 
-    def critical_scales(self) -> tuple:
-        """The random threshold's offset above h_(kbar+1) and the Laplace scale 1/eps (count units; the worst-case search builds its gaps around them)."""
+    def critical_scales(self) -> tuple[float, ...]:
+        """The random threshold's offset above h_(kbar+1) and the Laplace scale 1/eps (count units; the worst-case
+        search builds its gaps around them)."""
         return (1 + threshold_offset_float(self.eps, self.delta, self.Delta, self.literal), 1 / float(self.eps))
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = V.histogram(h)
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
         dom = limited_domain(h, self.kbar)  # checks kbar <= d
         base = order_stat(h, self.kbar + 1)  # centres relative to h_(kbar+1): smaller exponents
-        with exact_context(prec, interval) as ctx, guard_bits(ctx, [h[i] - base for i in dom] + [1], [_scale(self.eps)] * (len(dom) + 1)):
+        with guard_bits(ctx, [h[i] - base for i in dom] + [1], [_scale(self.eps)] * (len(dom) + 1)):
             # the threshold too at the guarded precision: its rounding error is magnified by 1/scale = eps
             thr = 1 + threshold_offset(ctx, self.eps, self.delta, self.Delta, self.literal)
             centers = [h[i] - base for i in dom] + [thr]
             raw = ordered_top_distribution(ctx, centers, _scale(self.eps), self.k, stop=self.kbar)
         return {tuple(BOT if p == self.kbar else dom[p] for p in o): v for o, v in raw.items()}
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = V.histogram(h)
-        check_kbar_le_d(self.kbar, len(h))
-        size = V.pos_int("size", size)
+    def _sample_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+        hv = V.histogram(h)
+        check_kbar_le_d(self.kbar, len(hv))
+        return hv
+
+    def _race(self, h: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, int]:
+        """``(counts, D, h_(kbar+1))``: the top-(kbar+1), the only data Algorithm 4 reads."""
         a = sampler_counts(h)
-        top = top_sorted(a, self.kbar + 1)  # the only data Algorithm 4 reads
-        dom = top[: self.kbar]
-        base = int(a[top[self.kbar]]) if top.size > self.kbar else 0
-        if self.exact:
-            return laplace_race_exact([int(a[i]) - base for i in dom], [int(i) for i in dom], self.k, self.eps, self.delta,
-                                      self.Delta, self.literal, rng=rng, size=size, balanced=self.balanced)
+        top = top_sorted(a, self.kbar + 1)
+        return a, top[: self.kbar], int(a[top[self.kbar]]) if top.size > self.kbar else 0
+
+    def _sample_exact(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
+        a, dom, base = self._race(h)
+        return laplace_race_exact([int(a[i]) - base for i in dom], [int(i) for i in dom], self.k, self.eps, self.delta,
+                                  self.Delta, self.literal, rng=rng, size=size, balanced=self.balanced)
+
+    def _sample_balanced(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
+        return self._sample_exact(h, rng=rng, size=size)  # the schedule is laplace_race_exact's balanced=True
+
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
+        a, dom, base = self._race(h)
         centers = (a[dom] - base).astype(np.int64)  # ints: the race decides huge spreads exactly
         thr = 1.0 + threshold_offset_float(self.eps, self.delta, self.Delta, self.literal)
         idx, above = laplace_race_sample(centers, thr, self.k, 1.0 / sampler_float("eps", self.eps), rng=rng, size=size)
@@ -252,7 +262,7 @@ class LimitDomLap:
 
 
 @dataclass(frozen=True)
-class LapMax:
+class LapMax(MechanismBase):
     """``LapMax^{k,kbar}(h, D)`` -- DR19 Definition 6.1 (001 §6.1) on the fixed domain ``D = domain``.
 
     Noisy values ``X_i = h_i + Lap(1/eps)`` for ``i in D`` (the print writes
@@ -274,36 +284,37 @@ class LapMax:
     def __post_init__(self) -> None:
         _validate(self)
         dom = _domain_param(self.domain)
-        object.__setattr__(self, "domain", () if dom is None else dom)
+        self._set(domain=() if dom is None else dom)
 
-    def _check(self, h: Sequence[int]) -> tuple[int, ...]:
-        h = V.histogram(h)
-        check_kbar_le_d(self.kbar, len(h))
-        bad = [i for i in self.domain if i >= len(h)]
+    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+        hv = V.histogram(h)
+        check_kbar_le_d(self.kbar, len(hv))
+        bad = [i for i in self.domain if i >= len(hv)]
         if bad:
-            raise InvalidParameter(f"domain index {bad[0]} must be < d={len(h)}")
-        return h
+            raise InvalidParameter(f"domain index {bad[0]} must be < d={len(hv)}")
+        return hv
 
-    def symmetries(self, d: int) -> frozenset:
-        """A fixed domain names items (no permutation); centres relative to h_(kbar+1), shift-free unless kbar = d (:mod:`dpverify.checker.reductions`)."""
+    def symmetries(self, d: int) -> frozenset[str]:
+        """A fixed domain names items (no permutation); centres relative to h_(kbar+1), shift-free unless kbar = d
+        (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"shift"}) if self.kbar < d else frozenset()
 
-    def critical_scales(self) -> tuple:
-        """The random threshold's offset above h_(kbar+1) and the Laplace scale 1/eps (count units; the worst-case search builds its gaps around them)."""
+    def critical_scales(self) -> tuple[float, ...]:
+        """The random threshold's offset above h_(kbar+1) and the Laplace scale 1/eps (count units; the worst-case
+        search builds its gaps around them)."""
         return (1 + threshold_offset_float(self.eps, self.delta, self.Delta, self.literal), 1 / float(self.eps))
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = self._check(h)
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
         dom = self.domain
         base = order_stat(h, self.kbar + 1)
-        with exact_context(prec, interval) as ctx, guard_bits(ctx, [h[i] - base for i in dom] + [1], [_scale(self.eps)] * (len(dom) + 1)):
+        with guard_bits(ctx, [h[i] - base for i in dom] + [1], [_scale(self.eps)] * (len(dom) + 1)):
             if not dom:
                 return {(BOT,): ctx.mpf(1)}
             thr = 1 + threshold_offset(ctx, self.eps, self.delta, self.Delta, self.literal)
             vs = lap_vars([h[i] - base for i in dom] + [thr], _scale(self.eps))
-            X = dict(zip(dom, vs))
+            X = dict(zip(dom, vs, strict=False))  # vs ends with the threshold's variable
             bot = vs[-1]
-            out: dict = {}
+            out: dict[Any, Any] = {}
             for j in range(min(self.k, len(dom)) + 1):
                 for o in itertools.permutations(dom, j):
                     rest = [X[i] for i in dom if i not in o]
@@ -313,9 +324,7 @@ class LapMax:
                         out[o] = chain_probability(ctx, [X[i] for i in o], rest + [bot])
             return out
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = self._check(h)
-        size = V.pos_int("size", size)
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         base = order_stat(h, self.kbar + 1)
         dom = np.asarray(self.domain, dtype=np.int64)
         sampler_counts(h)

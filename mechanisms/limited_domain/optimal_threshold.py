@@ -46,6 +46,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import exact_top, is_wide, log_ratio, sampler_float, split_noisy
+from mechanisms.base import MechanismBase
 from mechanisms.core import DEFAULT_PREC, exact_context, relabel_outcome, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.registry import MechanismSpec
@@ -86,7 +87,7 @@ def selection_distribution(ctx: Any, h: Sequence[int], lo: int, dbar: int, eps: 
 
 
 @dataclass(frozen=True)
-class OptimalThreshold:
+class OptimalThreshold(MechanismBase):
     """Algorithm 6 followed by LimitDom (module docstring); outcomes ``(kbar, o)``."""
 
     k: int
@@ -98,10 +99,8 @@ class OptimalThreshold:
     inner_k: int | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "k", V.pos_int("k", self.k))
-        object.__setattr__(self, "dbar", V.pos_int("dbar", self.dbar))
-        object.__setattr__(self, "eps", V.positive("eps", self.eps))
-        object.__setattr__(self, "delta", V.probability("delta", self.delta))
+        self._set(k=V.pos_int("k", self.k), dbar=V.pos_int("dbar", self.dbar))
+        self._set(eps=V.positive("eps", self.eps), delta=V.probability("delta", self.delta))
         if not isinstance(self.literal, bool):
             raise InvalidParameterType(f"literal={self.literal!r} must be a bool")
         lo = self.k if self.start is None else V.pos_int("start", self.start)
@@ -154,9 +153,10 @@ class OptimalThreshold:
         """The selection offsets ln(i/delta)/eps (i = k..dbar), LimitDom's ⊥ offset and the noise scale 1/eps (count units; the worst-case search builds its gaps around them)."""
         return tuple(log_ratio(i, self.delta) / float(self.eps) for i in range(self.k, self.dbar + 1)) + (1 / float(self.eps),)
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = V.histogram(h)
-        check_kbar_le_d(self.dbar, len(h))
+    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
+        """The selection's law times each inner LimitDom's (a composition: it overrides the base's
+        :meth:`~mechanisms.base.MechanismBase.distribution`, its factors being laws of their own)."""
+        h = self._law_histogram(h)
         sel = self.selection(h, prec=prec, interval=interval)
         inner = {kbar: self.inner(kbar).distribution(h, prec=prec, interval=interval) for kbar in sel}
         out = {}
@@ -166,10 +166,17 @@ class OptimalThreshold:
                     out[(kbar, o)] = p * q
         return out
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
+    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+        hv = V.histogram(h)
+        check_kbar_le_d(self.dbar, len(hv))
+        return hv
+
+    def _sample_histogram(self, h: Sequence[int]) -> np.ndarray:
         a = as_counts(h)
         check_kbar_le_d(self.dbar, len(a))
-        size = V.pos_int("size", size)
+        return a
+
+    def _sample_float(self, a: np.ndarray, *, rng: np.random.Generator, size: int) -> list[Any]:
         top = top_sorted(a, self.dbar + 1)
         counts = [int(a[i]) for i in top] + [0]  # h_(1..dbar+1) (h_(d+1) = 0)
         idx = np.arange(self.lo, self.dbar + 1)
@@ -185,12 +192,12 @@ class OptimalThreshold:
             choice = idx[exact_top(ip, fr, 1)[:, 0]]
         else:
             choice = idx[np.argmin(x + g, axis=1)] if self.literal else idx[np.argmax(-x + g, axis=1)]
-        out: list = [None] * size
+        out: list[Any] = [None] * size
         for kbar in np.unique(choice).tolist():
             rows = np.flatnonzero(choice == kbar)
             c = counts[kbar] + 1
             res = race_sample(a, top[:kbar], self.k_inner, eps, c, kbar, self.delta, rng=rng, size=rows.size)
-            for r, o in zip(rows.tolist(), res):
+            for r, o in zip(rows.tolist(), res, strict=True):
                 out[r] = (kbar, o)
         return out
 

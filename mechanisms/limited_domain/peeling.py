@@ -34,9 +34,9 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import exact_top, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
-from mechanisms.core import BOT, DEFAULT_PREC, exact_context, order_stat, to_ctx
+from mechanisms.base import MechanismBase
+from mechanisms.core import BOT, order_stat, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
-from mechanisms.exact.arb_context import certified_context, iv_law
 from mechanisms.exact.sampling import check_exact_flag
 from mechanisms.registry import EXACT_TAG, FLOAT_EPS, MechanismSpec, exact_variant
 
@@ -89,23 +89,50 @@ def _m_over_delta(ctx: Any, prec: int, m: int, delta: Any) -> Any:
     return to_ctx(ctx, m) / to_ctx(ctx, delta)
 
 
-def _validate(self: Any, with_k: bool) -> None:
-    if with_k:
-        object.__setattr__(self, "k", V.pos_int("k", self.k))
-    object.__setattr__(self, "kbar", V.pos_int("kbar", self.kbar))
-    if with_k and self.k > self.kbar:
-        raise InvalidParameter(f"k={self.k} must be <= kbar={self.kbar}")
-    object.__setattr__(self, "eps", V.positive("eps", self.eps))
-    object.__setattr__(self, "delta", V.probability("delta", self.delta))
-    if self.Delta is not None:
-        object.__setattr__(self, "Delta", V.pos_int("Delta", self.Delta))
-    if self.variant not in VARIANTS:
-        raise InvalidParameter(f"variant={self.variant!r} must be one of {VARIANTS}")
-    object.__setattr__(self, "domain", _domain_param(self.domain))
+#: What :meth:`PLEM._law_histogram` returns: the histogram, the domain, the inner kbar and the ⊥ multiplier.
+Prepared = tuple[tuple[int, ...], tuple[int, ...], int, int]
+
+
+class _LimitedEM(MechanismBase):
+    """What :class:`LEM` and :class:`PLEM` share: the parameter checks, the certified context on ``eps`` and
+    ``delta``, the symmetries and the critical scales."""
+
+    kbar: int
+    eps: Any
+    delta: Any
+    Delta: int | None
+    domain: tuple[int, ...] | None
+    variant: str
+    certified_params = ("eps", "delta")
+
+    def _validate(self, with_k: bool) -> None:
+        if with_k:
+            self._set(k=V.pos_int("k", getattr(self, "k")))
+        self._set(kbar=V.pos_int("kbar", self.kbar))
+        if with_k and getattr(self, "k") > self.kbar:
+            raise InvalidParameter(f"k={getattr(self, 'k')} must be <= kbar={self.kbar}")
+        self._set(eps=V.positive("eps", self.eps), delta=V.probability("delta", self.delta))
+        if self.Delta is not None:
+            self._set(Delta=V.pos_int("Delta", self.Delta))
+        if self.variant not in VARIANTS:
+            raise InvalidParameter(f"variant={self.variant!r} must be one of {VARIANTS}")
+        self._set(domain=_domain_param(self.domain))
+
+    def symmetries(self, d: int) -> frozenset[str]:
+        """A fixed ``domain`` names items (shift only); ``d^kbar(h)`` uses the index only for ties; shift unless kbar = d
+        (:mod:`dpverify.checker.reductions`)."""
+        shift = {"shift"} if self.kbar < d else set()
+        return frozenset(shift | ({"permute-ties"} if self.domain is None else set()))
+
+    def critical_scales(self) -> tuple[float, ...]:
+        """The ⊥ threshold's offset above h_(kbar+1), 1 + ln(m/delta)/eps, and the noise scale 1/eps (count units;
+        the worst-case search builds its gaps around them)."""
+        m = bot_multiplier(self.kbar, self.Delta, self.kbar + 1)
+        return (1 + log_ratio(m, self.delta) / float(self.eps), 1 / float(self.eps))
 
 
 @dataclass(frozen=True)
-class LEM:
+class LEM(_LimitedEM):
     """LEM^kbar(·, D) -- DR19 Definition 5.1: one EM draw over ``D ∪ {⊥}``; outcomes ``(i,)`` or ``(BOT,)``.
 
     ``domain=None`` means ``D = d^kbar(h)`` (eq. (5)); otherwise the fixed tuple ``domain``.
@@ -119,37 +146,35 @@ class LEM:
     variant: str = "long"
 
     def __post_init__(self) -> None:
-        _validate(self, with_k=False)
+        self._validate(with_k=False)
 
-    def symmetries(self, d: int) -> frozenset:
-        """A fixed ``domain`` names items (shift only); ``d^kbar(h)`` uses the index only for ties; shift unless kbar = d
-        (:mod:`dpverify.checker.reductions`)."""
-        shift = {"shift"} if self.kbar < d else set()
-        return frozenset(shift | ({"permute-ties"} if self.domain is None else set()))
+    def _law_histogram(self, h: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+        hv = V.histogram(h)
+        check_kbar_le_d(self.kbar, len(hv))
+        return hv, _resolve_domain(self.domain, hv, self.kbar), bot_multiplier(self.kbar, self.Delta, len(hv), self.variant)
 
-    def critical_scales(self) -> tuple:
-        """The ⊥ threshold's offset above h_(kbar+1), 1 + ln(m/delta)/eps, and the noise scale 1/eps (count units; the worst-case search builds its gaps around them)."""
-        return (1 + log_ratio(bot_multiplier(self.kbar, self.Delta, self.kbar + 1), self.delta) / float(self.eps), 1 / float(self.eps))
+    def _distribution(self, ctx: Any, prepared: tuple[tuple[int, ...], tuple[int, ...], int]) -> dict[Any, Any]:
+        h, dom, m = prepared
+        w, wb = lem_weights(ctx, h, dom, self.eps, self.kbar, m, self.delta)
+        total = wb + sum(w.values())
+        out = {(i,): w[i] / total for i in dom}
+        if m > 0:
+            out[(BOT,)] = wb / total
+        return out
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = V.histogram(h)
-        check_kbar_le_d(self.kbar, len(h))
-        dom = _resolve_domain(self.domain, h, self.kbar)
-        m = bot_multiplier(self.kbar, self.Delta, len(h), self.variant)
-        with exact_context(prec, interval) as asked, certified_context(asked, [self.eps, self.delta]) as ctx:
-            w, wb = lem_weights(ctx, h, dom, self.eps, self.kbar, m, self.delta)
-            total = wb + sum(w.values())
-            out = {(i,): w[i] / total for i in dom}
-            if m > 0:
-                out[(BOT,)] = wb / total
-            return iv_law(ctx, out)
+    def _plem(self) -> PLEM:
+        """The one-round peeling mechanism whose sampler is LEM's."""
+        return PLEM(1, self.kbar, self.eps, self.delta, self.Delta, self.domain, variant=self.variant)
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        return PLEM(1, self.kbar, self.eps, self.delta, self.Delta, self.domain, variant=self.variant).sample(h, rng=rng, size=size)
+    def _sample_histogram(self, h: Sequence[int]) -> Prepared:
+        return self._plem()._law_histogram(h)
+
+    def _sample_float(self, prepared: Prepared, *, rng: np.random.Generator, size: int) -> list[Any]:
+        return self._plem()._sample_float(prepared, rng=rng, size=size)
 
 
 @dataclass(frozen=True)
-class PLEM:
+class PLEM(_LimitedEM):
     """pLEM^{k,kbar}(·, D) -- DR19 Algorithm 3: peeling LEM^kbar over a fixed domain D (module docstring).
 
     ``domain=None`` means ``D = d^kbar(h)`` (so ``PLEM(domain=None)`` is the right-hand
@@ -170,7 +195,7 @@ class PLEM:
     exact: bool = False
 
     def __post_init__(self) -> None:
-        _validate(self, with_k=True)
+        self._validate(with_k=True)
         if not isinstance(self.literal, bool):
             raise InvalidParameterType(f"literal={self.literal!r} must be a bool")
         check_exact_flag(self, ("eps", "delta"))
@@ -178,53 +203,45 @@ class PLEM:
     def _inner_kbar(self) -> int:
         return self.k if self.literal else self.kbar
 
-    def _prepare(self, h: Sequence[int]):
-        h = V.histogram(h)
-        check_kbar_le_d(self.kbar, len(h))
-        dom = _resolve_domain(self.domain, h, self.kbar)
+    def _law_histogram(self, h: Sequence[int]) -> Prepared:
+        """The histogram, the domain, the inner kbar and the ⊥ multiplier; refuses a domain smaller than ``k``
+        with a weightless ⊥."""
+        hv = V.histogram(h)
+        check_kbar_le_d(self.kbar, len(hv))
+        dom = _resolve_domain(self.domain, hv, self.kbar)
         t = self._inner_kbar()
-        m = bot_multiplier(t, self.Delta, len(h), self.variant)
+        m = bot_multiplier(t, self.Delta, len(hv), self.variant)
         if m == 0 and len(dom) < self.k:
             raise InvalidParameter(f"domain of size {len(dom)} < k={self.k} with a weightless ⊥ (d - kbar = 0): LEM undefined")
-        return h, dom, t, m
+        return hv, dom, t, m
 
-    def symmetries(self, d: int) -> frozenset:
-        """A fixed ``domain`` names items (shift only); ``d^kbar(h)`` uses the index only for ties; shift unless kbar = d
-        (:mod:`dpverify.checker.reductions`)."""
-        shift = {"shift"} if self.kbar < d else set()
-        return frozenset(shift | ({"permute-ties"} if self.domain is None else set()))
+    def _distribution(self, ctx: Any, prepared: Prepared) -> dict[Any, Any]:
+        h, dom, t, m = prepared
+        w, wb = lem_weights(ctx, h, dom, self.eps, t, m, self.delta)
+        out: dict[Any, Any] = {}
 
-    def critical_scales(self) -> tuple:
-        """The ⊥ threshold's offset above h_(kbar+1), 1 + ln(m/delta)/eps, and the noise scale 1/eps (count units; the worst-case search builds its gaps around them)."""
-        return (1 + log_ratio(bot_multiplier(self.kbar, self.Delta, self.kbar + 1), self.delta) / float(self.eps), 1 / float(self.eps))
+        def rec(prefix: tuple[Any, ...], p: Any, rem: tuple[int, ...]) -> None:
+            if len(prefix) == self.k:
+                out[prefix] = p
+                return
+            # summed afresh (not total minus chosen: that cancels when the chosen weights dominate)
+            den = wb + sum((w[j] for j in rem), 0 * wb)
+            if m > 0:
+                out[prefix + (BOT,)] = p * wb / den
+            for i in rem:
+                rec(prefix + (i,), p * w[i] / den, tuple(j for j in rem if j != i))
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h, dom, t, m = self._prepare(h)
-        with exact_context(prec, interval) as asked, certified_context(asked, [self.eps, self.delta]) as ctx:
-            w, wb = lem_weights(ctx, h, dom, self.eps, t, m, self.delta)
-            out: dict = {}
+        rec((), ctx.mpf(1), dom)
+        return out
 
-            def rec(prefix: tuple, p: Any, rem: tuple) -> None:
-                if len(prefix) == self.k:
-                    out[prefix] = p
-                    return
-                # summed afresh (not total minus chosen: that cancels when the chosen weights dominate)
-                den = wb + sum((w[j] for j in rem), 0 * wb)
-                if m > 0:
-                    out[prefix + (BOT,)] = p * wb / den
-                for i in rem:
-                    rec(prefix + (i,), p * w[i] / den, tuple(j for j in rem if j != i))
+    def _sample_exact(self, prepared: Prepared, *, rng: np.random.Generator, size: int) -> list[Any]:
+        from mechanisms.exact.race import race_exact
 
-            rec((), ctx.mpf(1), dom)
-            return iv_law(ctx, out)
+        h, dom, t, m = prepared
+        return race_exact(h, dom, self.k, self.eps, order_stat(h, t + 1) + 1, m, self.delta, rng=rng, size=size)
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h, dom, t, m = self._prepare(h)
-        size = V.pos_int("size", size)
-        if self.exact:
-            from mechanisms.exact.race import race_exact
-
-            return race_exact(h, dom, self.k, self.eps, order_stat(h, t + 1) + 1, m, self.delta, rng=rng, size=size)
+    def _sample_float(self, prepared: Prepared, *, rng: np.random.Generator, size: int) -> list[Any]:
+        h, dom, t, m = prepared
         eps = sampler_float("eps", self.eps)
         sampler_counts(h)
         c = order_stat(h, t + 1) + 1
