@@ -35,6 +35,7 @@ from .lemma import Lemma, RegisteredLemma, register_lemma, unregister_lemma
 from .load import load, load_for_command, load_from_env, loaded, unload
 from .mechanism import DEFAULT_BYO_DOMAIN, Registered, claim_of, notions_supported, register, unregister, user_claims
 
-__all__ = ["DEFAULT_BYO_DOMAIN", "Registered", "RegisteredLemma", "Lemma", "register", "register_lemma", "unregister", "unregister_lemma",
+__all__ = ["DEFAULT_BYO_DOMAIN", "Registered", "RegisteredLemma", "Lemma", "register", "register_lemma", "unregister",
+           "unregister_lemma",
            "spec_claim", "load", "load_from_env", "load_for_command", "loaded", "unload", "user_claims", "notions_supported",
            "claim_of"]

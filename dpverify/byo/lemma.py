@@ -190,7 +190,8 @@ def register_lemma(
         valid = (dict(params),) if params is not None else (tuple(dict(v) for v in spec.valid) if spec is not None else ({},))
     cid = claim_id or f"BYO.{name}"
     if "." not in cid:
-        raise InvalidParameter(f"claim_id={cid!r} must be dotted (e.g. 'MyPaper.Lem3'): claim ids are dotted, mechanism names not")
+        raise InvalidParameter(f"claim_id={cid!r} must be dotted (e.g. 'MyPaper.Lem3'): claim ids are dotted, mechanism names "
+                               f"not")
     if cid in CLAIMS and not replace:
         raise already(cid, "claim_id")
     if isinstance(domain, Domain):

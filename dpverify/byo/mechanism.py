@@ -88,11 +88,13 @@ def _normalise(value: Any, notion: str, where_: str) -> list:
         if isinstance(value, (tuple, list)) and value and all(_is_point(v) for v in value):
             return [tuple(v) for v in value]
         what = "an (eps, delta) pair" if notion == "dp" else "an (alpha, eps) pair"
-        raise InvalidParameter(f"claim={value!r}{where_} must be {what}, a list of them, or a function of the parameters returning one")
+        raise InvalidParameter(f"claim={value!r}{where_} must be {what}, a list of them, or a function of the parameters "
+                               f"returning one")
     if isinstance(value, (tuple, list)):
         if value and not any(isinstance(v, (tuple, list)) for v in value):
             return list(value)
-        raise InvalidParameter(f"claim={value!r}{where_} must be a {notion} value, a list of them, or a function of the parameters")
+        raise InvalidParameter(f"claim={value!r}{where_} must be a {notion} value, a list of them, or a function of the "
+                               f"parameters")
     return [value]
 
 
@@ -240,7 +242,8 @@ class Registered:
 
         return search(self.claim, **kwargs)
 
-    def profile(self, h: Sequence[int], h_prime: Sequence[int] | None = None, *, eps_grid: Sequence[Any] = (), delta: Any = None) -> dict:
+    def profile(self, h: Sequence[int], h_prime: Sequence[int] | None = None, *, eps_grid: Sequence[Any] = (),
+                delta: Any = None) -> dict:
         """Exact delta(eps) on ``(h, h_prime)`` or against the worst neighbour of ``h`` (``dpverify profile``)."""
         from dpverify.checker.pair_report import profile_report
 
@@ -326,7 +329,8 @@ def _checked_arguments(name: str, notion: str | None, params: Mapping[str, Any] 
     from dpverify.checker.neighbours import parse_relation, resolve_relation
 
     if not isinstance(name, str) or not name.strip() or "." in name:
-        raise InvalidParameter(f"name={name!r} must be a non-empty string without '.' (claim ids are dotted, mechanism names not)")
+        raise InvalidParameter(f"name={name!r} must be a non-empty string without '.' (claim ids are dotted, mechanism names "
+                               f"not)")
     for p in (valid or ([params] if params else [{}])):  # "delta:L": each parameter dict's own L
         parse_relation(resolve_relation(relation, p or {}))
     notion = "dp" if notion is None else notion
@@ -336,7 +340,8 @@ def _checked_arguments(name: str, notion: str | None, params: Mapping[str, Any] 
         valid = (dict(params or {}),)
     cid = claim_id or f"BYO.{name}"
     if not isinstance(cid, str) or "." not in cid:
-        raise InvalidParameter(f"claim_id={cid!r} must be dotted (e.g. 'MyPaper.Thm1'): claim ids are dotted, mechanism names not")
+        raise InvalidParameter(f"claim_id={cid!r} must be dotted (e.g. 'MyPaper.Thm1'): claim ids are dotted, mechanism names "
+                               f"not")
     return notion, valid, cid
 
 

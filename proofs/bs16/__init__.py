@@ -1,4 +1,5 @@
-"""Ledger of Bun & Steinke, "Concentrated Differential Privacy: Simplifications, Extensions, and Lower Bounds" (TCC 2016, arXiv:1605.02065).
+"""Ledger of BS16: Bun & Steinke, "Concentrated Differential Privacy: Simplifications, Extensions, and Lower
+Bounds" (TCC 2016, arXiv:1605.02065).
 
 Not a seed paper: its ids (``BS16.*``) are not in the claims index.  Ledger module
 :mod:`~proofs.bs16.pure_dp`: the conversion eps-DP => zCDP (Proposition 1.4, and its tight form),

@@ -33,7 +33,8 @@ CLAIMS = [
         id="BS16.Prop1.4#pf", title="Permute-and-flip is eps^2/2-zCDP", source=PROP + "; PF is eps-DP (MS20.Thm1#monotone)",
         statement="permute-and-flip, being eps-DP, is eps^2/2-zCDP",
         code="mechanisms.exponential.permute_flip.PermuteAndFlip", relation="add-remove", notion="zcdp",
-        domain=widened(Domain(d=3, max_count=2, params=({"eps": 1}, {"eps": 2}))), quick=Domain(d=3, max_count=1, params=({"eps": 1},)),
+        domain=widened(Domain(d=3, max_count=2, params=({"eps": 1}, {"eps": 2}))),
+        quick=Domain(d=3, max_count=1, params=({"eps": 1},)),
         mechanism=lambda p: PermuteAndFlip(p["eps"]), points=lambda p: [F(p["eps"]) ** 2 / 2],
     ),
     PrivacyClaim(
@@ -47,14 +48,16 @@ CLAIMS = [
         "against the claimed 0.5. The rational rho used is eps tanh(eps/2) rounded down (a slightly stronger claim).",
     ),
     PrivacyClaim(
-        id="BS16.Prop1.4#laplace-rnm", title="Report-noisy-max with Laplace noise is eps^2/2-zCDP", source=PROP + "; Lap(1/eps) RNM on monotone counts is eps-DP",
+        id="BS16.Prop1.4#laplace-rnm", title="Report-noisy-max with Laplace noise is eps^2/2-zCDP",
+        source=PROP + "; Lap(1/eps) RNM on monotone counts is eps-DP",
         statement="report-noisy-max with Lap(1/eps) on counts, being eps-DP, is eps^2/2-zCDP",
         code="mechanisms.laplace.ReportNoisyMaxLaplace(eps, sensitivity=1/2)", relation="add-remove", notion="zcdp",
         domain=widened(Domain(d=3, max_count=1, params=({"eps": 1},))), quick=Domain(d=2, max_count=1, params=({"eps": 1},)),
         mechanism=lambda p: ReportNoisyMaxLaplace(p["eps"], sensitivity=F(1, 2)), points=lambda p: [F(p["eps"]) ** 2 / 2],
     ),
     PrivacyClaim(
-        id="BS16.Prop1.4#laplace-rnm-dp", title="Report-noisy-max with Lap(1/eps) on counts is eps-DP", source="Dwork & Roth 2014, Claim 3.9 (monotone counts)",
+        id="BS16.Prop1.4#laplace-rnm-dp", title="Report-noisy-max with Lap(1/eps) on counts is eps-DP",
+        source="Dwork & Roth 2014, Claim 3.9 (monotone counts)",
         statement="report-noisy-max with Lap(1/eps) noise on monotone counting queries is eps-DP",
         code="mechanisms.laplace.ReportNoisyMaxLaplace(eps, sensitivity=1/2)", relation="add-remove",
         domain=widened(Domain(d=3, max_count=2, params=({"eps": 1},))), quick=Domain(d=2, max_count=1, params=({"eps": 1},)),
@@ -62,10 +65,12 @@ CLAIMS = [
         notes="The premise of BS16.Prop1.4#laplace-rnm and of the probe CR21.BR-zCDP#laplace-rnm.",
     ),
     PrivacyClaim(
-        id="BS16.Prop1.4#peel-pf", title="Peeled permute-and-flip top-k is k eps^2/2-zCDP", source=PROP + "; composition of zCDP (BS16)",
+        id="BS16.Prop1.4#peel-pf", title="Peeled permute-and-flip top-k is k eps^2/2-zCDP",
+        source=PROP + "; composition of zCDP (BS16)",
         statement="k rounds of permute-and-flip with removal (each eps-DP) are k eps^2/2-zCDP",
         code="mechanisms.exponential.permute_flip.PeelingPF", relation="add-remove", notion="zcdp",
-        domain=widened(Domain(d=3, max_count=2, params=({"k": 2, "eps": 1},))), quick=Domain(d=3, max_count=1, params=({"k": 2, "eps": 1},)),
+        domain=widened(Domain(d=3, max_count=2, params=({"k": 2, "eps": 1},))),
+        quick=Domain(d=3, max_count=1, params=({"k": 2, "eps": 1},)),
         mechanism=lambda p: PeelingPF(p["k"], p["eps"]), points=lambda p: [p["k"] * F(p["eps"]) ** 2 / 2],
     ),
 ]

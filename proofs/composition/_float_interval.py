@@ -20,7 +20,8 @@ from typing import Any
 import mpmath
 import numpy as np
 
-__all__ = ["dn", "up", "mul", "div", "add", "sub", "from_iv", "from_int", "from_fraction", "exp_pos", "expm1_pos", "Scaled", "scaled",
+__all__ = ["dn", "up", "mul", "div", "add", "sub", "from_iv", "from_int", "from_fraction", "exp_pos", "expm1_pos", "Scaled",
+           "scaled",
            "smul", "spow", "renorm", "to_fraction_hi", "to_fraction_lo", "REL", "TINY"]
 
 
@@ -190,7 +191,8 @@ def spow(base: Scaled, n: np.ndarray) -> Scaled:
     n = np.asarray(n, dtype=np.int64).copy()
     shape = np.broadcast(base.lo, n).shape
     res = Scaled(np.ones(shape), np.ones(shape), np.zeros(shape, dtype=np.int64))
-    b = Scaled(np.broadcast_to(base.lo, shape).copy(), np.broadcast_to(base.hi, shape).copy(), np.broadcast_to(base.e, shape).copy())
+    b = Scaled(np.broadcast_to(base.lo, shape).copy(), np.broadcast_to(base.hi, shape).copy(),
+               np.broadcast_to(base.e, shape).copy())
     while np.any(n > 0):
         odd = (n & 1).astype(bool)
         if np.any(odd):

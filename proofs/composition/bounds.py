@@ -98,7 +98,8 @@ def _sums(ctx: Any, eps: Sequence[Any]) -> tuple[Any, Any, Any]:
 # ----------------------------------------------------------------------------- basic
 
 
-def basic_eps(eps: Sequence[Any], deltas: Sequence[Any] | None = None, *, prec: int = DEFAULT_PREC, interval: bool = False) -> Any:
+def basic_eps(eps: Sequence[Any], deltas: Sequence[Any] | None = None, *, prec: int = DEFAULT_PREC,
+              interval: bool = False) -> Any:
     """Basic composition: ``sum eps_i``; the guarantee is ``(sum eps_i, sum delta_i)``.
 
     Upper bound on the composed eps at delta = sum delta_i (DR14 Thm 3.16).
@@ -109,7 +110,8 @@ def basic_eps(eps: Sequence[Any], deltas: Sequence[Any] | None = None, *, prec: 
         return sum(lift(ctx, e) for e in eps)
 
 
-def basic_delta(eps: Sequence[Any], eps_target: Any, deltas: Sequence[Any] | None = None, *, prec: int = DEFAULT_PREC, interval: bool = False) -> Any:
+def basic_delta(eps: Sequence[Any], eps_target: Any, deltas: Sequence[Any] | None = None, *, prec: int = DEFAULT_PREC,
+                interval: bool = False) -> Any:
     """Upper bound on the composed delta at ``eps_target``: ``sum delta_i`` if ``eps_target >= sum eps_i``, else 1."""
     eps = eps_list(eps)
     ds = delta_list(deltas, len(eps))
@@ -138,7 +140,8 @@ def advanced_terms(eps: Sequence[Any], delta_prime: Any, *, prec: int = DEFAULT_
         return {"basic": s1, "kov": kov}
 
 
-def advanced_eps(eps: Sequence[Any], delta_prime: Any, deltas: Sequence[Any] | None = None, *, prec: int = DEFAULT_PREC, interval: bool = False) -> Any:
+def advanced_eps(eps: Sequence[Any], delta_prime: Any, deltas: Sequence[Any] | None = None, *, prec: int = DEFAULT_PREC,
+                 interval: bool = False) -> Any:
     """Theorem 3 (001 §4): eps'(delta'); the guarantee is ``(eps', sum delta_i + delta')``.
 
     Upper bound on the true eps of any adaptive composition of ``(eps_i, delta_i)``-DP
@@ -151,7 +154,8 @@ def advanced_eps(eps: Sequence[Any], delta_prime: Any, deltas: Sequence[Any] | N
         return ctx_min(ctx, [t["basic"], t["kov"]])
 
 
-def advanced_delta(eps: Sequence[Any], eps_target: Any, deltas: Sequence[Any] | None = None, *, prec: int = DEFAULT_PREC, interval: bool = False) -> Any:
+def advanced_delta(eps: Sequence[Any], eps_target: Any, deltas: Sequence[Any] | None = None, *, prec: int = DEFAULT_PREC,
+                   interval: bool = False) -> Any:
     """Theorem 3 inverted: the smallest total delta ``sum delta_i + delta'`` it certifies at ``eps_target``.
 
     ``delta' = 0`` if ``eps_target >= sum eps_i``; else ``delta' = exp(-(eps_target - A)^2 / (2 S))``

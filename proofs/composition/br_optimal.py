@@ -123,7 +123,8 @@ def _valid_ells(k: int, eps: Fraction, eps_g: Fraction) -> list[int]:
     return list(range(min(k, math.floor(k - Fraction(eps_g) / Fraction(eps))) + 1))
 
 
-def br_nonadaptive_delta(k: Any, eps: Any, eps_g: Any, *, prec: int = DEFAULT_PREC, interval: bool = False) -> tuple[Any, int | None, Fraction | None]:
+def br_nonadaptive_delta(k: Any, eps: Any, eps_g: Any, *, prec: int = DEFAULT_PREC,
+                         interval: bool = False) -> tuple[Any, int | None, Fraction | None]:
     """``(delta, l*, t*)``: ``max(0, max_l S_l(t_l))`` by the direct formula, every candidate (O(k^2); small k).
 
     The optimal delta(eps_g) of k non-adaptive eps-BR mechanisms by DDR20's characterisation (module
@@ -178,7 +179,11 @@ def _exp_table(step: Fraction, n: int) -> FI.Scaled:
         st = lift(iv, step)
         base = [FI.from_iv(iv.exp(st * (_BLOCK * b))) for b in range(n // _BLOCK + 1)]
         small = [FI.from_iv(iv.exp(st * j)) for j in range(_BLOCK)]
-    cat = lambda xs: FI.Scaled(np.concatenate([x.lo for x in xs]), np.concatenate([x.hi for x in xs]), np.concatenate([x.e for x in xs]))  # noqa: E731
+
+    def cat(xs: list[FI.Scaled]) -> FI.Scaled:
+        return FI.Scaled(np.concatenate([x.lo for x in xs]), np.concatenate([x.hi for x in xs]),
+                         np.concatenate([x.e for x in xs]))
+
     B, S = cat(base), cat(small)
     i = np.arange(n)
     return FI.smul(B.take(i // _BLOCK), S.take(i % _BLOCK))
@@ -210,7 +215,8 @@ _SHIFT = np.array([[-FI.TINY], [FI.TINY]])
 
 
 def _out(x: np.ndarray) -> np.ndarray:
-    """Widen a stacked ``(lo; hi)`` array of correctly rounded non-negative results outward (``FI.dn`` / ``FI.up``), lower row clipped at 0."""
+    """Widen a stacked ``(lo; hi)`` array of correctly rounded non-negative results outward (``FI.dn`` / ``FI.up``),
+    lower row clipped at 0."""
     y = x * _WIDEN + _SHIFT
     np.maximum(y[0], 0.0, out=y[0])
     return y
@@ -360,9 +366,14 @@ class BROptimum:
         return self.eps_hi
 
     def as_json(self) -> dict:
-        f = lambda x: None if x is None else mpmath.nstr(mpmath.mpf(x.numerator) / x.denominator, 15) if isinstance(x, Fraction) else x  # noqa: E731
+        def f(x: Any) -> Any:
+            if isinstance(x, Fraction):
+                return mpmath.nstr(mpmath.mpf(x.numerator) / x.denominator, 15)
+            return x
+
         return {"k": self.k, "eps": str(self.eps), "delta": str(self.delta), "eps_lo": f(self.eps_lo), "eps_hi": f(self.eps_hi),
-                "ell": self.ell, "t": f(self.t), "delta_hi": self.delta_hi, "certified": self.certified, "seconds": round(self.seconds, 4),
+                "ell": self.ell, "t": f(self.t), "delta_hi": self.delta_hi, "certified": self.certified,
+                "seconds": round(self.seconds, 4),
                 "evaluations": self.evaluations, "fallbacks": self.fallbacks}
 
 
@@ -595,7 +606,10 @@ def br_sup_t_branch_and_bound(k: Any, eps: Any, eps_g: Any, *, rel_tol: float = 
         p, u = _pu(iv, e, t)
         tot = iv.mpf(0)
         for j in range(k + 1):
-            tot = tot + clip0(iv, iv.mpf(comb(k, j)) * p ** (k - j) * u ** j * (1 - iv.exp(lift(iv, g) - k * lift(iv, t) + j * lift(iv, e))))
+            tot = tot + clip0(iv,
+                              iv.mpf(comb(k, j)) * p ** (k - j) * u ** j * (1 - iv.exp(lift(iv, g) - k * lift(iv,
+                                                                                                              t) + j * lift(iv,
+                                                                                                                            e))))
         return tot
 
     pt = lambda x: mpmath.mp.make_mpf(x._mpi_[0])  # noqa: E731  (an interval end point as an mp number)
@@ -629,7 +643,8 @@ def br_sup_t_branch_and_bound(k: Any, eps: Any, eps_g: Any, *, rel_tol: float = 
 
 
 def max_kl_br(eps: Any, *, prec: int = DEFAULT_PREC, interval: bool = False) -> Any:
-    """``x - 1 - ln x``, ``x = eps / (1 - e^-eps)``: the largest KL divergence of an eps-BR pair (at ``t = ln((e^eps - 1)/eps)``)."""
+    """``x - 1 - ln x``, ``x = eps / (1 - e^-eps)``: the largest KL divergence of an eps-BR pair
+    (at ``t = ln((e^eps - 1)/eps)``)."""
     with exact_context(prec, interval) as ctx:
         ec = lift(ctx, pos_real("eps", eps))
         x = ec / (1 - ctx.exp(-ec))
@@ -652,7 +667,8 @@ def ddr20_adaptive_eps(eps: Sequence[Any], delta: Any, *, prec: int = DEFAULT_PR
         total = sum((lift(ctx, x) for x in es), ctx.mpf(0))
         azuma = mean + ctx.sqrt(sq / 2 * ctx.log(1 / lift(ctx, d)))
         if interval:
-            return azuma if azuma.b <= total.a else total if total.b <= azuma.a else ctx.mpf([min(azuma.a, total.a), min(azuma.b, total.b)])
+            return azuma if azuma.b <= total.a else total if total.b <= azuma.a else ctx.mpf([min(azuma.a, total.a),
+                                                                                              min(azuma.b, total.b)])
         return min(azuma, total)
 
 
@@ -704,7 +720,8 @@ def br_adaptive_upper_delta(k: Any, eps: Any, eps_g: Any, *, m: int = 16, prec: 
 
 def adaptive_policy_delta(eps: Any, eps_g: Any, t1: Any, t2_after_high: Any, t2_after_low: Any, *, prec: int = DEFAULT_PREC,
                           interval: bool = False) -> Any:
-    """Exact delta(eps_g) of a 2-step adaptive composition: ``RR_{eps,t1}``, then ``RR_{eps,t2}`` with ``t2`` chosen by the first output."""
+    """Exact delta(eps_g) of a 2-step adaptive composition: ``RR_{eps,t1}``, then ``RR_{eps,t2}`` with ``t2`` chosen by
+    the first output."""
     e, g = _rat("eps", pos_real("eps", eps)), _rat("eps_g", eps_g)
     with exact_context(prec, interval) as ctx:
         p1, u1 = _pu(ctx, e, t1)

@@ -52,10 +52,10 @@ def _delta_i(ctx: Any, k: int, E: Any, i: int) -> Any:
         return num
     hi, lo = E ** k, E ** (k - 2 * i)  # E^{k-l} and E^{k-2i+l} at l = 0, then stepped by E
     c = 1  # C(k, l) as an exact Python int, updated in place
-    for l in range(i):
+    for ell in range(i):
         num = num + ctx.mpf(c) * (hi - lo)
         hi, lo = hi / E, lo * E
-        c = c * (k - l) // (l + 1)
+        c = c * (k - ell) // (ell + 1)
     return num / (1 + E) ** k
 
 
@@ -113,12 +113,12 @@ def _profile_core(ctx: Any, k: int, e: Any, x: Any) -> Any:
     E, X = ctx.exp(ec), ctx.exp(xc)
     num = ctx.mpf(0)
     c = 1  # C(k, l), exact
-    for l in range(k // 2 + 1):
-        gap = (k - 2 * l) * ec - xc
+    for ell in range(k // 2 + 1):
+        gap = (k - 2 * ell) * ec - xc
         if not (gap.b > 0 if hasattr(gap, "b") else gap > 0):
             break
-        num = num + ctx.mpf(c) * clip0(ctx, E ** (k - l) - X * E ** l)
-        c = c * (k - l) // (l + 1)
+        num = num + ctx.mpf(c) * clip0(ctx, E ** (k - ell) - X * E ** ell)
+        c = c * (k - ell) // (ell + 1)
     return num / (1 + E) ** k
 
 
@@ -156,10 +156,10 @@ def kov_eps(k: Any, eps: Any, delta: Any, *, delta0: Any = 0, prec: int = DEFAUL
         A = B = ctx.mpf(0)
         hi, lo = E ** k, ctx.mpf(1)  # E^{k-l}, E^l
         c = 1  # C(k, l), exact
-        for l in range(top + 1):
+        for ell in range(top + 1):
             A, B = A + ctx.mpf(c) * hi, B + ctx.mpf(c) * lo
             hi, lo = hi / E, lo * E
-            c = c * (k - l) // (l + 1)
+            c = c * (k - ell) // (ell + 1)
         lo = max((k - 2 * i - 2) * ec, ctx.mpf(0))
         hi = lift(ctx, eps_i)
         if (A - eff * N) <= 0:

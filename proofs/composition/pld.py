@@ -31,7 +31,8 @@ scoped precision or ``iv`` intervals):
   over the ``t_i``.  For the homogeneous case we take one common ``t`` and search it
   (coarse grid + golden section + the breakpoints where an atom crosses ``eps``).
 
-  (Implemented in :mod:`proofs.composition.range_bounded`.)  **Every** ``br_*`` value is therefore a **lower bound** on the true worst case of
+  (Implemented in :mod:`proofs.composition.range_bounded`.)  **Every** ``br_*`` value is therefore a **lower bound** on the true
+  worst case of
   k adaptively composed eps-BR mechanisms: exact for the pair RR_{eps,t*} found, but
   (i) the search over t may miss the sup and (ii) adaptive composition can be worse
   than non-adaptive (DDR20 §3.3 show a gap).  A bound that falls below it is
@@ -257,7 +258,8 @@ def _rr_hetero_pld(ctx: Any, eps: Sequence[Any]) -> list[tuple[Any, Any]]:
     return pld
 
 
-def rr_hetero_delta(eps: Sequence[Any], eps_target: Any, deltas: Sequence[Any] | None = None, *, prec: int = DEFAULT_PREC, interval: bool = False) -> Any:
+def rr_hetero_delta(eps: Sequence[Any], eps_target: Any, deltas: Sequence[Any] | None = None, *, prec: int = DEFAULT_PREC,
+                    interval: bool = False) -> Any:
     """Exact optimal delta(eps_target) for heterogeneous (eps_i, delta_i)-DP (KOV Thm 3.5, MV16 Thm 1.5).
 
     ``1 - prod(1 - delta_i) (1 - delta_{prod RR_{eps_i}}(x))``; the product PLD groups equal
@@ -285,7 +287,8 @@ def rr_hetero_eps(eps: Sequence[Any], delta: Any, deltas: Sequence[Any] | None =
 # ----------------------------------------------------------------------------- brute force
 
 
-def product_delta_bruteforce(pairs: Sequence[tuple[Mapping, Mapping]], eps_target: Any, *, prec: int = DEFAULT_PREC, interval: bool = False) -> Any:
+def product_delta_bruteforce(pairs: Sequence[tuple[Mapping, Mapping]], eps_target: Any, *, prec: int = DEFAULT_PREC,
+                             interval: bool = False) -> Any:
     """Hockey stick of the product of finite pairs, by explicit enumeration (both directions, max).
 
     ``pairs[i] = (P_i, Q_i)``: dicts outcome -> probability (ints, Fractions, mp numbers, or
@@ -297,7 +300,7 @@ def product_delta_bruteforce(pairs: Sequence[tuple[Mapping, Mapping]], eps_targe
         fwd = bwd = ctx.mpf(0)
         for combo in itertools.product(*supports):
             pp = qq = ctx.mpf(1)
-            for (P, Q), o in zip(pairs, combo):
+            for (P, Q), o in zip(pairs, combo, strict=True):
                 pp = pp * lift(ctx, P.get(o, 0))
                 qq = qq * lift(ctx, Q.get(o, 0))
             fwd = fwd + clip0(ctx, pp - x * qq)

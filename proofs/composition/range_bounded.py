@@ -197,7 +197,8 @@ def br_eps(k: Any, eps: Any, delta: Any, *, prec: int = DEFAULT_PREC) -> tuple[A
         return _rr_power(ctx, _binary_eps, k, e, lift(ctx, t_star), d), t_star
 
 
-def br_hetero_delta(groups: Sequence[tuple[Any, Any]], eps_target: Any, *, grid: int = 6, prec: int = DEFAULT_PREC, interval: bool = False) -> tuple[Any, tuple]:
+def br_hetero_delta(groups: Sequence[tuple[Any, Any]], eps_target: Any, *, grid: int = 6, prec: int = DEFAULT_PREC,
+                    interval: bool = False) -> tuple[Any, tuple]:
     """``(delta, (t_1, ...))``: heterogeneous BR composition, groups ``[(k_g, eps_g), ...]``.
 
     Max over a product grid of ``t_g in {eps_g m/grid : 0 < m < grid}`` of the exact
@@ -211,7 +212,7 @@ def br_hetero_delta(groups: Sequence[tuple[Any, Any]], eps_target: Any, *, grid:
     with exact_context(SEARCH_PREC, False) as ctx:
         for ts in itertools.product(*choices):
             pld: list = [(0, ctx.mpf(1))]
-            for (k, e), t in zip(gs, ts):
+            for (k, e), t in zip(gs, ts, strict=True):
                 p, _ = br_probabilities(ctx, e, t)
                 pld = convolve(ctx, pld, binary_pld(ctx, k, p, t, t - e))
             v = pld_delta(ctx, pld, _point(x))
@@ -220,7 +221,7 @@ def br_hetero_delta(groups: Sequence[tuple[Any, Any]], eps_target: Any, *, grid:
     ts = best[1]
     with exact_context(prec, interval) as ctx:
         pld = [(0, ctx.mpf(1))]
-        for (k, e), t in zip(gs, ts):
+        for (k, e), t in zip(gs, ts, strict=True):
             p, _ = br_probabilities(ctx, e, t)
             pld = convolve(ctx, pld, binary_pld(ctx, k, p, t, t - e))
         return pld_delta(ctx, pld, x), ts

@@ -45,7 +45,8 @@ def pure_dp_rho_simple(eps: Any) -> Any:
 
 
 def pure_dp_rho(eps: Any, *, prec: int = DEFAULT_PREC, interval: bool = False) -> Any:
-    """``eps tanh(eps/2) = eps (e^eps - 1)/(e^eps + 1)``: the tight zCDP parameter of an eps-DP mechanism (Steinke 2024, Thm 5)."""
+    """``eps tanh(eps/2) = eps (e^eps - 1)/(e^eps + 1)``: the tight zCDP parameter of an eps-DP mechanism
+    (Ste24, Thm 5)."""
     with exact_context(prec, interval) as ctx:
         e = lift(ctx, pos_real("eps", eps))
         return e * ctx.tanh(e / 2) if not interval else e * (ctx.exp(e) - 1) / (ctx.exp(e) + 1)
@@ -120,7 +121,8 @@ def zcdp_eps_simple(rho: Any, delta: Any, *, prec: int = DEFAULT_PREC, interval:
 
 
 def rdp_eps(alpha: Any, r: Any, delta: Any, *, prec: int = DEFAULT_PREC, interval: bool = False) -> Any:
-    """(alpha, r)-RDP => (eps, delta)-DP: ``eps = r + ln(1 - 1/alpha) - (ln delta + ln alpha)/(alpha - 1)`` (CKS20 Prop. 12), at least 0."""
+    """(alpha, r)-RDP => (eps, delta)-DP: ``eps = r + ln(1 - 1/alpha) - (ln delta + ln alpha)/(alpha - 1)``
+    (CKS20 Prop. 12), at least 0."""
     a = pos_real("alpha", alpha)
     if not a > 1:
         raise InvalidParameter(f"alpha={alpha!r} must be > 1")

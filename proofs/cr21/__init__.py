@@ -1,4 +1,5 @@
-"""Ledger of Cesar & Rogers, "Bounding, Concentrating, and Truncating: Unifying Privacy Loss Composition for Data Analytics" (ALT 2021, arXiv:2004.07223).
+"""Ledger of CR21: Cesar & Rogers, "Bounding, Concentrating, and Truncating: Unifying Privacy Loss Composition
+for Data Analytics" (ALT 2021, arXiv:2004.07223).
 
 Not a seed paper: its ids (``CR21.*``) are not in the claims index.  Ledger module
 :mod:`~proofs.cr21.zcdp`: eta-bounded-range implies eta^2/8-zCDP, applied to the exponential

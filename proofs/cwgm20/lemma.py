@@ -31,6 +31,8 @@ from proofs.claims import Comparison, Domain, Instance, Obligation
 F = Fraction
 SRC = "002"
 C_GRID = (F(1, 10), F(1, 2), F(74, 63), F(1, 1), F(8, 5), F(19, 10), F(3, 1))
+#: c = 2 eps1 / eps2 at the recommended split p1 = 0.37
+C_RECOMMENDED = F(74, 63)
 DELTA_GRID = (F(1, 10), F(1, 1000), F(1, 10**6), F(1, 10**12))
 
 __all__ = ["symbolic_lemma31", "lemma31_rows", "oqr_rows", "min_distance", "CLAIMS"]
@@ -88,7 +90,8 @@ def _symbolic_eval(inst: Instance, *, prec: int, interval: bool) -> list[Compari
     comps = [Comparison(res, "==", sp.Integer(0), label=lab, exact=True) for lab, res in symbolic_lemma31()]
     c, dl = sp.symbols("c delta", positive=True)
     slack_pos = ((c * dl**c + dl) / (4 * (1 + c))).is_positive
-    comps.append(Comparison(int(bool(slack_pos)), "==", 1, label="(c delta^c + delta)/(4(1+c)) > 0 for c, delta > 0 (sympy)", exact=True))
+    comps.append(Comparison(int(bool(slack_pos)), "==", 1, label="(c delta^c + delta)/(4(1+c)) > 0 for c, delta > 0 (sympy)",
+                            exact=True))
     return comps
 
 
@@ -153,8 +156,9 @@ def _oqr_grid(domain: Domain) -> Iterator[Instance]:
             yield Instance(None, None, {"m": m, "delta": d})
 
 
-def oqr_rows(qs: Sequence[int] = (0, 5, 10, 20, 40), ms: Sequence[int] = (1, 10, 100), deltas: Sequence[Any] = (F(1, 10**4), F(1, 10**8)),
-             c: Any = F(74, 63), prec: int = 128) -> list[dict]:
+def oqr_rows(qs: Sequence[int] = (0, 5, 10, 20, 40), ms: Sequence[int] = (1, 10, 100),
+             deltas: Sequence[Any] = (F(1, 10**4), F(1, 10**8)),
+             c: Any = C_RECOMMENDED, prec: int = 128) -> list[dict]:
     """Pass probability of one A_stab test at distance ``q`` under the two threshold constructions, with
     the same noise scales: distance noise Lap(1/eps_a), threshold noise Lap(1/eps_b), ``c = eps_b/eps_a``
     (eps_a = 1; TS's split p1 = 0.37 is c = 74/63), per-test delta target ``x = delta/(2m)``:
@@ -174,7 +178,8 @@ def oqr_rows(qs: Sequence[int] = (0, 5, 10, 20, 40), ms: Sequence[int] = (1, 10,
                 for q in qs:
                     p_oqr = _abs_tail(ctx, t_oqr - q, 1, bb)  # Pr[q + Lap(1) > T + |Lap(1/c)|]
                     p_v2 = laplace_tail_exact(ctx, t_v2 - q, 1, bb)  # Pr[q + Lap(1) > T + Lap(1/c)]
-                    rows.append({"c": c, "m": m, "delta": d, "q": q, "pass_oqr_abs": +p_oqr, "pass_v2": +p_v2, "v2_better": p_v2 >= p_oqr})
+                    rows.append({"c": c, "m": m, "delta": d, "q": q, "pass_oqr_abs": +p_oqr, "pass_v2": +p_v2,
+                                 "v2_better": p_v2 >= p_oqr})
     return rows
 
 
@@ -204,7 +209,9 @@ def _claim_5_1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]
     r = inst.params
     qv = min_distance(r["c"], r["m"], r["delta"], r["beta"], construction="v2")
     qo = min_distance(r["c"], r["m"], r["delta"], r["beta"], construction="oqr-abs")
-    return [Comparison(qv, "<=", qo, label=f"min distance for pass prob >= 1-beta: v2 <= A_OQR(|Lap|) (c={r['c']}, m={r['m']}, delta={r['delta']}, beta={r['beta']})", exact=True)]
+    return [Comparison(qv, "<=", qo,
+                       label=f"min distance for pass prob >= 1-beta: v2 <= A_OQR(|Lap|) (c={r['c']}, m={r['m']}, "
+                             f"delta={r['delta']}, beta={r['beta']})", exact=True)]
 
 
 def _claim51_grid(domain: Domain) -> Iterator[Instance]:
@@ -228,39 +235,55 @@ def _single(domain: Domain) -> Iterator[Instance]:
 
 CLAIMS = [
     Obligation(id="CWGM20.Lem3.1", title="Tail of a Laplace difference (numeric, printed c != 1)", source=f"{SRC} §3, Lemma 3.1",
-               statement="For c != 1 where c = eps_b/eps_a, Pr[Lap(1/eps_a) > log(1/delta)/eps_a + Lap(1/eps_b)] is at most (2 delta^c + delta - c(delta^c + 2 delta))/(4(1-c))",
+               statement="For c != 1 where c = eps_b/eps_a, Pr[Lap(1/eps_a) > log(1/delta)/eps_a + Lap(1/eps_b)] is at most (2 "
+                         "delta^c + delta - c(delta^c + 2 delta))/(4(1-c))",
                code="proofs.cwgm20.lemma._lemma31_numeric; mechanisms.stability.calibration", relation="none",
                domain=Domain(relation="none", extra={"cs": tuple(c for c in C_GRID if c != 1)}),
                quick=Domain(relation="none", extra={"cs": (F(74, 63), F(1, 2)), "deltas": (F(1, 10), F(1, 10**6))}),
                evaluate=_lemma31_numeric(literal=True), instances=_grid,
-               notes="Tail integrated with the exp-poly algebra and compared with the closed form and the bound; tightness table: proofs.cwgm20.lemma.lemma31_rows."),
-    Obligation(id="CWGM20.Lem3.1#symbolic", title="Lemma 3.1 proved symbolically (three-interval integral)", source=f"{SRC} §3, Lemma 3.1 and proof",
+               notes="Tail integrated with the exp-poly algebra and compared with the closed form and the bound; tightness "
+                     "table: proofs.cwgm20.lemma.lemma31_rows."),
+    Obligation(id="CWGM20.Lem3.1#symbolic", title="Lemma 3.1 proved symbolically (three-interval integral)",
+               source=f"{SRC} §3, Lemma 3.1 and proof",
                statement="the three terms (4), (5), (6) and their sum; exact tail and slack",
                code="proofs.cwgm20.lemma.symbolic_lemma31", kind="symbolic", relation="none",
                evaluate=_symbolic_eval, instances=_single,
-               notes="Proves: bound - exact tail = (c delta^c + delta)/(4(1+c)) > 0, so the lemma holds for every c > 0, c != 1; the c = 1 limit of the bound also holds."),
+               notes="Proves: bound - exact tail = (c delta^c + delta)/(4(1+c)) > 0, so the lemma holds for every c > 0, c != "
+                     "1; the c = 1 limit of the bound also holds."),
     Obligation(id="CWGM20.Lem3.1#c1", title="Probe: Lemma 3.1 at c = 1 with the limit bound", source=f"{SRC} §3, Lemma 3.1",
                statement="(probe) at c = 1 the tail is at most lim_{c->1} bound = delta (3 + ln(1/delta))/4",
                code="mechanisms.stability.calibration.delta_max(c1_limit=True)", relation="none", probe=True,
                domain=Domain(relation="none", extra={"cs": (F(1),)}), evaluate=_lemma31_numeric(literal=False), instances=_grid),
     Obligation(id="CWGM20.Claim3.2", title="Budget split p1 = 0.37", source=f"{SRC} §3 (text before Alg. 3)",
-               statement="Although TS works for any p1 != 1/3, we will usually set it to 0.37, giving 37% of eps to eps_1 and 63% to eps_2 ... the exact percentages we use come from the guidelines of [12]",
+               statement="Although TS works for any p1 != 1/3, we will usually set it to 0.37, giving 37% of eps to eps_1 and "
+                         "63% to eps_2 ... the exact percentages we use come from the guidelines of [12]",
                code="mechanisms.stability.calibration.split_c", relation="none", evaluate=_claim_3_2, instances=_single,
-               notes="The arithmetic is checked; 'from the guidelines of [12]' cannot be checked (Lyu et al. is not a seed). The utility consequence of p1 is tabulated in proofs.cwgm20.utility.p1_rows."),
+               notes="The arithmetic is checked; 'from the guidelines of [12]' cannot be checked (Lyu et al. is not a seed). "
+                     "The utility consequence of p1 is tabulated in proofs.cwgm20.utility.p1_rows."),
     Obligation(id="CWGM20.ClaimA.1", title="Bassily et al.'s Lemma 3.4 needs |Lap|", source=f"{SRC} App. A (text before Alg. 5)",
-               statement="the correct expression ... Pr[Lap(1/eps) > log(2m/delta)/eps + Lap(1/(eps/2))] ... is only at most delta/(2m) if we use |Lap(1/(eps/2))|",
+               statement="the correct expression ... Pr[Lap(1/eps) > log(2m/delta)/eps + Lap(1/(eps/2))] ... is only at most "
+                         "delta/(2m) if we use |Lap(1/(eps/2))|",
                code="proofs.cwgm20.lemma._claim_a1", relation="none",
                domain=Domain(relation="none"), evaluate=_claim_a1, instances=_oqr_grid,
-               notes="Both halves exact (eps scales out): without |.| the probability is (2/3)(sqrt(x) - x/4) with x = delta/(2m), far above x; with |.| it is below x/2."),
+               notes="Both halves exact (eps scales out): without |.| the probability is (2/3)(sqrt(x) - x/4) with x = "
+                     "delta/(2m), far above x; with |.| it is below x/2."),
     Obligation(id="CWGM20.Claim5.1", title="v2 threshold beats A_OQR's |Lap| threshold", source=f"{SRC} §5",
-               statement="A_OQR has to consider the absolute value on the noise added to the threshold ..., which considerably decreases its utility by only increasing the noisy threshold ... our construction ... with better use of privacy budget",
+               statement="A_OQR has to consider the absolute value on the noise added to the threshold ..., which considerably "
+                         "decreases its utility by only increasing the noisy threshold ... our construction ... with better use "
+                         "of privacy budget",
                code="proofs.cwgm20.lemma.oqr_rows", relation="none", expected="holds",
                domain=Domain(relation="none"), quick=Domain(relation="none", extra={"betas": (F(1, 10),)}),
                evaluate=_claim_5_1, instances=_claim51_grid,
-               notes="Quantified as in §4: the smallest distance q that passes one test with probability >= 1 - beta, at TS's split c = 74/63, same noise scales and the same per-test delta target delta/(2m) (pass probabilities: proofs.cwgm20.lemma.oqr_rows). A_OQR is reconstructed from CWGM20's description (Bassily et al. is not a seed). The 'no |.| breaks Lemma 3.4' half is CWGM20.ClaimA.1. Holds, but the gain is small: the minimal distances are often equal (the checker reports 'tight'), so 'considerably' is not borne out per test."),
+               notes="Quantified as in §4: the smallest distance q that passes one test with probability >= 1 - beta, at TS's "
+                     "split c = 74/63, same noise scales and the same per-test delta target delta/(2m) (pass probabilities: "
+                     "proofs.cwgm20.lemma.oqr_rows). A_OQR is reconstructed from CWGM20's description (Bassily et al. is not a "
+                     "seed). The 'no |.| breaks Lemma 3.4' half is CWGM20.ClaimA.1. Holds, but the gain is small: the minimal "
+                     "distances are often equal (the checker reports 'tight'), so 'considerably' is not borne out per test."),
     Obligation(id="CWGM20.Claim5.1#c-half", title="Probe: the v2 threshold at c = 1/2", source=f"{SRC} §5",
-               statement="(probe) the v2 construction beats A_OQR's |Lap| threshold also when the threshold noise is the wider one (c = eps_b/eps_a = 1/2, Bassily et al.'s Lemma 3.4 scales)",
+               statement="(probe) the v2 construction beats A_OQR's |Lap| threshold also when the threshold noise is the wider "
+                         "one (c = eps_b/eps_a = 1/2, Bassily et al.'s Lemma 3.4 scales)",
                code="proofs.cwgm20.lemma.oqr_rows(c=1/2)", relation="none", probe=True, expected="violated",
                domain=Domain(relation="none", extra={"c": F(1, 2)}), evaluate=_claim_5_1, instances=_claim51_grid,
-               notes="For c < 1 Lemma 3.1's bound behaves like delta_q^c, so delta_q ~ (delta/2m)^(1/c) and the v2 threshold is ~1/c times higher: the advantage claimed in §5 depends on the split (c > 1), it is not structural."),
+               notes="For c < 1 Lemma 3.1's bound behaves like delta_q^c, so delta_q ~ (delta/2m)^(1/c) and the v2 threshold is "
+                     "~1/c times higher: the advantage claimed in §5 depends on the split (c > 1), it is not structural."),
 ]

@@ -32,6 +32,14 @@ SRC = "002"
 #: §6 settings: delta = 1/n for the three datasets (Table 1 user counts), eps grid, p1 = 0.37.
 N_USERS = {"Gowalla": 107092, "BrightKite": 51406, "Foursquare": 2293}
 EPS6 = (F(2, 5), F(4, 5), F(1))
+#: the split CWGM20 §3 recommends (Claim 3.2): p1 = 0.37 of the budget to the test
+P1_RECOMMENDED = F(37, 100)
+#: the failure probability of the §4 utility statements used by the tables below
+BETA = F(1, 10)
+#: the splits of the p1 table
+P1_GRID = tuple(F(i, 100) for i in (5, 10, 20, 30, 37, 40, 45, 50, 60, 70))
+#: the delta of the p1 table
+P1_TABLE_DELTA = F(1, 10**5)
 
 __all__ = ["ts_pass", "ts_k_probability", "ld_k_probability", "min_gap_ts", "min_gap_ld", "thm41_required_gap", "thm42_condition",
            "thm42_rows", "kc_rows", "ts_delta_rows", "p1_rows", "experiment_settings", "CLAIMS"]
@@ -51,7 +59,7 @@ def ts_pass(ctx: Any, q: Any, eps: Any, p1: Any, dq: Any) -> Any:
     return 1 - lemma31_tail(ctx, ctx.exp(ea * t), c)  # the difference of the two Laplaces is symmetric
 
 
-def ts_k_probability(k: int, kbar: int, i: int, g: int, eps: Any, delta: Any, p1: Any = F(37, 100), prec: int = 128) -> Any:
+def ts_k_probability(k: int, kbar: int, i: int, g: int, eps: Any, delta: Any, p1: Any = P1_RECOMMENDED, prec: int = 128) -> Any:
     """EXACT Pr[TS outputs k elements] on ``h = (g,)*i + (0,)*(kbar+1-i)`` (gap g at position i, all others 0)."""
     mech = TopStable(k, kbar, eps, delta, p1=p1, transcript=False)
     h = (g,) * i + (0,) * (kbar + 1 - i)
@@ -78,7 +86,7 @@ def _min_int(ok) -> int:
     return lo
 
 
-def min_gap_ts(k: int, eps: Any, delta: Any, beta: Any, p1: Any = F(37, 100), prec: int = 128) -> int:
+def min_gap_ts(k: int, eps: Any, delta: Any, beta: Any, p1: Any = P1_RECOMMENDED, prec: int = 128) -> int:
     """Smallest gap ``h_k - h_{k+1}`` with Pr[TS (kbar = k) outputs k] >= 1 - beta (only test k can give k)."""
     dq = solve_delta_q(split_c(F(p1)), F(delta) / k)
     with exact_context(prec) as ctx:
@@ -114,11 +122,12 @@ def thm42_rows(ks: Sequence[int], eps: Any, delta: Any, beta: Any) -> list[dict]
              "gap_ts": min_gap_ts(k, eps, delta, beta), "gap_ld": min_gap_ld(k, eps, delta, beta)} for k in ks]
 
 
-def kc_rows(eps_grid: Sequence[Any] = EPS6, datasets: Sequence[str] = tuple(N_USERS), beta: Any = F(1, 10), kmax: int = 400) -> list[dict]:
+def kc_rows(eps_grid: Sequence[Any] = EPS6, datasets: Sequence[str] | None = None, beta: Any = BETA,
+            kmax: int = 400) -> list[dict]:
     """Claim 4.1: per (dataset delta = 1/n, eps), the exact k_c = 1 + the largest k <= kmax where LD needs a
     smaller (or equal) gap than TS, next to the smallest k with the printed condition."""
     rows = []
-    for name in datasets:
+    for name in (tuple(N_USERS) if datasets is None else datasets):
         delta = F(1, N_USERS[name])
         for eps in eps_grid:
             last_ld = 1
@@ -139,7 +148,7 @@ def _pairs(d: int, max_count: int) -> Iterator[tuple[tuple, tuple]]:
     for h in itertools.product(range(max_count + 1), repeat=d):
         for e in itertools.product((0, 1), repeat=d):
             if any(e):
-                g = tuple(a + b for a, b in zip(h, e))
+                g = tuple(a + b for a, b in zip(h, e, strict=True))
                 if max(g) <= max_count:
                     yield h, g
 
@@ -158,7 +167,8 @@ def ts_delta_rows(params: Sequence[dict] | None = None, d: int = 3, max_count: i
     p1 in {0.2, 0.37, 0.45}, eps in {1, 2}, k = 1, kbar = 2."""
     if params is None:
         params = [{"k": 1, "kbar": 2, "eps": e, "delta": dl, "p1": p1}
-                  for e in (1, 2) for p1 in (F(1, 5), F(37, 100), F(9, 20)) for dl in (F(1, 10), F(1, 100), F(1, 1000), F(1, 10**4))]
+                  for e in (1, 2) for p1 in (F(1, 5), F(37, 100), F(9, 20)) for dl in (F(1, 10), F(1, 100), F(1, 1000),
+                                                                                       F(1, 10**4))]
     rows = []
     for p in params:
         mech = TopStable(**p)
@@ -179,10 +189,11 @@ def ts_delta_rows(params: Sequence[dict] | None = None, d: int = 3, max_count: i
     return rows
 
 
-def p1_rows(p1s: Sequence[Any] = tuple(F(i, 100) for i in (5, 10, 20, 30, 37, 40, 45, 50, 60, 70)), k: int = 10,
-            eps: Any = F(1), delta: Any = F(1, 10**5), beta: Any = F(1, 10)) -> list[dict]:
+def p1_rows(p1s: Sequence[Any] = P1_GRID, k: int = 10, eps: Any = EPS6[2], delta: Any = P1_TABLE_DELTA,
+            beta: Any = BETA) -> list[dict]:
     """Claim 3.2 context: TS's exact minimal gap (kbar = k) as a function of the split p1."""
-    return [{"p1": p1, "c": split_c(p1), "gap_ts": min_gap_ts(k, eps, delta, beta, p1=p1), "k": k, "eps": eps, "delta": delta, "beta": beta}
+    return [{"p1": p1, "c": split_c(p1), "gap_ts": min_gap_ts(k, eps, delta, beta, p1=p1), "k": k, "eps": eps, "delta": delta,
+             "beta": beta}
             for p1 in p1s if p1 != F(1, 3)]
 
 
@@ -222,7 +233,8 @@ def _thm41_delta_q(inst: Instance, *, prec: int, interval: bool) -> list[Compari
     """The proof's first step: delta/kbar <= delta_q (needs c > 3/2)."""
     p = inst.params
     target = F(p["delta"]) / p["kbar"]
-    return [Comparison(target, "<=", solve_delta_q(split_c(p["p1"]), target), label=f"delta/kbar <= delta_q (c = {split_c(p['p1'])})", exact=True)]
+    return [Comparison(target, "<=", solve_delta_q(split_c(p["p1"]), target),
+                       label=f"delta/kbar <= delta_q (c = {split_c(p['p1'])})", exact=True)]
 
 
 def _thm42_instances(domain: Domain) -> Iterator[Instance]:
@@ -238,7 +250,8 @@ def _thm42(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     if not thm42_condition(p["k"], p["delta"], p["beta"]):
         return []
     gt, gl = min_gap_ts(p["k"], p["eps"], p["delta"], p["beta"]), min_gap_ld(p["k"], p["eps"], p["delta"], p["beta"])
-    return [Comparison(gt + 1, "<=", gl, label=f"condition holds => min gap TS ({gt}) < min gap LD ({gl}), k={p['k']}", exact=True)]
+    return [Comparison(gt + 1, "<=", gl, label=f"condition holds => min gap TS ({gt}) < min gap LD ({gl}), k={p['k']}",
+                       exact=True)]
 
 
 def _claim41_condition(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
@@ -246,7 +259,8 @@ def _claim41_condition(inst: Instance, *, prec: int, interval: bool) -> list[Com
     out = []
     for k in (33, 34, 40, 64, 100, 1000, 10**6):
         for x in (F(1, 2), F(1, 10**3), F(1, 10**9), F(1, 10**30)):
-            out.append(Comparison(int(thm42_condition(k, x, 1)), "==", 1, label=f"4 ln(k/x) < sqrt(k/2) ln(k^2/x), k={k}, x={x}", exact=True))
+            out.append(Comparison(int(thm42_condition(k, x, 1)), "==", 1, label=f"4 ln(k/x) < sqrt(k/2) ln(k^2/x), k={k}, x={x}",
+                                  exact=True))
     return out
 
 
@@ -262,70 +276,105 @@ def _single(domain: Domain) -> Iterator[Instance]:
     yield Instance(None, None, {})
 
 
-def _thm41_claim(id_: str, title: str, p1: Any, expected: str, probe: bool, notes: str, quick_shapes=THM41_GRID[:1]) -> Obligation:
+def _thm41_claim(id_: str, title: str, p1: Any, expected: str, probe: bool, notes: str,
+                 quick_shapes=THM41_GRID[:1]) -> Obligation:
     return Obligation(
         id=id_, title=title, source=f"{SRC} §4, Theorem 4.1", probe=probe, expected=expected,
-        statement="With 3/2 < c < 2 and assuming 0 < delta_q < 1 that gives delta_max = delta/kbar, TS outputs k elements with probability at least 1 - beta, if for any given i such that k <= i <= kbar we have h_i - h_{i+1} >= 1 + (log(kbar/delta) + log(1/beta))/(eps/4)."
+        statement="With 3/2 < c < 2 and assuming 0 < delta_q < 1 that gives delta_max = delta/kbar, TS outputs k elements with "
+                  "probability at least 1 - beta, if for any given i such that k <= i <= kbar we have h_i - h_{i+1} >= 1 + "
+                  "(log(kbar/delta) + log(1/beta))/(eps/4)."
         + ("" if not probe else f" (probe: p1 = {p1}, c = {split_c(p1)})"),
         code="proofs.cwgm20.utility._thm41 (exact TopStable.distribution on the worst histogram)", relation="none",
         domain=Domain(relation="none", extra={"p1": p1}),
-        quick=Domain(relation="none", extra={"p1": p1, "shapes": quick_shapes, "eps": (F(1),), "deltas": (F(1, 10**3),), "betas": (F(1, 10),)}),
+        quick=Domain(relation="none",
+                     extra={"p1": p1, "shapes": quick_shapes, "eps": (F(1),), "deltas": (F(1, 10**3),), "betas": (F(1, 10),)}),
         evaluate=_thm41, instances=_thm41_instances, notes=notes)
 
 
 CLAIMS = [
     _thm41_claim("CWGM20.Thm4.1", "Utility of TS (hypothesis 3/2 < c < 2 satisfied)", F(9, 20), "holds", False,
-                 "p1 = 0.45 (c = 18/11). Worst histogram for the statement: gap g (the printed minimum, rounded up) at position i, every other gap 0; Pr[k elements] summed exactly from TopStable.distribution. Grid: (k, kbar, i) in {(1,1,1), (2,3,2), (2,3,3)}, eps in {1/2, 1}, delta in {1e-3, 1e-6}, beta in {0.1, 0.01}."),
-    _thm41_claim("CWGM20.Thm4.1#recommended-p1", "Probe: Theorem 4.1 at the recommended p1 = 0.37 (c = 74/63 < 3/2)", F(37, 100), "holds", True,
-                 "The recommended split violates the hypothesis 3/2 < c < 2, yet the conclusion holds on the grid: the hypothesis is not needed there (the eps/4 vs eps_2/2 = 0.315 eps slack absorbs delta_q < delta/kbar)."),
+                 "p1 = 0.45 (c = 18/11). Worst histogram for the statement: gap g (the printed minimum, rounded up) at position "
+                 "i, every other gap 0; Pr[k elements] summed exactly from TopStable.distribution. Grid: (k, kbar, i) in "
+                 "{(1,1,1), (2,3,2), (2,3,3)}, eps in {1/2, 1}, delta in {1e-3, 1e-6}, beta in {0.1, 0.01}."),
+    _thm41_claim("CWGM20.Thm4.1#recommended-p1", "Probe: Theorem 4.1 at the recommended p1 = 0.37 (c = 74/63 < 3/2)", F(37, 100),
+                 "holds", True,
+                 "The recommended split violates the hypothesis 3/2 < c < 2, yet the conclusion holds on the grid: the "
+                 "hypothesis is not needed there (the eps/4 vs eps_2/2 = 0.315 eps slack absorbs delta_q < delta/kbar)."),
     _thm41_claim("CWGM20.Thm4.1#small-c", "Probe: Theorem 4.1 at p1 = 0.1 (c = 2/9)", F(1, 10), "violated", True,
-                 "With c < 1 Lemma 3.1 makes delta_q ~ (delta/kbar)^(1/c), so T ~ 4.5 ln(kbar/delta)/(0.45 eps) exceeds the printed gap: the hypothesis on c is needed."),
+                 "With c < 1 Lemma 3.1 makes delta_q ~ (delta/kbar)^(1/c), so T ~ 4.5 ln(kbar/delta)/(0.45 eps) exceeds the "
+                 "printed gap: the hypothesis on c is needed."),
     _thm41_claim("CWGM20.Thm4.1#large-c", "Probe: Theorem 4.1 at p1 = 0.6 (c = 3)", F(3, 5), "violated", True,
                  "With c > 2, eps_2/2 = 0.2 eps < eps/4: the printed gap is too small."),
-    Obligation(id="CWGM20.Thm4.1#proof-step", title="Theorem 4.1's proof step delta/kbar <= delta_q", source=f"{SRC} §4, proof of Theorem 4.1",
+    Obligation(id="CWGM20.Thm4.1#proof-step", title="Theorem 4.1's proof step delta/kbar <= delta_q",
+               source=f"{SRC} §4, proof of Theorem 4.1",
                statement="We first claim delta/kbar <= delta_q ... With 1.5 < c < 2 ...",
                code="proofs.cwgm20.utility._thm41_delta_q", relation="none",
                domain=Domain(relation="none", extra={"p1": F(9, 20)}), evaluate=_thm41_delta_q, instances=_thm41_instances),
-    Obligation(id="CWGM20.Thm4.1#proof-step-recommended", title="Probe: delta/kbar <= delta_q at p1 = 0.37", source=f"{SRC} §4, proof of Theorem 4.1",
+    Obligation(id="CWGM20.Thm4.1#proof-step-recommended", title="Probe: delta/kbar <= delta_q at p1 = 0.37",
+               source=f"{SRC} §4, proof of Theorem 4.1",
                statement="(probe) delta/kbar <= delta_q at the recommended c = 74/63", probe=True, expected="violated",
                code="proofs.cwgm20.utility._thm41_delta_q", relation="none",
                domain=Domain(relation="none", extra={"p1": F(37, 100)}), evaluate=_thm41_delta_q, instances=_thm41_instances,
-               notes="At c = 74/63, delta_max ~ (2c-1)/(4(c-1)) delta_q = 1.95 delta_q, so delta_q ~ 0.51 delta/kbar: the step fails, which is why the theorem assumes c > 3/2."),
+               notes="At c = 74/63, delta_max ~ (2c-1)/(4(c-1)) delta_q = 1.95 delta_q, so delta_q ~ 0.51 delta/kbar: the step "
+                     "fails, which is why the theorem assumes c > 3/2."),
     Obligation(id="CWGM20.Thm4.2", title="TS vs LD gap requirement", source=f"{SRC} §4, Theorem 4.2",
-               statement="For kbar = k >= 2, the minimum gap h_k - h_{k+1} needed to output k elements with probability at least 1 - beta is smaller for TS when compared to LD if 4 log(k/(delta beta)) < sqrt(k/2) log(k^2/(delta beta)).",
+               statement="For kbar = k >= 2, the minimum gap h_k - h_{k+1} needed to output k elements with probability at "
+                         "least 1 - beta is smaller for TS when compared to LD if 4 log(k/(delta beta)) < sqrt(k/2) "
+                         "log(k^2/(delta beta)).",
                code="proofs.cwgm20.utility._thm42 (exact minimal gaps: TS closed-form tail, LD Gumbel race)", relation="none",
-               domain=Domain(relation="none"), quick=Domain(relation="none", extra={"eps": (F(1),), "datasets": ("Foursquare",), "ks": (32, 40, 60)}),
+               domain=Domain(relation="none"),
+               quick=Domain(relation="none", extra={"eps": (F(1),), "datasets": ("Foursquare",), "ks": (32, 40, 60)}),
                evaluate=_thm42, instances=_thm42_instances,
-               notes="Minimal gaps computed exactly on each algorithm's worst histogram (TS: only test k matters when kbar = k; LD: all top-k counts equal). delta = 1/n of the §6 datasets, eps in {0.4, 0.8, 1}, beta = 0.1, k = 2..40, 50, 60, 80. The printed condition first holds at k = 22-23 for these delta, beta (not only k > 32). LD per-iteration budget from the theorem's own conversion eps_iter = eps/sqrt(k/2). The proof compares two sufficient conditions; the exact minimal gaps confirm the conclusion wherever the condition holds here."),
-    Obligation(id="CWGM20.Claim4.1", title="'TS outperforms LD for k > 32'; k_c exists", source=f"{SRC} §4 (after Theorem 4.2), §6.2 'Very large k'",
-               statement="from Theorem 4.2 it is easy to see, for example, that TS outperforms LD for k > 32. In theory there is always a constant k_c that for any k > k_c we have TS outperforming LD",
+               notes="Minimal gaps computed exactly on each algorithm's worst histogram (TS: only test k matters when kbar = k; "
+                     "LD: all top-k counts equal). delta = 1/n of the §6 datasets, eps in {0.4, 0.8, 1}, beta = 0.1, k = 2..40, "
+                     "50, 60, 80. The printed condition first holds at k = 22-23 for these delta, beta (not only k > 32). LD "
+                     "per-iteration budget from the theorem's own conversion eps_iter = eps/sqrt(k/2). The proof compares two "
+                     "sufficient conditions; the exact minimal gaps confirm the conclusion wherever the condition holds here."),
+    Obligation(id="CWGM20.Claim4.1", title="'TS outperforms LD for k > 32'; k_c exists",
+               source=f"{SRC} §4 (after Theorem 4.2), §6.2 'Very large k'",
+               statement="from Theorem 4.2 it is easy to see, for example, that TS outperforms LD for k > 32. In theory there "
+                         "is always a constant k_c that for any k > k_c we have TS outperforming LD",
                code="proofs.cwgm20.utility._claim41_condition, _claim41_exact, kc_rows", relation="none",
                evaluate=_claim41_condition, instances=_single,
-               notes="The printed condition holds for every k >= 32 and every delta*beta in (0,1) (sqrt(k/2) >= 4 and ln(k^2/x) > ln(k/x)); checked on a grid. Exact k_c per §6 setting: kc_rows() (TS needs a smaller worst-case gap from k_c on, k_c well below 32 in these settings)."),
+               notes="The printed condition holds for every k >= 32 and every delta*beta in (0,1) (sqrt(k/2) >= 4 and ln(k^2/x) "
+                     "> ln(k/x)); checked on a grid. Exact k_c per §6 setting: kc_rows() (TS needs a smaller worst-case gap "
+                     "from k_c on, k_c well below 32 in these settings)."),
     Obligation(id="CWGM20.Claim4.1#exact", title="TS needs a smaller gap than LD for every k > 32 (exact)", source=f"{SRC} §4",
                statement="TS outperforms LD for k > 32 (exact minimal gaps, §6 parameters)",
                code="proofs.cwgm20.utility._claim41_exact", relation="none",
                domain=Domain(relation="none", extra={"ks": (33, 40, 50, 75, 100, 150, 200, 300)}),
                quick=Domain(relation="none", extra={"eps": (F(2, 5),), "datasets": ("Gowalla",), "ks": (33, 100)}),
                evaluate=_claim41_exact, instances=_thm42_instances,
-               notes="Worst-case histograms, beta = 0.1, LD with eps_iter = eps/sqrt(k/2). §6.2's Foursquare observation (TS better only from k >= 200) is data-dependent: the real data are not worst cases."),
+               notes="Worst-case histograms, beta = 0.1, LD with eps_iter = eps/sqrt(k/2). §6.2's Foursquare observation (TS "
+                     "better only from k >= 200) is data-dependent: the real data are not worst cases."),
     Statement(id="CWGM20.Exp", title="Experimental setup (§6)", source=f"{SRC} §6", kind="experiment", expected="not-checkable",
-              statement="delta = 1/n; eps in {0.4, 0.8, 1.0}; k in {3, 10, 50}; TS with p1 = 0.37, eps_EM = 0, kbar = k; LD composes k + 1 iterations with kbar chosen in [k, 5k]; 2,000 trials",
+              statement="delta = 1/n; eps in {0.4, 0.8, 1.0}; k in {3, 10, 50}; TS with p1 = 0.37, eps_EM = 0, kbar = k; LD "
+                        "composes k + 1 iterations with kbar chosen in [k, 5k]; 2,000 trials",
               code="proofs.cwgm20.utility.experiment_settings (delta_q and T per setting)",
-              reason="not reproducible here: the Gowalla / BrightKite / Foursquare check-in data are not available; the data-free part (delta = 1/n, delta_q, T for each setting) is computed by experiment_settings()."),
-    Statement(id="CWGM20.Table1", title="Dataset overview", source=f"{SRC} §6, Table 1", kind="experiment", expected="not-checkable",
+              reason="not reproducible here: the Gowalla / BrightKite / Foursquare check-in data are not available; the "
+                     "data-free part (delta = 1/n, delta_q, T for each setting) is computed by experiment_settings()."),
+    Statement(id="CWGM20.Table1", title="Dataset overview", source=f"{SRC} §6, Table 1", kind="experiment",
+              expected="not-checkable",
               statement="users, elements, % of count 1, 50/99/100 percentiles for Gowalla, BrightKite, Foursquare",
-              code="-", reason="not reproducible here: needs the Gowalla / BrightKite / Foursquare datasets (only their user counts are used, as delta = 1/n)."),
-    Statement(id="CWGM20.Table2", title="P (proportion of true top-k), TS vs LD", source=f"{SRC} §6.1, Table 2", kind="experiment", expected="not-checkable",
+              code="-",
+              reason="not reproducible here: needs the Gowalla / BrightKite / Foursquare datasets (only their user counts are "
+                     "used, as delta = 1/n)."),
+    Statement(id="CWGM20.Table2", title="P (proportion of true top-k), TS vs LD", source=f"{SRC} §6.1, Table 2",
+              kind="experiment", expected="not-checkable",
               statement="P for eps in {0.4, 0.8, 1}, k in {3, 10, 50} on three datasets",
               code="mechanisms.stability.top_stable.TopStable.sample, mechanisms.limited_domain.LimitDom.sample",
-              reason="not reproducible here: needs the Gowalla / BrightKite / Foursquare datasets (the same design runs on ../shared/data in the reports issue)."),
-    Statement(id="CWGM20.Table3", title="S (relative sum), TS vs LD", source=f"{SRC} §6.1, Table 3", kind="experiment", expected="not-checkable",
+              reason="not reproducible here: needs the Gowalla / BrightKite / Foursquare datasets (the same design runs on "
+                     "../shared/data in the reports issue)."),
+    Statement(id="CWGM20.Table3", title="S (relative sum), TS vs LD", source=f"{SRC} §6.1, Table 3", kind="experiment",
+              expected="not-checkable",
               statement="S for eps in {0.4, 0.8, 1}, k in {3, 10, 50} on three datasets",
               code="mechanisms.stability.top_stable.TopStable.sample, mechanisms.limited_domain.LimitDom.sample",
               reason="not reproducible here: needs the Gowalla / BrightKite / Foursquare datasets."),
-    Statement(id="CWGM20.Table4", title="Stable / bad range averages and §6.2 text claims", source=f"{SRC} §6.2, Table 4, Figure 1", kind="experiment", expected="not-checkable",
-              statement="stable range 1 <= k <= 60 on Gowalla (eps = 0.8); BrightKite eps = 0.4 consistently better; Foursquare eps = 1.0 consistently worse, TS better from k >= 200",
+    Statement(id="CWGM20.Table4", title="Stable / bad range averages and §6.2 text claims",
+              source=f"{SRC} §6.2, Table 4, Figure 1", kind="experiment", expected="not-checkable",
+              statement="stable range 1 <= k <= 60 on Gowalla (eps = 0.8); BrightKite eps = 0.4 consistently better; Foursquare "
+                        "eps = 1.0 consistently worse, TS better from k >= 200",
               code="proofs.cwgm20.utility.kc_rows (the data-free k_c)",
-              reason="not reproducible here: needs the Gowalla / BrightKite / Foursquare datasets; the data-free statement behind 'Very large k' (k_c exists) is CWGM20.Claim4.1."),
+              reason="not reproducible here: needs the Gowalla / BrightKite / Foursquare datasets; the data-free statement "
+                     "behind 'Very large k' (k_c exists) is CWGM20.Claim4.1."),
 ]

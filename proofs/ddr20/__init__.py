@@ -1,4 +1,5 @@
-"""Ledger of Dong, Durfee & Rogers, "Optimal Differential Privacy Composition for Exponential Mechanisms and the Cost of Adaptivity" (ICML 2020, arXiv:1909.13830).
+"""Ledger of DDR20: Dong, Durfee & Rogers, "Optimal Differential Privacy Composition for Exponential Mechanisms
+and the Cost of Adaptivity" (ICML 2020, arXiv:1909.13830).
 
 Not a seed paper: its ids (``DDR20.*``) are not in the claims index.  Ledger module
 :mod:`~proofs.ddr20.composition` (evaluators in ``_checks``): the reduction of bounded-range pairs to

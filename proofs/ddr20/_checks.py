@@ -103,7 +103,7 @@ def exchange(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
             tot = ctx.mpf(0)
             for outs in itertools.product((0, 1), repeat=k):
                 pp = qq = ctx.mpf(1)
-                for (p, q), o in zip(pairs, outs):
+                for (p, q), o in zip(pairs, outs, strict=True):
                     pp, qq = pp * (p if o else 1 - p), qq * (q if o else 1 - q)
                 tot = tot + clip0(ctx, pp - f * qq)
             if best is None or (tot.b if interval else tot) > (best.b if interval else best):
@@ -118,7 +118,8 @@ def gap(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     eps, x = p["eps"], p["x"]
     ad = B.adaptive_policy_delta(eps, x, p["t1"], p["t2_high"], p["t2_low"], prec=prec, interval=interval)
     _, up, _ = B.br_sup_t_branch_and_bound(2, eps, x, rel_tol=1e-3, prec=96)
-    return [Comparison(ad, ">=", up, label=f"adaptive policy (t1={p['t1']}; t2={p['t2_high']} | {p['t2_low']}) delta >= non-adaptive sup "
+    return [Comparison(ad, ">=", up,
+                       label=f"adaptive policy (t1={p['t1']}; t2={p['t2_high']} | {p['t2_low']}) delta >= non-adaptive sup "
                        "(B&B upper end)")]
 
 
@@ -137,8 +138,10 @@ def valid_bounds_above_optimum(inst: Instance, *, prec: int, interval: bool) -> 
     opt = B.br_optimal_eps(k, eps, d)
     lo = opt.eps_lo
     out = [
-        Comparison(lo, "<=", C.range_bounded_eps([eps] * k, d, prec=prec, interval=interval), label="optimum (lower end) <= DR19 Lemma 4.4"),
-        Comparison(lo, "<=", B.ddr20_adaptive_eps([eps] * k, d, prec=prec, interval=interval), label="optimum (lower end) <= DDR20 adaptive bound"),
+        Comparison(lo, "<=", C.range_bounded_eps([eps] * k, d, prec=prec, interval=interval),
+                   label="optimum (lower end) <= DR19 Lemma 4.4"),
+        Comparison(lo, "<=", B.ddr20_adaptive_eps([eps] * k, d, prec=prec, interval=interval),
+                   label="optimum (lower end) <= DDR20 adaptive bound"),
         Comparison(lo, "<=", Z.cks_eps(k * Z.br_rho(eps), d), label="optimum (lower end) <= zCDP route (CR21 + CKS20)"),
     ]
     return out

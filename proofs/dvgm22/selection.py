@@ -47,8 +47,10 @@ CLAIMS = [
     ),
     PrivacyClaim(
         id="DVGM22.Thm1#closed", title="Google's closed form (floored crossovers) is (eps, delta)-DP",
-        source="python-dp 1.1.5 truncated_geometric; google/differential-privacy partition-selection.h (PreaggPartitionSelection)",
-        statement="p(n) = delta (e^{n eps} - 1)/(e^eps - 1) up to c1, p(c1) - (1 - p(c1) + delta/(e^eps - 1))(e^{-(n-c1) eps} - 1) "
+        source="python-dp 1.1.5 truncated_geometric; google/differential-privacy partition-selection.h "
+               "(PreaggPartitionSelection)",
+        statement="p(n) = delta (e^{n eps} - 1)/(e^eps - 1) up to c1, p(c1) - (1 - p(c1) + delta/(e^eps - 1))(e^{-(n-c1) eps} - "
+                  "1) "
         "up to c2, then 1 (crossovers floored) is (eps, delta)-DP at eps/L, delta_L per key",
         code=CODE + "('truncated-geometric-closed')", relation="delta:L",
         domain=_win(2, 12, _p(1, D5), _p(1, D5, base=8), _p(1, D5, base=16)),
@@ -103,9 +105,11 @@ CLAIMS = [
     ),
     PrivacyClaim(
         id="DVGM22.Laplace#threshold-minus-one", title="Power check: Laplace thresholding with the threshold lowered by one",
-        source="deliberately wrong strategy (issue 33 acceptance)", statement="(probe) keep iff n + Lap(L/eps) >= T - 1 is (eps, delta)-DP",
+        source="deliberately wrong strategy (issue 33 acceptance)",
+        statement="(probe) keep iff n + Lap(L/eps) >= T - 1 is (eps, delta)-DP",
         code=CODE + "('laplace', threshold_shift=-1)", relation="delta:L", expected="violated", probe=True,
-        domain=_win(1, 6, _p(1, D5, threshold_shift=-1), _p(1, D5, L=2, threshold_shift=-1)), mechanism=mechanism("laplace"), points=points,
+        domain=_win(1, 6, _p(1, D5, threshold_shift=-1), _p(1, D5, L=2, threshold_shift=-1)), mechanism=mechanism("laplace"),
+        points=points,
     ),
     Obligation(
         id="DVGM22.Thm1#all-n", title="One key, every count n: the truncated geometric (both forms), Laplace, Gaussian",
@@ -123,7 +127,8 @@ CLAIMS = [
         quick=_all_n((_p(1, D5),)), evaluate=one_key_all_n("laplace"), instances=per_params,
     ),
     Obligation(
-        id="DVGM22.Gaussian#all-n", title="Gaussian thresholding, one key (L = 1), every count n", source="python-dp 1.1.5 gaussian",
+        id="DVGM22.Gaussian#all-n", title="Gaussian thresholding, one key (L = 1), every count n",
+        source="python-dp 1.1.5 gaussian",
         statement="delta_n(eps) <= delta for every count n >= 0 of one key (L = 1)", code="proofs.dvgm22.universal.prove_one_key",
         relation="none", domain=_all_n(tuple(_p(e, dl) for e in (1, F(1, 10)) for dl in (D5, F(1, 10**15)))),
         quick=_all_n((_p(1, D5),)), evaluate=one_key_all_n("gaussian"), instances=per_params,
@@ -131,18 +136,22 @@ CLAIMS = [
     Obligation(
         id="DVGM22.Laplace#all-n-L", title="Laplace thresholding, L keys, every count vector (a proof)",
         source="python-dp 1.1.5 laplace; partition-selection.h LaplacePartitionSelection",
-        statement="Keep iff n + Lap(L/eps) >= 1 - (L/eps) ln(2 delta_L) is (eps, delta)-DP for every count vector, a user in at most L keys",
+        statement="Keep iff n + Lap(L/eps) >= 1 - (L/eps) ln(2 delta_L) is (eps, delta)-DP for every count vector, a user in at "
+                  "most L keys",
         code="proofs.dvgm22.universal.prove_laplace_l_keys", relation="none",
         domain=_all_n(tuple(_p(e, dl, L) for e in (1, F(1, 10)) for dl in (D5, F(1, 10**10), F(1, 10**15)) for L in (1, 2, 3))),
         quick=_all_n((_p(1, D5, 3),)), evaluate=l_keys_all_n("laplace"), instances=per_params,
-        notes="Per-key loss <= eps/L for n >= 1 (the Laplace hazard rates are <= 1/b), p(1) = delta_L, eps/L >= -ln(1 - delta_L); "
+        notes="Per-key loss <= eps/L for n >= 1 (the Laplace hazard rates are <= 1/b), p(1) = delta_L, eps/L >= -ln(1 - "
+              "delta_L); "
         "tight at L absent keys appearing.",
     ),
     Obligation(
         id="DVGM22.Laplace#all-n-L-shifted", title="Power check: the lowered threshold refuted for every L by the same proof",
-        source="deliberately wrong strategy (issue 33 acceptance)", statement="(probe) keep iff n + Lap(L/eps) >= T - 1 is (eps, delta)-DP",
+        source="deliberately wrong strategy (issue 33 acceptance)",
+        statement="(probe) keep iff n + Lap(L/eps) >= T - 1 is (eps, delta)-DP",
         code="proofs.dvgm22.universal.prove_laplace_l_keys", relation="none", expected="violated", probe=True,
-        domain=_all_n(tuple(_p(1, D5, L, threshold_shift=-1) for L in (1, 2, 3))), evaluate=l_keys_all_n("laplace"), instances=per_params,
+        domain=_all_n(tuple(_p(1, D5, L, threshold_shift=-1) for L in (1, 2, 3))), evaluate=l_keys_all_n("laplace"),
+        instances=per_params,
     ),
     Obligation(
         id="DVGM22.Split#all-n", title="The L-key split, every count vector (truncated geometric, L = 2)", source=SRC + " §3",

@@ -130,7 +130,8 @@ def prove_one_key(mech: PartitionSelection, *, prec: int = 120) -> AllCounts:
             c2 = inner._crossovers[1]
             more = _pvals(inner, iv, max(n0, c2 + 2))
             bad = [n for n in range(len(more) - 1) if iv.mpf(more[n + 1] - more[n]).b < 0]
-            notes.append(f"monotone: checked on 0..{len(more) - 1}, p = 1 after c2 = {c2}" if not bad else f"p decreases at n = {bad[0]}")
+            notes.append(f"monotone: checked on 0..{len(more) - 1}, p = 1 after c2 = "
+                         f"{c2}" if not bad else f"p decreases at n = {bad[0]}")
             if bad:
                 return AllCounts("undecided", "p is not monotone", notes=notes)
         else:
@@ -227,7 +228,8 @@ def prove_l_keys(mech: PartitionSelection, *, prec: int = 80) -> AllCounts:
                 return AllCounts("undecided", "p never reaches 1 below MAX_N")
         total = sum(_multisets(nstar, j) for j in range(1, L + 1))
         if total > MAX_VECTORS:
-            return AllCounts("undecided", f"{total} touched-count vectors (counts 0..{nstar - 1}, up to {L} keys) > {MAX_VECTORS}")
+            return AllCounts("undecided",
+                             f"{total} touched-count vectors (counts 0..{nstar - 1}, up to {L} keys) > {MAX_VECTORS}")
         ee, dl = iv.exp(to_ctx(iv, mech.eps)), to_ctx(iv, mech.delta)
         ps = _pvals(mech, iv, nstar)
         worst, arg = iv.mpf(0), None

@@ -145,8 +145,8 @@ def ex1(strict: bool):
         A = matrix_A(Mh, 3, 2, strict=strict)        # "A^{34}": M_34 = M-hat_32
         out = [Comparison(int(M == printed_M), "==", 1, label="M as printed"),
                Comparison(int(Mh == printed_Mh), "==", 1, label="M-hat as printed")]
-        out += [Comparison(A[l][r], "==", PRINTED_A34[l][r], label=f"A^34[{l + 1},{r + 1}] ({'<' if strict else '<='})")
-                for l in range(4) for r in range(3)]
+        out += [Comparison(A[row][r], "==", PRINTED_A34[row][r], label=f"A^34[{row + 1},{r + 1}] ({'<' if strict else '<='})")
+                for row in range(4) for r in range(3)]
         return out
     return evaluate
 
@@ -205,7 +205,7 @@ def lemma7(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
 
 def path_positions(path: list[tuple[int, int]]) -> tuple[int, ...]:
     """Lemma 6's map: a down step from M-hat_(l,r), l <= k, chooses sorted position l + r - 1."""
-    return tuple(l + r - 1 for (l, r), (l2, r2) in zip(path, path[1:]) if l2 == l + 1)
+    return tuple(ell + r - 1 for (ell, r), (l2, r2) in zip(path, path[1:], strict=False) if l2 == ell + 1)
 
 
 def ex2(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
@@ -217,10 +217,10 @@ def ex2(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     d, k = 6, 3
     seen = set()
     for downs in itertools.combinations(range(d), k):         # path with its k down-steps among d steps
-        l, r, path = 1, 1, [(1, 1)]
+        ell, r, path = 1, 1, [(1, 1)]
         for step in range(d):
-            l, r = (l + 1, r) if step in downs else (l, r + 1)
-            path.append((l, r))
+            ell, r = (ell + 1, r) if step in downs else (ell, r + 1)
+            path.append((ell, r))
         seen.add(path_positions(path))
     out.append(Comparison(len(seen), "==", math.comb(d, k), label="paths <-> k-subsets is a bijection (d=6,k=3)"))
     return out
@@ -252,7 +252,7 @@ def distinct_pairs(domain: Domain) -> Iterator[Instance]:
     moves = [e for e in itertools.product((0, 1), repeat=domain.d) if any(e)]
     for h in itertools.permutations(range(domain.max_count + 1), domain.d):
         for e in moves:
-            g = tuple(a + b for a, b in zip(h, e))
+            g = tuple(a + b for a, b in zip(h, e, strict=True))
             if max(g) <= domain.max_count and len(set(g)) == domain.d:
                 for p in domain.params:
                     yield Instance(tuple(h), g, dict(p))

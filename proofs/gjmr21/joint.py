@@ -27,7 +27,8 @@ CLAIMS = [
         id="GJMR21.Def1", title="Top-k problem and l_inf error", source="004 §2, Definition 1",
         statement="TOP-K(D) = argmin_{S subset [d]^k} ||S_c - D_c||_inf, D_c the decreasing vector of the top k counts",
         code="mechanisms.joint.sets.u_star (the l_inf error, negated); proofs.gjmr21._brute.topk_sets",
-        reason="Implemented; TOP-K is set-valued under ties: topk_sets(ties='any') returns every argmin, ties='index' the sorted_items rule.",
+        reason="Implemented; TOP-K is set-valued under ties: topk_sets(ties='any') returns every argmin, ties='index' the "
+               "sorted_items rule.",
         notes="'S subset [d]^k' read as 'S a k-subset of [d]'.",
     ),
     Statement(
@@ -41,8 +42,10 @@ CLAIMS = [
     ),
     Statement(
         id="GJMR21.Def2", title="Neighbours and eps-DP", source="004 §2, Definition 2",
-        statement="D, D' neighbours if D' is D with one data point added or removed; M is eps-DP if P(M(D) in S) <= e^eps P(M(D') in S)",
-        code="dpverify.checker.neighbours ('add-remove'), dpverify.checker.profile", reason="Implemented as the add-remove relation (one user: a 0/1 vector).",
+        statement="D, D' neighbours if D' is D with one data point added or removed; M is eps-DP if P(M(D) in S) <= e^eps "
+                  "P(M(D') in S)",
+        code="dpverify.checker.neighbours ('add-remove'), dpverify.checker.profile",
+        reason="Implemented as the add-remove relation (one user: a 0/1 vector).",
     ),
     Statement(
         id="GJMR21.Def3", title="Exponential mechanism (factor 2)", source="004 §2, Definition 3",
@@ -70,7 +73,8 @@ CLAIMS = [
         domain=Domain(d=3, max_count=5, relation="none", params=({"k": 1}, {"k": 2})),
         quick=Domain(d=3, max_count=3, relation="none", params=({"k": 2},)),
         evaluate=C.lem5_closed_vs_def5("any"), instances=lambda dom: C.hist_instances(dom, distinct=True),
-        notes="Read as d(D, {D': TOP-K(D')=S}) = max_i (c_i - c_{j_i}); distinct counts (Assumption 1), TOP-K allowing ties in D'. Witness h=(0,1,2), k=2, S={0,1}: 2 users needed (raise items 0,1 past item 2), largest difference 1.",
+        notes="Read as d(D, {D': TOP-K(D')=S}) = max_i (c_i - c_{j_i}); distinct counts (Assumption 1), TOP-K allowing ties in "
+              "D'. Witness h=(0,1,2), k=2, S={0,1}: 2 users needed (raise items 0,1 past item 2), largest difference 1.",
     ),
     Obligation(
         id="GJMR21.Lem5", title="Sensitivity 1 and closed form of u*", source="004 §3, Lemma 5",
@@ -102,7 +106,8 @@ CLAIMS = [
     Obligation(
         id="GJMR21.Lem5#ties", title="Closed form vs Definition 5 with the project's tie rule",
         source="004 §3, Lemma 5", statement="(probe) u*(S,D) = -max_i [c_i - c_{j_i}] when TOP-K breaks ties by smaller index",
-        code="mechanisms.joint.sets.u_star vs proofs.gjmr21._brute.def5_utilities", relation="none", expected="violated", probe=True,
+        code="mechanisms.joint.sets.u_star vs proofs.gjmr21._brute.def5_utilities", relation="none", expected="violated",
+        probe=True,
         domain=Domain(d=3, max_count=3, relation="none", params=({"k": 1}, {"k": 2})),
         quick=Domain(d=2, max_count=1, relation="none", params=({"k": 1},)),
         evaluate=C.lem5_closed_vs_def5("index"), instances=C.hist_instances,
@@ -110,7 +115,8 @@ CLAIMS = [
     ),
     Obligation(
         id="GJMR21.Lem5#upper-bound", title="Closed form is an upper bound on Definition 5's utility",
-        source="004 §3, Lemma 5 (corrected)", statement="(corrected) -max_i [c_i - c_{j_i}] >= u*(D, S) for every S, ties included",
+        source="004 §3, Lemma 5 (corrected)",
+        statement="(corrected) -max_i [c_i - c_{j_i}] >= u*(D, S) for every S, ties included",
         code="mechanisms.joint.sets.u_star, proofs.gjmr21._brute.def5_utilities", relation="none", probe=True,
         domain=Domain(d=4, max_count=2, relation="none", params=K123),
         quick=Domain(d=3, max_count=3, relation="none", params=({"k": 1}, {"k": 2})),
@@ -127,7 +133,8 @@ CLAIMS = [
     ),
     Obligation(
         id="GJMR21.Claim3.2", title="O(dk) utility values", source="004 §3.1",
-        statement="there are only O(dk) possible utility values ... each utility value takes the form -(c_{i1} - c_{i2}) for some i1 in [k] and some i2 in [d]",
+        statement="there are only O(dk) possible utility values ... each utility value takes the form -(c_{i1} - c_{i2}) for "
+                  "some i1 in [k] and some i2 in [d]",
         code="mechanisms.joint.sets.SetTables.gaps", relation="none", evaluate=C.claim3_2, instances=C.hist_instances,
         domain=Domain(d=5, max_count=4, relation="none", params=({"k": 1}, {"k": 2}, {"k": 3}, {"k": 4})),
         quick=Domain(d=4, max_count=3, relation="none", params=({"k": 2},)),
@@ -154,9 +161,11 @@ CLAIMS = [
     ),
     Statement(
         id="GJMR21.Def6", title="M-hat and A^{ij}", source="004 §3.1",
-        statement="M-hat: (k+1) x (d-k+1), M left-aligned to remove ⊥s with a row of 1s appended; A^{ij}_{lr} = 1[M-hat_lr < M-hat_ij]",
+        statement="M-hat: (k+1) x (d-k+1), M left-aligned to remove ⊥s with a row of 1s appended; A^{ij}_{lr} = 1[M-hat_lr < "
+                  "M-hat_ij]",
         code="mechanisms.joint.paths.matrix_M_hat, matrix_A(strict=True as printed / strict=False)",
-        reason="Implemented literally ('<') and with '<=' (the reading the printed example and Lemma 6 need: GJMR21.Ex1, GJMR21.Lem6).",
+        reason="Implemented literally ('<') and with '<=' (the reading the printed example and Lemma 6 need: GJMR21.Ex1, "
+               "GJMR21.Lem6).",
         notes="A^{ij} is indexed by M's (i, j) in the example (A^{34} <-> M_34 = M-hat_32) but by M-hat's in the definition.",
     ),
     Obligation(
@@ -177,7 +186,8 @@ CLAIMS = [
     ),
     Obligation(
         id="GJMR21.Lem6", title="Path counting (A^{ij} as printed, '<')", source="004 §3.1, Lemma 6",
-        statement="The number of paths in A^{ij} from A_11 to A_{k+1,d-k+1}, going only right and down and avoiding 0s, is the number of sequences of decreasing counts with utility at least -M_ij",
+        statement="The number of paths in A^{ij} from A_11 to A_{k+1,d-k+1}, going only right and down and avoiding 0s, is the "
+                  "number of sequences of decreasing counts with utility at least -M_ij",
         code="mechanisms.joint.paths.count_paths_grid, matrix_A(strict=True)", relation="none", expected="violated",
         domain=LEM6_DOMAIN, quick=LEM6_QUICK, evaluate=C.lemma6(strict=True), instances=C.lemma6_instances,
         notes="With '<' the count is of sets with utility strictly greater than -M_ij (GJMR21.Lem6#strict-meaning).",
@@ -197,7 +207,8 @@ CLAIMS = [
     ),
     Obligation(
         id="GJMR21.Ex2", title="Path examples", source="004 §3.1, proof of Lemma 6",
-        statement="path M-hat11, M-hat21, M-hat31, M-hat41 <-> item indices (1,2,3); M-hat11, M-hat21, M-hat22, M-hat32, M-hat42 <-> (1,3,4)",
+        statement="path M-hat11, M-hat21, M-hat31, M-hat41 <-> item indices (1,2,3); M-hat11, M-hat21, M-hat22, M-hat32, "
+                  "M-hat42 <-> (1,3,4)",
         code="proofs.gjmr21._checks.path_positions", relation="none", kind="obligation",
         domain=Domain(d=1, max_count=0, relation="none"), evaluate=C.ex2, instances=C.single,
         notes="Item indices are sorted positions; also checks that the map is a bijection paths <-> k-sets (d=6, k=3).",
@@ -207,21 +218,26 @@ CLAIMS = [
         statement="we can compute P_{A^{ij}} = Q_1 Q_2 ... Q_{O(k)}; Q_j from Pascal's triangle, Toeplitz",
         code="mechanisms.joint.paths.count_paths_lemma7, count_bounded, conv_trunc", relation="none",
         domain=LEM6_DOMAIN, quick=LEM6_QUICK, evaluate=C.lemma7, instances=C.lemma6_instances,
-        notes="The count is checked here; the O(k^2 log k) time is GJMR21.Claim3.3 (benchmark). Exact big-integer convolution (Kronecker substitution) replaces the FFT.",
+        notes="The count is checked here; the O(k^2 log k) time is GJMR21.Claim3.3 (benchmark). Exact big-integer convolution "
+              "(Kronecker substitution) replaces the FFT.",
     ),
     Statement(
         id="GJMR21.Claim3.3", title="Line costs of Algorithm 1", source="004 §3.1",
         statement="Line 1 O(dk); Line 3 O(dk); Line 2 O(dk^3 log k); Line 4 O(dk) by a similar counting argument",
         code="dpverify.bench.joint.bench_joint_sets", kind="experiment", expected="not-checkable",
-        reason="Asymptotic running time: measured, not decided (reports/performance.md, JOINT sections of the full profile; `dpverify bench`). Our Line 2 costs O(#gaps * k * M(k * bits)) with one big-integer product per Toeplitz block; Line 4 is a backward-sampling pass of the same DP (O(k^2) big-int operations), not O(dk).",
+        reason="Asymptotic running time: measured, not decided (reports/performance.md, JOINT sections of the full profile; "
+               "`dpverify bench`). Our Line 2 costs O(#gaps * k * M(k * bits)) with one big-integer product per Toeplitz block; "
+               "Line 4 is a backward-sampling pass of the same DP (O(k^2) big-int operations), not O(dk).",
     ),
     PrivacyClaim(
         id="GJMR21.Thm8", title="JOINT is eps-DP", source="004 §3.1, Theorem 8",
         statement="JOINT is an eps-DP algorithm for TOP-K that runs in time O(dk^3 log(k))",
         code="mechanisms.joint.Joint", relation="add-remove",
-        domain=widened(Domain(d=4, max_count=3, params=THM8_PARAMS)), quick=Domain(d=3, max_count=3, params=({"k": 2, "eps": 1},)),
+        domain=widened(Domain(d=4, max_count=3, params=THM8_PARAMS)),
+        quick=Domain(d=3, max_count=3, params=({"k": 2, "eps": 1},)),
         mechanism=lambda p: Joint(k=p["k"], eps=p["eps"]), points=lambda p: [(p["eps"], 0)],
-        notes="The EM with the closed-form utility (what Algorithm 1 computes), sampled over distinct gap values. Runtime: GJMR21.Thm8#runtime.",
+        notes="The EM with the closed-form utility (what Algorithm 1 computes), sampled over distinct gap values. Runtime: "
+              "GJMR21.Thm8#runtime.",
     ),
     PrivacyClaim(
         id="GJMR21.Thm8#literal", title="Algorithm 1 as printed is eps-DP", source="004 §3.1, Theorem 8 + Algorithm 1",
@@ -240,10 +256,12 @@ CLAIMS = [
         quick=Domain(d=4, max_count=5, params=({"k": 2, "eps": 1},)),
         evaluate=C.pure_eps_obligation(lambda p: JointLiteral(k=p["k"], eps=p["eps"], reading="positions")),
         instances=C.distinct_pairs,
-        notes="Witness (k=2, eps=1): h=(0,2,3,5), h'=(0,3,4,5), S={0,3}: P=0.103464, Q=0.028007, ln P/Q = 1.307 > 1. Only add/remove pairs with distinct counts on both sides (Assumption 1).",
+        notes="Witness (k=2, eps=1): h=(0,2,3,5), h'=(0,3,4,5), S={0,3}: P=0.103464, Q=0.028007, ln P/Q = 1.307 > 1. Only "
+              "add/remove pairs with distinct counts on both sides (Assumption 1).",
     ),
     PrivacyClaim(
-        id="GJMR21.Thm8#sequence", title="Sequence JOINT (ICML 2022 version) is eps-DP", source="GJMR ICML 2022 (not a seed); seed 004 §2 future work",
+        id="GJMR21.Thm8#sequence", title="Sequence JOINT (ICML 2022 version) is eps-DP",
+        source="GJMR ICML 2022 (not a seed); seed 004 §2 future work",
         statement="(later paper) the joint EM over k-sequences with u = -max_i (c_(i) - c_{s_i}) is eps-DP",
         code="mechanisms.joint.sequence.JointSequence", relation="add-remove", probe=True,
         domain=widened(Domain(d=4, max_count=3, params=({"k": 2, "eps": 1}, {"k": 3, "eps": 1}))),
@@ -258,26 +276,32 @@ CLAIMS = [
     ),
     Statement(
         id="GJMR21.Exp", title="Experiments (§4)", source="004 §4",
-        statement="JOINT vs PEEL (Gumbel, k/eps) and LAPLACE (2k/eps) on U(0,10d) and MovieLens 100k, k=5, eps in {1, 0.1}; JOINT obtains the strongest utility",
+        statement="JOINT vs PEEL (Gumbel, k/eps) and LAPLACE (2k/eps) on U(0,10d) and MovieLens 100k, k=5, eps in {1, 0.1}; "
+                  "JOINT obtains the strongest utility",
         code="mechanisms.joint.Joint, mechanisms.exponential.OneShotGumbel, mechanisms.laplace.LaplaceTopK",
         kind="experiment", expected="not-checkable",
-        reason="The figures are missing from the text extraction and MovieLens 100k is not available here (data/ holds the 'latest-small' subset); utility comparisons are empirical and not re-run by this ledger.",
+        reason="The figures are missing from the text extraction and MovieLens 100k is not available here (data/ holds the "
+               "'latest-small' subset); utility comparisons are empirical and not re-run by this ledger.",
     ),
     Obligation(
         id="GJMR21.Claim5.1", title="Counts reach O(d^k): overflow", source="004 §5",
-        statement="the quantities themselves can be as large as O(d^k), which leads to numerical issues in practical implementations",
+        statement="the quantities themselves can be as large as O(d^k), which leads to numerical issues in practical "
+                  "implementations",
         code="mechanisms.joint.sets.SetTables, mechanisms.joint.sequence.SequenceTables (Python ints)", relation="none",
         domain=Domain(d=1, max_count=0, relation="none", params=(
             {"d": 1000, "k": 10, "kind": "set"}, {"d": 9066, "k": 100, "kind": "sequence"})),
         quick=Domain(d=1, max_count=0, relation="none", params=({"d": 1000, "k": 10, "kind": "set"},)),
         evaluate=C.claim5_1, instances=C.claim5_1_instances,
-        notes="Exact magnitudes: C(1000,10) has 78 bits (> int64); sequence counts at d=9066, k=100 have 1314 bits (> float64's ~2^1024). Python ints make this a non-issue: the 'open numerical problem' is solved exactly.",
+        notes="Exact magnitudes: C(1000,10) has 78 bits (> int64); sequence counts at d=9066, k=100 have 1314 bits (> float64's "
+              "~2^1024). Python ints make this a non-issue: the 'open numerical problem' is solved exactly.",
     ),
     Statement(
         id="GJMR21.Claim1.1", title="Baselines: O(d) time, ordered output", source="004 §1",
-        statement="These algorithms each admit an efficient implementation in time O(d) and also possess the advantage of releasing an ordered sequence (not set) of top-k items",
+        statement="These algorithms each admit an efficient implementation in time O(d) and also possess the advantage of "
+                  "releasing an ordered sequence (not set) of top-k items",
         code="mechanisms.exponential.OneShotGumbel, PeelingEM; mechanisms.laplace.LaplaceTopK",
         kind="not-checkable", expected="not-checkable",
-        reason="Baselines are implemented elsewhere (outputs ordered tuples); O(d) is a running-time statement (one noisy pass + top-k selection: O(d + k log k) with argpartition), not checked here.",
+        reason="Baselines are implemented elsewhere (outputs ordered tuples); O(d) is a running-time statement (one noisy pass "
+               "+ top-k selection: O(d + k log k) with argpartition), not checked here.",
     ),
 ]

@@ -1,4 +1,5 @@
-"""Ledger of McKenna & Sheldon, "Permute-and-Flip: A new mechanism for differentially private selection" (NeurIPS 2020, arXiv:2010.12603).
+"""Ledger of MS20: McKenna & Sheldon, "Permute-and-Flip: A new mechanism for differentially private selection"
+(NeurIPS 2020, arXiv:2010.12603).
 
 Not a seed paper: its ids (``MS20.*``) are not in the claims index.  Ledger module
 :mod:`~proofs.ms20.permute_flip`: the privacy and utility theorems of permute-and-flip, its peeled

@@ -17,7 +17,7 @@ def em_expected_error(ctx: Any, h: Any, eps_q: Any) -> Any:
     """``max h - E[h_EM]`` for EM with weights ``exp(eps_q h_i)``."""
     w = em_weights(ctx, h, eps_q)
     top = max(h)
-    return sum((wi * (top - c) for wi, c in zip(w, h)), ctx.mpf(0)) / sum(w)
+    return sum((wi * (top - c) for wi, c in zip(w, h, strict=True)), ctx.mpf(0)) / sum(w)
 
 
 def _errors(inst: Instance, prec: int, interval: bool) -> tuple[Any, Any]:

@@ -35,17 +35,20 @@ def _rho(eps):
 CLAIMS = [
     Statement(
         id="MS20.Alg1", title="Permute-and-flip", source="MS20 Algorithm 1",
-        statement="Visit the candidates in a random order; at r flip a coin with bias exp(eps (q_r - q*)/(2 Delta)); return the first success",
+        statement="Visit the candidates in a random order; at r flip a coin with bias exp(eps (q_r - q*)/(2 Delta)); return the "
+                  "first success",
         code="mechanisms.exponential.permute_flip.PermuteAndFlip (literal=True: the algorithm itself)",
         reason="Implemented twice: the literal algorithm and report-noisy-max with exponential noise (arXiv:2105.07260), both "
-        "fitted against the exact law p_r int_0^1 prod_{j != r}(1 - t p_j) dt, which tests/mechanisms/test_permute_flip.py checks against "
+        "fitted against the exact law p_r int_0^1 prod_{j != r}(1 - t p_j) dt, which tests/mechanisms/test_permute_flip.py "
+        "checks against "
         "the algorithm summed over every order and coin pattern.",
     ),
     PrivacyClaim(
         id="MS20.Thm1", title="Permute-and-flip is eps-DP", source="MS20 §3 (privacy theorem of Algorithm 1)",
         statement="Permute-and-flip with coins exp(eps (q_r - q*)/(2 Delta)) is eps-differentially private",
         code="mechanisms.exponential.permute_flip.PermuteAndFlip(factor2=True)", relation="linf",
-        domain=widened(Domain(d=3, max_count=3, relation="linf", params=EPS)), quick=Domain(d=3, max_count=1, relation="linf", params=({"eps": 1},)),
+        domain=widened(Domain(d=3, max_count=3, relation="linf", params=EPS)),
+        quick=Domain(d=3, max_count=1, relation="linf", params=({"eps": 1},)),
         mechanism=lambda p: PermuteAndFlip(p["eps"], factor2=True), points=lambda p: [(p["eps"], 0)],
         notes="Any sensitivity-1 score: checked under ||h - h'||_inf <= 1, where q(h,i) = h_i is not monotone.",
     ),
@@ -73,8 +76,10 @@ CLAIMS = [
     ),
     PrivacyClaim(
         id="MS20.PF#zcdp-shipped", title="Permute-and-flip is eps^2/8-zCDP (as shipped)", source=ISSUE,
-        statement="make_noisy_max (permute-and-flip, scale 2 Delta/eps) satisfies rho = eps^2/8 under zero-concentrated divergence",
-        code="mechanisms.exponential.permute_flip.PermuteAndFlip(factor2=True)", relation="linf", notion="zcdp", expected="violated",
+        statement="make_noisy_max (permute-and-flip, scale 2 Delta/eps) satisfies rho = eps^2/8 under zero-concentrated "
+                  "divergence",
+        code="mechanisms.exponential.permute_flip.PermuteAndFlip(factor2=True)", relation="linf", notion="zcdp",
+        expected="violated",
         domain=widened(Domain(d=2, max_count=2, relation="linf", params=({"eps": 2}, {"eps": 1})), **COSTLY),
         quick=Domain(d=2, max_count=2, relation="linf", params=({"eps": 2},)),
         mechanism=lambda p: PermuteAndFlip(p["eps"], factor2=True), points=lambda p: [_rho(p["eps"])],
@@ -83,14 +88,17 @@ CLAIMS = [
         "eps tanh(eps/2) (BS16.Prop1.4#pf-tight).",
     ),
     PrivacyClaim(
-        id="MS20.PF#zcdp-shipped-monotone", title="Permute-and-flip (monotone score) is eps^2/8-zCDP", source=ISSUE + "; monotone form",
+        id="MS20.PF#zcdp-shipped-monotone", title="Permute-and-flip (monotone score) is eps^2/8-zCDP",
+        source=ISSUE + "; monotone form",
         statement="permute-and-flip with coins exp(eps (h_r - max h)) on counts is eps^2/8-zCDP, like EM with the same weights",
         code="mechanisms.exponential.permute_flip.PermuteAndFlip", relation="add-remove", notion="zcdp", expected="violated",
-        domain=widened(Domain(d=3, max_count=2, params=({"eps": 1},)), **COSTLY), quick=Domain(d=3, max_count=1, params=({"eps": 1},)),
+        domain=widened(Domain(d=3, max_count=2, params=({"eps": 1},)), **COSTLY),
+        quick=Domain(d=3, max_count=1, params=({"eps": 1},)),
         mechanism=lambda p: PermuteAndFlip(p["eps"]), points=lambda p: [_rho(p["eps"])],
     ),
     PrivacyClaim(
-        id="MS20.PF#br-shipped", title="Permute-and-flip is eps-bounded-range", source=ISSUE + " (the step eps-BR => eps^2/8-zCDP, CR21)",
+        id="MS20.PF#br-shipped", title="Permute-and-flip is eps-bounded-range",
+        source=ISSUE + " (the step eps-BR => eps^2/8-zCDP, CR21)",
         statement="permute-and-flip, like the exponential mechanism, is eps-bounded range",
         code="mechanisms.exponential.permute_flip.PermuteAndFlip", relation="add-remove", notion="br", expected="violated",
         domain=widened(Domain(d=3, max_count=3, params=EPS)), quick=Domain(d=3, max_count=2, params=({"eps": 1},)),
@@ -98,14 +106,16 @@ CLAIMS = [
         notes="PF is eps-DP, hence only 2eps-BR (MS20.PF#br-2eps).",
     ),
     PrivacyClaim(
-        id="MS20.PF#br-2eps", title="Permute-and-flip is 2eps-bounded-range", source="DR19 Corollary 4.2 (eps-DP => 2eps-BR) with MS20.Thm1#monotone",
+        id="MS20.PF#br-2eps", title="Permute-and-flip is 2eps-bounded-range",
+        source="DR19 Corollary 4.2 (eps-DP => 2eps-BR) with MS20.Thm1#monotone",
         statement="permute-and-flip (eps-DP) is 2eps-bounded range",
         code="mechanisms.exponential.permute_flip.PermuteAndFlip", relation="add-remove", notion="br",
         domain=widened(Domain(d=3, max_count=3, params=EPS)), quick=Domain(d=3, max_count=2, params=({"eps": 1},)),
         mechanism=lambda p: PermuteAndFlip(p["eps"]), points=lambda p: [2 * p["eps"]],
     ),
     PrivacyClaim(
-        id="MS20.PeelPF", title="Peeled permute-and-flip top-k is k eps-DP", source="OpenDP peel_permute_and_flip proof (basic composition of k PF rounds)",
+        id="MS20.PeelPF", title="Peeled permute-and-flip top-k is k eps-DP",
+        source="OpenDP peel_permute_and_flip proof (basic composition of k PF rounds)",
         statement="k rounds of permute-and-flip, each removing the chosen item, are k eps-DP",
         code="mechanisms.exponential.permute_flip.PeelingPF", relation="add-remove",
         domain=widened(Domain(d=4, max_count=2, params=({"k": 2, "eps": 1}, {"k": 3, "eps": F(1, 2)}))),
@@ -113,12 +123,15 @@ CLAIMS = [
         mechanism=lambda p: PeelingPF(p["k"], p["eps"]), points=lambda p: [(p["k"] * p["eps"], 0)],
     ),
     PrivacyClaim(
-        id="MS20.PeelPF#zcdp-shipped", title="Peeled permute-and-flip top-k is k eps^2/8-zCDP", source=ISSUE + "; OpenDP claims k (d_in/scale)^2/8 for its top-k",
+        id="MS20.PeelPF#zcdp-shipped", title="Peeled permute-and-flip top-k is k eps^2/8-zCDP",
+        source=ISSUE + "; OpenDP claims k (d_in/scale)^2/8 for its top-k",
         statement="k rounds of permute-and-flip with removal are k eps^2/8-zCDP",
         code="mechanisms.exponential.permute_flip.PeelingPF", relation="add-remove", notion="zcdp", expected="violated",
-        domain=widened(Domain(d=3, max_count=2, params=({"k": 2, "eps": 1},)), **COSTLY), quick=Domain(d=3, max_count=1, params=({"k": 2, "eps": 1},)),
+        domain=widened(Domain(d=3, max_count=2, params=({"k": 2, "eps": 1},)), **COSTLY),
+        quick=Domain(d=3, max_count=1, params=({"k": 2, "eps": 1},)),
         mechanism=lambda p: PeelingPF(p["k"], p["eps"]), points=lambda p: [p["k"] * _rho(p["eps"])],
-        notes="OpenDP's zCDP top-k runs permute-and-flip *with replacement* (a rejection sampler of EM, issue #2548), for which the "
+        notes="OpenDP's zCDP top-k runs permute-and-flip *with replacement* (a rejection sampler of EM, issue #2548), for which "
+              "the "
         "claim is right; the peeled permute-and-flip of its pure-DP path does not have it.",
     ),
 ]
