@@ -23,6 +23,8 @@ from proofs.claims import Domain, PrivacyClaim
 from dpverify.auditor.stats import goodness_of_fit
 from dpverify.checker.core import check
 
+from support import fit, sample_fit
+
 #: Fixed seed of every draw in this module.
 SEED = 20200812
 #: Draws per fit test.
@@ -58,15 +60,6 @@ def _quad_pattern(T, bT, qs, bq, pattern):
 def _mass(dist):
     with mpmath.workprec(256):
         return sum(dist.values())
-
-
-def _fit(mech, h, n=N_FIT, seed=SEED):
-    dist = mech.distribution(h)
-    draws = mech.sample(h, rng=np.random.default_rng(seed), size=n)
-    counts = {}
-    for o in draws:
-        counts[o] = counts.get(o, 0) + 1
-    return goodness_of_fit(counts, {o: float(p) for o, p in dist.items()})
 
 
 # ---- exact vs quadrature -------------------------------------------------------------------
@@ -152,26 +145,24 @@ def test_generic_queries_and_astab():
 def test_ts_sampler_fits_and_power():
     good = TopStable(1, 3, 2, F(1, 5), eps_em=F(1, 2))
     h = (6, 4, 1, 0)
-    assert _fit(good, h).p_value >= ALPHA
+    assert sample_fit(good, h, n=N_FIT, seed=SEED).p_value >= ALPHA
     # power: draws of a sampler run at half the budget (noise scales doubled) against good's law
     broken = TopStable(1, 3, 1, F(1, 5), eps_em=F(1, 2))
     dist = good.distribution(h)
     draws = broken.sample(h, rng=np.random.default_rng(SEED), size=N_FIT)
-    counts = {o: draws.count(o) for o in set(draws)}
-    assert goodness_of_fit(counts, {o: float(p) for o, p in dist.items()}).p_value < ALPHA
+    assert fit(draws, dist).p_value < ALPHA
 
 
 def test_svt_and_aoqr_samplers_fit_and_power():
     h = (2, 3, 1, 0)
-    assert _fit(SVT(T=2, eps1=F(1, 2), eps2=1, c=2), h).p_value >= ALPHA
+    assert sample_fit(SVT(T=2, eps1=F(1, 2), eps2=1, c=2), h, n=N_FIT, seed=SEED).p_value >= ALPHA
     a = AOQRv2((1, 2, 3), k=2, eps=4, delta=F(1, 5), fresh_noise=True)
-    assert _fit(a, (20, 8, 1, 0), n=2000).p_value >= ALPHA
+    assert sample_fit(a, (20, 8, 1, 0), n=2000, seed=SEED).p_value >= ALPHA
     # power: the printed SVT law against draws of the 'no-threshold-noise' mutant
     good = SVT(T=2, eps1=F(1, 2), eps2=1, c=2)
     bad = SVT(T=2, eps1=F(1, 2), eps2=1, c=2, calibration="no-threshold-noise")
     draws = bad.sample(h, rng=np.random.default_rng(SEED), size=N_FIT)
-    counts = {o: draws.count(o) for o in set(draws)}
-    assert goodness_of_fit(counts, {o: float(p) for o, p in good.distribution(h).items()}).p_value < ALPHA
+    assert fit(draws, good.distribution(h)).p_value < ALPHA
 
 
 # ---- bad parameters raise named errors ---------------------------------------------------------------
@@ -333,7 +324,7 @@ def test_astab_names_threshold_and_stable_top_set_scales_and_symmetries():
 def test_fs_sampler_fits_at_eps_2_and_draws_one_by_default():
     """At eps = 1 the threshold scale 1/(p1 eps) equals eps/p1: eps = 2 tells the threshold noise scale apart."""
     fs, h = FirstStable((3, 1, 2), eps=2, delta=F(1, 10)), (4, 3, 3, 0)
-    assert _fit(fs, h).p_value >= ALPHA
+    assert sample_fit(fs, h, n=N_FIT, seed=SEED).p_value >= ALPHA
     assert len(fs.sample(h, rng=np.random.default_rng(SEED))) == 1
 
 

@@ -39,6 +39,8 @@ from mechanisms.registry import all_mechanisms
 from dpverify.auditor.stats import goodness_of_fit
 from dpverify.errors import DPVerifyError, InvalidParameterType
 
+from support import fit
+
 #: Draws per fit test.
 N = 12_000
 #: Fixed seed of every draw here.
@@ -47,12 +49,6 @@ SEED = 20261122
 ALPHA = 0.01
 FIT_TESTS = 60
 LEVEL = ALPHA / FIT_TESTS
-
-
-def _fit(draws, probs):
-    with mpmath.workprec(120):
-        law = {o: float(p) for o, p in probs.items()}
-    return goodness_of_fit(Counter(draws), law)
 
 
 # ----------------------------------------------------------------- enclosures
@@ -106,7 +102,7 @@ def test_bernoulli_exp_neg_has_probability_exp_minus_x(x):
     rng = RandomWords(np.random.default_rng(SEED))
     p = float(mpmath.exp(-mpmath.mpf(x.numerator) / x.denominator))
     draws = [bernoulli_exp_neg(x, rng) for _ in range(N)]
-    assert _fit(draws, {True: p, False: 1 - p}).p_value > LEVEL
+    assert fit(draws, {True: p, False: 1 - p}).p_value > LEVEL
 
 
 def test_bernoulli_exp_neg_fit_can_fail():
@@ -114,7 +110,7 @@ def test_bernoulli_exp_neg_fit_can_fail():
     x = F(1, 2)
     p = float(mpmath.exp(-0.5))
     draws = [_broken_bernoulli_exp_neg(x, rng) for _ in range(N)]
-    assert _fit(draws, {True: p, False: 1 - p}).p_value < LEVEL
+    assert fit(draws, {True: p, False: 1 - p}).p_value < LEVEL
 
 
 @pytest.mark.parametrize("prec", [1, 3, 64])
@@ -136,7 +132,7 @@ def test_exact_weights_fit_including_the_lazy_refinement_path(prec, monkeypatch)
         w = [mpmath.mpf(F(r).numerator) / F(r).denominator * mpmath.exp(-mpmath.mpf(x.numerator) / x.denominator) for r, x in pairs]
         law = {i: w[i] / sum(w) for i in range(len(w))}
     rng = RandomWords(np.random.default_rng(SEED))
-    assert _fit([table.draw(rng) for _ in range(N)], law).p_value > LEVEL
+    assert fit([table.draw(rng) for _ in range(N)], law).p_value > LEVEL
     if prec <= 3:
         assert calls[True] > 0, "the refinement path was not exercised"
 
@@ -151,7 +147,7 @@ CASES = [(s, h) for s in EXACT_SPECS for h in s.examples[:1 if s.name.endswith("
 def test_exact_sampler_audit_against_the_exact_law(spec, h):
     mech = spec.factory(**spec.valid[0])
     draws = mech.sample(h, rng=np.random.default_rng(SEED), size=N)
-    assert _fit(draws, mech.distribution(h)).p_value > LEVEL
+    assert fit(draws, mech.distribution(h)).p_value > LEVEL
 
 
 EXTREMES = [
@@ -168,7 +164,7 @@ EXTREMES = [
 @pytest.mark.parametrize("mech,h", EXTREMES, ids=[f"{type(m).__name__}-{i}" for i, (m, _) in enumerate(EXTREMES)])
 def test_exact_sampler_audit_at_extremes(mech, h):
     draws = mech.sample(h, rng=np.random.default_rng(SEED), size=N // 2)
-    r = _fit(draws, mech.distribution(h))
+    r = fit(draws, mech.distribution(h))
     assert r.p_value > LEVEL and not r.impossible
 
 
@@ -177,7 +173,7 @@ def test_audit_rejects_an_exact_peeling_sampler_with_the_wrong_eps():
     h = (3, 1, 1, 0)
     law = PeelingEM(2, 1).distribution(h)
     draws = em_topk_exact(h, 2, F(5, 4), rng=np.random.default_rng(SEED), size=N)  # eps 25% too large
-    assert _fit(draws, law).p_value < LEVEL
+    assert fit(draws, law).p_value < LEVEL
 
 
 def test_audit_rejects_an_exact_race_with_the_wrong_threshold():
@@ -187,7 +183,7 @@ def test_audit_rejects_an_exact_race_with_the_wrong_threshold():
     c, m = M.threshold_parts(h)
     dom = (0, 1, 2)
     draws = race_exact(h, dom, 2, 1, c, m, F(1, 20), rng=np.random.default_rng(SEED), size=N)  # delta halved: h_bot + ln2
-    assert _fit(draws, law).p_value < LEVEL
+    assert fit(draws, law).p_value < LEVEL
 
 
 def test_audit_rejects_one_shot_gumbel_sampled_with_replacement():
@@ -195,7 +191,7 @@ def test_audit_rejects_one_shot_gumbel_sampled_with_replacement():
     law = OneShotGumbel(2, 1).distribution(h)
     rng = np.random.default_rng(SEED)
     draws = [em_topk_exact(h, 1, 1, rng=rng, size=1)[0] + em_topk_exact(h, 1, 1, rng=rng, size=1)[0] for _ in range(N // 4)]
-    r = _fit(draws, law)
+    r = fit(draws, law)
     assert r.p_value < LEVEL or r.impossible
 
 
@@ -266,7 +262,7 @@ def test_audit_rejects_an_exact_laplace_race_with_the_printed_threshold(balanced
     h = (3, 1, 1, 0)
     law = LimitDomLap(2, 3, 1, "1/10").distribution(h)
     draws = LimitDomLap(2, 3, 1, "1/10", literal=True, exact=True, balanced=balanced).sample(h, rng=np.random.default_rng(SEED), size=N // 2)
-    assert _fit(draws, law).p_value < LEVEL
+    assert fit(draws, law).p_value < LEVEL
 
 
 @pytest.mark.parametrize("balanced", [False, True])
@@ -276,14 +272,14 @@ def test_audit_rejects_exact_top_stable_with_the_wrong_eps(balanced):
     h = (5, 2, 0)
     law = TopStable(1, 2, 1, F(1, 10)).distribution(h)
     draws = TopStable(1, 2, 2, F(1, 10), exact=True, balanced=balanced).sample(h, rng=np.random.default_rng(SEED), size=N // 2)
-    assert _fit(draws, law).p_value < LEVEL
+    assert fit(draws, law).p_value < LEVEL
 
 
 def test_audit_rejects_a_balanced_gumbel_race_with_the_wrong_delta():
     h = (5, 5, 2, 2)
     law = LimitDom(2, 3, 1, "1/10").distribution(h)
     draws = LimitDom(2, 3, 1, "1/20", exact=True, balanced=True).sample(h, rng=np.random.default_rng(SEED), size=N // 2)
-    assert _fit(draws, law).p_value < LEVEL
+    assert fit(draws, law).p_value < LEVEL
 
 
 def test_exact_release_of_limit_dom_fits_its_law():
@@ -292,7 +288,7 @@ def test_exact_release_of_limit_dom_fits_its_law():
         m = LimitDom(2, 3, 1, "1/10", exact=True, balanced=balanced)
         draws = m.release(top, rng=np.random.default_rng(SEED), size=N // 4)
         law = {tuple(x if x is BOT else "abcd"[x] for x in o): p for o, p in LimitDom(2, 3, 1, "1/10").distribution((5, 5, 2, 2)).items()}
-        assert _fit(draws, law).p_value > LEVEL
+        assert fit(draws, law).p_value > LEVEL
 
 
 # ----------------------------------------------------------------- mutation testing (issue 23): race.py edges

@@ -25,6 +25,8 @@ from mechanisms.exact.laplace_order import (
     ordered_top_probability,
 )
 
+from support import close
+
 #: Bits for the algebra-vs-quadrature comparisons; agreement demanded: ``TOL``.
 PREC = 200
 TOL = mpmath.mpf(10) ** -30
@@ -69,10 +71,6 @@ def _build(ctx, factors):
     return f, (lambda x: mpmath.fprod([g(x) for g in ref_fs])), [mpmath.mpf(p.numerator) / p.denominator for p in pts]
 
 
-def _close(a, b, tol=TOL):
-    return abs(a - b) <= tol * max(1, abs(b))
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_products_integrals_and_transforms_match_quadrature(seed):
     rnd = random.Random(seed)
@@ -82,19 +80,19 @@ def test_products_integrals_and_transforms_match_quadrature(seed):
         # evaluation, including exactly at a breakpoint and far away
         for x in [Fraction(rnd.randint(-40, 40), 7) for _ in range(4)] + [Fraction(factors[0][1]), Fraction(-50)]:
             xm = mpmath.mpf(x.numerator) / x.denominator
-            assert _close(f(x), ref(xm))
+            assert close(f(x), ref(xm), TOL)
         total = f.integral()
-        assert _close(total, mpmath.quad(ref, [-mpmath.inf] + pts + [mpmath.inf]))
+        assert close(total, mpmath.quad(ref, [-mpmath.inf] + pts + [mpmath.inf]), TOL)
         lo, hi = sorted(Fraction(rnd.randint(-30, 30), 4) for _ in range(2))
         lm, hm = (mpmath.mpf(v.numerator) / v.denominator for v in (lo, hi))
         inner = [p for p in pts if lm < p < hm]
-        assert _close(f.integral(lo, hi), mpmath.quad(ref, [lm] + inner + [hm]))
+        assert close(f.integral(lo, hi), mpmath.quad(ref, [lm] + inner + [hm]), TOL)
         F, G = f.cumulative(), f.tail()
         x = Fraction(rnd.randint(-20, 20), 3)
         xm = mpmath.mpf(x.numerator) / x.denominator
-        assert _close(F(x), mpmath.quad(ref, [-mpmath.inf] + [p for p in pts if p < xm] + [xm]))
-        assert _close(G(x), mpmath.quad(ref, [xm] + [p for p in pts if p > xm] + [mpmath.inf]))
-        assert _close(F(x) + G(x), total)
+        assert close(F(x), mpmath.quad(ref, [-mpmath.inf] + [p for p in pts if p < xm] + [xm]), TOL)
+        assert close(G(x), mpmath.quad(ref, [xm] + [p for p in pts if p > xm] + [mpmath.inf]), TOL)
+        assert close(F(x) + G(x), total, TOL)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -106,9 +104,9 @@ def test_sum_scale_and_difference_match_pointwise(seed):
         s = f * 3 + g.scale(Fraction(1, 2)) - f
         ref = lambda x: 2 * rf(x) + rg(x) / 2  # noqa: E731
         for x in [Fraction(rnd.randint(-60, 60), 5) for _ in range(6)]:
-            assert _close(s(x), ref(mpmath.mpf(x.numerator) / x.denominator))
+            assert close(s(x), ref(mpmath.mpf(x.numerator) / x.denominator), TOL)
         pts = sorted(set(pf) | set(pg))
-        assert _close(s.integral(), mpmath.quad(ref, [-mpmath.inf] + pts + [mpmath.inf]))
+        assert close(s.integral(), mpmath.quad(ref, [-mpmath.inf] + pts + [mpmath.inf]), TOL)
 
 
 def test_polynomial_terms_and_a_zero_integrate_exactly():
@@ -128,8 +126,8 @@ def test_polynomial_terms_and_a_zero_integrate_exactly():
         # cumulative of a polynomial-times-exponential piece evaluated against quadrature
         with mpmath.workprec(PREC):
             ref = lambda x: x**2 * mpmath.exp(x / 3) if x < 0 else x**2 * mpmath.exp(-x)  # noqa: E731
-            assert _close(gamma.cumulative()(Fraction(5, 2)), mpmath.quad(ref, [-mpmath.inf, 0, 2.5]))
-            assert _close(gamma.tail()(Fraction(-7, 2)), mpmath.quad(ref, [-3.5, 0, mpmath.inf]))
+            assert close(gamma.cumulative()(Fraction(5, 2)), mpmath.quad(ref, [-mpmath.inf, 0, 2.5]), TOL)
+            assert close(gamma.tail()(Fraction(-7, 2)), mpmath.quad(ref, [-3.5, 0, mpmath.inf]), TOL)
 
 
 def test_interval_evaluation_contains_the_mp_value():
@@ -212,7 +210,7 @@ def test_one_and_two_level_chains_match_quadrature_to_30_digits():
     centers, scales = [0, -1, Fraction(-5, 2), -1], [2, Fraction(3, 2), 1, 3]
     with mpmath.workprec(PREC), exact_context(PREC) as ctx:
         for order in [(0,), (2,), (3,), (0, 1), (2, 0), (1, 3)]:
-            assert _close(ordered_top_probability(ctx, centers, scales, order), _quad_reference(centers, scales, order))
+            assert close(ordered_top_probability(ctx, centers, scales, order), _quad_reference(centers, scales, order), TOL)
 
 
 def test_three_level_chain_matches_nested_quadrature():

@@ -15,8 +15,9 @@ from mechanisms.exponential.permute_flip import pf_expected_error
 
 from proofs.ms20._checks import em_expected_error
 
-from dpverify.auditor.stats import goodness_of_fit
 from dpverify.checker.core import both_precisions
+
+from support import sample_fit
 
 SEED = 20261201
 N = 4000
@@ -77,25 +78,17 @@ def test_peeled_law_is_the_product_of_rounds():
             assert abs(p - want) < mpmath.mpf(10) ** -60
 
 
-def _fit(mech, h, law, seed=SEED):
-    draws = mech.sample(h, rng=np.random.default_rng(seed), size=N)
-    counts = {}
-    for o in draws:
-        counts[o] = counts.get(o, 0) + 1
-    return goodness_of_fit(counts, {o: float(p) for o, p in law.items()}).p_value
-
-
 @pytest.mark.parametrize("mech,h", [(PermuteAndFlip(1, literal=True), (3, 1, 1, 0)), (PermuteAndFlip(F(1, 2)), (2, 2, 0)),
                                     (PeelingPF(2, F(7, 10), literal=True), (3, 1, 2, 0)), (PeelingPF(2, 1), (4, 0, 2, 2))])
 def test_both_samplers_fit_the_law(mech, h):
-    assert _fit(mech, h, mech.distribution(h)) >= LEVEL
+    assert sample_fit(mech, h, n=N, seed=SEED).p_value >= LEVEL
 
 
 def test_fit_can_fail():
     """Power: EM's sampler (same weights) is rejected against permute-and-flip's law at the same size and level."""
     h = (3, 1, 1, 0)
-    assert _fit(ExponentialMechanism(1), h, PermuteAndFlip(1).distribution(h)) < LEVEL
-    assert _fit(PermuteAndFlip(1, literal=True), h, ExponentialMechanism(1).distribution(h)) < LEVEL
+    assert sample_fit(ExponentialMechanism(1), h, n=N, seed=SEED, law=PermuteAndFlip(1).distribution(h)).p_value < LEVEL
+    assert sample_fit(PermuteAndFlip(1, literal=True), h, n=N, seed=SEED, law=ExponentialMechanism(1).distribution(h)).p_value < LEVEL
 
 
 def test_never_worse_than_em_on_random_histograms():

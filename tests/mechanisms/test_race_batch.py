@@ -31,7 +31,9 @@ from mechanisms.core import BOT
 from mechanisms.limited_domain import LimitDom, StrictLimitDom, bot_multiplier, top_sorted
 from mechanisms.limited_domain.batch import array_to_outcomes, outcomes_to_array
 
-from dpverify.auditor.stats import goodness_of_fit
+from dpverify.auditor.stats import FitResult
+
+from support import fit
 
 SEED = 20261122
 #: Draws per fit: enough for the broken variants below to be rejected at P < 1e-6.
@@ -61,17 +63,16 @@ FIT_CASES = [
 ]
 
 
-def _fit(samples: np.ndarray, law: dict):
-    with mpmath.workprec(120):
-        probs = {o: float(p) for o, p in law.items()}
-    return goodness_of_fit(Counter(array_to_outcomes(samples)), probs)
+def _fit_rows(samples: np.ndarray, law: dict) -> FitResult:
+    """:func:`support.fit` of a sampled array's rows (outcomes) to ``law``."""
+    return fit(array_to_outcomes(samples), law)
 
 
 @pytest.mark.parametrize("name,mech,h", FIT_CASES, ids=[c[0] for c in FIT_CASES])
 def test_sample_array_fits_exact_distribution(name, mech, h):
     arr = mech.sample_array(h, rng=np.random.default_rng(SEED), size=N_FIT)
     assert arr.shape == (N_FIT, mech.k) and arr.dtype == np.int64
-    r = _fit(arr, mech.distribution(h, prec=128))
+    r = _fit_rows(arr, mech.distribution(h, prec=128))
     assert not r.impossible and r.p_value > P_THRESHOLD, (name, r.as_json())
 
 
@@ -79,7 +80,7 @@ def test_forced_direct_residual_path_fits(monkeypatch):
     """With one rejection round, most late picks take the explicit-residual path: same law."""
     monkeypatch.setattr(RB, "MAX_REJECTION_ROUNDS", 1)
     mech, h = LimitDom(4, 5, F(1, 10), F(1, 10)), (3, 3, 2, 2, 2, 0)
-    r = _fit(mech.sample_array(h, rng=np.random.default_rng(SEED), size=N_FIT), mech.distribution(h, prec=128))
+    r = _fit_rows(mech.sample_array(h, rng=np.random.default_rng(SEED), size=N_FIT), mech.distribution(h, prec=128))
     assert not r.impossible and r.p_value > P_THRESHOLD, r.as_json()
 
 
@@ -93,7 +94,7 @@ def test_forced_direct_residual_path_fits(monkeypatch):
 ])
 def test_fit_rejects_broken_variant(name, right, wrong, h):
     """Power: the same seeded test, same size, rejects a sampler with a wrong parameter."""
-    r = _fit(wrong.sample_array(h, rng=np.random.default_rng(SEED), size=N_FIT), right.distribution(h, prec=128))
+    r = _fit_rows(wrong.sample_array(h, rng=np.random.default_rng(SEED), size=N_FIT), right.distribution(h, prec=128))
     assert r.impossible or r.p_value < 1e-6, (name, r.as_json())
 
 
@@ -101,7 +102,7 @@ def test_fit_rejects_sampling_with_replacement(monkeypatch):
     """Power for the rejection step: if picked positions were never detected, repeats (or a wrong law) appear."""
     monkeypatch.setattr(RB, "_is_picked", lambda picks, pos: np.zeros(pos.size, dtype=bool))
     mech, h = LimitDom(3, 4, 1, F(1, 1000)), (9, 9, 9, 9, 0, 0)
-    r = _fit(mech.sample_array(h, rng=np.random.default_rng(SEED), size=N_FIT), mech.distribution(h, prec=128))
+    r = _fit_rows(mech.sample_array(h, rng=np.random.default_rng(SEED), size=N_FIT), mech.distribution(h, prec=128))
     assert r.impossible or r.p_value < 1e-6
 
 

@@ -22,16 +22,9 @@ from dpverify.checker import enclosure as E
 from mechanisms.core import exact_context
 from proofs.registry import get_claim
 
+from support import interval_law
+
 SEED = 20261127
-
-
-def _law(rng: random.Random, outcomes: list, zero_share: float) -> dict:
-    w = [0 if rng.random() < zero_share else rng.randint(1, 10**6) for _ in outcomes]
-    if not any(w):
-        w[0] = 1
-    tot = sum(w)
-    with exact_context(120, interval=True):
-        return {o: iv.mpf(x) / tot for o, x in zip(outcomes, w)}
 
 
 def _laws(n_laws: int, n_out: int, seed: int) -> list[E.LawArrays]:
@@ -41,7 +34,7 @@ def _laws(n_laws: int, n_out: int, seed: int) -> list[E.LawArrays]:
         outs = [o for o in range(n_out) if rng.random() < 0.8] or [0]
         if rng.random() < 0.3:  # an outcome only some laws list
             outs.append(("only", rng.randint(0, 3)))
-        out.append(E.law_arrays(_law(rng, outs, zero_share=0.15)))
+        out.append(E.law_arrays(interval_law(rng, outs, zero_share=0.15, prec=120)))
     return out
 
 

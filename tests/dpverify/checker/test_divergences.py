@@ -16,25 +16,14 @@ from dpverify.checker import divergences as D
 from dpverify.checker.core import both_precisions
 from dpverify.checker.profile import hockey_stick
 
+from support import fraction_law, in_context
+
 PREC = 256
 
 
 def _laws(rnd, n, zeros=False):
-    def one():
-        w = [rnd.randint(0 if zeros else 1, 12) for _ in range(n)]
-        if not sum(w):
-            w[0] = 1
-        s = sum(w)
-        return {i: F(x, s) for i, x in enumerate(w) if x}
-    return one(), one()
-
-
-def _mp(law):
-    return {o: mpmath.mpf(p.numerator) / p.denominator for o, p in law.items()}
-
-
-def _iv(law):
-    return {o: mpmath.iv.mpf(p.numerator) / p.denominator for o, p in law.items()}
+    """Two random rational laws on ``0 .. n-1`` (weights 1..12, or 0..12 with outcomes of weight 0 left out)."""
+    return fraction_law(rnd, n, 12, 0 if zeros else 1), fraction_law(rnd, n, 12, 0 if zeros else 1)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -45,9 +34,9 @@ def test_integer_orders_are_exact_rationals_inside_a_log(seed):
         for a in (2, 3, 5):
             exact = sum(p ** a / Q[o] ** (a - 1) for o, p in P.items())  # a Fraction
             want = mpmath.log(mpmath.mpf(exact.numerator) / exact.denominator) / (a - 1)
-            got = D.renyi(_mp(P), _mp(Q), a)
+            got = D.renyi(in_context(mpmath.mp, P), in_context(mpmath.mp, Q), a)
             assert abs(got - want) < mpmath.mpf(10) ** -60
-            enc = D.renyi(_iv(P), _iv(Q), a)
+            enc = D.renyi(in_context(mpmath.iv, P), in_context(mpmath.iv, Q), a)
             assert enc.a <= want <= enc.b
 
 
@@ -56,7 +45,7 @@ def test_limits_monotonicity_and_kl(seed):
     rnd = random.Random(100 + seed)
     laws = _laws(rnd, rnd.randint(2, 5))
     with both_precisions(PREC):
-        P, Q = (_mp(x) for x in laws)
+        P, Q = (in_context(mpmath.mp, x) for x in laws)
         kl = sum(p * mpmath.log(p / Q[o]) for o, p in P.items())
         assert abs(D.kl(P, Q) - kl) < mpmath.mpf(10) ** -70
         assert D.renyi(P, Q, 1) == D.kl(P, Q)
@@ -83,7 +72,7 @@ def test_br_range_and_pld_against_outcome_by_outcome(seed):
     rnd = random.Random(200 + seed)
     laws = _laws(rnd, rnd.randint(2, 6), zeros=seed % 2 == 1)
     with both_precisions(PREC):
-        P, Q = (_mp(x) for x in laws)
+        P, Q = (in_context(mpmath.mp, x) for x in laws)
         if set(P) == set(Q):
             Ls = [mpmath.log(P[o]) - mpmath.log(Q[o]) for o in P]
             r = D.br_range(P, Q)
@@ -107,17 +96,18 @@ def test_zcdp_certificate_agrees_with_a_dense_grid(seed):
     rnd = random.Random(300 + seed)
     Pf, Qf = _laws(rnd, rnd.randint(2, 5))
     with both_precisions(PREC):
-        P, Q = _mp(Pf), _mp(Qf)
+        P, Q = in_context(mpmath.mp, Pf), in_context(mpmath.mp, Qf)
         g, a = _grid_max(P, Q)
         # a claimed rho below a value the pair attains is refuted, with a witness that re-checks
-        res = D.certify_zcdp(_iv(Pf), _iv(Qf), mpmath.mpf(g) * (1 - mpmath.mpf(10) ** -3))
+        res = D.certify_zcdp(in_context(mpmath.iv, Pf), in_context(mpmath.iv, Qf), mpmath.mpf(g) * (1 - mpmath.mpf(10) ** -3))
         assert res.status == "violated"
         assert D.renyi(P, Q, res.alpha) > res.alpha * mpmath.mpf(g) * (1 - mpmath.mpf(10) ** -3)
         # the smallest rho: lower >= every grid value (up to the search's accuracy), the certified upper holds on the grid
-        rr = D.zcdp_rho(P, Q, Pi=_iv(Pf), Qi=_iv(Qf))
+        rr = D.zcdp_rho(P, Q, Pi=in_context(mpmath.iv, Pf), Qi=in_context(mpmath.iv, Qf))
         assert rr["lower"] >= g * (1 - mpmath.mpf(10) ** -9) and rr["upper"] >= rr["lower"]
         assert rr["upper"] <= rr["lower"] * (1 + mpmath.mpf(10) ** -6)
-        assert D.certify_zcdp(_iv(Pf), _iv(Qf), rr["upper"] * (1 + mpmath.mpf(10) ** -20)).status == "holds"
+        Pi, Qi = in_context(mpmath.iv, Pf), in_context(mpmath.iv, Qf)
+        assert D.certify_zcdp(Pi, Qi, rr["upper"] * (1 + mpmath.mpf(10) ** -20)).status == "holds"
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -126,10 +116,10 @@ def test_bounded_range_implies_range_squared_over_8(seed):
     rnd = random.Random(400 + seed)
     Pf, Qf = _laws(rnd, rnd.randint(2, 6))
     with both_precisions(PREC):
-        R = D.br_range(_mp(Pf), _mp(Qf)).value
+        R = D.br_range(in_context(mpmath.mp, Pf), in_context(mpmath.mp, Qf)).value
         rho = R * R / 8 * (1 + mpmath.mpf(10) ** -30)
         for A, B in ((Pf, Qf), (Qf, Pf)):
-            assert D.certify_zcdp(_iv(A), _iv(B), rho).status == "holds"
+            assert D.certify_zcdp(in_context(mpmath.iv, A), in_context(mpmath.iv, B), rho).status == "holds"
 
 
 def test_the_opendp_reproducer_pair():
@@ -208,7 +198,8 @@ def test_double_precision_search_finds_what_the_mp_search_finds(seed, monkeypatc
         Pf = {0: F(1) - F(1, 10**9), 1: F(1, 10**9)}
         Qf = {0: F(1) - F(1, 10**4), 1: F(1, 10**4)}
     with both_precisions(PREC):
-        for A, B in ((_mp(Pf), _mp(Qf)), (_mp(Qf), _mp(Pf))):
+        Pm, Qm = in_context(mpmath.mp, Pf), in_context(mpmath.mp, Qf)
+        for A, B in ((Pm, Qm), (Qm, Pm)):
             lr = D.log_ratios(A, B)
             f, a = D.rho_search(lr)
             f_mp, a_mp = _mp_search(monkeypatch, lr)

@@ -19,23 +19,15 @@ from mpmath import iv
 from dpverify.checker import enclosure as E
 from dpverify.checker.profile import hockey_stick
 
+from support import interval_law
+
 SEED = 20261125
-
-
-def _random_law(rng: random.Random, outcomes: list, zero_share: float = 0.0) -> dict:
-    """An interval law on ``outcomes`` (exact rationals, enclosed at 300 bits); some entries exactly 0."""
-    w = [0 if rng.random() < zero_share else rng.randint(1, 10**6) for _ in outcomes]
-    if not any(w):
-        w[0] = 1
-    tot = sum(w)
-    with _ivprec(300):
-        return {o: iv.mpf(x) / tot for o, x in zip(outcomes, w)}
 
 
 def _pair(rng: random.Random, n: int) -> tuple[dict, dict]:
     """Two laws whose supports overlap but differ both ways (an outcome only under each)."""
-    P = _random_law(rng, [("o", i) for i in range(n)] + ["only_p"], zero_share=0.1)
-    Q = _random_law(rng, [("o", i) for i in range(n)] + ["only_q"], zero_share=0.1)
+    P = interval_law(rng, [("o", i) for i in range(n)] + ["only_p"], zero_share=0.1)
+    Q = interval_law(rng, [("o", i) for i in range(n)] + ["only_q"], zero_share=0.1)
     return P, Q
 
 
@@ -156,7 +148,7 @@ def test_ratio_bounds_enclose_the_largest_ratio_both_ways():
     rng = random.Random(SEED + 1)
     for _ in range(10):
         outcomes = list(range(8))
-        P, Q = _random_law(rng, outcomes), _random_law(rng, outcomes)
+        P, Q = interval_law(rng, outcomes), interval_law(rng, outcomes)
         lo, hi = E.ratio_bounds(E.law_arrays(P), E.law_arrays(Q))
         with _ivprec(300):
             r = max(max(P[o].a / Q[o].a, Q[o].a / P[o].a) for o in outcomes)

@@ -30,6 +30,8 @@ from dpverify.checker.core import check
 from dpverify.checker.neighbours import neighbours, pairs, relation_for
 from dpverify.checker.reductions import canonical, canonical_pairs, is_canonical
 
+from support import close
+
 SEED = 20261125
 SYMS = [("shift",), ("permute",), ("permute-ties",), ("shift", "permute"), ("shift", "permute-ties")]
 
@@ -174,12 +176,6 @@ def test_a_reduction_the_law_does_not_have_changes_the_verdict():
     assert pretend.ratio != truth.ratio or pretend.verdict != truth.verdict
 
 
-def _close(a, b) -> bool:
-    if isinstance(a, mpmath.iv.mpf):  # two enclosures of the same number overlap
-        return max(a.a, b.a) <= min(a.b, b.b)
-    return abs(a - b) <= mpmath.mpf(2) ** -190 * max(1, abs(a))  # 200-bit evaluations, summed in another order
-
-
 @pytest.mark.parametrize("name, i", list(_declaring()))
 def test_the_checker_law_of_a_permuted_histogram_is_the_relabelled_law(name, i):
     """The checker computes a law once per symmetry class (``dpverify.checker.core.law``: shifted to 0 and
@@ -206,7 +202,7 @@ def test_the_checker_law_of_a_permuted_histogram_is_the_relabelled_law(name, i):
                     break  # not defined at this length
                 got = law(mech, h, 200, interval)
                 assert set(got) == set(direct), f"{name} at h={h}: outcomes differ"
-                bad = [o for o in direct if not _close(got[o], direct[o])]
+                bad = [o for o in direct if not close(got[o], direct[o], 2**-190)]
                 assert not bad, f"{name} at h={h} (interval={interval}): {bad[0]} {got[bad[0]]} != {direct[bad[0]]}"
 
 
@@ -429,4 +425,4 @@ def test_a_session_law_on_a_permuted_histogram_is_the_relabelled_law():
             direct = mech.distribution(h, prec=200)
             got = law(mech, h, 200, False)
             assert set(got) == set(direct)
-            assert all(_close(got[o], direct[o]) for o in direct)
+            assert all(close(got[o], direct[o], 2**-190) for o in direct)

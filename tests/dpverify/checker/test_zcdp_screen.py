@@ -18,22 +18,14 @@ from dpverify.checker.core import both_precisions
 from dpverify.checker.enclosure import law_arrays
 from proofs.registry import get_claim
 
+from support import fraction_law, in_context
+
 PREC = 128
-
-
-def _law(rnd: random.Random, n: int, spread: int) -> dict:
-    w = [rnd.randint(1, spread) for _ in range(n)]
-    s = sum(w)
-    return {i: F(x, s) for i, x in enumerate(w)}
-
-
-def _iv(law: dict) -> dict:
-    return {o: mpmath.iv.mpf(p.numerator) / p.denominator for o, p in law.items()}
 
 
 def _stacked(*laws: dict):
     with both_precisions(PREC):
-        return stack([law_arrays(_iv(x)) for x in laws])
+        return stack([law_arrays(in_context(mpmath.iv, x)) for x in laws])
 
 
 def _pairs(seed: int, n_pairs: int = 40):
@@ -41,7 +33,7 @@ def _pairs(seed: int, n_pairs: int = 40):
     laws = []
     for _ in range(n_pairs):
         n = rnd.randint(2, 6)
-        laws += [_law(rnd, n, rnd.choice((3, 12, 1000))), _law(rnd, n, rnd.choice((3, 12, 1000)))]
+        laws += [fraction_law(rnd, n, rnd.choice((3, 12, 1000))), fraction_law(rnd, n, rnd.choice((3, 12, 1000)))]
     a = np.arange(0, 2 * n_pairs, 2)
     return laws, a, a + 1
 
@@ -55,7 +47,8 @@ def test_a_pair_the_screen_proves_is_proved_by_the_per_pair_certificate_too(seed
     proved = 0
     for i, j in zip(a.tolist(), b.tolist()):
         with both_precisions(PREC):
-            sup, _ = D.rho_search(D.log_ratios({o: mpmath.mpf(p) for o, p in _mp_law(laws[i]).items()}, _mp_law(laws[j])))
+            Pm = {o: mpmath.mpf(p) for o, p in in_context(mpmath.mp, laws[i]).items()}
+            sup, _ = D.rho_search(D.log_ratios(Pm, in_context(mpmath.mp, laws[j])))
         for factor in (F(1, 2), F(99, 100), F(1), F(101, 100), F(2), F(10)):
             rho = F(str(mpmath.nstr(sup, 20))) * factor
             got = bool(Z.decide(s, np.array([i]), np.array([j]), float(rho) * (1 - 2**-50))[0])
@@ -63,12 +56,8 @@ def test_a_pair_the_screen_proves_is_proved_by_the_per_pair_certificate_too(seed
                 proved += 1
                 assert factor > 1, (seed, i, factor)  # never below the sup it attains
                 with both_precisions(PREC):
-                    assert D.certify_zcdp(_iv(laws[i]), _iv(laws[j]), rho).status == "holds"
+                    assert D.certify_zcdp(in_context(mpmath.iv, laws[i]), in_context(mpmath.iv, laws[j]), rho).status == "holds"
     assert proved > 0
-
-
-def _mp_law(law: dict) -> dict:
-    return {o: mpmath.mpf(p.numerator) / p.denominator for o, p in law.items()}
 
 
 def test_decide_leaves_possible_zeros_missing_outcomes_and_non_positive_rho_to_the_scan() -> None:
@@ -114,7 +103,7 @@ def test_estimates_are_the_per_pair_search_values(seed: int) -> None:
     est = Z.estimate_sup(s, a, b)
     for k, (i, j) in enumerate(zip(a.tolist(), b.tolist())):
         with both_precisions(PREC):
-            sup, _ = D.rho_search(D.log_ratios(_iv(laws[i]), _iv(laws[j])))
+            sup, _ = D.rho_search(D.log_ratios(in_context(mpmath.iv, laws[i]), in_context(mpmath.iv, laws[j])))
         assert abs(est[k] - float(sup)) <= 1e-9 * float(sup), (seed, k, est[k], sup)
     # a pair where A can produce an outcome B cannot: +inf (the scan evaluates it)
     s2 = _stacked({0: F(1, 2), 1: F(1, 2)}, {0: F(1)})
@@ -185,7 +174,7 @@ def test_kl_above_rho_is_never_proved_even_when_the_range_is_small() -> None:
         assert rho > c and rho < kl
         assert not Z.decide(s, np.array([0]), np.array([1]), rho)[0]
         with both_precisions(PREC):
-            assert D.certify_zcdp(_iv(P), _iv(Q), F(str(rho))).status == "violated"
+            assert D.certify_zcdp(in_context(mpmath.iv, P), in_context(mpmath.iv, Q), F(str(rho))).status == "violated"
     assert Z.decide(s, np.array([0]), np.array([1]), kl * 1.001)[0]
 
 
@@ -197,9 +186,9 @@ def test_estimate_searches_pairs_whose_far_bound_is_close_to_kl() -> None:
     s = _stacked(P, Q)
     est = Z.estimate_sup(s, np.array([0]), np.array([1]))[0]
     with both_precisions(PREC):
-        lr = D.log_ratios(_iv(P), _iv(Q))
+        lr = D.log_ratios(in_context(mpmath.iv, P), in_context(mpmath.iv, Q))
         sup, a = D.rho_search(lr)
-        kl = D.kl(_mp_law(P), _mp_law(Q))
+        kl = D.kl(in_context(mpmath.mp, P), in_context(mpmath.mp, Q))
     top = max(L.mid for *_, L in lr.common) / kl
     assert a is not None and float(sup) > float(kl) * 1.05 and 1 < float(top.mid if hasattr(top, "mid") else top) < 2
     assert abs(est - float(sup)) <= 1e-9 * float(sup)
@@ -222,8 +211,8 @@ def test_estimate_zooms_into_the_bracket_left_of_its_best_grid_point(monkeypatch
 
     lr_top = None
     with both_precisions(PREC):
-        lr = D.log_ratios(_mp_law(P), _mp_law(Q))
-        lr_top = float(max(L for *_, L in lr.common) / D.kl(_mp_law(P), _mp_law(Q)))
+        lr = D.log_ratios(in_context(mpmath.mp, P), in_context(mpmath.mp, Q))
+        lr_top = float(max(L for *_, L in lr.common) / D.kl(in_context(mpmath.mp, P), in_context(mpmath.mp, Q)))
     grid0 = (lr_top - 1) * 2.0 ** -30
     for t_star in (grid0 * 2.0, grid0 * 1.2, grid0 * 2.0 ** (30 / 24) * 1.7, (lr_top - 1) * 0.3):  # the first: best grid point grid[1]
         monkeypatch.setattr(Z, "_objective", lambda lw, L, t, ts=t_star: 100.0 - (np.log(t) - math.log(ts)) ** 2)
