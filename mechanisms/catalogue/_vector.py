@@ -5,7 +5,7 @@ draws a batch as one numpy array (``(size, width)``; the fast path audits use) a
 ``sample`` returns the same draws as hashable tuples (the registry protocol).  The
 float helpers below give log-densities of Laplace and exponential noise for the
 ``log_density`` methods: those rank outputs for an audit's Neyman–Pearson events
-and are never part of a verdict (floats, DESIGN.md "Conventions").
+and are never part of a verdict (floats, docs/design.md "Conventions").
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
+from mechanisms.base import MechanismBase
 from mechanisms.errors import InvalidHistogram
 
 __all__ = ["VectorMechanism", "lap_logpdf", "lap_logcdf", "lap_logsf", "exp_logpdf", "exp_logcdf", "BELOW", "ABORTED", "unique_rows"]
@@ -25,19 +26,25 @@ BELOW = -math.inf
 ABORTED = math.nan
 
 
-class VectorMechanism:
-    """Mixin: ``sample`` from ``sample_array``; outcomes are tuples of numbers (``outcome_kind = "vector"``)."""
+class VectorMechanism(MechanismBase):
+    """Base of the catalogue: ``sample`` from ``sample_array``; outcomes are tuples of numbers (``outcome_kind = "vector"``).
+
+    A member implements ``_sample_array(h, rng=, size=)`` on the histogram its ``_sample_histogram`` validated;
+    :meth:`sample_array` (validation and size) and ``sample`` (the same draws as tuples) are shared.
+    """
 
     outcome_kind = "vector"
 
-    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:  # pragma: no cover
+    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
+        """``size`` draws as one ``(size, width)`` array."""
+        hv = self._sample_histogram(h)
+        return self._sample_array(hv, rng=rng, size=V.pos_int("size", size))
+
+    def _sample_array(self, h: Any, *, rng: np.random.Generator, size: int) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        a = self.sample_array(h, rng=rng, size=size)
-        if a.dtype.kind in "iu":
-            return [tuple(r) for r in a.tolist()]
-        return [tuple(r) for r in a.tolist()]
+    def _sample_float(self, h: Any, *, rng: np.random.Generator, size: int) -> list[Any]:
+        return [tuple(r) for r in self._sample_array(h, rng=rng, size=size).tolist()]
 
     @staticmethod
     def _h(h: Any, n: int | None = None) -> tuple[int, ...]:

@@ -25,7 +25,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms.core import DEFAULT_PREC, exact_context, to_ctx
+from mechanisms.base import ExactMechanism
+from mechanisms.core import to_ctx
 from mechanisms.errors import InvalidHistogram, InvalidParameter, InvalidParameterType
 from mechanisms.registry import MechanismSpec
 
@@ -40,7 +41,7 @@ _MAX_N = 62
 
 
 @dataclass(frozen=True)
-class TruncatedGeometric(VectorMechanism):
+class TruncatedGeometric(VectorMechanism, ExactMechanism):
     """GeoSample(eps, n) of Balcer & Vadhan Alg. 4.8 (module docstring); ``log`` is ``"ln"`` (DP-Sniper) or ``"log2"``."""
 
     eps: Any
@@ -49,8 +50,8 @@ class TruncatedGeometric(VectorMechanism):
 
     def __post_init__(self) -> None:
         v = V.positive("eps", self.eps)
-        object.__setattr__(self, "eps", Fraction(v) if isinstance(v, float) else v)
-        object.__setattr__(self, "n", V.pos_int("n", self.n))
+        self._set(eps=Fraction(v) if isinstance(v, float) else v)
+        self._set(n=V.pos_int("n", self.n))
         if self.n > _MAX_N:
             raise InvalidParameter(f"n={self.n} must be <= {_MAX_N} (d = (2^(k+1)+1)(2^k+1)^(n-1) must fit the sampler's integers)")
         if self.log not in ("ln", "log2"):
@@ -86,15 +87,17 @@ class TruncatedGeometric(VectorMechanism):
         out += [d - 2 ** (k * (z - c + 1)) * (2**k + 1) ** (n - 1 - (z - c)) for z in range(c, n)]
         return out + [d]
 
-    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
-        F = np.asarray(self.F(self._count(h)), dtype=np.int64)
-        u = rng.integers(1, self.D + 1, size=V.pos_int("size", size), dtype=np.int64)
+    def _law_histogram(self, h: Sequence[int]) -> int:
+        return self._count(h)
+
+    def _sample_array(self, c: int, *, rng: np.random.Generator, size: int) -> np.ndarray:
+        F = np.asarray(self.F(c), dtype=np.int64)
+        u = rng.integers(1, self.D + 1, size=size, dtype=np.int64)
         return np.searchsorted(F, u, side="left").astype(np.int64)[:, None]
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        F = [0] + self.F(self._count(h))
-        with exact_context(prec, interval) as ctx:
-            return {(z,): to_ctx(ctx, Fraction(F[z + 1] - F[z], self.D)) for z in range(self.n + 1) if F[z + 1] > F[z]}
+    def _distribution(self, ctx: Any, c: int) -> dict[Any, Any]:
+        F = [0] + self.F(c)
+        return {(z,): to_ctx(ctx, Fraction(F[z + 1] - F[z], self.D)) for z in range(self.n + 1) if F[z + 1] > F[z]}
 
 
 REGISTRY = [

@@ -20,7 +20,6 @@ density is the product of the Laplace densities of the first differences.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Sequence
@@ -52,15 +51,15 @@ class LaplaceMechanism(VectorMechanism):
     eps: Any
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "eps", _exact("eps", self.eps))
+        self._set(eps=_exact("eps", self.eps))
 
     @property
     def scale(self) -> float:
         return 1 / sampler_float("eps", self.eps)
 
-    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
-        a = np.asarray(self._h(h), dtype=np.float64)
-        return a[None, :] + rng.laplace(0.0, self.scale, size=(V.pos_int("size", size), a.size))
+    def _sample_array(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> np.ndarray:
+        a = np.asarray(h, dtype=np.float64)
+        return a[None, :] + rng.laplace(0.0, self.scale, size=(size, a.size))
 
     def log_density(self, h: Sequence[int], X: np.ndarray) -> np.ndarray:
         a = np.asarray(self._h(h), dtype=np.float64)
@@ -92,17 +91,20 @@ class LaplaceParallel(VectorMechanism):
     copies: int = 20
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "eps_each", _exact("eps_each", self.eps_each))
-        object.__setattr__(self, "copies", V.pos_int("copies", self.copies))
+        self._set(eps_each=_exact("eps_each", self.eps_each))
+        self._set(copies=V.pos_int("copies", self.copies))
 
     @property
     def eps(self) -> Any:
         """The composed budget ``copies * eps_each``."""
         return self.copies * self.eps_each
 
-    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
-        a = float(self._h(h, 1)[0])
-        return a + rng.laplace(0.0, 1 / sampler_float("eps_each", self.eps_each), size=(V.pos_int("size", size), self.copies))
+    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+        return self._h(h, 1)
+
+    def _sample_array(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> np.ndarray:
+        a = float(h[0])
+        return a + rng.laplace(0.0, 1 / sampler_float("eps_each", self.eps_each), size=(size, self.copies))
 
     def log_density(self, h: Sequence[int], X: np.ndarray) -> np.ndarray:
         a = float(self._h(h, 1)[0])
@@ -120,11 +122,11 @@ class PrefixSum(VectorMechanism):
     eps: Any
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "eps", _exact("eps", self.eps))
+        self._set(eps=_exact("eps", self.eps))
 
-    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
-        a = np.asarray(self._h(h), dtype=np.float64)
-        x = a[None, :] + rng.laplace(0.0, 1 / sampler_float("eps", self.eps), size=(V.pos_int("size", size), a.size))
+    def _sample_array(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> np.ndarray:
+        a = np.asarray(h, dtype=np.float64)
+        x = a[None, :] + rng.laplace(0.0, 1 / sampler_float("eps", self.eps), size=(size, a.size))
         return np.cumsum(x, axis=1)
 
     def log_density(self, h: Sequence[int], X: np.ndarray) -> np.ndarray:

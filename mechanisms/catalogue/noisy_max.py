@@ -23,7 +23,6 @@ in float64 (outputs are ranked with it; no ``distribution``).  The law depends o
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Sequence
@@ -32,10 +31,11 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import sampler_float
-from mechanisms.core import DEFAULT_PREC, exact_context, to_ctx
+from mechanisms.base import ExactMechanism
+from mechanisms.core import to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.registry import MechanismSpec
-from mechanisms.exact.exppoly import ExpPoly, PiecewiseExpPoly, constant
+from mechanisms.exact.exppoly import ExpPoly, PiecewiseExpPoly
 from mechanisms.exact.laplace_order import ordered_top_distribution
 
 from ._vector import VectorMechanism, exp_logcdf, exp_logpdf, lap_logcdf, lap_logpdf
@@ -47,7 +47,7 @@ RELEASES = ("index", "value")
 
 
 @dataclass(frozen=True)
-class NoisyMax(VectorMechanism):
+class NoisyMax(VectorMechanism, ExactMechanism):
     """Report noisy max with ``noise`` in :data:`NOISES` of scale ``2/eps``, releasing ``release`` (module docstring)."""
 
     eps: Any
@@ -56,7 +56,7 @@ class NoisyMax(VectorMechanism):
 
     def __post_init__(self) -> None:
         v = V.positive("eps", self.eps)
-        object.__setattr__(self, "eps", Fraction(v) if isinstance(v, float) else v)
+        self._set(eps=Fraction(v) if isinstance(v, float) else v)
         for name in ("noise", "release"):
             if not isinstance(getattr(self, name), str):
                 raise InvalidParameterType(f"{name}={getattr(self, name)!r} must be a string")
@@ -74,26 +74,23 @@ class NoisyMax(VectorMechanism):
         b = 2 / sampler_float("eps", self.eps)
         return rng.laplace(0.0, b, size=shape) if self.noise == "laplace" else rng.exponential(b, size=shape)
 
-    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
-        h = self._h(h)
+    def _sample_array(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> np.ndarray:
         top = max(h)
         rel = np.asarray([c - top for c in h], dtype=np.float64)  # exact ints first: counts near 2**62 keep their gaps
-        x = rel[None, :] + self._noise(rng, (V.pos_int("size", size), rel.size))
+        x = rel[None, :] + self._noise(rng, (size, rel.size))
         if self.release == "index":
             return x.argmax(axis=1).astype(np.int64)[:, None]
         return top + x.max(axis=1)[:, None]
 
     # -- exact law of the index ------------------------------------------------
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = self._h(h)
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
         if self.release != "index":
             raise InvalidParameter("release='value' has a continuous law: use log_density (no distribution)")
         lo = min(h)
         rel = [c - lo for c in h]
-        with exact_context(prec, interval) as ctx:
-            if self.noise == "laplace":
-                return ordered_top_distribution(ctx, rel, self.scale, 1)
-            return _exponential_argmax(ctx, rel, self.scale)
+        if self.noise == "laplace":
+            return ordered_top_distribution(ctx, rel, self.scale, 1)
+        return _exponential_argmax(ctx, rel, self.scale)
 
     # -- float log-density of a released value ----------------------------------
     def log_density(self, h: Sequence[int], X: np.ndarray) -> np.ndarray:

@@ -25,7 +25,6 @@ float for any size).  ``murmur3_32`` is written from the public MurmurHash3 x86_
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Sequence
@@ -33,7 +32,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms.core import DEFAULT_PREC, exact_context, to_ctx
+from mechanisms.base import ExactMechanism
+from mechanisms.core import to_ctx
 from mechanisms.errors import DomainTooLarge, InvalidParameter
 from mechanisms.registry import MechanismSpec
 
@@ -95,7 +95,7 @@ def _frac(name: str, x: Any) -> Fraction:
 
 
 @dataclass(frozen=True)
-class Rappor(VectorMechanism):
+class Rappor(VectorMechanism, ExactMechanism):
     """RAPPOR steps 1-3 (module docstring)."""
 
     f: Any = Fraction(3, 4)
@@ -106,9 +106,9 @@ class Rappor(VectorMechanism):
 
     def __post_init__(self) -> None:
         for name in ("f", "p", "q"):
-            object.__setattr__(self, name, _frac(name, getattr(self, name)))
-        object.__setattr__(self, "hashes", V.pos_int("hashes", self.hashes))
-        object.__setattr__(self, "bits", V.pos_int("bits", self.bits))
+            self._set(**{name: _frac(name, getattr(self, name))})
+        self._set(hashes=V.pos_int("hashes", self.hashes))
+        self._set(bits=V.pos_int("bits", self.bits))
         if self.hashes > _MAX_HASHES:
             raise InvalidParameter(f"hashes={self.hashes} must be <= {_MAX_HASHES}")
         if self.bits > _MAX_BITS:
@@ -126,23 +126,27 @@ class Rappor(VectorMechanism):
         hi, lo = self.one_probs()
         return [hi if j in b else lo for j in range(self.bits)]
 
-    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
-        pr = np.asarray([float(x) for x in self._probs(h)])
-        return (rng.random((V.pos_int("size", size), self.bits)) < pr[None, :]).astype(np.int64)
+    def _sample_histogram(self, h: Sequence[int]) -> list[Fraction]:
+        return self._probs(h)
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+    def _sample_array(self, probs: list[Fraction], *, rng: np.random.Generator, size: int) -> np.ndarray:
+        pr = np.asarray([float(x) for x in probs])
+        return (rng.random((size, self.bits)) < pr[None, :]).astype(np.int64)
+
+    def _law_histogram(self, h: Sequence[int]) -> list[Fraction]:
         if self.bits > MAX_EXACT_BITS:
             raise DomainTooLarge(f"bits={self.bits}: the law has 2**{self.bits} outcomes (distribution enumerates up to "
                                  f"2**{MAX_EXACT_BITS}); use log_density")
-        pr = self._probs(h)
-        with exact_context(prec, interval) as ctx:
-            out = {}
-            for o in itertools.product((0, 1), repeat=self.bits):
-                x = Fraction(1)
-                for bit, p in zip(o, pr):
-                    x *= p if bit else 1 - p
-                out[o] = to_ctx(ctx, x)
-            return out
+        return self._probs(h)
+
+    def _distribution(self, ctx: Any, pr: list[Fraction]) -> dict[Any, Any]:
+        out = {}
+        for o in itertools.product((0, 1), repeat=self.bits):
+            x = Fraction(1)
+            for bit, p in zip(o, pr, strict=True):
+                x *= p if bit else 1 - p
+            out[o] = to_ctx(ctx, x)
+        return out
 
     def log_density(self, h: Sequence[int], X: np.ndarray) -> np.ndarray:
         pr = np.asarray([float(x) for x in self._probs(h)])

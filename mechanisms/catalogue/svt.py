@@ -41,7 +41,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms.float_sampling import sampler_float
+from mechanisms.base import ExactMechanism
 from mechanisms.core import DEFAULT_PREC, exact_context
 from mechanisms.errors import InvalidParameter
 from mechanisms.registry import MechanismSpec
@@ -80,7 +80,7 @@ def _aborted_mask(passed: np.ndarray, c: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class LyuSVT(VectorMechanism):
+class LyuSVT(VectorMechanism, ExactMechanism):
     """Lyu–Su–Li Algorithm ``variant`` (1..6) at total budget ``eps``, cutoff ``c``, threshold ``T`` (module docstring)."""
 
     variant: int
@@ -92,11 +92,10 @@ class LyuSVT(VectorMechanism):
         v = V.pos_int("variant", self.variant)
         if v not in VARIANTS:
             raise InvalidParameter(f"variant={self.variant!r} must be one of 1..6")
-        object.__setattr__(self, "variant", v)
-        object.__setattr__(self, "eps", _exact_pos("eps", self.eps))
+        self._set(variant=v, eps=_exact_pos("eps", self.eps))
         t = V.real("T", self.T)
-        object.__setattr__(self, "T", Fraction(t) if isinstance(t, float) else t)
-        object.__setattr__(self, "c", V.pos_int("c", self.c))
+        self._set(T=Fraction(t) if isinstance(t, float) else t)
+        self._set(c=V.pos_int("c", self.c))
 
     # -- parameters ----------------------------------------------------------------
     @property
@@ -120,9 +119,8 @@ class LyuSVT(VectorMechanism):
         return Fraction(rho), Fraction(nu)
 
     # -- sampler -------------------------------------------------------------------
-    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
-        a = np.asarray(self._h(h), dtype=np.float64)
-        size = V.pos_int("size", size)
+    def _sample_array(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> np.ndarray:
+        a = np.asarray(h, dtype=np.float64)
         brho, bnu = (float(s) for s in self.scales)
         T = float(self.T)
         noisy = a[None, :] + (rng.laplace(0.0, bnu, size=(size, a.size)) if bnu else 0.0)
@@ -153,16 +151,14 @@ class LyuSVT(VectorMechanism):
     def _encode(self, pattern: tuple, n: int) -> tuple:
         return tuple(int(p) for p in pattern) + (-1,) * (n - len(pattern))
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = self._h(h)
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
         if self.releases_values:
             raise InvalidParameter("variant 3 releases noisy values (a continuous law): use log_density")
         brho, bnu = self.scales
-        with exact_context(prec, interval) as ctx:
-            if self.variant != 2:
-                runs = run_distribution(ctx, self.T, brho, list(h), [bnu] * len(h), self._stop)
-                return {self._encode(p, len(h)): pr for p, pr in runs.items()}
-            return self._segments(ctx, h, brho, bnu)
+        if self.variant != 2:
+            runs = run_distribution(ctx, self.T, brho, list(h), [bnu] * len(h), self._stop)
+            return {self._encode(p, len(h)): pr for p, pr in runs.items()}
+        return self._segments(ctx, h, brho, bnu)
 
     def _segments(self, ctx: Any, h: tuple, brho: Fraction, bnu: Fraction) -> dict:
         """Variant 2: a fresh threshold after each ⊤, so the law is a product over segments ending in ⊤."""
@@ -252,19 +248,18 @@ class NumericalSVT(VectorMechanism):
     c: int = 2
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "eps", _exact_pos("eps", self.eps))
+        self._set(eps=_exact_pos("eps", self.eps))
         t = V.real("T", self.T)
-        object.__setattr__(self, "T", Fraction(t) if isinstance(t, float) else t)
-        object.__setattr__(self, "c", V.pos_int("c", self.c))
+        self._set(T=Fraction(t) if isinstance(t, float) else t)
+        self._set(c=V.pos_int("c", self.c))
 
     @property
     def scales(self) -> tuple[Fraction, Fraction, Fraction]:
         e = Fraction(self.eps)
         return 3 / e, 6 * self.c / e, 3 * self.c / e
 
-    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
-        a = np.asarray(self._h(h), dtype=np.float64)
-        size = V.pos_int("size", size)
+    def _sample_array(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> np.ndarray:
+        a = np.asarray(h, dtype=np.float64)
         b1, b2, b3 = (float(s) for s in self.scales)
         rho = rng.laplace(0.0, b1, size=(size, 1))
         passed = a[None, :] + rng.laplace(0.0, b2, size=(size, a.size)) >= float(self.T) + rho
@@ -307,16 +302,16 @@ class SVT34Parallel(VectorMechanism):
     c: int = 2
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "eps", _exact_pos("eps", self.eps))
+        self._set(eps=_exact_pos("eps", self.eps))
         t = V.real("T", self.T)
-        object.__setattr__(self, "T", Fraction(t) if isinstance(t, float) else t)
-        object.__setattr__(self, "c", V.pos_int("c", self.c))
+        self._set(T=Fraction(t) if isinstance(t, float) else t)
+        self._set(c=V.pos_int("c", self.c))
 
     @property
     def parts(self) -> tuple[LyuSVT, LyuSVT]:
         return LyuSVT(3, self.eps, self.T, self.c), LyuSVT(4, self.eps, self.T, self.c)
 
-    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
+    def _sample_array(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> np.ndarray:
         s3, s4 = self.parts
         return np.hstack([s3.sample_array(h, rng=rng, size=size), s4.sample_array(h, rng=rng, size=size).astype(np.float64)])
 

@@ -43,7 +43,7 @@ from mechanisms.float_sampling import (
     sampler_float,
     split_noisy,
 )
-from mechanisms.base import MechanismBase
+from mechanisms.base import ExactMechanism
 from mechanisms.core import to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.gumbel_order import one_shot_integral
@@ -92,7 +92,7 @@ def _float_scale(self: _EMFamily) -> float:
     return sampler_float("sensitivity/eps (the Gumbel scale)", 2 * s if self.factor2 else s)
 
 
-class _EMFamily(MechanismBase):
+class _EMFamily(ExactMechanism):
     """What the three classes share: parameter checks, ``k <= d``, the certified context on ``eps`` and
     ``sensitivity``, the exact sampler (the peeling form, DR19 Lemma 4.2) and the critical scale."""
 

@@ -42,7 +42,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import check_k_le_d, exact_top, is_wide, relative_ints, sampler_float, split_noisy
-from mechanisms.base import MechanismBase
+from mechanisms.base import ExactMechanism
 from mechanisms.core import to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.registry import MechanismSpec, zcdp_claim
@@ -121,7 +121,7 @@ def _literal_pf(rel: np.ndarray, eps_q: float, rng: np.random.Generator, size: i
     return out
 
 
-class _PFFamily(MechanismBase):
+class _PFFamily(ExactMechanism):
     """What the two classes share: parameter checks, ``k <= d``, the scale and the declared symmetries."""
 
     eps: Any

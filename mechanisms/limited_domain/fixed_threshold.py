@@ -45,7 +45,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import log_ratio, sampler_counts, sampler_float
-from mechanisms.base import MechanismBase
+from mechanisms.base import ExactMechanism
 from mechanisms.core import BOT, exact_context, order_stat, sorted_items, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.exppoly import laplace_sf
@@ -82,7 +82,7 @@ def exceeds_offset(s: int, eps: Any, delta: Any) -> bool:
             raise InvalidParameter(f"cannot decide s={s} vs ln(1/(2 delta))/eps for eps={eps}, delta={delta}")
 
 
-class _FixedThresholdFamily(MechanismBase):
+class _FixedThresholdFamily(ExactMechanism):
     """What the three classes share: the checks of ``k``, ``eps``, ``delta``, of ``k < d`` (DR19 Def. F.1) and the
     critical scales."""
 

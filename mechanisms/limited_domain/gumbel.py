@@ -49,7 +49,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import exact_top, is_wide, log_ratio, sampler_float, split_noisy
-from mechanisms.base import MechanismBase
+from mechanisms.base import ExactMechanism
 from mechanisms.core import BOT, order_stat, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.arb_context import certified_context, iv_law
@@ -224,7 +224,7 @@ def gumbel_race_exact(h: Any, dom: Sequence[int], k: int, eps: Any, bot_count: i
 
 
 @dataclass(frozen=True)
-class _GumbelRace(MechanismBase):
+class _GumbelRace(ExactMechanism):
     """What :class:`LimitDom` and :class:`StrictLimitDom` share: the parameters, their checks, the threshold,
     the law (:func:`race_distribution` over the class's domain) and the float / exact samplers."""
 

@@ -62,7 +62,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import exact_top, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
-from mechanisms.base import MechanismBase
+from mechanisms.base import ExactMechanism
 from mechanisms.core import BOT, order_stat, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.sampling import check_balanced_flag, check_exact_flag
@@ -188,7 +188,7 @@ def _outcomes(labels: np.ndarray, idx: np.ndarray, above: np.ndarray, k: int) ->
 
 
 @dataclass(frozen=True)
-class LimitDomLap(MechanismBase):
+class LimitDomLap(ExactMechanism):
     """``LimitDom^{k,kbar}_Lap`` -- DR19 Algorithm 4 (001 §6.1), Delta-restricted random threshold.
 
     ``D = d^kbar(h)``, threshold ``h_⊥`` as in the module docstring (``literal=True``:
@@ -262,7 +262,7 @@ class LimitDomLap(MechanismBase):
 
 
 @dataclass(frozen=True)
-class LapMax(MechanismBase):
+class LapMax(ExactMechanism):
     """``LapMax^{k,kbar}(h, D)`` -- DR19 Definition 6.1 (001 §6.1) on the fixed domain ``D = domain``.
 
     Noisy values ``X_i = h_i + Lap(1/eps)`` for ``i in D`` (the print writes

@@ -46,7 +46,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import exact_top, is_wide, log_ratio, sampler_float, split_noisy
-from mechanisms.base import MechanismBase
+from mechanisms.base import ExactMechanism
 from mechanisms.core import DEFAULT_PREC, exact_context, relabel_outcome, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.registry import MechanismSpec
@@ -87,7 +87,7 @@ def selection_distribution(ctx: Any, h: Sequence[int], lo: int, dbar: int, eps: 
 
 
 @dataclass(frozen=True)
-class OptimalThreshold(MechanismBase):
+class OptimalThreshold(ExactMechanism):
     """Algorithm 6 followed by LimitDom (module docstring); outcomes ``(kbar, o)``."""
 
     k: int
@@ -155,7 +155,7 @@ class OptimalThreshold(MechanismBase):
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
         """The selection's law times each inner LimitDom's (a composition: it overrides the base's
-        :meth:`~mechanisms.base.MechanismBase.distribution`, its factors being laws of their own)."""
+        :meth:`~mechanisms.base.ExactMechanism.distribution`, its factors being laws of their own)."""
         h = self._law_histogram(h)
         sel = self.selection(h, prec=prec, interval=interval)
         inner = {kbar: self.inner(kbar).distribution(h, prec=prec, interval=interval) for kbar in sel}

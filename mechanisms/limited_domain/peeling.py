@@ -34,7 +34,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import exact_top, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
-from mechanisms.base import MechanismBase
+from mechanisms.base import ExactMechanism
 from mechanisms.core import BOT, order_stat, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.sampling import check_exact_flag
@@ -93,7 +93,7 @@ def _m_over_delta(ctx: Any, prec: int, m: int, delta: Any) -> Any:
 Prepared = tuple[tuple[int, ...], tuple[int, ...], int, int]
 
 
-class _LimitedEM(MechanismBase):
+class _LimitedEM(ExactMechanism):
     """What :class:`LEM` and :class:`PLEM` share: the parameter checks, the certified context on ``eps`` and
     ``delta``, the symmetries and the critical scales."""
 

@@ -35,7 +35,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import log_ratio, sampler_float
-from mechanisms.base import MechanismBase
+from mechanisms.base import ExactMechanism
 from mechanisms.core import BOT, order_stat, sorted_items, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.registry import MechanismSpec
@@ -117,7 +117,7 @@ def _exact_real(name: str, x: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class AStab(MechanismBase):
+class AStab(ExactMechanism):
     """A_stab(D, f, dist_f, T, eps) -- CWGM20 Alg. 1 (seed 002 §2.2), for any ``f`` / ``dist``.
 
     ``f(h)`` and ``dist(h)`` are callables on validated histograms (tuples of
@@ -167,7 +167,7 @@ TOPSET_DISTANCES = {
 
 
 @dataclass(frozen=True)
-class StableTopSet(MechanismBase):
+class StableTopSet(ExactMechanism):
     """A_stab on ``f_j`` (the top-j set) with ``dist = q_j = h_(j) - h_(j+1) - 1`` (Alg. 1 + Claim 3.1).
 
     Outcomes ``f_j(h)`` (frozenset) or ``(BOT,)``; T = ln(1/delta)/eps.  ``distance``

@@ -39,7 +39,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import sampler_float
-from mechanisms.base import MechanismBase
+from mechanisms.base import ExactMechanism
 from mechanisms.core import BOT, exact_context, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.threshold_runs import run_distribution, run_sample
@@ -94,7 +94,7 @@ def _common(self: FirstStable | AOQRv2) -> None:
 
 
 @dataclass(frozen=True)
-class FirstStable(MechanismBase):
+class FirstStable(ExactMechanism):
     """CWGM20 Algorithm 4 (FS); see the module docstring."""
 
     queries: tuple[Any, ...]
@@ -150,7 +150,7 @@ class FirstStable(MechanismBase):
 
 
 @dataclass(frozen=True)
-class AOQRv2(MechanismBase):
+class AOQRv2(ExactMechanism):
     """CWGM20 Algorithm 5 (A_OQR-v2); see the module docstring."""
 
     queries: tuple[Any, ...]

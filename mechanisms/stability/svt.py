@@ -28,13 +28,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import sampler_float
-from mechanisms.base import MechanismBase
+from mechanisms.base import ExactMechanism
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.threshold_runs import run_distribution, run_sample
 from mechanisms.registry import MechanismSpec
@@ -57,7 +57,7 @@ def _exact(name: str, x: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class SVT(MechanismBase):
+class SVT(ExactMechanism):
     """CWGM20 Algorithm 2 with cutoff ``c`` (see the module docstring for the outcome and its law)."""
 
     T: Any

@@ -46,7 +46,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import gumbel_top, relative_counts, sampler_counts, sampler_float
-from mechanisms.base import MechanismBase
+from mechanisms.base import ExactMechanism
 from mechanisms.core import BOT, exact_context, order_stat, sorted_items, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.sampling import check_balanced_flag, check_exact_flag
@@ -87,7 +87,7 @@ def _exact(name: str, x: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class TopStable(MechanismBase):
+class TopStable(ExactMechanism):
     """CWGM20 Algorithm 3 (see the module docstring for outcomes and their exact law)."""
 
     k: int
