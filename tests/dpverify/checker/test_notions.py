@@ -89,6 +89,8 @@ from proofs.claims import Instance  # noqa: E402
 from dpverify.checker.divergences import kl  # noqa: E402
 from dpverify.checker.notions import _br, _rdp, _zcdp, alpha_str, evaluate_notion  # noqa: E402
 
+from support import in_context  # noqa: E402
+
 
 @dataclass(frozen=True)
 class _Table:
@@ -102,10 +104,6 @@ class _Table:
         return {o: ctx.mpf(p.numerator) / p.denominator for o, p in dict(self.laws)[h]}
 
 
-def _law(ctx, **probs):
-    return {o: ctx.mpf(p.numerator) / p.denominator for o, p in probs.items()}
-
-
 def _num(v):
     """A float for an mp / iv / exact number (an interval must be a thin one); strings pass through."""
     if isinstance(v, str):
@@ -116,7 +114,7 @@ def _num(v):
     return float(v)
 
 
-def _close(got: dict, want: dict):
+def _assert_fields(got: dict, want: dict):
     assert set(got) == set(want), sorted(set(got) ^ set(want))
     for k, w in want.items():
         g = _num(got[k])
@@ -140,7 +138,7 @@ def test_br_witness_names_both_extreme_outcomes_with_their_probabilities(interva
             "eps": None, "delta_exact": None, "delta_claimed": None, "direction": None, "event": ["a", "c"]}
         d = extra["details"]
         assert isinstance(d["p_at_max"], mpmath.iv.mpf) == interval
-        _close(d, {"notion": "eps-bounded-range", "claimed": eta, "exact": float(mpmath.log(10)),
+        _assert_fields(d, {"notion": "eps-bounded-range", "claimed": eta, "exact": float(mpmath.log(10)),
                    "outcome_max_loss": "a", "loss_max": float(mpmath.log(4)), "p_at_max": 0.5, "q_at_max": 0.125,
                    "outcome_min_loss": "c", "loss_min": float(mpmath.log(F(2, 5).numerator) - mpmath.log(5)),
                    "p_at_min": 0.25, "q_at_min": 0.625})
@@ -150,16 +148,16 @@ def test_br_witness_names_both_extreme_outcomes_with_their_probabilities(interva
 def test_br_witness_when_only_one_law_can_produce_an_outcome(ctx):
     """Outcome b is P-only (range inf): its Q-probability is reported as 0 -- it was nan (0 * inf) in mp and
     [-inf, +inf] in iv until this test -- and the loss br_range leaves undefined (None) is printed as "-inf"."""
-    P, Q = _law(ctx, a=F(1, 2), b=F(1, 2)), _law(ctx, a=F(1))
+    P, Q = in_context(ctx, dict(a=F(1, 2), b=F(1, 2))), in_context(ctx, dict(a=F(1)))
     (cmp, extra), = _br(P, Q, [F(1)])
     assert cmp.lhs == ctx.inf and extra["event"] == ["b", "b"] and extra["direction"] is None
     assert isinstance(extra["details"]["q_at_max"], mpmath.iv.mpf) == (ctx is mpmath.iv)  # a zero of the laws' context
-    _close(extra["details"], {"notion": "eps-bounded-range", "claimed": 1, "exact": float("inf"),
+    _assert_fields(extra["details"], {"notion": "eps-bounded-range", "claimed": 1, "exact": float("inf"),
                               "outcome_max_loss": "b", "loss_max": float("inf"), "p_at_max": 0.5, "q_at_max": 0.0,
                               "outcome_min_loss": "b", "loss_min": "-inf", "p_at_min": 0.5, "q_at_min": 0.0})
     (cmp, extra), = _br(Q, P, [F(1)])  # b is now Q-only: its P-probability is 0
     assert cmp.lhs == ctx.inf
-    _close(extra["details"], {"notion": "eps-bounded-range", "claimed": 1, "exact": float("inf"),
+    _assert_fields(extra["details"], {"notion": "eps-bounded-range", "claimed": 1, "exact": float("inf"),
                               "outcome_max_loss": "b", "loss_max": "-inf", "p_at_max": 0.0, "q_at_max": 0.5,
                               "outcome_min_loss": "b", "loss_min": float("-inf"), "p_at_min": 0.0, "q_at_min": 0.5})
 
@@ -188,7 +186,7 @@ def test_zcdp_witnesses_per_direction_and_how_each_was_decided():
     alpha = mpmath.mpf(d["alpha"])
     assert cmp.label == f"sup_alpha D_alpha/alpha <= rho (D_alpha > rho alpha; alpha={d['alpha']})"
     assert d["alpha"] == mpmath.nstr(alpha, 12) and 3 < alpha < 4
-    _close({k: v for k, v in d.items() if k not in ("alpha",)},
+    _assert_fields({k: v for k, v in d.items() if k not in ("alpha",)},
            {"notion": "rho-zCDP", "claimed": 0.5, "exact": _num(d["D_alpha"]) / float(alpha), "status": "violated",
             "how": "D_alpha > rho alpha at the order maximising D_alpha/alpha", "D_alpha": _num(d["D_alpha"]),
             "rho_times_alpha": float(alpha) / 2, "D_alpha_over_alpha": _num(d["D_alpha"]) / float(alpha),
@@ -214,7 +212,7 @@ def test_zcdp_witnesses_per_direction_and_how_each_was_decided():
     for cmp, extra in _zcdp_details(((2,), (3,)), F(2)):
         d = extra["details"]
         assert cmp.label == "sup_alpha D_alpha/alpha <= rho (D_alpha <= rho alpha for all alpha > 1; alpha=1+ (limit: KL))"
-        _close(d, {"notion": "rho-zCDP", "claimed": 2.0, "exact": kl_v, "status": "holds",
+        _assert_fields(d, {"notion": "rho-zCDP", "claimed": 2.0, "exact": kl_v, "status": "holds",
                    "how": "R^2/8 <= rho and KL < rho (Hoeffding)", "alpha": "1+ (limit: KL)", "D_alpha": kl_v,
                    "rho_times_alpha": 2.0, "D_alpha_over_alpha": kl_v, "direction": extra["direction"]})
 
@@ -263,7 +261,7 @@ def test_rdp_reports_the_larger_direction_and_the_other(interval):
         other = float(mpmath.log(small.numerator) - mpmath.log(small.denominator))
         assert {k: v for k, v in extra.items() if k != "details"} == {
             "eps": None, "delta_exact": None, "delta_claimed": None, "direction": "h'->h", "event": []}
-        _close(extra["details"], {"notion": "(alpha, eps)-RDP", "claimed": float(eps), "exact": want, "alpha": alpha,
+        _assert_fields(extra["details"], {"notion": "(alpha, eps)-RDP", "claimed": float(eps), "exact": want, "alpha": alpha,
                                   "D_alpha": want, "D_alpha_other_direction": other, "direction": "h'->h"})
     # the pair the other way round: the forward direction is the larger one
     (cmp, extra), _ = evaluate_notion(c, Instance((4,), (2,), {}), prec=80, interval=interval)
@@ -275,7 +273,7 @@ def test_rdp_reports_the_larger_direction_and_the_other(interval):
 def test_rdp_tie_between_directions_reports_the_forward_one(ctx):
     """A symmetric pair: D_alpha is the same number both ways (the same enclosure in iv, where `>=` of two equal
     intervals is undecided): the forward direction is reported, compared on the upper ends."""
-    P, Q = _law(ctx, a=F(3, 4), b=F(1, 4)), _law(ctx, a=F(1, 4), b=F(3, 4))
+    P, Q = in_context(ctx, dict(a=F(3, 4), b=F(1, 4))), in_context(ctx, dict(a=F(1, 4), b=F(3, 4)))
     for cmp, extra in _rdp(P, Q, [(2, 1), (F(3, 2), 1), ("inf", 2)]):
         assert extra["direction"] == extra["details"]["direction"] == "h->h'"
 
