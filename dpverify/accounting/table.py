@@ -99,7 +99,7 @@ def _row(k: int, e: Fraction, d: Fraction, with_dpa: bool) -> dict:
     exact_opt = float(opt.eps_hi)
     if with_dpa:
         fe, fd = float(e), float(d)
-        dpa = {
+        dpa: dict[str, dict[str, Any]] = {
             "worst_pair_pld": DPA.worst_pair_pld(k, fe, float(opt.t), fd) if opt.t is not None else
             {"status": "n/a (eps = 0)", "eps": None, "seconds": None, "call": ""},
             "zcdp_rdp": DPA.zcdp_rdp(k, fe, fd),

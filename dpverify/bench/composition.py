@@ -26,14 +26,12 @@ def bench_br_optimal(k: int = 1000, eps_values: tuple = (Fraction(1, 100), Fract
     rows = []
     for e in eps_values:
         times = []
-        first = None
         for _ in range(repeats):
             t = time.perf_counter()
             r = br_optimal_eps(k, e, delta)
-            dt = time.perf_counter() - t
-            first = dt if first is None else first
-            times.append(dt)
+            times.append(time.perf_counter() - t)
         med = statistics.median(times)
+        first = times[0]
         rows.append({"k": k, "eps": float(e), "delta": float(delta), "eps_opt_upper": float(r.eps_hi),
                      "certified": "yes" if r.certified else "no",
                      "first_s": round(first, 4), "median_s": round(med, 4), "target_s": BR_OPTIMAL_TARGET_S,

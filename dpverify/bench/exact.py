@@ -71,6 +71,7 @@ def _mechanism(name: str, k: int, kbar: int | None, exact: bool) -> Any:
         return ExponentialMechanism(EPS, exact=exact)
     if name == "gumbel-topk":
         return OneShotGumbel(k, EPS, exact=exact)
+    assert kbar is not None, "limit-dom is benchmarked with a kbar"
     return LimitDom(k, kbar, EPS, DELTA, exact=exact)
 
 

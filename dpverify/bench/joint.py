@@ -67,9 +67,9 @@ class Float64JointSequence:
 
     def __init__(self, h: Sequence[int], k: int, eps: float):
         self.k, self.eps = k, float(eps)
-        h = np.asarray(h, dtype=np.int64)
-        self.order = np.lexsort((np.arange(len(h)), -h))      # sorted_items order
-        v = h[self.order].astype(np.float64)
+        a = np.asarray(h, dtype=np.int64)
+        self.order = np.lexsort((np.arange(len(a)), -a))      # sorted_items order
+        v = a[self.order].astype(np.float64)
         d = len(v)
         i = np.arange(k)[:, None]
         p = np.arange(d)[None, :]

@@ -109,7 +109,7 @@ def linf_error(h: np.ndarray, items: Sequence[int], k: int) -> int:
     return int(np.max(np.abs(true - est)))
 
 
-def mean_ci(x: Sequence[float]) -> tuple[float, float]:
+def mean_ci(x: Sequence[float] | np.ndarray) -> tuple[float, float]:
     """(mean, half-width of the normal-approximation 95% CI)."""
     a = np.asarray(x, dtype=np.float64)
     if a.size < 2:

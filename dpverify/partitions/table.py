@@ -51,7 +51,7 @@ def row(strategy: str, L: int, eps: float, delta: float, *, samples: int) -> dic
     """One table row (module docstring)."""
     t0 = time.perf_counter()
     lib = PL.pydp_strategy(strategy, eps, delta, L)
-    scan = PL.one_key_scan(lib) if not (strategy == "gaussian" and L > 1) else {"verdict": "not claimed per key", "n": None}
+    scan: dict[str, Any] = PL.one_key_scan(lib) if not (strategy == "gaussian" and L > 1) else {"verdict": "not claimed per key", "n": None}
     extra = [scan["n"]] if scan.get("n") else []
     ex = PL.exact_check(lib, extra=extra, width=4 if L == 3 else 6)
     model = prove_one_key(PartitionSelection(STRATS[strategy], Fraction(eps), Fraction(delta), L=L))

@@ -30,7 +30,7 @@ from proofs.composition import pld, range_bounded
 __all__ = ["bound_truth_rows", "summarise", "write_report", "GRID"]
 
 #: The default grid of the report (k up to 1000, delta from 1e-12 to 1e-2).
-GRID = {
+GRID: dict[str, tuple[Any, ...]] = {
     "ks": (1, 2, 10, 100, 1000),
     "eps_values": (F(1, 100), F(1, 10), F(1, 2), F(1)),
     "deltas": (F(1, 10**12), F(1, 10**6), F(1, 10**2)),

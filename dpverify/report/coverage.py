@@ -167,7 +167,8 @@ def _mutants(rows: list[dict]) -> str:
 
 def _universal(entries: list[dict]) -> str:
     """Which privacy claims are decided for every count (``dpverify certify``), and why the others are not."""
-    rows, reasons = [], {}
+    rows: list[list[str]] = []
+    reasons: dict[str, list[str]] = {}
     for e in _privacy_rows(entries):
         u = e.get("universal")
         if not u:

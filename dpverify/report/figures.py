@@ -40,6 +40,7 @@ import mpmath
 from mechanisms.core import exact_context, to_ctx
 
 from proofs.composition.bounds import eq2_eps
+from proofs.claims import PrivacyClaim
 from proofs.registry import get_claim
 
 from dpverify.checker.core import CheckResult, check
@@ -93,9 +94,10 @@ def tightest_pair(claim_id: str, results: Iterable[CheckResult] | None = None) -
     """``(h, h', params)`` of the tightest instance of ``claim_id``: from ``results`` if it holds that
     claim's result, else by running ``check`` on the claim's default domain."""
     for r in results or ():
-        if r.claim == claim_id and r.worst is not None and r.worst.h is not None:
+        if r.claim == claim_id and r.worst is not None and r.worst.h is not None and r.worst.h_prime is not None:
             return r.worst.h, r.worst.h_prime, dict(r.worst.params)
     w = check(get_claim(claim_id)).worst
+    assert w is not None and w.h is not None and w.h_prime is not None, f"{claim_id}: no tightest pair"
     return w.h, w.h_prime, dict(w.params)
 
 
@@ -136,6 +138,7 @@ def profile_figure(claim_id: str, path: Path, h: tuple, hp: tuple, params: Mappi
     """Draw the exact profile of ``(h, h')`` under ``claim_id``'s mechanism against its claim; return a caption."""
     plt = _plt()
     claim = get_claim(claim_id)
+    assert isinstance(claim, PrivacyClaim), f"{claim_id} is not a privacy claim"
     mech = claim.mechanism(dict(params))
     pts = claim.points(dict(params))  # the ledger's own (eps, claimed delta) points
     eps_max = F(max(2, math.ceil(max(_f(e) for e, _ in pts)))) * F(3, 2)  # exact grid end past every claimed point

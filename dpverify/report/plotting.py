@@ -29,7 +29,9 @@ def plot_style(rc: Mapping[str, Any] | None = None) -> Iterator[Any]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with matplotlib.style.context("default"), matplotlib.rc_context({**BASE_RC, **(rc or {})}):
+    # keys are any rc names the caller passes (matplotlib types them as a Literal of known names)
+    params: dict[Any, Any] = {**BASE_RC, **(rc or {})}
+    with matplotlib.style.context("default"), matplotlib.rc_context(params):
         yield plt
 
 

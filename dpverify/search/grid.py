@@ -72,6 +72,7 @@ def realistic_params(params: Mapping[str, Any], grid: Mapping[str, Iterable] = Q
                 if dl is not None:
                     p["delta"] = dl
                 if size is not None:
+                    assert width is not None   # sizes are set only with a width
                     p["k"], p[width] = size
                     if width == "dbar":
                         p["k"] = max(2, p["k"])  # Algorithm 6 runs LimitDom^{k-1, kbar}: k >= 2

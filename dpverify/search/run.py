@@ -42,7 +42,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, cast
 
 import mpmath
 import numpy as np
@@ -225,7 +225,7 @@ def _lemma_mechanism(claim: Claim, p: Mapping[str, Any]) -> Any:
     if getattr(claim, "mechanism", None) is None:
         return None
     try:
-        return claim_mechanism(claim, p)
+        return claim_mechanism(cast(PrivacyClaim, claim), p)   # a lemma's mechanism is prepared like a claim's
     except InvalidParameter:
         return None
 
@@ -260,10 +260,10 @@ def _points(claim: Claim, params: Mapping[str, Any] | None, grid: Mapping | None
     first = 1 if privacy else min(claim.domain.lengths)
     for p in base:
         try:
-            mech = claim_mechanism(claim, p) if privacy else None
+            mech = claim_mechanism(cast(PrivacyClaim, claim), p) if privacy else None
         except InvalidParameter:
             continue
-        lengths = [d for d in range(first, max_d + 1) if not privacy or defined_at(claim, p, d)]
+        lengths = [d for d in range(first, max_d + 1) if not privacy or defined_at(cast(PrivacyClaim, claim), p, d)]
         if not lengths:
             continue
         spread = sorted({lengths[0], lengths[min(1, len(lengths) - 1)], lengths[min(2, len(lengths) - 1)], lengths[-1]})
@@ -300,6 +300,7 @@ def _screen(ev: _Evaluator, pts: list[_Point], share: int, max_count: int, rng: 
             continue
         h, e, sign = q.pop()
         p = pair_from(h, e, sign, max_count)
+        assert p is not None, "a queued move stays inside 0..max_count"
         s = ev.score(pt, *p)
         if s is not None:
             pt.pool.append((s, h, e, sign))
@@ -387,71 +388,25 @@ def search(
     """Search for the instance closest to violating ``claim`` (module docstring).
 
     ``params``: one parameter dict to search at (instead of the claim's, expanded over ``grid``);
-    ``grid``: ``"quick"`` (:data:`~dpverify.search.grid.QUICK`), ``"full"`` (the issue's whole grid),
-    ``None`` (the claim's own parameters only) or a mapping in the same form.
+    ``grid``: ``"quick"`` (:data:`~dpverify.search.grid.QUICK`), ``"full"`` (:data:`~dpverify.search.grid.FULL`,
+    the whole grid), ``None`` (the claim's own parameters only) or a mapping in the same form.
     """
     start = time.perf_counter()
-    grid_map = {"quick": QUICK, "full": FULL}.get(grid, grid) if isinstance(grid, str) else grid
-    if isinstance(grid, str) and grid not in ("quick", "full"):
-        raise InvalidParameter(f"grid={grid!r} must be 'quick', 'full' or None")
-    if not isinstance(evals, int) or isinstance(evals, bool) or evals < 1:
-        raise InvalidParameter(f"evals={evals!r} must be an integer >= 1")
-    if not isinstance(max_d, int) or isinstance(max_d, bool) or max_d < 1:
-        raise InvalidParameter(f"max_d={max_d!r} must be an integer >= 1")
-    if not isinstance(max_count, int) or isinstance(max_count, bool) or max_count < 1:
-        raise InvalidParameter(f"max_count={max_count!r} must be an integer >= 1")
-    base = dict(claim=claim.id, title=claim.title, expected=claim.expected)
+    _check_arguments(grid, evals, max_d, max_count)
+    grid_map: Mapping | None = (QUICK if grid == "quick" else FULL) if isinstance(grid, str) else grid
+    base: dict[str, Any] = dict(claim=claim.id, title=claim.title, expected=claim.expected)
     why = not_searched(claim)
     if why:
         return SearchResult(**base, verdict="skipped", evaluations=0, best=None, ratio=None, certified=False, tight=False,
                             space="-", seconds=0.0, points=0, reason=why)
     rng = np.random.default_rng(seed)
     pts = _points(claim, params, grid_map, relation, max_d, max_count)
-    grid_used = _searched_grid(claim, grid_map)
-    if isinstance(claim, PrivacyClaim):
-        reach = f"lengths up to {max_d}, counts 0..{max_count}, "
-    else:
-        first = min(claim.domain.lengths)
-        what = "single histograms" if pts and pts[0].relation == "none" else "pairs (no symmetry reduction)"
-        if first < max_d:
-            reach = f"{what} of lengths {first}..{max_d}, counts 0..{max_count}, "
-        else:
-            reach = f"{what} of length {first}, counts 0..{max_count}, "
-    own = "as given" if params is not None or isinstance(claim, PrivacyClaim) else "(the lemma's own)"
-    space = (reach
-             + (f"{len(pts)} parameter points (the claim's own and {describe_grid(grid_used)} applied to "
-                f"them)" if grid_used and params is None
-                else f"{len(pts)} parameter point(s) {own}"))
+    space = _space(claim, params, pts, _searched_grid(claim, grid_map), max_d, max_count)
     if not pts:
         return SearchResult(**base, verdict="skipped", evaluations=0, best=None, ratio=None, certified=False, tight=False,
                             space=space, seconds=time.perf_counter() - start, points=0, reason="no parameter point is defined")
     ev = _Evaluator(claim, prec, evals)
-    phases: dict[str, Any] = {}
-
-    def mark(name: str, before: int) -> None:
-        phases[name] = {"evaluations": ev.used - before,
-                        "best_ratio": fmt(1 / ev.best, 6) if ev.best not in (None, 0) else ("+inf" if ev.best == 0 else None)}
-
-    u = ev.used
-    _screen(ev, pts, int(evals * 0.4), max_count, rng)
-    mark("screening", u)
-    u = ev.used
-    alive = list(pts)
-    local = int(evals * 0.45)
-    while alive and ev.used - u < local:
-        alive.sort(key=lambda p: p.best if p.best is not None else -3, reverse=True)
-        alive = alive[: max(1, math.ceil(len(alive) / 2))]
-        share = max(4, (local - (ev.used - u)) // (2 * len(alive)))
-        for pt in alive:
-            _climb(ev, pt, share, max_count, rng)
-        if len(alive) == 1:
-            _climb(ev, alive[0], local - (ev.used - u), max_count, rng)
-            break
-    mark("local search", u)
-    u = ev.used
-    top = max(pts, key=lambda p: p.best if p.best is not None else -3)
-    _targeted(ev, top, ev.left(), max_count, seed)
-    mark("targeted (hypothesis)", u)
+    phases = _run_phases(ev, pts, evals, max_count, rng, seed)
     if progress:
         progress(ev.used)
     inst = ev.best_inst
@@ -465,8 +420,73 @@ def search(
                         points=len(pts), phases=phases, reason=cert.reason)
 
 
+def _check_arguments(grid: Any, evals: Any, max_d: Any, max_count: Any) -> None:
+    """InvalidParameter naming the first argument of :func:`search` out of its range."""
+    if isinstance(grid, str) and grid not in ("quick", "full"):
+        raise InvalidParameter(f"grid={grid!r} must be 'quick', 'full' or None")
+    if not isinstance(evals, int) or isinstance(evals, bool) or evals < 1:
+        raise InvalidParameter(f"evals={evals!r} must be an integer >= 1")
+    if not isinstance(max_d, int) or isinstance(max_d, bool) or max_d < 1:
+        raise InvalidParameter(f"max_d={max_d!r} must be an integer >= 1")
+    if not isinstance(max_count, int) or isinstance(max_count, bool) or max_count < 1:
+        raise InvalidParameter(f"max_count={max_count!r} must be an integer >= 1")
+
+
+def _space(claim: Claim, params: Mapping[str, Any] | None, pts: list[_Point], grid_used: Mapping | None, max_d: int,
+           max_count: int) -> str:
+    """The searched space in words: lengths and counts, and the parameter points (the result's ``space``)."""
+    if isinstance(claim, PrivacyClaim):
+        reach = f"lengths up to {max_d}, counts 0..{max_count}, "
+    else:
+        first = min(claim.domain.lengths)
+        what = "single histograms" if pts and pts[0].relation == "none" else "pairs (no symmetry reduction)"
+        if first < max_d:
+            reach = f"{what} of lengths {first}..{max_d}, counts 0..{max_count}, "
+        else:
+            reach = f"{what} of length {first}, counts 0..{max_count}, "
+    own = "as given" if params is not None or isinstance(claim, PrivacyClaim) else "(the lemma's own)"
+    return (reach
+            + (f"{len(pts)} parameter points (the claim's own and {describe_grid(grid_used)} applied to "
+               f"them)" if grid_used and params is None
+               else f"{len(pts)} parameter point(s) {own}"))
+
+
+def _mark(phases: dict[str, Any], ev: _Evaluator, name: str, before: int) -> None:
+    """Record a phase: its evaluations and the best ratio so far."""
+    phases[name] = {"evaluations": ev.used - before,
+                    "best_ratio": fmt(1 / ev.best, 6) if ev.best not in (None, 0) else ("+inf" if ev.best == 0 else None)}
+
+
+def _run_phases(ev: _Evaluator, pts: list[_Point], evals: int, max_count: int, rng: np.random.Generator,
+                seed: int) -> dict[str, Any]:
+    """Screening (40% of the budget), local search by successive halving (45%), then the targeted phase."""
+    phases: dict[str, Any] = {}
+    u = ev.used
+    _screen(ev, pts, int(evals * 0.4), max_count, rng)
+    _mark(phases, ev, "screening", u)
+    u = ev.used
+    alive = list(pts)
+    local = int(evals * 0.45)
+    while alive and ev.used - u < local:
+        alive.sort(key=lambda p: p.best if p.best is not None else -3, reverse=True)
+        alive = alive[: max(1, math.ceil(len(alive) / 2))]
+        share = max(4, (local - (ev.used - u)) // (2 * len(alive)))
+        for pt in alive:
+            _climb(ev, pt, share, max_count, rng)
+        if len(alive) == 1:
+            _climb(ev, alive[0], local - (ev.used - u), max_count, rng)
+            break
+    _mark(phases, ev, "local search", u)
+    u = ev.used
+    top = max(pts, key=lambda p: p.best if p.best is not None else -3)
+    _targeted(ev, top, ev.left(), max_count, seed)
+    _mark(phases, ev, "targeted (hypothesis)", u)
+    return phases
+
+
 def _certify(claim: Claim, inst: Instance) -> CheckResult:
     """The best instance re-evaluated in interval arithmetic (the search's verdict rests on it)."""
+    assert inst.h is not None, "the search's instances are pairs"
     dom = Domain(d=len(inst.h), max_count=max(max(inst.h), max(inst.h_prime or inst.h)), relation=claim.domain.relation,
                  params=(dict(inst.params),))
     return check(claim, dom, certify=True, instances=[inst])

@@ -154,11 +154,12 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
     scope["points"] = [[str(e), str(dl)] for e, dl in points]
     scope["lengths_covered"] = f"every length the mechanism accepts (d >= {model.kbar + 1 if model.strict else model.kbar})"
     st = run(model, points, mech, seconds=seconds, e_cap=cap)
-    figures = dict(structures=st.structures, boxes=st.boxes, seconds=time.monotonic() - t0)
+    figures: dict[str, Any] = dict(structures=st.structures, boxes=st.boxes, seconds=time.monotonic() - t0)
     extra = {"expected": claim.expected, "exact_checks": st.exact_checks, "requested_d": d if d is not None else "all",
              "reduction": "items below rank kbar+1 in both h and h' deleted; every length reduces to <= 2kbar+2 items"}
     method = "structures + stagewise-ratio interval branch and bound (float intervals, outward rounding), integer leaves"
     if st.witness is not None:
+        assert st.witness_point is not None   # set with the witness
         extra["point"] = [str(x) for x in points[st.witness_point]]
         res = UniversalResult(cid, VIOLATED, "all", scope, True, method, witness=st.witness, extra=extra, **figures)
     elif st.timed_out or st.left:
@@ -174,15 +175,9 @@ def _is_em_family(mech: Any) -> bool:
 
 
 def _em_family(claim: Any, p: dict, scope: dict, t0: float, d: int | None = None) -> UniversalResult:
-    try:
-        from . import symbolic_em  # type: ignore[attr-defined]
-    except ImportError:
-        symbolic_em = None
-    fn = getattr(symbolic_em, "certify_em_family", None) if symbolic_em is not None else None
-    if fn is None:
-        return UniversalResult(claim.id, OUT_OF_SCOPE, "none", scope, certified=False, reason="not implemented yet",
-                               seconds=time.monotonic() - t0, extra={"expected": claim.expected})
-    return fn(claim, p, d=d)
+    from .symbolic_em import certify_em_family
+
+    return certify_em_family(claim, p, d=d)
 
 
 def as_expected(res: UniversalResult) -> bool | None:

@@ -96,7 +96,7 @@ def br_witness(mech: Any, model: Any, moves: tuple, eta: Fraction, dmax: int = 4
                 h2 = tuple(a + b for a, b in zip(h, v, strict=True))
                 with mpmath.workprec(80):
                     r = {o: peel_ratio(model, tuple(h), h2, o) for o in outs}
-                hi, lo = max(r, key=r.get), min(r, key=r.get)
+                hi, lo = max(r, key=r.__getitem__), min(r, key=r.__getitem__)
                 if r[hi] - r[lo] > float(eta) + 1e-9:
                     P, Q = mech.distribution(tuple(h), interval=True), mech.distribution(h2, interval=True)
                     with ivprec(200):

@@ -82,8 +82,8 @@ def _terms(pattern: tuple, v: tuple, out: tuple, kind: str, d: int) -> list[tupl
 
 
 def sensitivity_structures(d: int, k: int, kind: str) -> Iterator[tuple]:
-    outs = itertools.combinations(range(d), k) if kind == "set" else itertools.permutations(range(d), k)
-    outs = list(outs)
+    outs: list[tuple[int, ...]] = list(itertools.combinations(range(d), k) if kind == "set"
+                                        else itertools.permutations(range(d), k))
     for pattern in itertools.product(SMALL + ("L",), repeat=d - 1):
         for v in itertools.product((0, 1), repeat=d):
             if any(v):

@@ -144,7 +144,7 @@ def compile_structure(s: Structure, model: LawModel) -> Compiled:
         return d[0]
 
     al = {j: alpha(j) for j in list(A.dom) + [None] if j not in Y}
-    nodes = []
+    nodes: list[dict[str, Any]] = []
 
     def build(prefix):
         remA = tuple(j for j in A.dom if j not in prefix)

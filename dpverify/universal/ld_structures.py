@@ -109,7 +109,7 @@ def _interleavings(xs: list[int], ys: list[int]) -> Iterator[list[int]]:
 
 def _realise(n: int, order1: list[int], v1: list[int], order2: list[int], v2: list[int]) -> tuple[int, ...] | None:
     """An index order realising both sorted orders, or None (Kahn's algorithm on the tie constraints)."""
-    succ = {i: set() for i in range(n)}
+    succ: dict[int, set[int]] = {i: set() for i in range(n)}
     for order, v in ((order1, v1), (order2, v2)):
         for a, b in zip(order, order[1:], strict=False):
             if v[a] == v[b]:

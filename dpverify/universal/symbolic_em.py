@@ -181,7 +181,7 @@ def certify_em_family(claim: Any, params: Mapping[str, Any], *, d: int | None = 
                                    time.monotonic() - t0, undecided=({"d": dd, "structure": str(bad[0]), "outcome": bad[1]},),
                                    reason="a structure numerator is not coefficient-wise non-negative", extra=extra)
     extra["per_length"] = per_d
-    figures = dict(structures=n_struct, boxes=n_out)
+    figures: dict[str, Any] = dict(structures=n_struct, boxes=n_out)
     if claim.notion == "br":
         return _br(claim, mech, model, moves, lem.m, p, scope, extra, lengths, figures, t0)
     if claim.notion != "dp":
@@ -248,9 +248,14 @@ def certify_mechanism_spec(name: str, params: Mapping[str, Any], **kw: Any) -> U
 
     spec = get_mechanism(name)
     bad = bool(getattr(spec, "mutant", "")) and "still-private" not in getattr(spec, "tags", frozenset())
+    def points(p: Mapping[str, Any]) -> list[Any]:
+        claim_at = spec.claim
+        assert claim_at is not None, f"{name} has no registry claim"
+        return [claim_at(p)]
+
     claim = PrivacyClaim(id=f"mechanism:{name}", title=name, source=str(spec.paper), statement="registry claim",
                          code=name, relation=spec.relation, expected="violated" if bad else "holds",
-                         mechanism=lambda p: build(name, **dict(p)), points=lambda p: [spec.claim(p)])
+                         mechanism=lambda p: build(name, **dict(p)), points=points)
     return certify_em_family(claim, params, **kw)
 
 

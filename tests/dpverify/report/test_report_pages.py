@@ -1,6 +1,6 @@
 """Report pages are rendered from stored data only: byte-identical re-rendering, stored provenance, escaping, clear errors.
 
-Issue 8: reports are generated, never hand-edited, deterministic (same inputs ->
+The requirement: reports are generated, never hand-edited, deterministic (same inputs ->
 byte-identical Markdown), every page records commit / versions / seed /
 constants, and text from data cannot inject markup.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -76,7 +77,7 @@ def test_short_num_rounds_stored_numbers_and_keeps_exact_forms() -> None:
 
 
 def test_audits_rows_identical_for_any_worker_count_and_rerender(tmp_path: Path) -> None:
-    kw = dict(samples=6000, registry=True, power=False, thirdparty=False)
+    kw: dict[str, Any] = dict(samples=6000, registry=True, power=False, thirdparty=False)
     one = compute_audits(["em", "mutant-em-half-scale"], workers=1, **kw)
     two = compute_audits(["em", "mutant-em-half-scale"], workers=2, **kw)
 
@@ -239,6 +240,7 @@ def test_recorded_before_fills_only_modules_without_a_measured_baseline(tmp_path
     from dpverify.report.mutation import render_mutation_page
 
     spec = importlib.util.spec_from_file_location("mutation_run", Path(__file__).parents[3] / ".ci" / "mutation" / "run.py")
+    assert spec is not None and spec.loader is not None
     run = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(run)
     data = _mutation_data()
