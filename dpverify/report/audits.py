@@ -104,7 +104,8 @@ def _lcb(row: dict | None) -> str:
 
 
 def _target_ceiling(row: dict | None) -> float | None:
-    """A member's ceiling at the issue's budget: exact (searched pairs) or closed form; None where not computed."""
+    """A member's ceiling at the benchmark's budget (2e7 samples): exact (searched pairs) or closed form; None where not
+    computed."""
     if row is None:
         return None
     v = row.get("exact_ceiling_at_target", row.get("closed_form_ceiling_at_target"))
@@ -117,6 +118,28 @@ def catalogue_section(cat: dict | None) -> list[str]:
     if cat is None:
         return lines + ["_Not run for this directory: `dpverify audit --catalogue --write-report DIR/audits.md` computes it "
                         "(about an hour on 2 cores)._\n"]
+    by = _by_member(cat["rows"])
+    lines += _catalogue_intro(cat)
+    lines.append(_catalogue_table(by))
+    lines += _catalogue_notes(cat, by)
+    lines += _witnesses(cat["rows"])
+    if cat["false_alarm"]:
+        lines += _false_alarms(cat["false_alarm"], cat["settings"])
+    if cat["targets"]:
+        lines += _spec_less_targets(cat["targets"])
+    return lines
+
+
+def _by_member(rows: list[dict]) -> dict[str, dict[str, dict]]:
+    """The catalogue rows per member, then per mode (``"black box"`` / ``"exact law"``), in the rows' order."""
+    by: dict[str, dict[str, dict]] = {}
+    for r in rows:
+        by.setdefault(r["member"], {})[r["mode"]] = r
+    return by
+
+
+def _catalogue_intro(cat: dict) -> list[str]:
+    """Provenance, settings and the reading guide of the benchmark table."""
     st = cat["settings"]
     pl = st["plan"]
     extra = {"command": esc(cat["command"]),
@@ -125,45 +148,56 @@ def catalogue_section(cat: dict | None) -> list[str]:
                           f"alpha {st['alpha']} (confidence {1 - st['alpha']:g}), seed {st['seed']}; wall time of the run "
                           f"{cat['wall_seconds']:.0f} s"),
              "published bounds": esc(cat["published_source"])}
-    lines += ["\n".join(provenance_lines(extra, cat["provenance"])) + "\n\n",
-              "Our own implementations (`mechanisms/catalogue/`), audited without any input given by hand: **black box** learns "
-              "the\n",
-              "likelihood ratio (no reference law), **exact law** uses the mechanism's exact log-likelihood ratio (its "
-              "Neyman-Pearson\n",
-              "events). Each cell is the eps lower bound certified at 90% confidence on the mechanism's own sampler (0: none "
-              "positive).\n",
-              "DP-Sniper: logistic regression / neural network; StatDP: its two runs verified by DP-Sniper (2e8 samples per "
-              "input).\n",
-              "`>= DP-Sniper` compares our larger bound with the larger DP-Sniper one; samples and seconds are those of that "
-              "audit.\n",
-              "`exact ceiling` (discrete members): the largest bound the certification sample could give in expectation on the "
-              "pairs the\n",
-              "exact search ranked, computed from the exact laws -- no audit of that size can expect more on those pairs.\n",
-              "`ceiling at 2e7`: the same at the issue's budget (2e7 samples, 7.5e6 per input certifying), from the exact laws "
-              "on\n",
-              "the searched pairs (discrete members) or in closed form over every pair (ReportNoisyMax3, "
-              "`noisy_max_value_ceiling`).\n\n"]
-    by = {}
-    for r in cat["rows"]:
-        by.setdefault(r["member"], {})[r["mode"]] = r
+    return ["\n".join(provenance_lines(extra, cat["provenance"])) + "\n\n",
+            "Our own implementations (`mechanisms/catalogue/`), audited without any input given by hand: **black box** learns "
+            "the\n",
+            "likelihood ratio (no reference law), **exact law** uses the mechanism's exact log-likelihood ratio (its "
+            "Neyman-Pearson\n",
+            "events). Each cell is the eps lower bound certified at 90% confidence on the mechanism's own sampler (0: none "
+            "positive).\n",
+            "DP-Sniper: logistic regression / neural network; StatDP: its two runs verified by DP-Sniper (2e8 samples per "
+            "input).\n",
+            "`>= DP-Sniper` compares our larger bound with the larger DP-Sniper one; samples and seconds are those of that "
+            "audit.\n",
+            "`exact ceiling` (discrete members): the largest bound the certification sample could give in expectation on the "
+            "pairs the\n",
+            "exact search ranked, computed from the exact laws -- no audit of that size can expect more on those pairs.\n",
+            "`ceiling at 2e7`: the same at the issue's budget (2e7 samples, 7.5e6 per input certifying), from the exact laws "
+            "on\n",
+            "the searched pairs (discrete members) or in closed form over every pair (ReportNoisyMax3, "
+            "`noisy_max_value_ceiling`).\n\n"]
+
+
+def _bound_key(r: dict) -> float:
+    """An audit's eps lower bound as a number to rank by: -1 for a text bound other than ``"inf"``."""
+    v = r["eps_lower_bound"]
+    if isinstance(v, str) and v != "inf":
+        return -1
+    return float("inf") if v == "inf" else v
+
+
+def _catalogue_table(by: dict[str, dict[str, dict]]) -> str:
+    """One row per member: both modes' bounds, the ceilings, the published bounds, and the better audit's cost."""
     rows = []
     for name, modes in by.items():
         bb, ex = modes.get("black box"), modes.get("exact law")
-        best = max((r for r in (bb, ex) if r is not None), key=lambda r: -1 if isinstance(r["eps_lower_bound"],
-                                                                                          str) and r["eps_lower_bound"] != "inf"
-                   else (float("inf") if r["eps_lower_bound"] == "inf" else r["eps_lower_bound"]))
+        best = max((r for r in (bb, ex) if r is not None), key=_bound_key)
         any_r = bb or ex
+        assert any_r is not None   # every member has a row in some mode
         dps = [x for x in (any_r["dpsniper_lr"], any_r["dpsniper_mlp"]) if x is not None]
         rows.append([esc(name), esc(f"{any_r['relation']}, d={any_r['d']}"), esc(any_r["claim_eps"]), esc(any_r["truth"]),
                      _lcb(bb), _lcb(ex), _num((ex or {}).get("exact_ceiling")), _num(_target_ceiling(ex)),
                      _num(any_r["dpsniper_lr"]), _num(any_r["dpsniper_mlp"]), _num(any_r["statdp_1"]),
                      _num(any_r["statdp_2"]), _num(best.get("meets_dpsniper")) if dps else "-",
                      f"{best['samples_total']:.3g}", f"{best['seconds']:.0f}"])
-    lines.append(table(["mechanism", "relation", "claim", "truth", "ours, black "
-                                                                   "box", "ours, exact "
-                                                                          "law", "exact ceiling", "ceiling at "
-                                                                                                  "2e7", "DP-Sniper LR",
-                        "DP-Sniper NN", "StatDP 1", "StatDP 2", ">= DP-Sniper", "samples", "seconds"], rows))
+    return table(["mechanism", "relation", "claim", "truth", "ours, black box", "ours, exact law", "exact ceiling",
+                  "ceiling at 2e7", "DP-Sniper LR", "DP-Sniper NN", "StatDP 1", "StatDP 2", ">= DP-Sniper", "samples",
+                  "seconds"], rows)
+
+
+def _catalogue_notes(cat: dict, by: dict[str, dict[str, dict]]) -> list[str]:
+    """The lines under the table: DP-Sniper met, false alarms at 90%, members out of reach, closed-form ceilings."""
+    lines = []
     met = [r for r in cat["rows"] if r.get("meets_dpsniper") is not None]
     names_met = {r["member"] for r in met if r["meets_dpsniper"]}
     lines.append(f"\nAt or above DP-Sniper's bound (either mode): {len(names_met)} of {len(by)} mechanisms; every audit within "
@@ -179,6 +213,7 @@ def catalogue_section(cat: dict | None) -> list[str]:
     out_of_reach = []
     for name, modes in by.items():
         ex, any_r = modes.get("exact law"), modes.get("black box") or modes.get("exact law")
+        assert any_r is not None
         c = _target_ceiling(ex)
         dps = max((x for x in (any_r["dpsniper_lr"], any_r["dpsniper_mlp"]) if x is not None), default=None)
         if c is not None and dps is not None and c < dps:
@@ -196,45 +231,52 @@ def catalogue_section(cat: dict | None) -> list[str]:
                          f"per input: "
                          f"{_num(ex.get('closed_form_ceiling_at_dpsniper'))}, beside its published "
                          f"{_num(ex.get('dpsniper_mlp'))}.\n")
-    lines += ["\n### Witnesses\n\n",
-              table(["mechanism", "mode", "verdict", "h", "h'", "pattern", "event", "P(S)", "Q(S)", "n per input"],
-                    [[esc(r["member"]), esc(r["mode"]), esc(r["verdict"]), esc(r.get("witness", {}).get("h", "")),
-                      esc(r.get("witness", {}).get("h_prime", "")),
-                      esc(r.get("witness", {}).get("pattern", "")), esc(r.get("witness", {}).get("event", "")),
-                      _num(r.get("witness", {}).get("p_hat"), 5), _num(r.get("witness", {}).get("q_hat"), 5),
-                      esc(r.get("witness", {}).get("n", ""))]
-                     for r in cat["rows"]])]
-    if cat["false_alarm"]:
-        over = [f for f in cat["false_alarm"] if f["max_samples_total"] > st["false_alarm_budget"]]
-        lines += [f"\n### False alarms on the correct members ({st['false_alarm_seeds']} seeds, a budget of "
-                  f"{st['false_alarm_budget']:.3g} samples each)\n\n",
-                  ("Over that budget in some run (not a verdict error: the bounds hold at any sample size; the budget is the "
-                   "benchmark's rule): " + ", ".join(
-                      f"{esc(f['member'])} {esc(f['mode'])} "
-                      f"({f['max_samples_total']:.3g})" for f in over) + ".\n\n") if over else "",
-                  "A FAIL here refutes a true claim. At 90% confidence that may happen in up to 10% of the runs of a mechanism "
-                  "whose\n",
-                  "claim is tight (about 1% with two one-sided bounds); `dpverify audit` gives its verdicts at 99% (same "
-                  "counts).\n\n",
-                  table(["mechanism", "mode", "claim", "runs", "false FAILs at "
-                                                               "90%", "false FAILs at 99%", "largest eps lower bound (90%)",
-                         "samples (max)", "seconds (all runs)"],
-                        [[esc(f["member"]), esc(f["mode"]), esc(f["claim_eps"]), esc(f["runs"]), esc(f["false_fails"]),
-                          esc(f.get("false_fails_99", "-")),
-                          _num(f["max_eps_lower_bound"]), f"{f['max_samples_total']:.3g}",
-                          f"{f['seconds']:.0f}"] for f in cat["false_alarm"]])]
-    if cat["targets"]:
-        lines += ["\n### Lyu et al.'s Algorithm 6 (not DP), spec-less, no inputs given\n\n",
-                  table(["d", "verdict", "certified eps lower "
-                                         "bound", "detectable eps (power 0.9, event mass 0.01)", "truth at this d",
-                         "witness", "samples", "command"],
-                        [[esc(t["d"]), esc(f"{t['verdict']} "
-                                           f"({t['finding']})"), _num(t["eps_lower_bound"]), _num(t.get("detectable_eps")),
-                          esc(f"in [{t['truth_lower']}, {t['truth_upper']}]") if "truth_lower" in t else "not DP for large d",
-                          esc(f"{t['witness']['h']} vs {t['witness']['h_prime']}: "
-                              f"{t['witness']['event']}") if "witness" in t else "-",
-                          esc(t["samples_total"]), code(t["command"])] for t in cat["targets"]])]
     return lines
+
+
+def _witnesses(rows: list[dict]) -> list[str]:
+    """The witness of every audit (pair, pattern, event, estimated probabilities)."""
+    body = []
+    for r in rows:
+        w = r.get("witness", {})
+        body.append([esc(r["member"]), esc(r["mode"]), esc(r["verdict"]), esc(w.get("h", "")), esc(w.get("h_prime", "")),
+                     esc(w.get("pattern", "")), esc(w.get("event", "")), _num(w.get("p_hat"), 5), _num(w.get("q_hat"), 5),
+                     esc(w.get("n", ""))])
+    return ["\n### Witnesses\n\n",
+            table(["mechanism", "mode", "verdict", "h", "h'", "pattern", "event", "P(S)", "Q(S)", "n per input"], body)]
+
+
+def _false_alarms(false_alarm: list[dict], st: dict) -> list[str]:
+    """The correct members audited over many seeds: false FAILs at 90% and 99%, samples over the budget."""
+    over = [f for f in false_alarm if f["max_samples_total"] > st["false_alarm_budget"]]
+    return [f"\n### False alarms on the correct members ({st['false_alarm_seeds']} seeds, a budget of "
+            f"{st['false_alarm_budget']:.3g} samples each)\n\n",
+            ("Over that budget in some run (not a verdict error: the bounds hold at any sample size; the budget is the "
+             "benchmark's rule): " + ", ".join(
+                f"{esc(f['member'])} {esc(f['mode'])} "
+                f"({f['max_samples_total']:.3g})" for f in over) + ".\n\n") if over else "",
+            "A FAIL here refutes a true claim. At 90% confidence that may happen in up to 10% of the runs of a mechanism "
+            "whose\n",
+            "claim is tight (about 1% with two one-sided bounds); `dpverify audit` gives its verdicts at 99% (same "
+            "counts).\n\n",
+            table(["mechanism", "mode", "claim", "runs", "false FAILs at 90%", "false FAILs at 99%",
+                   "largest eps lower bound (90%)", "samples (max)", "seconds (all runs)"],
+                  [[esc(f["member"]), esc(f["mode"]), esc(f["claim_eps"]), esc(f["runs"]), esc(f["false_fails"]),
+                    esc(f.get("false_fails_99", "-")), _num(f["max_eps_lower_bound"]), f"{f['max_samples_total']:.3g}",
+                    f"{f['seconds']:.0f}"] for f in false_alarm])]
+
+
+def _spec_less_targets(targets: list[dict]) -> list[str]:
+    """Lyu et al.'s Algorithm 6 audited with no reference and no inputs, one row per d."""
+    rows = []
+    for t in targets:
+        truth = esc(f"in [{t['truth_lower']}, {t['truth_upper']}]") if "truth_lower" in t else "not DP for large d"
+        wit = esc(f"{t['witness']['h']} vs {t['witness']['h_prime']}: {t['witness']['event']}") if "witness" in t else "-"
+        rows.append([esc(t["d"]), esc(f"{t['verdict']} ({t['finding']})"), _num(t["eps_lower_bound"]),
+                     _num(t.get("detectable_eps")), truth, wit, esc(t["samples_total"]), code(t["command"])])
+    return ["\n### Lyu et al.'s Algorithm 6 (not DP), spec-less, no inputs given\n\n",
+            table(["d", "verdict", "certified eps lower bound", "detectable eps (power 0.9, event mass 0.01)", "truth at this d",
+                   "witness", "samples", "command"], rows)]
 
 
 def write_audits(data: dict, outdir: Path | str = "reports") -> Path:
