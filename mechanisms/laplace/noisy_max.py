@@ -43,7 +43,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import sampler_float
-from mechanisms.core import DEFAULT_PREC, exact_context
+from mechanisms.base import ExactMechanism
 from mechanisms.errors import InvalidHistogram, InvalidParameter, InvalidParameterType
 from mechanisms.exact.laplace_order import ordered_top_distribution
 from mechanisms.registry import MechanismSpec
@@ -102,19 +102,52 @@ def laplace_top_indices(
     return np.concatenate(out, axis=0)
 
 
-def _as_tuples(idx: np.ndarray) -> list:
+def _as_tuples(idx: np.ndarray) -> list[Any]:
     return [tuple(r) for r in idx.tolist()]
 
 
-def _exact_top(h: tuple[int, ...], scale: Fraction, k: int, prec: int, interval: bool) -> dict:
-    top = max(h)
-    with exact_context(prec, interval) as ctx:
+class _LaplaceTop(ExactMechanism):
+    """What the two classes share: the checks of ``eps`` and ``sensitivity``, ``k <= d``, the law (DR19-style
+    ordered top-k of Laplace noisy counts, :func:`mechanisms.exact.laplace_order.ordered_top_distribution`)
+    and the float sampler (:func:`laplace_top_indices`)."""
+
+    eps: Any
+    sensitivity: Any
+
+    @property
+    def _selected(self) -> int:
+        """How many indices an output lists (``k``; 1 for report noisy max)."""
+        k: int = getattr(self, "k", 1)
+        return k
+
+    @property
+    def scale(self) -> Fraction:  # pragma: no cover - each class defines its own
+        raise NotImplementedError
+
+    def __post_init__(self) -> None:
+        if hasattr(self, "k"):
+            self._set(k=V.pos_int("k", getattr(self, "k")))
+        self._set(eps=V.positive("eps", self.eps), sensitivity=V.positive("sensitivity", self.sensitivity))
+
+    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+        return _check_hk(h, self._selected)
+
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
+        return _as_tuples(laplace_top_indices(h, sampler_float("scale", self.scale), self._selected, rng=rng, size=size))
+
+    def symmetries(self, d: int) -> frozenset[str]:
+        """Laplace noise on every count (ties have probability 0): count differences only, no index used
+        (:mod:`dpverify.checker.reductions`)."""
+        return frozenset({"shift", "permute"})
+
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
+        top = max(h)
         # centred at max(h): exponents stay moderate and polynomial factors small
-        return ordered_top_distribution(ctx, [c - top for c in h], scale, k)
+        return ordered_top_distribution(ctx, [c - top for c in h], self.scale, self._selected)
 
 
 @dataclass(frozen=True)
-class ReportNoisyMaxLaplace:
+class ReportNoisyMaxLaplace(_LaplaceTop):
     """Report noisy max: ``argmax_i (h_i + Lap(2 * sensitivity / eps))``, output ``(i,)``.
 
     ``Pr[(i,)] = Pr[X_i > max_{j != i} X_j]``, ``X_j = h_j + Lap(b)``, ``b = 2 Δ / ε``
@@ -125,66 +158,35 @@ class ReportNoisyMaxLaplace:
     eps: Any
     sensitivity: Any = 1
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "eps", V.positive("eps", self.eps))
-        object.__setattr__(self, "sensitivity", V.positive("sensitivity", self.sensitivity))
-
     @property
     def scale(self) -> Fraction:
         """The Laplace scale ``b = 2 * sensitivity / eps`` (exact)."""
         return 2 * _exact_scale("sensitivity", self.sensitivity) / _exact_scale("eps", self.eps)
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = _check_hk(h, 1)
-        return _as_tuples(laplace_top_indices(h, sampler_float("scale", self.scale), 1, rng=rng, size=V.pos_int("size", size)))
-
-    def symmetries(self, d: int) -> frozenset:
-        """Laplace noise on every count (ties have probability 0): count differences only, no index used (:mod:`dpverify.checker.reductions`)."""
-        return frozenset({"shift", "permute"})
-
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        return _exact_top(_check_hk(h, 1), self.scale, 1, prec, interval)
-
 
 @dataclass(frozen=True)
-class LaplaceTopK:
-    """One-shot ordered top-k with Laplace noise (GJMR21 §4 baseline LAPLACE, seed 004).
+class LaplaceTopK(_LaplaceTop):
+    """One-shot ordered top-k with Laplace noise (GJMR21 §4 baseline LAPLACE).
 
     Add ``Lap(b)`` with ``b = 2 * k * sensitivity / eps`` to every count once and
     output the indices of the ``k`` largest noisy counts in decreasing order:
     ``Pr[(o_1..o_k)] = Pr[X_{o_1} > ... > X_{o_k} > max_{i not in o} X_i]``.
-    ``k <= d`` is checked when ``h`` arrives.  Claimed ``(eps, 0)``-DP by the seed.
+    ``k <= d`` is checked when ``h`` arrives.  Claimed ``(eps, 0)``-DP by GJMR21.
     """
 
     k: int
     eps: Any
     sensitivity: Any = 1
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "k", V.pos_int("k", self.k))
-        object.__setattr__(self, "eps", V.positive("eps", self.eps))
-        object.__setattr__(self, "sensitivity", V.positive("sensitivity", self.sensitivity))
-
     @classmethod
     def gjmr21(cls, k: int, eps: Any) -> "LaplaceTopK":
-        """GJMR21's LAPLACE: "add Laplace noise with parameter 2k/eps" then top-k (seed 004 §4)."""
+        """GJMR21's LAPLACE: "add Laplace noise with parameter 2k/eps" then top-k (GJMR21 §4)."""
         return cls(k=k, eps=eps)
 
     @property
     def scale(self) -> Fraction:
         """The Laplace scale ``b = 2 * k * sensitivity / eps`` (exact)."""
         return 2 * self.k * _exact_scale("sensitivity", self.sensitivity) / _exact_scale("eps", self.eps)
-
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = _check_hk(h, self.k)
-        return _as_tuples(laplace_top_indices(h, sampler_float("scale", self.scale), self.k, rng=rng, size=V.pos_int("size", size)))
-
-    def symmetries(self, d: int) -> frozenset:
-        """Laplace noise on every count (ties have probability 0): count differences only, no index used (:mod:`dpverify.checker.reductions`)."""
-        return frozenset({"shift", "permute"})
-
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        return _exact_top(_check_hk(h, self.k), self.scale, self.k, prec, interval)
 
 
 def _invalid_common() -> list:

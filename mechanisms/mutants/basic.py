@@ -40,7 +40,8 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import check_k_le_d, gumbel_top, relative_counts, sampler_counts, sampler_float
-from mechanisms.core import DEFAULT_PREC, critical_scales_of, exact_context, order_stat, relabel_outcome, symmetries_of, to_ctx
+from mechanisms.base import ExactMechanism
+from mechanisms.core import DEFAULT_PREC, critical_scales_of, order_stat, relabel_outcome, symmetries_of, to_ctx
 from mechanisms.exponential.em import ExponentialMechanism, OneShotGumbel, em_weights
 from mechanisms.laplace.noisy_max import ReportNoisyMaxLaplace
 from mechanisms.limited_domain.domain import bot_multiplier, limited_domain, top_sorted
@@ -64,23 +65,26 @@ def _exact(x: Any) -> Any:
     return Fraction(v) if not isinstance(v, float) else v
 
 
-class _Delegate:
-    """Sample and distribution of ``self.inner()`` (a correct mechanism with wrong parameters)."""
+class _Delegate(ExactMechanism):
+    """Sample and distribution of ``self.inner()`` (a correct mechanism with wrong parameters): both public methods
+    are the inner mechanism's, which does the validation."""
 
     def inner(self) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        return self.inner().sample(h, rng=rng, size=size)
+    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list[Any]:
+        out: list[Any] = self.inner().sample(h, rng=rng, size=size)
+        return out
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        return self.inner().distribution(h, prec=prec, interval=interval)
+    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
+        out: dict[Any, Any] = self.inner().distribution(h, prec=prec, interval=interval)
+        return out
 
-    def symmetries(self, d: int) -> frozenset:
+    def symmetries(self, d: int) -> frozenset[str]:
         """Those of the wrapped mechanism (the same law)."""
         return symmetries_of(self.inner(), d)
 
-    def critical_scales(self) -> tuple:
+    def critical_scales(self) -> tuple[Any, ...]:
         """Those of the wrapped mechanism (the same law)."""
         return critical_scales_of(self.inner())
 
@@ -101,7 +105,7 @@ class EMHalfScale(_Delegate):
     eps: Any
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "eps", V.positive("eps", self.eps))
+        self._set(eps=V.positive("eps", self.eps))
 
     def inner(self) -> ExponentialMechanism:
         return ExponentialMechanism(2 * _exact(self.eps))
@@ -120,8 +124,7 @@ class GumbelBudgetNotSplit(_Delegate):
     eps: Any
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "k", V.pos_int("k", self.k))
-        object.__setattr__(self, "eps", V.positive("eps", self.eps))
+        self._set(k=V.pos_int("k", self.k), eps=V.positive("eps", self.eps))
 
     def inner(self) -> OneShotGumbel:
         return OneShotGumbel(self.k, self.eps)
@@ -139,7 +142,7 @@ class LaplaceRNMHalfScale(_Delegate):
     eps: Any
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "eps", V.positive("eps", self.eps))
+        self._set(eps=V.positive("eps", self.eps))
 
     def inner(self) -> ReportNoisyMaxLaplace:
         return ReportNoisyMaxLaplace(eps=4 * _exact(self.eps))
@@ -158,7 +161,7 @@ class NoisyValue:
 
 
 @dataclass(frozen=True)
-class NoisyMaxWithValue:
+class NoisyMaxWithValue(ExactMechanism):
     """MUTANT (releasing noisy values): Gumbel report-noisy-max that also publishes the noisy max.
 
     Draw ``X_i = h_i + Gumbel(1/eps)``; output ``(i, NoisyValue(v))`` with ``i =
@@ -176,9 +179,7 @@ class NoisyMaxWithValue:
     hi: int = 6
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "eps", V.positive("eps", self.eps))
-        object.__setattr__(self, "lo", V.nonneg_int("lo", self.lo))
-        object.__setattr__(self, "hi", V.nonneg_int("hi", self.hi))
+        self._set(eps=V.positive("eps", self.eps), lo=V.nonneg_int("lo", self.lo), hi=V.nonneg_int("hi", self.hi))
         if self.hi <= self.lo:
             from mechanisms.errors import InvalidParameter
 
@@ -188,42 +189,47 @@ class NoisyMaxWithValue:
 
             raise InvalidParameter(f"hi={self.hi} must be <= lo + 4096 (lo={self.lo}): the exact law enumerates every value")
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = V.histogram(h)
-        size = V.pos_int("size", size)
-        noisy = np.asarray(h, dtype=np.float64)[None, :] + rng.gumbel(0.0, 1.0 / sampler_float("eps", self.eps), size=(size, len(h)))
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
+        noise = rng.gumbel(0.0, 1.0 / sampler_float("eps", self.eps), size=(size, len(h)))
+        noisy = np.asarray(h, dtype=np.float64)[None, :] + noise
         idx = noisy.argmax(axis=1)
         val = np.clip(np.floor(noisy.max(axis=1)), self.lo, self.hi).astype(np.int64)
-        return [(int(i), NoisyValue(int(v))) for i, v in zip(idx.tolist(), val.tolist())]
+        return [(int(i), NoisyValue(int(v))) for i, v in zip(idx.tolist(), val.tolist(), strict=True)]
 
-    def symmetries(self, d: int) -> frozenset:
-        """No index used (permute); the released value is an absolute count, so no shift (:mod:`dpverify.checker.reductions`)."""
+    def symmetries(self, d: int) -> frozenset[str]:
+        """No index used (permute); the released value is an absolute count, so no shift
+        (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"permute"})
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = V.histogram(h)
-        if Fraction(self.eps) * (max(h) - self.lo) > 2**16:
+    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+        hv = V.histogram(h)
+        if Fraction(self.eps) * (max(hv) - self.lo) > 2**16:
             # F(lo + 1) = exp(-sum exp(eps (h_j - lo - 1))) would be exp(-e^(>65536)): beyond what mpmath evaluates
             from mechanisms.errors import InvalidHistogram
 
-            raise InvalidHistogram(f"max(h)={max(h)} is too far above lo={self.lo} for this mutant's exact law "
+            raise InvalidHistogram(f"max(h)={max(hv)} is too far above lo={self.lo} for this mutant's exact law "
                                    f"(needs eps*(max(h)-lo) <= 2**16)")
-        with exact_context(prec, interval) as ctx:
-            e = to_ctx(ctx, self.eps)
-            w = em_weights(ctx, h, e)
-            total = sum(w)
+        return hv
 
-            def F(x: int) -> Any:  # CDF of max_j (h_j + Gumbel(1/eps)) at the integer x
-                return ctx.exp(-sum(ctx.exp(e * (c - x)) for c in h))
+    def _sample_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+        return V.histogram(h)
 
-            wv = {self.lo: F(self.lo + 1), self.hi: 1 - F(self.hi)}
-            for v in range(self.lo + 1, self.hi):
-                wv[v] = F(v + 1) - F(v)
-            return {(i, NoisyValue(v)): w[i] / total * p for i in range(len(h)) for v, p in wv.items()}
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
+        e = to_ctx(ctx, self.eps)
+        w = em_weights(ctx, h, e)
+        total = sum(w)
+
+        def F(x: int) -> Any:  # CDF of max_j (h_j + Gumbel(1/eps)) at the integer x
+            return ctx.exp(-sum(ctx.exp(e * (c - x)) for c in h))
+
+        wv = {self.lo: F(self.lo + 1), self.hi: 1 - F(self.hi)}
+        for v in range(self.lo + 1, self.hi):
+            wv[v] = F(v + 1) - F(v)
+        return {(i, NoisyValue(v)): w[i] / total * p for i in range(len(h)) for v, p in wv.items()}
 
 
 @dataclass(frozen=True)
-class LimitDomThresholdMutant:
+class LimitDomThresholdMutant(ExactMechanism):
     """MUTANT: DR19 Algorithm 1 (LimitDom) with a wrong threshold ``h_⊥``.
 
     Same Gumbel race as :class:`mechanisms.limited_domain.LimitDom` over the
@@ -245,39 +251,39 @@ class LimitDomThresholdMutant:
 
     def __post_init__(self) -> None:
         ref = LimitDom(self.k, self.kbar, self.eps, self.delta, self.Delta)  # validates the shared parameters
-        for name in ("k", "kbar", "Delta"):  # keep the validated values ("2" -> 2), as LimitDom does
-            object.__setattr__(self, name, getattr(ref, name))
-        object.__setattr__(self, "eps", V.positive("eps", self.eps))
-        object.__setattr__(self, "delta", V.probability("delta", self.delta))
+        # keep the validated values ("2" -> 2), as LimitDom does
+        self._set(k=ref.k, kbar=ref.kbar, Delta=ref.Delta)
+        self._set(eps=V.positive("eps", self.eps), delta=V.probability("delta", self.delta))
 
-    def _parts(self, h: tuple) -> tuple[int, Any, Any]:
+    def _parts(self, h: tuple[int, ...]) -> tuple[int, Any, Any]:
         c = order_stat(h, self.kbar + 1 - self.shift) + self.plus_one
         m = bot_multiplier(self.kbar, self.Delta, len(h))
         return (c, m, self.delta) if self.log_term else (c, 1, 1)
 
-    def symmetries(self, d: int) -> frozenset:
+    def symmetries(self, d: int) -> frozenset[str]:
         """As LimitDom: index only breaks ties; shift-free unless the threshold reads h_(d+1) = 0
         (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"permute-ties"} | ({"shift"} if self.kbar + 1 - self.shift <= d else set()))
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = V.histogram(h)
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
         dom = limited_domain(h, self.kbar)
         c, m, dl = self._parts(h)
-        with exact_context(prec, interval) as ctx:
-            return race_distribution(ctx, h, dom, self.k, self.eps, c, m, dl)
+        return race_distribution(ctx, h, dom, self.k, self.eps, c, m, dl)
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = V.histogram(h)
-        limited_domain(h, self.kbar)  # validates kbar <= d
+    def _sample_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+        hv = V.histogram(h)
+        limited_domain(hv, self.kbar)  # validates kbar <= d
+        return hv
+
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         a = sampler_counts(h)
         dom = top_sorted(a, self.kbar)
         c, m, dl = self._parts(h)
-        return race_sample(a, dom, self.k, sampler_float("eps", self.eps), c, m, dl, rng=rng, size=V.pos_int("size", size))
+        return race_sample(a, dom, self.k, sampler_float("eps", self.eps), c, m, dl, rng=rng, size=size)
 
 
 @dataclass(frozen=True)
-class PeelingWithReplacement:
+class PeelingWithReplacement(ExactMechanism):
     """MUTANT (correctness): "peeling" that never removes the chosen item.
 
     k independent EM draws over *all* items: ``Pr[(o_1..o_k)] = prod_j w_{o_j} / sum_i w_i``
@@ -290,33 +296,32 @@ class PeelingWithReplacement:
     eps: Any
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "k", V.pos_int("k", self.k))
-        object.__setattr__(self, "eps", V.positive("eps", self.eps))
+        self._set(k=V.pos_int("k", self.k), eps=V.positive("eps", self.eps))
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = check_k_le_d(self.k, h)
-        size = V.pos_int("size", size)
-        cols = [gumbel_top(relative_counts(h), 1.0 / sampler_float("eps", self.eps), 1, rng=rng, size=size)[:, 0] for _ in range(self.k)]
+    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+        return check_k_le_d(self.k, h)
+
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
+        cols = [gumbel_top(relative_counts(h), 1.0 / sampler_float("eps", self.eps), 1, rng=rng, size=size)[:, 0]
+                for _ in range(self.k)]
         return [tuple(r) for r in np.stack(cols, axis=1).tolist()]
 
-    def symmetries(self, d: int) -> frozenset:
+    def symmetries(self, d: int) -> frozenset[str]:
         """Independent EM draws: count differences only, no index used (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"shift", "permute"})
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
         import itertools
 
-        h = check_k_le_d(self.k, h)
-        with exact_context(prec, interval) as ctx:
-            w = em_weights(ctx, h, to_ctx(ctx, self.eps))
-            total = sum(w)
-            out = {}
-            for o in itertools.product(range(len(h)), repeat=self.k):
-                p = ctx.mpf(1)
-                for i in o:
-                    p = p * w[i] / total
-                out[o] = p
-            return out
+        w = em_weights(ctx, h, to_ctx(ctx, self.eps))
+        total = sum(w)
+        out = {}
+        for o in itertools.product(range(len(h)), repeat=self.k):
+            p = ctx.mpf(1)
+            for i in o:
+                p = p * w[i] / total
+            out[o] = p
+        return out
 
 
 _LD = {"k": 2, "kbar": 3, "eps": 1, "delta": "0.1"}
