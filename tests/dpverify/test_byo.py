@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import random
-import textwrap
 from fractions import Fraction
 from pathlib import Path
 
@@ -55,12 +54,6 @@ def _forget(claim_id: str) -> None:
     """Remove a claim or lemma the test registered (nothing if its registration failed)."""
     if CLAIMS.is_user(claim_id):
         CLAIMS.unregister(claim_id)
-
-
-def _file(tmp_path, name: str, body: str) -> Path:
-    f = tmp_path / name
-    f.write_text(textwrap.dedent(body), encoding="utf-8")
-    return f
 
 
 # ------------------------------------------------------------------------------------------- the tutorial's law
@@ -323,8 +316,8 @@ def test_ledger_lemmas_are_searched_at_their_own_parameters_or_skipped_with_the_
      "register('em', ExponentialMechanism, params={{'eps': 1}}, claim=(1, 0))\n",
      r"--load {f}, line 3: InvalidParameter: name='em' is already registered \(a built-in\); pass replace=True"),
 ])
-def test_a_broken_file_is_one_line_naming_file_line_and_exception(tmp_path, capsys, body, expected):
-    f = _file(tmp_path, "bad.py", body.format())
+def test_a_broken_file_is_one_line_naming_file_line_and_exception(user_file, capsys, body, expected):
+    f = user_file("bad.py", body.format())
     assert main(["--load", str(f), "claims"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("dpverify: error: ")
@@ -333,8 +326,8 @@ def test_a_broken_file_is_one_line_naming_file_line_and_exception(tmp_path, caps
     assert re.search(expected.format(f=re.escape(str(f))), err), err
 
 
-def test_a_name_registered_twice_names_both_places(tmp_path, capsys):
-    f = _file(tmp_path, "twice.py", """\
+def test_a_name_registered_twice_names_both_places(user_file, capsys):
+    f = user_file("twice.py", """\
         from fractions import Fraction
         from dpverify.byo import register
 
@@ -345,13 +338,10 @@ def test_a_name_registered_twice_names_both_places(tmp_path, capsys):
         register("byo-t-twice", Coin, claim=(1, 0), examples=((1, 0),), domain=(2, 1))
         register("byo-t-twice", Coin, claim=(1, 0), examples=((1, 0),), domain=(2, 1))
     """)
-    try:
-        assert main(["--load", str(f), "claims"]) == 2
-        err = capsys.readouterr().err
-        assert err.count("\n") == 1
-        assert f"--load {f}, line 9: InvalidParameter: name='byo-t-twice' is already registered (at " in err and "twice.py, line 8)" in err
-    finally:
-        unload(str(f))
+    assert main(["--load", str(f), "claims"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"--load {f}, line 9: InvalidParameter: name='byo-t-twice' is already registered (at " in err and "twice.py, line 8)" in err
 
 
 def test_missing_file_and_module(capsys):
@@ -381,8 +371,8 @@ def test_check_search_profile_through_load_and_the_environment(rnm, tmp_path, ca
     assert "BYO.rnm-geometric: holds" in capsys.readouterr().out
 
 
-def test_a_lemma_raising_on_one_instance_exits_2_also_from_worker_processes(tmp_path, capsys):
-    f = _file(tmp_path, "lemma_raises.py", """\
+def test_a_lemma_raising_on_one_instance_exits_2_also_from_worker_processes(user_file, capsys):
+    f = user_file("lemma_raises.py", """\
         from dpverify import Comparison
         from dpverify.byo import register_lemma
 
@@ -391,15 +381,12 @@ def test_a_lemma_raising_on_one_instance_exits_2_also_from_worker_processes(tmp_
 
         register_lemma("t-ratio", ratio, relation="none", domain=(2, 3))
     """)
-    try:
-        for extra in ([], ["--workers", "2"]):
-            assert main(["--load", str(f), "check", "BYO.t-ratio", *extra]) == 2
-            err = capsys.readouterr().err
-            assert err.count("\n") == 1
-            assert "lemma BYO.t-ratio raised on instance h=(0, 2) params={}: ZeroDivisionError: division by zero (" in err
-            assert "lemma_raises.py, line 5)" in err
-    finally:
-        unload(str(f))
+    for extra in ([], ["--workers", "2"]):
+        assert main(["--load", str(f), "check", "BYO.t-ratio", *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        assert "lemma BYO.t-ratio raised on instance h=(0, 2) params={}: ZeroDivisionError: division by zero (" in err
+        assert "lemma_raises.py, line 5)" in err
 
 
 def test_spawned_workers_load_the_users_files(rnm):
