@@ -1,4 +1,4 @@
-"""The PNGs of ``experiments.md``, drawn from the stored data alone (issue 35: the papers' quantities on the papers' axes).
+"""The PNGs of ``experiments.md``, drawn from the stored data alone (the papers' quantities on the papers' axes).
 
 * ``experiments_cwgm20_ksweep.png`` -- CWGM20 Figure 1's axes: S against every k in the
   sweep (1..100), one panel per (data set, eps); TS and LD as printed (solid) and as the
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -106,26 +106,40 @@ def _ksweep(res: dict, path: Path) -> str:
     return ("Panels not drawn because every series stays at S >= " + f"{1 - FLAT:g}: " + note + ".") if flat else ""
 
 
+def _panel_row(path: Path, titles: Sequence[str], xlabel: str, ylabel: str, draw: Callable[[Any, int], None], *,
+               height: float, suptitle: str, bottom: float, ncol: int, ylim: tuple[float, float] | None = None) -> None:
+    """One row of panels on a log x axis, panel j drawn by ``draw(ax, j)``, one legend underneath; saved to ``path``."""
+    with plot_style() as plt:
+        fig, axes = plt.subplots(1, len(titles), figsize=(4.4 * len(titles), height), squeeze=False)
+        for j, ax in enumerate(axes[0]):
+            draw(ax, j)
+            ax.set_xscale("log")
+            ax.set_title(titles[j], fontsize=9)
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(ylabel)
+            if ylim is not None:
+                ax.set_ylim(*ylim)
+        fig.suptitle(suptitle, fontsize=10)
+        fig.tight_layout(rect=(0, bottom, 1, 1))
+        _shared_legend(fig, axes[0][0], ncol)
+        save_png(fig, path, 90, tight=False)
+
+
 def _gj(res: dict, key: str, path: Path, title: str) -> None:
     rows = res[key]
     eps_list = sorted({r["eps"] for r in rows}, key=Fraction)
-    with plot_style() as plt:
-        fig, axes = plt.subplots(1, len(eps_list), figsize=(4.4 * len(eps_list), 3.9), squeeze=False)
-        for ax, e in zip(axes[0], eps_list, strict=True):
-            for i, mech in enumerate(GJ):
-                sel = [r for r in rows if r["eps"] == e and r["mech"] == mech]
-                ls, mk, ms, hollow = GJ_STYLE[mech]
-                kw = {"mfc": "none", "mew": 1.2} if hollow else {}
-                _band(ax, [r["d"] for r in sel], [r["linf"] for r in sel], mech, ls=ls, marker=mk, ms=ms, color=f"C{i}", lw=1.1,
-                      **kw)
-            ax.set_xscale("log")
-            ax.set_title(f"eps = {_eps(e)}", fontsize=9)
-            ax.set_xlabel("d (number of items)")
-            ax.set_ylabel("l_inf error (count units)")
-        fig.suptitle(f"GJMR21 §4 design, k = {res['config']['k_gj']}: {title} (95% CI bands)", fontsize=10)
-        fig.tight_layout(rect=(0, 0.07, 1, 1))
-        _shared_legend(fig, axes[0][0], 4)
-        save_png(fig, path, 90, tight=False)
+
+    def panel(ax: Any, j: int) -> None:
+        for i, mech in enumerate(GJ):
+            sel = [r for r in rows if r["eps"] == eps_list[j] and r["mech"] == mech]
+            ls, mk, ms, hollow = GJ_STYLE[mech]
+            kw = {"mfc": "none", "mew": 1.2} if hollow else {}
+            _band(ax, [r["d"] for r in sel], [r["linf"] for r in sel], mech, ls=ls, marker=mk, ms=ms, color=f"C{i}", lw=1.1,
+                  **kw)
+
+    _panel_row(path, [f"eps = {_eps(e)}" for e in eps_list], "d (number of items)", "l_inf error (count units)", panel,
+               height=3.9, suptitle=f"GJMR21 §4 design, k = {res['config']['k_gj']}: {title} (95% CI bands)", bottom=0.07,
+               ncol=4)
 
 
 def _dr(res: dict, path: Path) -> str:
@@ -134,25 +148,19 @@ def _dr(res: dict, path: Path) -> str:
                                              None).items()}
     names = [nm for nm in dict.fromkeys(r["dataset"] for r in rows) if nm not in flat] or [rows[0]["dataset"]]
     eps_list = sorted({r["eps"] for r in rows}, key=Fraction)
-    with plot_style() as plt:
-        fig, axes = plt.subplots(1, len(names), figsize=(4.4 * len(names), 3.7), squeeze=False)
-        for ax, nm in zip(axes[0], names, strict=True):
-            for i, e in enumerate(eps_list):
-                sel = [r for r in rows if r["dataset"] == nm and r["eps"] == e]
-                x = [r["kbar"] for r in sel]
-                _band(ax, x, [r["full"] for r in sel], f"measured, eps = {_eps(e)} per "
-                                                       f"step", marker="o", ms=3, color=f"C{i}", lw=1.2)
-                ax.plot(x, [r["bound"] for r in sel], ls="--", lw=1, color=f"C{i}", label=f"Lemma 8.1 lower bound, eps = "
-                                                                                          f"{_eps(e)}")
-            ax.set_xscale("log")
-            ax.set_title(nm, fontsize=9)
-            ax.set_xlabel("kbar")
-            ax.set_ylabel("Pr[LimitDom returns k items]")
-            ax.set_ylim(-0.03, 1.03)
-        fig.suptitle(f"DR19 §8: LimitDom returns k = {res['config']['k_dr']} items vs kbar, delta = 1/n", fontsize=10)
-        fig.tight_layout(rect=(0, 0.12, 1, 1))
-        _shared_legend(fig, axes[0][0], 2)
-        save_png(fig, path, 90, tight=False)
+
+    def panel(ax: Any, j: int) -> None:
+        for i, e in enumerate(eps_list):
+            sel = [r for r in rows if r["dataset"] == names[j] and r["eps"] == e]
+            x = [r["kbar"] for r in sel]
+            _band(ax, x, [r["full"] for r in sel], f"measured, eps = {_eps(e)} per step", marker="o", ms=3, color=f"C{i}",
+                  lw=1.2)
+            ax.plot(x, [r["bound"] for r in sel], ls="--", lw=1, color=f"C{i}",
+                    label=f"Lemma 8.1 lower bound, eps = {_eps(e)}")
+
+    _panel_row(path, names, "kbar", "Pr[LimitDom returns k items]", panel, height=3.7,
+               suptitle=f"DR19 §8: LimitDom returns k = {res['config']['k_dr']} items vs kbar, delta = 1/n", bottom=0.12,
+               ncol=2, ylim=(-0.03, 1.03))
     return ("Not drawn: " + ", ".join(flat) + " (every measured probability and every bound is 1 at every kbar and eps; "
             "see the table).") if flat else ""
 
