@@ -22,7 +22,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms.core import DEFAULT_PREC, exact_context, to_ctx
+from mechanisms.base import ExactMechanism
+from mechanisms.core import exact_context, to_ctx
 from mechanisms.errors import DomainTooLarge, InvalidParameter
 from mechanisms.registry import MechanismSpec
 
@@ -46,7 +47,7 @@ def _exact(name: str, value: Any) -> Fraction:
 
 
 @dataclass(frozen=True)
-class PartitionSelection:
+class PartitionSelection(ExactMechanism):
     """Release each key with n users independently with probability p(n) of ``strategy`` (module docstring).
 
     ``eps``, ``delta``: the claimed (eps, delta) for a user touching at most ``L`` keys.
@@ -63,12 +64,11 @@ class PartitionSelection:
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
             raise InvalidParameter(f"strategy={self.strategy!r} must be one of {', '.join(STRATEGIES)}")
-        object.__setattr__(self, "eps", _exact("eps", V.positive("eps", self.eps) and self.eps))
-        object.__setattr__(self, "delta", _exact("delta", V.probability("delta", self.delta) and self.delta))
-        object.__setattr__(self, "L", V.pos_int("L", self.L))
-        object.__setattr__(self, "tau", V.pos_int("tau", self.tau))
-        object.__setattr__(self, "threshold_shift", _exact("threshold_shift", self.threshold_shift))
-        object.__setattr__(self, "base", V.nonneg_int("base", self.base))
+        self._set(eps=_exact("eps", V.positive("eps", self.eps) and self.eps))
+        self._set(delta=_exact("delta", V.probability("delta", self.delta) and self.delta))
+        self._set(L=V.pos_int("L", self.L), tau=V.pos_int("tau", self.tau))
+        self._set(threshold_shift=_exact("threshold_shift", self.threshold_shift))
+        self._set(base=V.nonneg_int("base", self.base))
         if self.strategy in ("laplace", "gaussian") and self.delta > Fraction(1, 2):
             raise InvalidParameter(f"delta={self.delta} must be <= 1/2 for {self.strategy} thresholding")
         if self.strategy == "truncated-geometric-closed":
@@ -145,28 +145,24 @@ class PartitionSelection:
         return [inner[K.pre_threshold(n, self.tau)] for n in range(upto + 1)]
 
     # ---- the protocol ---------------------------------------------------------------------------------------
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        h = V.histogram(h)
-        with exact_context(prec, interval) as ctx:
-            ps, qs = {}, {}
-            for n in set(h):
-                ps[n] = self.keep_probability(ctx, self.base + n)
-                qs[n] = self.drop_probability(ctx, self.base + n)
-            law = {frozenset(): ctx.mpf(1)}
-            for i, n in enumerate(h):
-                p, q = ps[n], qs[n]
-                nxt: dict = {}
-                for s, w in law.items():
-                    if p != 0:
-                        nxt[s | {i}] = w * p
-                    if q != 0:
-                        nxt[s] = w * q
-                law = nxt
-            return law
+    def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
+        ps, qs = {}, {}
+        for n in set(h):
+            ps[n] = self.keep_probability(ctx, self.base + n)
+            qs[n] = self.drop_probability(ctx, self.base + n)
+        law: dict[frozenset[int], Any] = {frozenset(): ctx.mpf(1)}
+        for i, n in enumerate(h):
+            p, q = ps[n], qs[n]
+            nxt: dict[frozenset[int], Any] = {}
+            for s, w in law.items():
+                if p != 0:
+                    nxt[s | {i}] = w * p
+                if q != 0:
+                    nxt[s] = w * q
+            law = nxt
+        return dict(law)
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
-        h = V.histogram(h)
-        size = V.pos_int("size", size)
+    def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         n = np.asarray([K.pre_threshold(self.base + c, self.tau) for c in h], dtype=np.float64)
         if self.strategy in ("laplace", "gaussian"):
             with exact_context(80) as mp:

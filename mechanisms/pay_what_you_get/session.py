@@ -43,6 +43,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from mechanisms import validation as V
+from mechanisms.base import ExactMechanism
 from mechanisms.core import DEFAULT_PREC, exact_context, relabel_outcome, symmetries_of, to_ctx
 from mechanisms.errors import BudgetExceeded, InvalidParameter, InvalidParameterType
 from mechanisms.exact.arb_context import certified_context, iv_law
@@ -286,7 +287,7 @@ ALGORITHMS = ("alg1", "alg6", "alg6-literal")
 
 
 @dataclass(frozen=True)
-class MultiLimitDom:
+class MultiLimitDom(ExactMechanism):
     """multiLimitDom^{k*, l*} run by a fixed strategy on views of one histogram h (DR19 Algorithm 2).
 
     ``strategy`` (a name from :data:`mechanisms.pay_what_you_get.strategies.STRATEGIES` or a
@@ -314,14 +315,12 @@ class MultiLimitDom:
     algorithm: str = "alg1"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "k_star", V.pos_int("k_star", self.k_star))
-        object.__setattr__(self, "l_star", V.pos_int("l_star", self.l_star))
-        object.__setattr__(self, "eps", V.positive("eps", self.eps))
-        object.__setattr__(self, "delta", V.probability("delta", self.delta))
+        self._set(k_star=V.pos_int("k_star", self.k_star), l_star=V.pos_int("l_star", self.l_star))
+        self._set(eps=V.positive("eps", self.eps), delta=V.probability("delta", self.delta))
         if self.Delta is not None:
-            object.__setattr__(self, "Delta", V.pos_int("Delta", self.Delta))
+            self._set(Delta=V.pos_int("Delta", self.Delta))
         if isinstance(self.strategy, str):
-            object.__setattr__(self, "strategy", get_strategy(self.strategy))
+            self._set(strategy=get_strategy(self.strategy))
         elif not callable(self.strategy):
             raise InvalidParameterType(f"strategy={self.strategy!r} must be a strategy name or a callable (transcript -> Step or None)")
         charge_of((), self.charge)
@@ -391,10 +390,13 @@ class MultiLimitDom:
     def _kw(self) -> dict:
         return dict(k_star=self.k_star, l_star=self.l_star, charge=self.charge)
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+    # a composition of round mechanisms, each with its own law and sampler: both public methods are overridden
+    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
+        """The exact transcript law (:func:`transcript_distribution`)."""
         return transcript_distribution(self.rounds(h), prec=prec, interval=interval, **self._kw())
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
+    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list[Any]:
+        """``size`` transcripts (:func:`sample_transcripts`)."""
         return sample_transcripts(self.rounds(h), rng=rng, size=size, **self._kw())
 
 
