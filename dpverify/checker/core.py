@@ -22,43 +22,48 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from itertools import islice
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, cast
 
 import mpmath
 import numpy as np
 
-from mechanisms.core import DEFAULT_PREC, exact_context, relabel_outcome, symmetries_of
+from mechanisms.core import DEFAULT_PREC, exact_context
 from mechanisms.errors import InvalidParameter
-from mechanisms.exact.cache import cached_distribution
+from mechanisms.neighbours import RelationKind, Symmetry
 
-from proofs.claims import Claim, Comparison, Domain, Instance, PrivacyClaim, Statement
+from proofs.claims import Claim, Comparison, Domain, Instance, Notion, Obligation, PrivacyClaim, Statement
 
 from .batch import fast_keys, pair_margins, skippable, stack
-from .enclosure import (
-    LawArrays,
-    delta_enclosures,
-    exp_bounds,
-    float_bounds,
-    law_arrays,
-    margin_bounds,
-    pure_margin_bounds,
-    ratio_bounds,
-)
-from .laws import validated_distribution
-from .neighbours import histograms, parse_relation, resolve_relation
+from .enclosure import delta_enclosures, float_bounds, margin_bounds, pure_margin_bounds, ratio_bounds
+from .neighbours import histograms
 from .notions import evaluate_notion
 from .numbers import fmt, is_interval, lift, margin_of, tolerance
+from .prepared import (
+    PURE_LABEL,
+    CheckerCaches,
+    EvalPath,
+    Evaluation,
+    FastPoints,
+    ParamsKey,
+    PreparedClaim,
+    clear_caches,
+    law,
+    params_key,
+    point_label,
+    prepare,
+)
 from .profile import eps_for_delta, pair_profile, profile_deltas, pure_eps
 from .reductions import canonical_pairs, describe
 from .zcdp_screen import WINDOW as ZCDP_WINDOW
 from .zcdp_screen import screen_keys as zcdp_screen_keys
 
 __all__ = ["Witness", "CheckResult", "Partial", "check", "scan", "finish", "base_result", "instances_of", "evaluate_instance",
-           "claim_mechanism", "defined_at", "pair_symmetries"]
+           "claim_mechanism", "defined_at", "pair_symmetries", "law", "clear_caches", "prepare", "PreparedClaim",
+           "Evaluation", "CheckerCaches"]
 
 
 @dataclass
@@ -163,7 +168,8 @@ class CheckResult:
 
 
 def instances_of(claim: Claim, domain: Domain) -> Iterator[Instance]:
-    """The claim's own ``instances`` if it has them, else every pair (or histogram) x params, then ``domain.extra["pairs"]``.
+    """The claim's own ``instances`` if it has them, else every pair (or histogram) x params, then
+    ``domain.extra["pairs"]``.
 
     A privacy claim's pairs are reduced by its mechanism's declared symmetries (one pair per class,
     :mod:`dpverify.checker.reductions`) unless ``domain.reduce`` is false; lengths ``domain.lengths``
@@ -173,60 +179,53 @@ def instances_of(claim: Claim, domain: Domain) -> Iterator[Instance]:
     if custom is not None:
         yield from custom(domain)
         return
-    if domain.relation == "none":
+    if domain.rel.kind is RelationKind.NONE:
         for params in domain.params:
             for h in histograms(domain.d, domain.max_count):
                 yield Instance(tuple(h), None, dict(params))
         return
     privacy = isinstance(claim, PrivacyClaim)
     for params in domain.params:
-        relation = resolve_relation(domain.relation, params)
-        parse_relation(relation)
+        if privacy:
+            yield from _prepared_instances(prepare(claim, params), domain)
+            continue
+        relation = domain.rel.resolve(params) if domain.rel.is_template else domain.rel.concrete()
         shared = dict(params)  # one dict for all of this parameter dict's instances (read only, like the instances)
         for d in domain.lengths:
-            if privacy and len(domain.lengths) > 1 and not defined_at(claim, params, d):
-                continue
-            sym = pair_symmetries(claim, params, d) if privacy and domain.reduce else frozenset()
-            for h, g in canonical_pairs(d, domain.max_count, relation, sym):
+            for h, g in canonical_pairs(d, domain.max_count, relation, ()):
                 yield Instance(h, g, shared)
     for h, g, params in domain.extra.get("pairs", ()):  # pairs pinned from outside the box (e.g. found by the search)
         yield Instance(tuple(h), tuple(g), dict(params))
 
 
-def _per_params(claim: Claim, what: str, params: Mapping[str, Any], make: Callable[[], Any]) -> Any:
-    """``make()`` once per (claim, what, parameter dict), kept on the claim object itself (claims are immutable;
-    the cache lives and dies with the claim, so a re-registered claim of the same id never sees a stale entry)."""
-    cache = claim.__dict__.setdefault("_dpverify_per_params", {})
-    key = (what, tuple(sorted(((k, repr(v)) for k, v in params.items()))))
-    if key not in cache:
-        cache[key] = make()
-    return cache[key]
+def _prepared_instances(prep: PreparedClaim, domain: Domain) -> Iterator[Instance]:
+    """The canonical pairs of ``domain`` for one parameter dict of a privacy claim (:func:`instances_of`)."""
+    relation = prep.relation(domain.rel)
+    shared = dict(prep.params)  # one dict for all of this parameter dict's instances (read only, like the instances)
+    for d in domain.lengths:
+        if len(domain.lengths) > 1 and not prep.defined_at(d):
+            continue
+        sym = prep.symmetries(d) if domain.reduce else frozenset()
+        for h, g in canonical_pairs(d, domain.max_count, relation, sym):
+            yield Instance(h, g, shared)
 
 
 def claim_mechanism(claim: PrivacyClaim, params: Mapping[str, Any]) -> Any:
-    """The claim's mechanism at ``params`` (built once per parameter dict)."""
-    return _per_params(claim, "mechanism", params, lambda: claim.mechanism(params))
+    """The claim's mechanism at ``params`` (built once per parameter dict, :class:`PreparedClaim`)."""
+    return prepare(claim, params).mechanism
 
 
-def _points(claim: PrivacyClaim, params: Mapping[str, Any]) -> list:
-    return _per_params(claim, "points", params, lambda: list(claim.points(params)))
-
-
-def pair_symmetries(claim: PrivacyClaim, params: Mapping[str, Any], d: int) -> frozenset:
+def pair_symmetries(claim: PrivacyClaim, params: Mapping[str, Any], d: int) -> frozenset[Symmetry]:
     """The symmetries of the claim's mechanism at these parameters for length ``d`` (none if undeclared)."""
-    return symmetries_of(claim_mechanism(claim, params), d)
+    return prepare(claim, params).symmetries(d)
 
 
 def defined_at(claim: PrivacyClaim, params: Mapping[str, Any], d: int) -> bool:
     """Whether the claim's mechanism accepts histograms of length ``d`` (tried on the zero histogram)."""
-    try:
-        cached_distribution(claim_mechanism(claim, params), (0,) * d, 64, False)
-    except InvalidParameter:
-        return False
-    return True
+    return prepare(claim, params).defined_at(d)
 
 
-def _privacy_evaluate(claim: PrivacyClaim, inst: Instance, prec: int, interval: bool, fast: bool = True) -> list[tuple[Comparison, dict]]:
+def _privacy_evaluate(prep: PreparedClaim, inst: Instance, prec: int, interval: bool) -> list[Evaluation]:
     """One comparison per claimed point: ``delta_exact(eps) <= delta`` (pure DP: ``eps_exact <= eps``).
 
     The two laws are computed once (memoised per histogram), the claimed points once per
@@ -234,149 +233,112 @@ def _privacy_evaluate(claim: PrivacyClaim, inst: Instance, prec: int, interval: 
     (:func:`~dpverify.checker.profile.profile_deltas`).  The witness event and its two
     probabilities are worked out only for the instance that ends up tightest (:func:`_witness`).
     """
-    mech = claim_mechanism(claim, inst.params)
-    P = law(mech, inst.h, prec, interval)
-    Q = law(mech, inst.h_prime, prec, interval)
-    points = _points(claim, inst.params)
-    if interval and fast:
-        quick = _enclosed(claim, mech, inst, prec, points)
+    P = prep.law(_hist(inst.h), prec, interval)
+    Q = prep.law(_hist(inst.h_prime), prec, interval)
+    if interval:
+        quick = _enclosed(prep, inst, prec)
         if quick is not None:
             return quick
+    return _exact_points(prep, P, Q, range(len(prep.points)), prec)
+
+
+def _hist(h: tuple[int, ...] | None) -> tuple[int, ...]:
+    assert h is not None, "a privacy claim's instance is a pair"
+    return h
+
+
+def _exact_points(prep: PreparedClaim, P: dict[Any, Any], Q: dict[Any, Any], which: Iterable[int],
+                  prec: int) -> list[Evaluation]:
+    """The evaluations of the claimed points ``which`` on the laws ``P``, ``Q`` (the profile in one pass per
+    direction at every (eps, delta > 0) point; each point's value does not depend on the others)."""
+    points = [(i, prep.points[i]) for i in which]
     out = []
     with both_precisions(prec):
-        approx = [(eps, delta_c) for eps, delta_c in points if delta_c != 0]
-        deltas = iter(profile_deltas(P, Q, [eps for eps, _ in approx])) if approx else iter(())
-        for eps, delta_c in points:
+        approx = [eps for _, (eps, delta_c) in points if delta_c != 0]
+        deltas = iter(profile_deltas(P, Q, approx)) if approx else iter(())
+        for i, (eps, delta_c) in points:
             if delta_c == 0:  # pure DP: compare the exact eps itself (margin in eps units)
                 pe, arg, direction = pure_eps(P, Q)
                 A, B = (P, Q) if direction == "h->h'" else (Q, P)
                 zero = 0 * next(iter(P.values()))
-                extra = {
-                    "eps": eps, "delta_exact": None, "delta_claimed": 0, "direction": direction,
-                    "event": [arg] if arg is not None else [],
-                    "p_event": A.get(arg, zero) if arg is not None else None,
-                    "q_event": B.get(arg, zero) if arg is not None else None,
-                    "eps_exact": pe,
-                }
-                out.append((Comparison(pe, "<=", eps, label="eps_exact (max |ln P/Q|) <= claimed eps"), extra))
+                out.append(Evaluation(
+                    Comparison(pe, "<=", eps, label=PURE_LABEL), EvalPath.PURE, eps=eps, delta_claimed=0,
+                    direction=direction, event=[arg] if arg is not None else [],
+                    p_event=A.get(arg, zero) if arg is not None else None,
+                    q_event=B.get(arg, zero) if arg is not None else None, eps_exact=pe, point=i))
                 continue
             delta, direction = next(deltas)
-            extra = {"eps": eps, "delta_exact": delta, "delta_claimed": delta_c, "direction": direction, "P": P, "Q": Q}
-            out.append((Comparison(delta, "<=", delta_c, label=f"delta_exact({fmt(eps, 8)}) <= claimed"), extra))
+            out.append(Evaluation(Comparison(delta, "<=", delta_c, label=point_label(eps, delta_c)), EvalPath.PROFILE,
+                                  eps=eps, delta_exact=delta, delta_claimed=delta_c, direction=direction, laws=(P, Q),
+                                  point=i))
     return out
 
 
-def _enclosed(claim: PrivacyClaim, mech: Any, inst: Instance, prec: int, points: list) -> list[tuple[Comparison, dict]] | None:
+def _enclosed(prep: PreparedClaim, inst: Instance, prec: int) -> list[Evaluation] | None:
     """The certified float-enclosure path (:mod:`dpverify.checker.enclosure`), or None when it cannot decide.
 
     Used only when every comparison of the instance is decided by the enclosures -- ``delta_exact <=
     delta`` by a margin interval entirely ``>= 0`` or entirely ``< 0``; a pure-DP point ``eps_exact <= eps``
     by the largest probability ratio against ``e^eps`` -- otherwise the caller evaluates the instance in
-    full-precision intervals.  The margin travels as ``extra["margin_bounds"]``; the witness of the
-    tightest instance is re-evaluated in full precision (:func:`_witness`).
+    full-precision intervals.  The margin travels as :attr:`Evaluation.margin_bounds`; the witness of the
+    tightest instance is evaluated at that point in full precision (:func:`_witness`).
     """
-    fast = _fast_points(claim, inst.params)
+    fast = prep.fast
     if fast is None:
         return None
-    A, B = _law_arrays(mech, inst.h, prec), _law_arrays(mech, inst.h_prime, prec)
+    A, B = prep.law_arrays(_hist(inst.h), prec), prep.law_arrays(_hist(inst.h_prime), prec)
     if A is None or B is None:
         return None
-    factors, claimed, labels = fast
-    approx = [i for i, (_, dc) in enumerate(points) if dc != 0]
-    encl = dict(zip(approx, delta_enclosures(A, B, [factors[i] for i in approx]))) if approx else {}
+    points = prep.points
+    approx = [i for i, pure in enumerate(fast.pure) if not pure]
+    encl = dict(zip(approx, delta_enclosures(A, B, [fast.factors[i] for i in approx]), strict=True)) if approx else {}
     ratios = ratio_bounds(A, B) if len(approx) < len(points) else None
     out = []
-    for i, ((eps, delta_c), cl, label) in enumerate(zip(points, claimed, labels)):
+    for i, ((eps, delta_c), cl, label) in enumerate(zip(points, fast.claimed, fast.labels, strict=True)):
         if i in encl:
             lo, hi, direction = encl[i]
             mb = margin_bounds((lo, hi), cl)
             if not (mb[0] >= 0 or mb[1] < 0):
                 return None
-            extra = {"eps": eps, "delta_exact": (lo, hi), "delta_claimed": delta_c, "direction": direction, "fast": True,
-                     "margin_bounds": mb, "point": i}
-            out.append((Comparison((lo, hi), "<=", delta_c, label=label), extra))
+            out.append(Evaluation(Comparison((lo, hi), "<=", delta_c, label=label), EvalPath.FAST, eps=eps,
+                                  delta_exact=(lo, hi), delta_claimed=delta_c, direction=direction, margin_bounds=mb,
+                                  point=i))
         else:
-            mb = pure_margin_bounds(ratios, factors[i])
-            if mb is None:
+            pmb = pure_margin_bounds(ratios, fast.factors[i])
+            if pmb is None:
                 return None
-            extra = {"eps": eps, "delta_exact": None, "delta_claimed": 0, "fast": True, "margin_bounds": mb, "point": i}
-            out.append((Comparison(ratios, "<=", eps, label=label), extra))
+            out.append(Evaluation(Comparison(ratios, "<=", eps, label=label), EvalPath.FAST, eps=eps, delta_claimed=0,
+                                  margin_bounds=pmb, point=i))
     return out
 
 
-def _fast_points(claim: PrivacyClaim, params: Mapping[str, Any]) -> tuple | None:
-    """Per parameter dict: ``e^eps`` and claimed-delta enclosures as doubles, or None if the fast path does not apply."""
-    def make() -> tuple | None:
-        pts = _points(claim, params)
-        factors = [exp_bounds(eps) for eps, _ in pts]
-        if not pts or any(f is None for f in factors):
-            return None
-        return (factors, [float_bounds(dc) for _, dc in pts],
-                ["eps_exact (max |ln P/Q|) <= claimed eps" if dc == 0 else f"delta_exact({fmt(eps, 8)}) <= claimed" for eps, dc in pts])
-
-    return _per_params(claim, "fast", params, make)
-
-
-def law(mech: Any, h: tuple, prec: int, interval: bool) -> dict:
-    """The exact law of ``mech`` on ``h``, memoised, computed once per symmetry class of histograms.
-
-    For a mechanism declaring ``shift``: the law of ``h - min(h)`` (the same law).  For one declaring
-    ``permute`` or ``permute-ties``: the law of ``h`` sorted by decreasing count (a stable sort, so tied
-    items keep their index order, as ``permute-ties`` requires), its outcomes relabelled back to ``h``'s
-    items (:func:`mechanisms.core.relabel_outcome`).  Both are declared symmetries of the law; the
-    declarations and the relabelling are checked by brute force in tests/dpverify/checker/test_reductions.py.
-    """
-    key = (id(mech), len(h))
-    entry = _SYM.get(key)
-    if entry is None:  # the mechanism is kept in the entry, so its id is never reused while the entry lives
-        sym = symmetries_of(mech, len(h))
-        entry = _SYM[key] = (mech, "shift" in sym, bool(sym & {"permute", "permute-ties"}))
-    _, shift, permute = entry
-    if shift and h:
-        m = min(h)
-        if m:
-            h = tuple(c - m for c in h)
-    if permute:
-        items = tuple(sorted(range(len(h)), key=lambda i: -h[i]))  # stable: ties keep their index order
-        if any(i != j for j, i in enumerate(items)):
-            return _relabelled(mech, h, items, prec, interval)
-    return validated_distribution(mech, h, prec, interval)
-
-
-_SYM: dict = {}
-
-
-@lru_cache(maxsize=16384)
-def _relabelled(mech: Any, h: tuple, items: tuple, prec: int, interval: bool) -> dict:
-    """``mech``'s law on ``h`` from its law on ``h`` sorted (``items[j]``: the item in sorted position ``j``)."""
-    base = validated_distribution(mech, tuple(h[i] for i in items), prec, interval)
-    return {relabel_outcome(mech, o, items): p for o, p in base.items()}
-
-
-@lru_cache(maxsize=16384)
-def _law_arrays(mech: Any, h: tuple, prec: int) -> LawArrays | None:
-    return law_arrays(law(mech, h, prec, True))
-
-
-def evaluate_instance(claim: Claim, inst: Instance, *, prec: int = DEFAULT_PREC, interval: bool = False) -> list[tuple[Comparison, dict]]:
-    """Comparisons (with witness details) of one instance of ``claim``.
-
-    A parameter name the claim's mechanism does not take (``check --param k=3`` on
-    a claim without k) raises :class:`InvalidParameter` naming it, not ``TypeError``.
-    """
+def _evaluations(claim: Claim, inst: Instance, prec: int, interval: bool) -> list[Evaluation]:
+    """The evaluations of one instance of ``claim`` (:func:`evaluate_instance` without the dicts)."""
     try:
-        if isinstance(claim, PrivacyClaim) and claim.notion != "dp":  # BR, zCDP, RDP: their own module
-            with both_precisions(prec):
-                return evaluate_notion(claim, inst, prec=prec, interval=interval)
         if isinstance(claim, PrivacyClaim):
-            return _privacy_evaluate(claim, inst, prec, interval)
+            prep = prepare(claim, inst.params)
+            if claim.notion is not Notion.DP:  # BR, zCDP, RDP: their own module
+                with both_precisions(prec):
+                    return evaluate_notion(prep, inst, prec=prec, interval=interval)
+            return _privacy_evaluate(prep, inst, prec, interval)
         with both_precisions(prec):
-            return [(c, {}) for c in claim.evaluate(inst, prec=prec, interval=interval)]
+            comps = cast(Obligation, claim).evaluate(inst, prec=prec, interval=interval)
+            return [Evaluation(c, EvalPath.OBLIGATION) for c in comps]
     except TypeError as exc:
         msg = str(exc)
         if any(t in msg for t in ("unexpected keyword argument", "required positional argument", "multiple values for keyword")):
             raise InvalidParameter(f"params {dict(inst.params)} do not fit claim {claim.id}: {msg}") from None
         raise
+
+
+def evaluate_instance(claim: Claim, inst: Instance, *, prec: int = DEFAULT_PREC,
+                      interval: bool = False) -> list[tuple[Comparison, dict[str, Any]]]:
+    """Comparisons (with witness details, :meth:`Evaluation.as_extra`) of one instance of ``claim``.
+
+    A parameter name the claim's mechanism does not take (``check --param k=3`` on
+    a claim without k) raises :class:`InvalidParameter` naming it, not ``TypeError``.
+    """
+    return [(ev.comparison, ev.as_extra()) for ev in _evaluations(claim, inst, prec, interval)]
 
 
 @contextmanager
@@ -471,38 +433,50 @@ def _blocks(instances: Iterable[Instance], size: int) -> Iterator[Iterable[Insta
         yield block
 
 
-def _param_groups(block: list[Instance]) -> dict[tuple, list[int]] | None:
+def _param_groups(block: list[Instance]) -> dict[ParamsKey, list[int]] | None:
     """The positions of ``block``'s instances per parameter dict (None if an instance is not a pair)."""
-    groups: dict[tuple, list[int]] = {}
-    keys: dict[int, tuple] = {}  # by the dict's id: instances_of shares one dict per parameter dict
+    groups: dict[ParamsKey, list[int]] = {}
+    keys: dict[int, ParamsKey] = {}  # by the dict's id: instances_of shares one dict per parameter dict
     for i, inst in enumerate(block):
         if inst.h_prime is None:
             return None
         key = keys.get(id(inst.params))
         if key is None:
-            key = keys[id(inst.params)] = tuple(sorted((k, repr(v)) for k, v in inst.params.items()))
+            key = keys[id(inst.params)] = params_key(inst.params)
         groups.setdefault(key, []).append(i)
     return groups
 
 
-def _stacked_group(claim: PrivacyClaim, params: Mapping[str, Any], block: list[Instance], idxs: list[int],
-                   prec: int) -> tuple | None:
+@dataclass(frozen=True)
+class _Stacked:
+    """The interval laws of one parameter dict's pairs in a block, stacked, and each pair's two rows."""
+
+    idxs: np.ndarray
+    laws: Any  # batch.stack's result
+    a: np.ndarray
+    b: np.ndarray
+
+
+def _stacked_group(prep: PreparedClaim, block: list[Instance], idxs: list[int], prec: int) -> _Stacked | None:
     """The interval laws of the histograms of ``block[idxs]`` (one parameter dict) stacked, and each pair's two rows
     ``(a, b)``; None if a law is not an interval law."""
-    mech = claim_mechanism(claim, params)
-    rows: dict[tuple, int] = {}
-    laws = []
+    rows: dict[tuple[int, ...], int] = {}
+    arrays = []
     for i in idxs:
-        for h in (block[i].h, block[i].h_prime):
+        for h in (_hist(block[i].h), _hist(block[i].h_prime)):
             if h not in rows:
-                arrays = _law_arrays(mech, h, prec)
-                if arrays is None:
+                got = prep.law_arrays(h, prec)
+                if got is None:
                     return None
-                rows[h] = len(laws)
-                laws.append(arrays)
-    a = np.fromiter((rows[block[i].h] for i in idxs), dtype=np.int64, count=len(idxs))
-    b = np.fromiter((rows[block[i].h_prime] for i in idxs), dtype=np.int64, count=len(idxs))
-    return stack(laws), a, b
+                rows[h] = len(arrays)
+                arrays.append(got)
+    a = np.fromiter((rows[_hist(block[i].h)] for i in idxs), dtype=np.int64, count=len(idxs))
+    b = np.fromiter((rows[_hist(block[i].h_prime)] for i in idxs), dtype=np.int64, count=len(idxs))
+    return _Stacked(np.asarray(idxs), stack(arrays), a, b)
+
+
+#: a stacked group larger than this (probabilities in all) is left to the pair-by-pair scan
+STACK_LIMIT = 20_000_000
 
 
 def _screen(claim: Claim, block: list[Instance], prec: int) -> np.ndarray | None:
@@ -512,59 +486,65 @@ def _screen(claim: Claim, block: list[Instance], prec: int) -> np.ndarray | None
     pairs of every parameter dict are screened against the smallest margin upper end over the block.
     Anything the screen cannot handle (a law that raises, too many outcomes) leaves it to the scan.
     """
-    if isinstance(claim, PrivacyClaim) and claim.notion == "zcdp" and len(block) >= 2:
+    if not isinstance(claim, PrivacyClaim) or len(block) < 2:
+        return None
+    if claim.notion is Notion.ZCDP:
         return _screen_zcdp(claim, block, prec)
-    if not isinstance(claim, PrivacyClaim) or claim.notion != "dp" or len(block) < 2:
+    if claim.notion is not Notion.DP:
         return None
     groups = _param_groups(block)
     if groups is None:
         return None
+    try:
+        return _screen_dp(claim, block, groups, prec)
+    except Exception:  # noqa: BLE001 - the scan evaluates every pair itself and raises where it must
+        return None
+
+
+def _screen_dp(claim: PrivacyClaim, block: list[Instance], groups: dict[ParamsKey, list[int]],
+               prec: int) -> np.ndarray | None:
+    """:func:`_screen` for an (eps, delta)-DP claim's block, its pairs grouped by parameter dict."""
     lo_min = np.full(len(block), -np.inf)
     holds = np.zeros(len(block), dtype=bool)
     upper = math.inf
-    screened = []
-    try:
-        for idxs in groups.values():
-            params = block[idxs[0]].params
-            fast = _fast_points(claim, params)
-            if fast is None:
-                continue
-            got = _stacked_group(claim, params, block, idxs, prec)
-            if got is None:  # not an interval law: the block is scanned pair by pair
-                return None
-            stacked, a, b = got
-            if stacked.lo.size > 20_000_000:
-                continue
-            factors, claimed, _ = fast
-            pure = [dc == 0 for _, dc in _points(claim, params)]
-            lo, ok, hi = pair_margins(stacked, a, b, factors, claimed, pure)
-            lo_min[idxs], holds[idxs] = lo, ok
-            upper = min(upper, float(hi.min()))
-            screened.append((np.asarray(idxs), stacked, a, b, factors, claimed, pure))
-        skip = skippable(lo_min, holds, upper)
-        # the pairs left that hold: their keys exactly as the scan would compute them; only the first smallest
-        # can be the witness (the scan keeps the first instance with the smallest key), the others are skipped
-        best: tuple[float, int] | None = None
-        for idxs, stacked, a, b, factors, claimed, pure in screened:
-            left = holds[idxs] & ~skip[idxs]
-            if not left.any():
-                continue
-            keys = fast_keys(stacked, a[left], b[left], factors, claimed, pure)
-            for i, key in zip(idxs[left].tolist(), keys):
-                skip[i] = True
-                if best is None or (key, i) < best:
-                    best = (key, i)
-        if best is not None:
-            skip[best[1]] = False
-    except Exception:  # noqa: BLE001 - the scan evaluates every pair itself and raises where it must
-        return None
+    screened: list[tuple[_Stacked, FastPoints]] = []
+    for idxs in groups.values():
+        prep = prepare(claim, block[idxs[0]].params)
+        fast = prep.fast
+        if fast is None:
+            continue
+        st = _stacked_group(prep, block, idxs, prec)
+        if st is None:  # not an interval law: the block is scanned pair by pair
+            return None
+        if st.laws.lo.size > STACK_LIMIT:
+            continue
+        lo, ok, hi = pair_margins(st.laws, st.a, st.b, fast.factors, fast.claimed, fast.pure)
+        lo_min[idxs], holds[idxs] = lo, ok
+        upper = min(upper, float(hi.min()))
+        screened.append((st, fast))
+    skip = skippable(lo_min, holds, upper)
+    # the pairs left that hold: their keys exactly as the scan would compute them; only the first smallest
+    # can be the witness (the scan keeps the first instance with the smallest key), the others are skipped
+    best: tuple[float, int] | None = None
+    for st, fast in screened:
+        left = holds[st.idxs] & ~skip[st.idxs]
+        if not left.any():
+            continue
+        keys = fast_keys(st.laws, st.a[left], st.b[left], fast.factors, fast.claimed, fast.pure)
+        for i, key in zip(st.idxs[left].tolist(), keys, strict=True):
+            skip[i] = True
+            if best is None or (key, i) < best:
+                best = (key, i)
+    if best is not None:
+        skip[best[1]] = False
     return skip
 
 
 def _screen_zcdp(claim: PrivacyClaim, block: list[Instance], prec: int) -> np.ndarray | None:
-    """Which instances of a rho-zCDP claim's ``block`` a certified scan may skip (:mod:`dpverify.checker.zcdp_screen`):
-    those proved to hold in both orders at every claimed rho whose estimated key exceeds the smallest estimated key
-    of the block's proved instances by more than the screen's window.  None when the laws are not interval laws."""
+    """Which instances of a rho-zCDP claim's ``block`` a certified scan may skip
+    (:mod:`dpverify.checker.zcdp_screen`): those proved to hold in both orders at every claimed rho whose estimated
+    key exceeds the smallest estimated key of the block's proved instances by more than the screen's window.  None
+    when the laws are not interval laws."""
     groups = _param_groups(block)
     if groups is None:
         return None
@@ -573,17 +553,16 @@ def _screen_zcdp(claim: PrivacyClaim, block: list[Instance], prec: int) -> np.nd
     scale = 0.0
     try:
         for idxs in groups.values():
-            params = block[idxs[0]].params
-            got = _stacked_group(claim, params, block, idxs, prec)
-            if got is None:
+            prep = prepare(claim, block[idxs[0]].params)
+            st = _stacked_group(prep, block, idxs, prec)
+            if st is None:
                 return None
-            stacked, a, b = got
-            if stacked.lo.size > 20_000_000:
+            if st.laws.lo.size > STACK_LIMIT:
                 continue
-            rhos = [float_bounds(r) for r in _points(claim, params)]
+            rhos = [float_bounds(r) for r in prep.points]
             if not rhos:
                 continue
-            ok, key = zcdp_screen_keys(stacked, a, b, rhos)
+            ok, key = zcdp_screen_keys(st.laws, st.a, st.b, rhos)
             holds[idxs], keys[idxs] = ok, key
             scale = max(scale, max(hi for _, hi in rhos))
     except Exception:  # noqa: BLE001 - the scan evaluates every pair itself and raises where it must
@@ -596,15 +575,16 @@ def _screen_zcdp(claim: PrivacyClaim, block: list[Instance], prec: int) -> np.nd
 
 def _take(acc: Partial, claim: Claim, inst: Instance, prec: int, certify: bool) -> None:
     """Fold one instance's comparisons into ``acc`` (the tightest comparison wins)."""
-    for comp, extra in evaluate_instance(claim, inst, prec=prec, interval=certify):
-        if "margin_bounds" in extra:  # a decided float enclosure: certified, no tolerance involved
-            lo_f, hi_f = extra["margin_bounds"]
+    for ev in _evaluations(claim, inst, prec, certify):
+        if ev.margin_bounds is not None:  # a decided float enclosure: certified, no tolerance involved
+            lo_f, hi_f = ev.margin_bounds
             acc.violated |= hi_f < 0
             key = mpmath.mpf(lo_f)
             if acc.worst_key is None or key < acc.worst_key:
                 acc.worst_key = key
-                acc.worst = _witness(claim, inst, comp, None, extra, prec)
+                acc.worst = _witness(claim, inst, ev, None, prec)
             continue
+        comp = ev.comparison
         with both_precisions(prec):
             m = margin_of(comp.lhs, comp.op, comp.rhs)
         exact = isinstance(m, int) or type(m).__name__ == "Fraction"
@@ -630,33 +610,40 @@ def _take(acc: Partial, claim: Claim, inst: Instance, prec: int, certify: bool) 
         key = _sort_key(lo if not exact else m)
         if acc.worst_key is None or key < acc.worst_key:
             acc.worst_key = key
-            acc.worst = _witness(claim, inst, comp, m, extra, prec)
+            acc.worst = _witness(claim, inst, ev, m, prec)
 
 
-def _witness(claim: Claim, inst: Instance, comp: Comparison, m: Any, extra: dict, prec: int) -> Witness:
-    if extra.get("fast"):  # a float enclosure ranked it: report the full-precision interval values
-        comp, extra = _privacy_evaluate(claim, inst, prec, True, fast=False)[extra["point"]]  # same point order
+def _witness(claim: Claim, inst: Instance, ev: Evaluation, m: Any, prec: int) -> Witness:
+    """The witness of the evaluation ``ev`` of ``inst`` (margin ``m``), with what only the tightest needs."""
+    if ev.path is EvalPath.FAST:  # a float enclosure ranked it: report the full-precision interval values
+        assert isinstance(claim, PrivacyClaim) and ev.point is not None
+        prep = prepare(claim, inst.params)
+        P, Q = prep.law(_hist(inst.h), prec, True), prep.law(_hist(inst.h_prime), prec, True)
+        ev = _exact_points(prep, P, Q, [ev.point], prec)[0]
         with both_precisions(prec):
-            m = margin_of(comp.lhs, comp.op, comp.rhs)
-    if "P" in extra and "event" not in extra:  # a profile point: the witness event of the worse direction, now
+            m = margin_of(ev.comparison.lhs, ev.comparison.op, ev.comparison.rhs)
+    if ev.path is EvalPath.PROFILE:  # a profile point: the witness event of the worse direction, now
+        assert ev.laws is not None
         with both_precisions(prec):
-            pp = pair_profile(extra["P"], extra["Q"], extra["eps"])
-        extra = {**extra, "direction": pp.direction, "event": pp.event, "p_event": pp.p_event, "q_event": pp.q_event}
+            pp = pair_profile(ev.laws[0], ev.laws[1], ev.eps)
+        ev = replace(ev, direction=pp.direction, event=pp.event, p_event=pp.p_event, q_event=pp.q_event)
+    comp = ev.comparison
     w = Witness(
         inst.h, inst.h_prime, dict(inst.params), comp.label, comp.lhs, comp.op, comp.rhs, m,
-        eps=extra.get("eps"), delta_exact=extra.get("delta_exact"), delta_claimed=extra.get("delta_claimed"),
-        direction=extra.get("direction"), event=extra.get("event", []),
-        p_event=extra.get("p_event"), q_event=extra.get("q_event"), details=extra.get("details"),
+        eps=ev.eps, delta_exact=ev.delta_exact, delta_claimed=ev.delta_claimed,
+        direction=ev.direction, event=ev.event if ev.event is not None else [],
+        p_event=ev.p_event, q_event=ev.q_event, details=ev.details,
     )
-    if "eps_exact" in extra:
-        w.eps_exact = extra["eps_exact"]
-    elif "P" in extra:
-        P, Q = extra["P"], extra["Q"]
-        if is_interval(extra["delta_exact"]):  # eps(delta) inverts mp laws: evaluate them for the witness only
-            mech = claim_mechanism(claim, inst.params)
-            P, Q = law(mech, inst.h, prec, False), law(mech, inst.h_prime, prec, False)
+    if ev.path is EvalPath.PURE:
+        w.eps_exact = ev.eps_exact
+    elif ev.path is EvalPath.PROFILE:
+        assert isinstance(claim, PrivacyClaim) and ev.laws is not None
+        P, Q = ev.laws
+        if is_interval(ev.delta_exact):  # eps(delta) inverts mp laws: evaluate them for the witness only
+            prep = prepare(claim, inst.params)
+            P, Q = prep.law(_hist(inst.h), prec, False), prep.law(_hist(inst.h_prime), prec, False)
         with mpmath.mp.workprec(prec):
-            w.eps_exact = eps_for_delta(P, Q, extra["delta_claimed"])
+            w.eps_exact = eps_for_delta(P, Q, ev.delta_claimed)
     return w
 
 
@@ -666,18 +653,19 @@ def coverage_of(claim: Claim, domain: Domain) -> str:
         return ""
     if getattr(claim, "instances", None) is not None:
         return "the claim's own instances (no reduction)"
-    if domain.relation == "none":
+    if domain.rel.kind is RelationKind.NONE:
         return "every histogram of the domain"
     if not isinstance(claim, PrivacyClaim):
         return "every pair (a lemma's quantities need not share the mechanism's symmetries: no reduction)"
     if not domain.reduce:
         return "every pair (reductions switched off)"
-    seen: dict[frozenset, list[tuple[int, int]]] = {}
+    seen: dict[frozenset[Symmetry], list[tuple[int, int]]] = {}
     for i, params in enumerate(domain.params):
+        prep = prepare(claim, params)
         for d in domain.lengths:
             try:
-                if len(domain.lengths) == 1 or defined_at(claim, params, d):
-                    seen.setdefault(pair_symmetries(claim, params, d), []).append((d, i + 1))
+                if len(domain.lengths) == 1 or prep.defined_at(d):
+                    seen.setdefault(prep.symmetries(d), []).append((d, i + 1))
             except InvalidParameter:
                 continue
     if not seen:

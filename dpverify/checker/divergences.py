@@ -123,6 +123,11 @@ _LOG_MEMO: dict = {}
 LOG_MEMO_LIMIT = 200_000
 
 
+def clear_log_memo() -> None:
+    """Empty :data:`_LOG_MEMO` (:func:`dpverify.checker.prepared.clear_caches`)."""
+    _LOG_MEMO.clear()
+
+
 def _log(ctx: Any, p: Any) -> Any:
     """``ctx.log(p)``, memoised for the immutable mp / iv numbers of the laws (:data:`_LOG_MEMO`)."""
     key = (id(p), ctx is mpmath.iv, ctx.prec)

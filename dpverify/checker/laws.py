@@ -129,3 +129,8 @@ def validated_distribution(mech: Any, h: tuple, prec: int, interval: bool) -> di
 @lru_cache(maxsize=65536)
 def _validate_once(mech: Any, h: tuple, prec: int, interval: bool) -> None:
     validate_law(mech, h, cached_distribution(mech, h, prec, interval))
+
+
+def clear_validated() -> None:
+    """Forget which laws were validated (with the exact-law cache: :func:`dpverify.checker.prepared.clear_caches`)."""
+    _validate_once.cache_clear()

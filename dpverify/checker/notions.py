@@ -2,8 +2,8 @@
 
 :func:`evaluate_notion` is what :func:`dpverify.checker.core.evaluate_instance` calls for a
 :class:`~proofs.claims.PrivacyClaim` whose ``notion`` is not ``"dp"``.  For one unordered neighbouring
-pair ``(h, h')`` it returns ``(Comparison, extra)`` pairs in the shape of the (eps, delta) path, so
-:func:`~dpverify.checker.core.scan` keeps the tightest one as the witness; ``extra["details"]`` carries
+pair ``(h, h')`` it returns :class:`~dpverify.checker.prepared.Evaluation` values (path ``notion``), so
+:func:`~dpverify.checker.core.scan` keeps the tightest one as the witness; their ``details`` carry
 what a reader needs to re-check it (the order alpha, both divergences, the outcomes).
 
 * ``"br"`` -- one comparison per claimed eta: ``range_o ln P(o)/Q(o) <= eta`` (symmetric in the pair).
@@ -27,10 +27,11 @@ import mpmath
 
 from mechanisms.core import to_ctx
 
-from proofs.claims import Comparison, Instance, PrivacyClaim
+from proofs.claims import Comparison, Instance, Notion, PrivacyClaim
 
 from .divergences import br_range, certify_zcdp, parse_alpha, renyi
 from .laws import validated_distribution
+from .prepared import EvalPath, Evaluation, PreparedClaim, prepare
 from .profile import ctx_of
 
 __all__ = ["evaluate_notion", "alpha_str"]
@@ -47,7 +48,7 @@ def alpha_str(a: Any) -> str:
     return mpmath.nstr(to_ctx(mpmath.mp, a), 12)
 
 
-def _br(P: dict, Q: dict, etas: list) -> list:
+def _br(P: dict[Any, Any], Q: dict[Any, Any], etas: list[Any]) -> list[Evaluation]:
     rng = br_range(P, Q)
     ctx = ctx_of(next(iter(P.values())))
     zero = ctx.mpf(0)  # the probability of an outcome one law cannot produce (0 * rng.value is nan when the range is inf)
@@ -61,14 +62,13 @@ def _br(P: dict, Q: dict, etas: list) -> list:
             "q_at_min": Q.get(rng.argmin, zero),
         }
         details = {k: (v if v is not None else "-inf") for k, v in details.items()}
-        extra = {"eps": None, "delta_exact": None, "delta_claimed": None, "direction": None,
-                 "event": [rng.argmax, rng.argmin], "details": details}
         value = rng.value if rng.value != mpmath.mp.inf else ctx.inf
-        out.append((Comparison(value, "<=", eta, label="range of ln P/Q <= claimed eta"), extra))
+        out.append(Evaluation(Comparison(value, "<=", eta, label="range of ln P/Q <= claimed eta"), EvalPath.NOTION,
+                              event=[rng.argmax, rng.argmin], details=details))
     return out
 
 
-def _zcdp(P: dict, Q: dict, rhos: list, interval: bool) -> list:
+def _zcdp(P: dict[Any, Any], Q: dict[Any, Any], rhos: list[Any], interval: bool) -> list[Evaluation]:
     out = []
     for rho in rhos:
         for A, B, direction in ((P, Q, "h->h'"), (Q, P, "h'->h")):
@@ -93,14 +93,15 @@ def _zcdp(P: dict, Q: dict, rhos: list, interval: bool) -> list:
             if "sup_at" in res.extra:
                 details["sup_D_alpha_over_alpha"] = res.extra["sup"]
                 details["sup_at"] = res.extra["sup_at"]
-            extra = {"eps": None, "delta_exact": None, "delta_claimed": None, "direction": direction, "event": [], "details": details}
             verb = {"violated": "D_alpha > rho alpha", "holds": "D_alpha <= rho alpha for all alpha > 1",
                     "inconclusive": "not decided"}[res.status]
-            out.append((Comparison(lhs, "<=", rho, label=f"sup_alpha D_alpha/alpha <= rho ({verb}; alpha={alpha_str(a)})"), extra))
+            label = f"sup_alpha D_alpha/alpha <= rho ({verb}; alpha={alpha_str(a)})"
+            out.append(Evaluation(Comparison(lhs, "<=", rho, label=label), EvalPath.NOTION, direction=direction, event=[],
+                                  details=details))
     return out
 
 
-def _rdp(P: dict, Q: dict, points: list) -> list:
+def _rdp(P: dict[Any, Any], Q: dict[Any, Any], points: list[Any]) -> list[Evaluation]:
     out = []
     for alpha, eps in points:
         a = parse_alpha(alpha)
@@ -109,21 +110,24 @@ def _rdp(P: dict, Q: dict, points: list) -> list:
         d, direction, other = (fwd, "h->h'", bwd) if up(fwd) >= up(bwd) else (bwd, "h'->h", fwd)
         details = {"notion": "(alpha, eps)-RDP", "claimed": eps, "exact": d, "alpha": alpha_str(a),
                    "D_alpha": d, "D_alpha_other_direction": other, "direction": direction}
-        extra = {"eps": None, "delta_exact": None, "delta_claimed": None, "direction": direction, "event": [], "details": details}
-        out.append((Comparison(d, "<=", eps, label=f"D_alpha <= eps at alpha={alpha_str(a)}"), extra))
+        out.append(Evaluation(Comparison(d, "<=", eps, label=f"D_alpha <= eps at alpha={alpha_str(a)}"), EvalPath.NOTION,
+                              direction=direction, event=[], details=details))
     return out
 
 
-def evaluate_notion(claim: PrivacyClaim, inst: Instance, *, prec: int, interval: bool) -> list[tuple[Comparison, dict]]:
-    """Comparisons (with witness details) of one instance of a BR / zCDP / RDP claim (module docstring)."""
-    mech = claim.mechanism(inst.params)
-    P = validated_distribution(mech, inst.h, prec, interval)
-    Q = validated_distribution(mech, inst.h_prime, prec, interval)
-    bounds = list(claim.points(inst.params))
-    if claim.notion == "br":
+def evaluate_notion(claim: PrivacyClaim | PreparedClaim, inst: Instance, *, prec: int, interval: bool) -> list[Evaluation]:
+    """The evaluations (comparisons with witness details) of one instance of a BR / zCDP / RDP claim (module
+    docstring); ``claim`` may be the claim at the instance's parameters already prepared."""
+    prep = claim if isinstance(claim, PreparedClaim) else prepare(claim, inst.params)
+    assert inst.h is not None and inst.h_prime is not None, "a privacy claim's instance is a pair"
+    P = validated_distribution(prep.mechanism, inst.h, prec, interval)
+    Q = validated_distribution(prep.mechanism, inst.h_prime, prec, interval)
+    bounds = prep.points
+    notion = prep.claim.notion
+    if notion == Notion.BR:
         return _br(P, Q, bounds)
-    if claim.notion == "zcdp":
+    if notion == Notion.ZCDP:
         return _zcdp(P, Q, bounds, interval)
-    if claim.notion == "rdp":
+    if notion == Notion.RDP:
         return _rdp(P, Q, bounds)
-    raise ValueError(f"notion={claim.notion!r} has no evaluator")
+    raise ValueError(f"notion={notion!r} has no evaluator")

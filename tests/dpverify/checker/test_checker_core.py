@@ -612,8 +612,8 @@ def test_coverage_of_a_claims_own_instances_and_of_several_exceptions_in_sorted_
     # four lengths: shift + permute at two, then {shift} at d=3 and {permute} at d=4 -- listed by sorted names, not as met
     claim = _claim([(1, 0)])
     sym = {1: {"shift", "permute"}, 2: {"shift", "permute"}, 3: {"shift"}, 4: {"permute"}}
-    monkeypatch.setattr(core, "pair_symmetries", lambda c, p, d: frozenset(sym[d]))
-    monkeypatch.setattr(core, "defined_at", lambda c, p, d: True)
+    monkeypatch.setattr(core.PreparedClaim, "symmetries", lambda self, d: frozenset(sym[d]))
+    monkeypatch.setattr(core.PreparedClaim, "defined_at", lambda self, d: True)
     text = coverage_of(claim, Domain(d=4, max_count=2, params=({"a": 1},), min_d=1))
     assert text.endswith("; except permute at d=4 (params #1); shift at d=3 (params #1)"), text
 

@@ -87,9 +87,31 @@ from dataclasses import dataclass  # noqa: E402
 from proofs.claims import Instance  # noqa: E402
 
 from dpverify.checker.divergences import kl  # noqa: E402
-from dpverify.checker.notions import _br, _rdp, _zcdp, alpha_str, evaluate_notion  # noqa: E402
+from dpverify.checker import notions  # noqa: E402
+from dpverify.checker.notions import alpha_str  # noqa: E402
 
 from support import in_context  # noqa: E402
+
+
+def _pairs(evaluations):
+    """Evaluations as the ``(comparison, extra)`` pairs the checker has always given its callers."""
+    return [(ev.comparison, ev.as_extra()) for ev in evaluations]
+
+
+def evaluate_notion(*args, **kwargs):
+    return _pairs(notions.evaluate_notion(*args, **kwargs))
+
+
+def _br(*args):
+    return _pairs(notions._br(*args))
+
+
+def _zcdp(*args):
+    return _pairs(notions._zcdp(*args))
+
+
+def _rdp(*args):
+    return _pairs(notions._rdp(*args))
 
 
 @dataclass(frozen=True)
