@@ -158,7 +158,10 @@ def zcdp_implied_delta(rho: Any, eps: Any) -> Fraction:
     with mpmath.mp.workprec(128):
         r = mpmath.mpf(Fraction(rho).numerator) / Fraction(rho).denominator
         e = mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator
-        g = lambda a: (2 * a - 1) * r - e + mpmath.log(1 - 1 / a)  # noqa: E731  (increasing; its root is the best alpha)
+
+        def g(a: Any) -> Any:  # increasing; its root is the best alpha
+            return (2 * a - 1) * r - e + mpmath.log(1 - 1 / a)
+
         lo, hi = mpmath.mpf(1) + mpmath.mpf(2) ** -60, max(mpmath.mpf(2), (e + 1) / r + 2)
         for _ in range(64):
             mid = (lo + hi) / 2
@@ -184,8 +187,8 @@ def zcdp_implied_delta(rho: Any, eps: Any) -> Fraction:
     return min(d, Fraction(1))
 
 
-def zcdp_claim(rho: Callable[[Mapping[str, Any]], Any], eps: Callable[[Mapping[str, Any]], Any]) -> Callable[[Mapping[str, Any]],
-                                                                                                             tuple[Any, Any]]:
+def zcdp_claim(rho: Callable[[Mapping[str, Any]], Any],
+               eps: Callable[[Mapping[str, Any]], Any]) -> Callable[[Mapping[str, Any]], tuple[Any, Any]]:
     """A registry ``claim`` for a mechanism claimed rho-zCDP: the (eps, delta)-DP point that rho-zCDP implies at ``eps(params)``.
 
     The audits check (eps, delta) points; a zCDP claim implies one at every eps (:func:`zcdp_implied_delta`), so

@@ -11,7 +11,7 @@ from typing import Iterator
 
 from proofs.claims import Domain, Instance
 
-__all__ = ["param_grid"]
+__all__ = ["param_grid", "hist", "hist_prime"]
 
 
 def param_grid(domain: Domain) -> Iterator[Instance]:
@@ -25,3 +25,17 @@ def param_grid(domain: Domain) -> Iterator[Instance]:
             yield Instance(None, None, dict(zip(keys, combo, strict=True)))
     for p in points:
         yield Instance(None, None, dict(p))
+
+
+def hist(inst: Instance) -> tuple[int, ...]:
+    """``inst.h`` of an instance that carries a histogram (those of every claim over histograms or pairs)."""
+    if inst.h is None:
+        raise ValueError("this evaluator needs an instance with a histogram h")
+    return inst.h
+
+
+def hist_prime(inst: Instance) -> tuple[int, ...]:
+    """``inst.h_prime`` of an instance that carries a pair."""
+    if inst.h_prime is None:
+        raise ValueError("this evaluator needs an instance with a neighbouring histogram h'")
+    return inst.h_prime

@@ -17,14 +17,14 @@ def ctx_of(x: Any) -> Any:
     return mpmath.iv if isinstance(x, mpmath.iv.mpf) else mpmath.mp
 
 
-def prob(dist: Mapping, event: Iterable) -> Any:
+def prob(dist: Mapping[Any, Any], event: Iterable[Any]) -> Any:
     """``Pr[event]`` under ``dist`` (outcomes absent from ``dist`` have probability 0)."""
     vals = list(dist.values())
     zero = 0 * vals[0]
     return sum((dist.get(o, zero) for o in event), zero)
 
 
-def log_ratio_range(P: Mapping, Q: Mapping) -> tuple[Any, Any] | None:
+def log_ratio_range(P: Mapping[Any, Any], Q: Mapping[Any, Any]) -> tuple[Any, Any] | None:
     """``(min_o ln P(o)/Q(o), max_o ln P(o)/Q(o))`` over the common support; None if supports differ."""
     if set(o for o, p in P.items() if p != 0) != set(o for o, q in Q.items() if q != 0):
         return None

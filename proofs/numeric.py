@@ -91,7 +91,7 @@ def prob(name: str, value: Any, *, allow_zero: bool = True) -> Any:
     return v
 
 
-def eps_list(eps: Any, name: str = "eps") -> tuple:
+def eps_list(eps: Any, name: str = "eps") -> tuple[Any, ...]:
     """A non-empty sequence of per-step eps > 0 (a bare number is refused: say ``[eps] * k``)."""
     if isinstance(eps, (str, bytes)) or not isinstance(eps, Sequence):
         raise InvalidParameterType(f"{name}={eps!r} must be a sequence of per-step eps (use [eps] * k)")
@@ -100,7 +100,7 @@ def eps_list(eps: Any, name: str = "eps") -> tuple:
     return tuple(pos_real(f"{name}[{i}]", e) for i, e in enumerate(eps))
 
 
-def delta_list(deltas: Any, n: int, name: str = "deltas") -> tuple:
+def delta_list(deltas: Any, n: int, name: str = "deltas") -> tuple[Any, ...]:
     """Per-step deltas in [0, 1), one per mechanism; ``None`` means all zero (pure DP)."""
     if deltas is None:
         return (0,) * n

@@ -22,7 +22,7 @@ import sys
 import sysconfig
 from fractions import Fraction
 from pathlib import Path
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Any, Callable, Mapping, Sequence
 
 import mpmath
@@ -85,7 +85,7 @@ def where(exc: BaseException, prefer: str | None = None) -> tuple[str, int] | No
 
 def caller() -> tuple[str, int] | None:
     """``(file, line)`` of the innermost frame of the current call stack that is user code (None if none)."""
-    f = sys._getframe(1)
+    f: FrameType | None = sys._getframe(1)
     while f is not None:
         if not _ours(f.f_code.co_filename):
             return f.f_code.co_filename, f.f_lineno
@@ -156,6 +156,7 @@ class Guarded:
     def __init__(self, inner: Any, name: str, params: Mapping[str, Any]):
         self.inner, self.name, self.params = inner, name, dict(params)
         self._kw = _accepts_prec(inner.distribution) if hasattr(inner, "distribution") else False
+        self._hash: int | None
         try:
             self._hash = hash(inner)
         except TypeError:
@@ -182,7 +183,7 @@ class Guarded:
     def _what(self, h: Sequence[int]) -> str:
         return f"mechanism {self.name!r} {show_params(self.params)} raised on h={tuple(h)}"
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> Mapping[Any, Any]:
         if not hasattr(self.inner, "distribution"):
             raise UserCodeError(f"mechanism {self.name!r}: {type(self.inner).__name__} has no distribution(h) method")
         h = tuple(h)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 from mechanisms.exponential.permute_flip import PeelingPF, PermuteAndFlip
 from mechanisms.laplace.noisy_max import ReportNoisyMaxLaplace
@@ -21,7 +22,7 @@ PROP = "Bun & Steinke 2016 (arXiv:1605.02065), Proposition 1.4: eps-DP => eps^2/
 TIGHT = "Steinke, 'Pure DP to zCDP' (differentialprivacy.org, 2024), Theorem 5: eps-DP => eps tanh(eps/2)-zCDP (tight)"
 
 
-def tanh_rho(eps) -> Fraction:
+def tanh_rho(eps: Any) -> Fraction:
     """A rational *lower* bound on ``eps tanh(eps/2)`` (rounded down by ~1e-15 relative: the claim is then slightly stronger)."""
     e = F(eps)
     t = F(math.tanh(float(e) / 2)) * (1 - F(1, 10**12))

@@ -34,13 +34,15 @@ TINY = 5e-324
 def dn(x: Any) -> np.ndarray:
     """A float below the exact value of which ``x`` is the correctly rounded image (widened by ``REL`` and ``TINY``)."""
     x = np.asarray(x, dtype=np.float64)
-    return np.where(x > 0, x * (1 - REL), x * (1 + REL)) - TINY
+    out: np.ndarray = np.where(x > 0, x * (1 - REL), x * (1 + REL)) - TINY
+    return out
 
 
 def up(x: Any) -> np.ndarray:
     """A float above the exact value of which ``x`` is the correctly rounded image."""
     x = np.asarray(x, dtype=np.float64)
-    return np.where(x > 0, x * (1 + REL), x * (1 - REL)) + TINY
+    out: np.ndarray = np.where(x > 0, x * (1 + REL), x * (1 - REL)) + TINY
+    return out
 
 
 def mul(alo: Any, ahi: Any, blo: Any, bhi: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -134,18 +136,24 @@ def from_iv(x: Any) -> "Scaled":
     return Scaled(np.array([max(float(dn(np.float64(lo))), 0.0)]), np.array([hi]), np.array([e], dtype=np.int64))
 
 
-def from_int(n: np.ndarray | list) -> "Scaled":
+def from_int(n: np.ndarray | list[int]) -> "Scaled":
     """Exact non-negative Python ints (any size, e.g. binomials) as scaled intervals."""
-    out_lo, out_hi, out_e = [], [], []
+    out_lo: list[float] = []
+    out_hi: list[float] = []
+    out_e: list[int] = []
     for v in n:
         v = int(v)
         if v == 0:
-            out_lo.append(0.0), out_hi.append(0.0), out_e.append(0)
+            out_lo.append(0.0)
+            out_hi.append(0.0)
+            out_e.append(0)
             continue
         shift = max(0, v.bit_length() - 53)
         m = v >> shift
         lo, hi = float(m), float(m + (1 if (m << shift) != v else 0))
-        out_lo.append(lo), out_hi.append(hi), out_e.append(shift)
+        out_lo.append(lo)
+        out_hi.append(hi)
+        out_e.append(shift)
     return renorm(Scaled(np.array(out_lo), np.array(out_hi), np.array(out_e, dtype=np.int64)))
 
 

@@ -67,7 +67,7 @@ __all__ = [
 ]
 
 
-def homogeneous(k: Any, eps: Any) -> list:
+def homogeneous(k: Any, eps: Any) -> list[Any]:
     """``[eps] * k``: the per-step list of k equal mechanisms."""
     return [eps] * V.pos_int("k", k)
 
@@ -84,7 +84,7 @@ def _ln_inv(ctx: Any, delta: Any) -> Any:
 
 def _sums(ctx: Any, eps: Sequence[Any]) -> tuple[Any, Any, Any]:
     """``(sum eps_i, sum eps_i^2, sum eps_i tanh(eps_i/2))``, grouping equal eps_i (k in the thousands)."""
-    groups: dict = {}
+    groups: dict[Any, Any] = {}
     for e in eps:
         key = (type(e).__name__, e.a, e.b) if hasattr(e, "a") else e
         groups.setdefault(key, [e, 0])[1] += 1
@@ -126,7 +126,7 @@ def basic_delta(eps: Sequence[Any], eps_target: Any, deltas: Sequence[Any] | Non
 # ----------------------------------------------------------------------------- Theorem 3
 
 
-def advanced_terms(eps: Sequence[Any], delta_prime: Any, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+def advanced_terms(eps: Sequence[Any], delta_prime: Any, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[str, Any]:
     """The two terms of Theorem 3's eps'(delta') (001 §4): ``{"basic": ..., "kov": ...}``.
 
     ``kov`` is ``sum eps_i (e^eps_i-1)/(e^eps_i+1) + sqrt(2 sum eps_i^2 ln(1/delta'))``
@@ -181,7 +181,7 @@ def advanced_delta(eps: Sequence[Any], eps_target: Any, deltas: Sequence[Any] | 
 # ----------------------------------------------------------------------------- Lemma 4.4
 
 
-def range_bounded_terms(eps: Sequence[Any], delta: Any, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+def range_bounded_terms(eps: Sequence[Any], delta: Any, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[str, Any]:
     """The three terms of Lemma 4.4, eq. (4) (001 §4.2): ``basic``, ``kov``, ``rb``.
 
     ``rb = sum eps_i^2 / 2 + sqrt(1/2 sum eps_i^2 ln(1/delta))`` is the new term (App. B.2,

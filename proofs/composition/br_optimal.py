@@ -132,7 +132,8 @@ def br_nonadaptive_delta(k: Any, eps: Any, eps_g: Any, *, prec: int = DEFAULT_PR
     """
     k = V.pos_int("k", k)
     e, g = _rat("eps", pos_real("eps", eps)), _rat("eps_g", eps_g)
-    best, arg = None, (None, None)
+    best: Any = None
+    arg: tuple[int | None, Fraction | None] = (None, None)
     with exact_context(prec, interval) as ctx:
         for ell in _valid_ells(k, e, g):
             t = candidate_t(k, e, g, ell)
@@ -162,7 +163,7 @@ class _Cands:
     fallback: int = 0
 
 
-def _iv_consts(k: int, eps: Fraction, eps_g: Fraction) -> dict:
+def _iv_consts(k: int, eps: Fraction, eps_g: Fraction) -> dict[str, Any]:
     with exact_context(IV_PREC, True) as iv:
         e, g = lift(iv, eps), lift(iv, eps_g)
         return {"E": iv.exp(e), "Einv": iv.exp(-e), "A": iv.exp((g + e) / (k + 1)), "G": iv.exp((g - k * e) / (k + 1))}
@@ -217,7 +218,7 @@ _SHIFT = np.array([[-FI.TINY], [FI.TINY]])
 def _out(x: np.ndarray) -> np.ndarray:
     """Widen a stacked ``(lo; hi)`` array of correctly rounded non-negative results outward (``FI.dn`` / ``FI.up``),
     lower row clipped at 0."""
-    y = x * _WIDEN + _SHIFT
+    y: np.ndarray = x * _WIDEN + _SHIFT
     np.maximum(y[0], 0.0, out=y[0])
     return y
 
@@ -358,14 +359,14 @@ class BROptimum:
     seconds: float
     evaluations: int = 0
     fallbacks: int = 0
-    notes: list = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def value(self) -> Fraction:
         """The certified upper end (what an accountant may spend)."""
         return self.eps_hi
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         def f(x: Any) -> Any:
             if isinstance(x, Fraction):
                 return mpmath.nstr(mpmath.mpf(x.numerator) / x.denominator, 15)
@@ -606,17 +607,18 @@ def br_sup_t_branch_and_bound(k: Any, eps: Any, eps_g: Any, *, rel_tol: float = 
         p, u = _pu(iv, e, t)
         tot = iv.mpf(0)
         for j in range(k + 1):
-            tot = tot + clip0(iv,
-                              iv.mpf(comb(k, j)) * p ** (k - j) * u ** j * (1 - iv.exp(lift(iv, g) - k * lift(iv,
-                                                                                                              t) + j * lift(iv,
-                                                                                                                            e))))
+            loss = lift(iv, g) - k * lift(iv, t) + j * lift(iv, e)
+            tot = tot + clip0(iv, iv.mpf(comb(k, j)) * p ** (k - j) * u ** j * (1 - iv.exp(loss)))
         return tot
 
-    pt = lambda x: mpmath.mp.make_mpf(x._mpi_[0])  # noqa: E731  (an interval end point as an mp number)
+    def pt(x: Any) -> Any:
+        """An interval's lower end point as an mp number."""
+        return mpmath.mp.make_mpf(x._mpi_[0])
+
     with exact_context(prec, True) as iv:
         bound = _PieceBound(iv, k, e, g)
         best_lo, best_t = mpmath.mpf(0), e / 2
-        heap = []
+        heap: list[tuple[Any, Fraction, Fraction]] = []
         n = 32
         for i in range(n):
             ta, tb = e * i / n, e * (i + 1) / n
@@ -667,8 +669,9 @@ def ddr20_adaptive_eps(eps: Sequence[Any], delta: Any, *, prec: int = DEFAULT_PR
         total = sum((lift(ctx, x) for x in es), ctx.mpf(0))
         azuma = mean + ctx.sqrt(sq / 2 * ctx.log(1 / lift(ctx, d)))
         if interval:
-            return azuma if azuma.b <= total.a else total if total.b <= azuma.a else ctx.mpf([min(azuma.a, total.a),
-                                                                                              min(azuma.b, total.b)])
+            if azuma.b <= total.a:
+                return azuma
+            return total if total.b <= azuma.a else ctx.mpf([min(azuma.a, total.a), min(azuma.b, total.b)])
         return min(azuma, total)
 
 
@@ -733,7 +736,7 @@ def adaptive_policy_delta(eps: Any, eps_g: Any, t1: Any, t2_after_high: Any, t2_
         return total
 
 
-def adaptivity_gap_witness(*, eps: Any = 1, eps_g: Any = 0, k: int = 2) -> dict:
+def adaptivity_gap_witness(*, eps: Any = 1, eps_g: Any = 0, k: int = 2) -> dict[str, Any]:
     """Adaptive composition of two eps-BR steps beats the non-adaptive optimum, certified.
 
     Policy: ``t1 = eps/2``; after the high-loss output ``t2 = eps/4``, after the low-loss output

@@ -198,7 +198,7 @@ def _binary_eps(ctx: Any, k: int, p: Any, a: Any, b: Any, delta: Any) -> Any:
 
 def convolve(ctx: Any, A: Iterable[tuple[Any, Any]], B: Iterable[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
     """PLD of the product of two independent pairs (losses add, masses multiply; equal losses merged)."""
-    out: dict = {}
+    out: dict[Any, Any] = {}
     B = list(B)
     for la, ma in A:
         for lb, mb in B:
@@ -247,10 +247,10 @@ def rr_eps(k: Any, eps: Any, delta: Any, *, delta0: Any = 0, prec: int = DEFAULT
 
 
 def _rr_hetero_pld(ctx: Any, eps: Sequence[Any]) -> list[tuple[Any, Any]]:
-    groups: dict = {}
+    groups: dict[Any, Any] = {}
     for e in eps:
         groups[_exact(e)] = groups.get(_exact(e), 0) + 1
-    pld: list = [(0, ctx.mpf(1))]
+    pld: list[tuple[int, Any]] = [(0, ctx.mpf(1))]
     for e, n in groups.items():
         ec = lift(ctx, e)
         p = ctx.exp(ec) / (1 + ctx.exp(ec))
@@ -287,8 +287,8 @@ def rr_hetero_eps(eps: Sequence[Any], delta: Any, deltas: Sequence[Any] | None =
 # ----------------------------------------------------------------------------- brute force
 
 
-def product_delta_bruteforce(pairs: Sequence[tuple[Mapping, Mapping]], eps_target: Any, *, prec: int = DEFAULT_PREC,
-                             interval: bool = False) -> Any:
+def product_delta_bruteforce(pairs: Sequence[tuple[Mapping[Any, Any], Mapping[Any, Any]]], eps_target: Any, *,
+                             prec: int = DEFAULT_PREC, interval: bool = False) -> Any:
     """Hockey stick of the product of finite pairs, by explicit enumeration (both directions, max).
 
     ``pairs[i] = (P_i, Q_i)``: dicts outcome -> probability (ints, Fractions, mp numbers, or

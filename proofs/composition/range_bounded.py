@@ -198,7 +198,7 @@ def br_eps(k: Any, eps: Any, delta: Any, *, prec: int = DEFAULT_PREC) -> tuple[A
 
 
 def br_hetero_delta(groups: Sequence[tuple[Any, Any]], eps_target: Any, *, grid: int = 6, prec: int = DEFAULT_PREC,
-                    interval: bool = False) -> tuple[Any, tuple]:
+                    interval: bool = False) -> tuple[Any, tuple[Any, ...]]:
     """``(delta, (t_1, ...))``: heterogeneous BR composition, groups ``[(k_g, eps_g), ...]``.
 
     Max over a product grid of ``t_g in {eps_g m/grid : 0 < m < grid}`` of the exact
@@ -208,16 +208,18 @@ def br_hetero_delta(groups: Sequence[tuple[Any, Any]], eps_target: Any, *, grid:
     gs = [(V.pos_int("k", k), _exact(pos_real("eps", e))) for k, e in groups]
     x = nonneg_real("eps_target", eps_target)
     choices = [[e * Fraction(m, grid) for m in range(1, grid)] for _, e in gs]
-    best = None
+    best: tuple[Any, tuple[Any, ...]] | None = None
     with exact_context(SEARCH_PREC, False) as ctx:
         for ts in itertools.product(*choices):
-            pld: list = [(0, ctx.mpf(1))]
+            pld: list[tuple[int, Any]] = [(0, ctx.mpf(1))]
             for (k, e), t in zip(gs, ts, strict=True):
                 p, _ = br_probabilities(ctx, e, t)
                 pld = convolve(ctx, pld, binary_pld(ctx, k, p, t, t - e))
             v = pld_delta(ctx, pld, _point(x))
             if best is None or v > best[0]:
                 best = (v, ts)
+    if best is None:
+        raise InvalidParameter(f"grid={grid} must be >= 2 (it leaves no t in (0, eps) to try)")
     ts = best[1]
     with exact_context(prec, interval) as ctx:
         pld = [(0, ctx.mpf(1))]

@@ -56,7 +56,10 @@ def cks_alpha(rho: Any, eps: Any) -> Any:
     """The alpha minimising the CKS bound (mp): the root of ``(2 alpha - 1) rho - eps + ln(1 - 1/alpha) = 0`` in ``alpha > 1``."""
     with mpmath.mp.workprec(max(mpmath.mp.prec, 128)):
         r, e = mpmath.mpf(lift(mpmath.mp, rho)), mpmath.mpf(lift(mpmath.mp, eps))
-        g = lambda a: (2 * a - 1) * r - e + mpmath.log(1 - 1 / a)  # noqa: E731  (increasing in alpha)
+
+        def g(a: Any) -> Any:  # increasing in alpha
+            return (2 * a - 1) * r - e + mpmath.log(1 - 1 / a)
+
         lo, hi = mpmath.mpf(1) + mpmath.mpf(2) ** -60, max(mpmath.mpf(2), (e + 1) / r + 2)
         while g(hi) < 0:
             hi *= 2

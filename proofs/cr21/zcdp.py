@@ -15,6 +15,7 @@ Every zCDP verdict quantifies over *ordered* neighbouring pairs and all ``alpha 
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from mechanisms.exponential.em import ExponentialMechanism, OneShotGumbel
 from mechanisms.joint import Joint
@@ -29,7 +30,7 @@ TOPK = ({"k": 2, "eps": 1}, {"k": 2, "eps": F(1, 2)})
 SRC = "Cesar & Rogers, ALT 2021 (arXiv:2004.07223): eta-BR => eta^2/8-zCDP"
 
 
-def _rho(eta):
+def _rho(eta: Any) -> Fraction:
     return F(eta) ** 2 / 8
 
 

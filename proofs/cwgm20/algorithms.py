@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from fractions import Fraction
+from typing import Any, Mapping
 
 from mechanisms.stability.astab import StableTopSet, distance_to_instability, gap_query, top_set
 from mechanisms.stability.first_stable import AOQRv2, FirstStable
@@ -23,12 +24,13 @@ from mechanisms.stability.svt import SVT
 from mechanisms.stability.top_stable import TopStable
 
 from proofs.claims import Comparison, Domain, Instance, Obligation, PrivacyClaim, Statement, widened
+from proofs.instances import hist
 
 F = Fraction
 SRC = "002"
 
 
-def _neighbours(h: tuple, relation: str) -> Iterator[tuple]:
+def _neighbours(h: tuple[int, ...], relation: str) -> Iterator[tuple[int, ...]]:
     from itertools import product
 
     d = len(h)
@@ -47,7 +49,7 @@ def _neighbours(h: tuple, relation: str) -> Iterator[tuple]:
                     yield g
 
 
-def _hists(domain: Domain) -> Iterator[tuple]:
+def _hists(domain: Domain) -> Iterator[tuple[int, ...]]:
     from itertools import product
 
     yield from product(range(domain.max_count + 1), repeat=domain.d)
@@ -61,13 +63,13 @@ def _per_position(domain: Domain) -> Iterator[Instance]:
             yield Instance(tuple(h), None, {"i": i, "relation": domain.extra.get("rel", "add-remove")})
 
 
-def _def26_distance(h: tuple, i: int, relation: str, cap: int) -> int:
+def _def26_distance(h: tuple[int, ...], i: int, relation: str, cap: int) -> int:
     """Def. 2.6: largest k with f_i k-stable = (fewest steps that change f_i) - 1."""
     return distance_to_instability(lambda g: top_set(g, i), h, cap=cap, relation=relation) - 1
 
 
 def _claim31_literal(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
-    h, i, rel = inst.h, inst.params["i"], inst.params["relation"]
+    h, i, rel = hist(inst), inst.params["i"], inst.params["relation"]
     q = gap_query(h, i)
     if q <= 0:  # printed only for gaps with h_i - h_{i+1} - 1 > 0 ("such f_j(D)")
         return []
@@ -77,7 +79,7 @@ def _claim31_literal(inst: Instance, *, prec: int, interval: bool) -> list[Compa
 
 def _claim31_corrected(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """What A_stab's proof needs: q_i <= dist_{f_i} (Def. 2.6) and |q_i(h) - q_i(h')| <= 1 over neighbours."""
-    h, i, rel = inst.h, inst.params["i"], inst.params["relation"]
+    h, i, rel = hist(inst), inst.params["i"], inst.params["relation"]
     q = gap_query(h, i)
     out = []
     if q >= 0:
@@ -89,7 +91,7 @@ def _claim31_corrected(inst: Instance, *, prec: int, interval: bool) -> list[Com
 
 def _gap_implies_stability(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """h_i - h_{i+1} - 1 > 0  =>  f_i(h) = f_i(h') for every neighbour (1 = same set, 0 = changed)."""
-    h, i, rel = inst.h, inst.params["i"], inst.params["relation"]
+    h, i, rel = hist(inst), inst.params["i"], inst.params["relation"]
     if gap_query(h, i) <= 0:
         return []
     same = min((int(top_set(g, i) == top_set(h, i)) for g in _neighbours(h, rel)), default=1)
@@ -110,7 +112,7 @@ TS_EM_PARAMS = ({"k": 1, "kbar": 3, "eps": 1, "delta": F(1, 5), "eps_em": F(1, 2
                 {"k": 2, "kbar": 3, "eps": 2, "delta": F(1, 5), "eps_em": 1})
 
 
-def _ts(p: dict) -> TopStable:
+def _ts(p: Mapping[str, Any]) -> TopStable:
     return TopStable(**p)
 
 

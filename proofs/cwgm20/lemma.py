@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from mechanisms.core import exact_context, to_ctx
 from mechanisms.exact.exppoly import ExpPoly, PiecewiseExpPoly, laplace_pdf, laplace_sf
@@ -95,7 +95,7 @@ def _symbolic_eval(inst: Instance, *, prec: int, interval: bool) -> list[Compari
     return comps
 
 
-def lemma31_rows(cs: Sequence[Any] = C_GRID, deltas: Sequence[Any] = DELTA_GRID, prec: int = 256) -> list[dict]:
+def lemma31_rows(cs: Sequence[Any] = C_GRID, deltas: Sequence[Any] = DELTA_GRID, prec: int = 256) -> list[dict[str, Any]]:
     """Tightness of Lemma 3.1: one row per (c, delta) with the exact tail, the printed bound (its
     c -> 1 limit at c = 1, marked), ``bound/exact`` and the slack.  Values are mpmath numbers at ``prec``."""
     rows = []
@@ -115,7 +115,7 @@ def _grid(domain: Domain) -> Iterator[Instance]:
             yield Instance(None, None, {"c": c, "delta": d})
 
 
-def _lemma31_numeric(literal: bool):
+def _lemma31_numeric(literal: bool) -> Callable[..., list[Comparison]]:
     def evaluate(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
         c, d = inst.params["c"], inst.params["delta"]
         with exact_context(prec, interval) as ctx:
@@ -158,7 +158,7 @@ def _oqr_grid(domain: Domain) -> Iterator[Instance]:
 
 def oqr_rows(qs: Sequence[int] = (0, 5, 10, 20, 40), ms: Sequence[int] = (1, 10, 100),
              deltas: Sequence[Any] = (F(1, 10**4), F(1, 10**8)),
-             c: Any = C_RECOMMENDED, prec: int = 128) -> list[dict]:
+             c: Any = C_RECOMMENDED, prec: int = 128) -> list[dict[str, Any]]:
     """Pass probability of one A_stab test at distance ``q`` under the two threshold constructions, with
     the same noise scales: distance noise Lap(1/eps_a), threshold noise Lap(1/eps_b), ``c = eps_b/eps_a``
     (eps_a = 1; TS's split p1 = 0.37 is c = 74/63), per-test delta target ``x = delta/(2m)``:
@@ -194,7 +194,7 @@ def min_distance(c: Any, m: int, delta: Any, beta: Any, *, construction: str, pr
 
         def ok(q: int) -> bool:
             p = _abs_tail(ctx, T - q, 1, bb) if construction == "oqr-abs" else laplace_tail_exact(ctx, T - q, 1, bb)
-            return p >= goal
+            return bool(p >= goal)
 
         lo, hi = 0, 8
         while not ok(hi):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from mechanisms.core import exact_context, to_ctx
 from mechanisms.stability.calibration import lemma31_tail, solve_delta_q, split_c
@@ -76,7 +76,7 @@ def ld_k_probability(ctx: Any, k: int, g: int, eps_iter: Any, delta: Any) -> Any
     return p
 
 
-def _min_int(ok) -> int:
+def _min_int(ok: Callable[[int], bool]) -> int:
     lo, hi = 0, 8
     while not ok(hi):
         lo, hi = hi, 2 * hi
@@ -116,14 +116,14 @@ def thm42_condition(k: int, delta: Any, beta: Any, prec: int = 128) -> bool:
         return bool(4 * ctx.log(k / x) < ctx.sqrt(ctx.mpf(k) / 2) * ctx.log(k * k / x))
 
 
-def thm42_rows(ks: Sequence[int], eps: Any, delta: Any, beta: Any) -> list[dict]:
+def thm42_rows(ks: Sequence[int], eps: Any, delta: Any, beta: Any) -> list[dict[str, Any]]:
     """Per k: printed condition, exact minimal gaps of TS and LD (worst case), and who needs less."""
     return [{"k": k, "eps": eps, "delta": delta, "beta": beta, "condition": thm42_condition(k, delta, beta),
              "gap_ts": min_gap_ts(k, eps, delta, beta), "gap_ld": min_gap_ld(k, eps, delta, beta)} for k in ks]
 
 
 def kc_rows(eps_grid: Sequence[Any] = EPS6, datasets: Sequence[str] | None = None, beta: Any = BETA,
-            kmax: int = 400) -> list[dict]:
+            kmax: int = 400) -> list[dict[str, Any]]:
     """Claim 4.1: per (dataset delta = 1/n, eps), the exact k_c = 1 + the largest k <= kmax where LD needs a
     smaller (or equal) gap than TS, next to the smallest k with the printed condition."""
     rows = []
@@ -143,7 +143,7 @@ def kc_rows(eps_grid: Sequence[Any] = EPS6, datasets: Sequence[str] | None = Non
 
 
 # ---- the TS delta table (exact vs claimed), for the lead's plot -----------------------------------------
-def _pairs(d: int, max_count: int) -> Iterator[tuple[tuple, tuple]]:
+def _pairs(d: int, max_count: int) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
     """Unordered add-remove pairs (h, h + e) of the bounded domain."""
     for h in itertools.product(range(max_count + 1), repeat=d):
         for e in itertools.product((0, 1), repeat=d):
@@ -153,13 +153,14 @@ def _pairs(d: int, max_count: int) -> Iterator[tuple[tuple, tuple]]:
                     yield h, g
 
 
-def _hockey(P: dict, Q: dict, eps: Any, ctx: Any) -> Any:
+def _hockey(P: dict[Any, Any], Q: dict[Any, Any], eps: Any, ctx: Any) -> Any:
     f = ctx.exp(to_ctx(ctx, F(eps)))
     zero = ctx.mpf(0)
     return sum((max(zero, p - f * Q.get(o, zero)) for o, p in P.items()), zero)
 
 
-def ts_delta_rows(params: Sequence[dict] | None = None, d: int = 3, max_count: int = 2, prec: int = 128) -> list[dict]:
+def ts_delta_rows(params: Sequence[Mapping[str, Any]] | None = None, d: int = 3, max_count: int = 2,
+                  prec: int = 128) -> list[dict[str, Any]]:
     """Exact worst-case delta(eps + eps_EM) of TS over every add-remove pair of the domain, vs the claimed delta.
 
     One row per parameter dict: the parameters, ``delta_claimed``, ``delta_exact`` (max over pairs and both
@@ -167,14 +168,15 @@ def ts_delta_rows(params: Sequence[dict] | None = None, d: int = 3, max_count: i
     p1 in {0.2, 0.37, 0.45}, eps in {1, 2}, k = 1, kbar = 2."""
     if params is None:
         params = [{"k": 1, "kbar": 2, "eps": e, "delta": dl, "p1": p1}
-                  for e in (1, 2) for p1 in (F(1, 5), F(37, 100), F(9, 20)) for dl in (F(1, 10), F(1, 100), F(1, 1000),
-                                                                                       F(1, 10**4))]
+                  for e in (1, 2) for p1 in (F(1, 5), F(37, 100), F(9, 20))
+                  for dl in (F(1, 10), F(1, 100), F(1, 1000), F(1, 10**4))]
     rows = []
     for p in params:
         mech = TopStable(**p)
         eps_tot = F(p["eps"]) + F(p.get("eps_em", 0))
-        cache: dict = {}
-        best, wit = None, None
+        cache: dict[Any, Any] = {}
+        best: Any = None
+        wit: tuple[tuple[int, ...], tuple[int, ...]] | None = None
         with exact_context(prec) as ctx:
             for h, g in _pairs(d, max_count):
                 for a, b in ((h, g), (g, h)):
@@ -190,14 +192,14 @@ def ts_delta_rows(params: Sequence[dict] | None = None, d: int = 3, max_count: i
 
 
 def p1_rows(p1s: Sequence[Any] = P1_GRID, k: int = 10, eps: Any = EPS6[2], delta: Any = P1_TABLE_DELTA,
-            beta: Any = BETA) -> list[dict]:
+            beta: Any = BETA) -> list[dict[str, Any]]:
     """Claim 3.2 context: TS's exact minimal gap (kbar = k) as a function of the split p1."""
     return [{"p1": p1, "c": split_c(p1), "gap_ts": min_gap_ts(k, eps, delta, beta, p1=p1), "k": k, "eps": eps, "delta": delta,
              "beta": beta}
             for p1 in p1s if p1 != F(1, 3)]
 
 
-def experiment_settings(ks: Sequence[int] = (3, 10, 50)) -> list[dict]:
+def experiment_settings(ks: Sequence[int] = (3, 10, 50)) -> list[dict[str, Any]]:
     """§6 settings reproduced without data: delta = 1/n, p1 = 0.37, kbar = k; TS's delta_q and threshold T."""
     rows = []
     with exact_context(64) as ctx:
@@ -277,7 +279,7 @@ def _single(domain: Domain) -> Iterator[Instance]:
 
 
 def _thm41_claim(id_: str, title: str, p1: Any, expected: str, probe: bool, notes: str,
-                 quick_shapes=THM41_GRID[:1]) -> Obligation:
+                 quick_shapes: Sequence[Any] = THM41_GRID[:1]) -> Obligation:
     return Obligation(
         id=id_, title=title, source=f"{SRC} §4, Theorem 4.1", probe=probe, expected=expected,
         statement="With 3/2 < c < 2 and assuming 0 < delta_q < 1 that gives delta_max = delta/kbar, TS outputs k elements with "

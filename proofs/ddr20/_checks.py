@@ -30,7 +30,7 @@ __all__ = ["grid", "reduction", "candidates_vs_branch_and_bound", "binomial_vs_e
 grid = param_grid
 
 
-def _hockey(ctx: Any, P: dict, Q: dict, x: Any) -> Any:
+def _hockey(ctx: Any, P: dict[Any, Any], Q: dict[Any, Any], x: Any) -> Any:
     f = ctx.exp(lift(ctx, x))
     zero = ctx.mpf(0)
     return sum((clip0(ctx, p - f * Q.get(o, zero)) for o, p in P.items()), zero)

@@ -8,13 +8,14 @@ checked.  Parameter-grid obligations (``relation="none"``): instances are points
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from proofs.claims import Domain, Obligation
 
 from . import _checks as K
 
 F = Fraction
-_NONE = dict(d=0, max_count=0, relation="none")
+_NONE: dict[str, Any] = dict(d=0, max_count=0, relation="none")
 SRC = "DDR20 (ICML 2020, arXiv:1909.13830)"
 
 CLAIMS = [

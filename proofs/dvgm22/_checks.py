@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import mpmath
 
@@ -25,12 +25,12 @@ def mechanism(strategy: str, delta_factor: Any = 1) -> Any:
     return build
 
 
-def points(p: Mapping[str, Any]) -> list:
+def points(p: Mapping[str, Any]) -> list[Any]:
     """The claimed (eps, delta) for a user touching at most L keys."""
     return [(p["eps"], p["delta"])]
 
 
-def per_params(domain: Domain):
+def per_params(domain: Domain) -> list[Instance]:
     """One instance per parameter dict (the for-all-n proofs quantify over n themselves)."""
     return [Instance(None, None, dict(p)) for p in domain.params]
 
@@ -38,10 +38,10 @@ def per_params(domain: Domain):
 def _exact(x: Any) -> Fraction:
     """An mpmath number as the exact rational it is (sign included)."""
     sign, man, exp, _ = mpmath.mpf(x)._mpf_
-    return (-1) ** sign * Fraction(int(man)) * Fraction(2) ** int(exp)
+    return Fraction((-1) ** sign) * Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
-def _comparisons(res: Any, what: str) -> list:
+def _comparisons(res: Any, what: str) -> list[Any]:
     if res.verdict == "holds-for-all-n":
         # proved: the certified lower end of delta - sup (0 where the strategy is tight by an identity)
         return [Comparison(Fraction(0), "<=", _exact(res.margin.a), exact=True,
@@ -54,15 +54,15 @@ def _comparisons(res: Any, what: str) -> list:
                        label=f"{what} undecided: {res.covers}")]
 
 
-def one_key_all_n(strategy: str):
+def one_key_all_n(strategy: str) -> Callable[..., list[Any]]:
     """Evaluator: delta_n(eps/L) <= delta_L for every count n of one key (:func:`prove_one_key`)."""
-    def evaluate(inst: Instance, prec: int = 120, interval: bool = True) -> list:
+    def evaluate(inst: Instance, prec: int = 120, interval: bool = True) -> list[Any]:
         return _comparisons(prove_one_key(mechanism(strategy)(inst.params)), "one key")
     return evaluate
 
 
-def l_keys_all_n(strategy: str):
+def l_keys_all_n(strategy: str) -> Callable[..., list[Any]]:
     """Evaluator: (eps, delta)-DP of the key set for every count vector, at most L keys touched (:func:`prove_l_keys`)."""
-    def evaluate(inst: Instance, prec: int = 80, interval: bool = True) -> list:
+    def evaluate(inst: Instance, prec: int = 80, interval: bool = True) -> list[Any]:
         return _comparisons(prove_l_keys(mechanism(strategy)(inst.params)), f"L = {inst.params.get('L', 1)} keys")
     return evaluate

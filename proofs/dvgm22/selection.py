@@ -11,6 +11,7 @@ window around its threshold / crossover.  The ``#all-n`` obligations decide the 
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any, Mapping
 
 from proofs.claims import Domain, Obligation, PrivacyClaim
 
@@ -22,15 +23,15 @@ SRC = "DVGM22 (arXiv:2006.03684)"
 CODE = "mechanisms.partition_selection.selection.PartitionSelection"
 
 
-def _p(eps, delta, L=1, **kw) -> dict:
+def _p(eps: Any, delta: Any, L: int = 1, **kw: Any) -> dict[str, Any]:
     return {"eps": eps, "delta": delta, "L": L, **kw}
 
 
-def _win(d: int, m: int, *params: dict) -> Domain:
+def _win(d: int, m: int, *params: Mapping[str, Any]) -> Domain:
     return Domain(d=d, max_count=m, relation="delta:L", params=tuple(params))
 
 
-def _all_n(params: tuple) -> Domain:
+def _all_n(params: tuple[Mapping[str, Any], ...]) -> Domain:
     return Domain(d=1, max_count=0, relation="none", params=params)
 
 

@@ -52,22 +52,14 @@ class AllCounts:
     argmax: Any = None         # the n (or count vector) attaining it
     n0: int | None = None      # the tail index
     margin: Any = None         # delta - sup (iv); >= 0 when it holds
-    notes: list = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
-def _pvals(mech: PartitionSelection, ctx: Any, upto: int) -> list:
+def _pvals(mech: PartitionSelection, ctx: Any, upto: int) -> list[Any]:
     return mech.keep_probabilities(ctx, upto)
 
 
-def _delta_pair(ctx: Any, ee: Any, p: Any, q: Any) -> Any:
-    """max(0, q - e^eps p, (1-p) - e^eps (1-q), p - e^eps q, (1-q) - e^eps (1-p)) in ``ctx``."""
-    terms = [q - ee * p, (1 - p) - ee * (1 - q), p - ee * q, (1 - q) - ee * (1 - p)]
-    lo = max([ctx.mpf(0).a] + [ctx.mpf(t).a for t in terms])
-    hi = max([ctx.mpf(0).b] + [ctx.mpf(t).b for t in terms])
-    return ctx.mpf([lo, hi])
-
-
-def _identities(mech: PartitionSelection, m: int) -> set:
+def _identities(mech: PartitionSelection, m: int) -> set[Any]:
     """Which of A_m (``"A"``) / B_m (``"B"``) equal the per-key delta *exactly* by the strategy's algebra (at its own
     split): interval arithmetic cannot certify an equality, so these are decided by the identity, not enclosed.
 
@@ -92,7 +84,7 @@ def _identities(mech: PartitionSelection, m: int) -> set:
     return set()
 
 
-def _delta_pair(ctx: Any, ee: Any, p: Any, q: Any, exact: set) -> Any:
+def _delta_pair(ctx: Any, ee: Any, p: Any, q: Any, exact: set[Any]) -> Any:
     """max(0, A, B, A', B') in ``ctx`` (module docstring); a term in ``exact`` is the per-key delta itself and is left
     out here (the caller accounts for it exactly); A' and B' are <= 0 for a monotone p."""
     terms = {"A": q - ee * p, "B": (1 - p) - ee * (1 - q)}
@@ -160,7 +152,7 @@ def prove_one_key(mech: PartitionSelection, *, prec: int = 120) -> AllCounts:
         return AllCounts("undecided", covers, sup, arg, n0, margin, notes + ["the sup straddles delta at this precision"])
 
 
-def _hockey(ctx: Any, ee: Any, ps: list, qs: list) -> Any:
+def _hockey(ctx: Any, ee: Any, ps: list[Any], qs: list[Any]) -> Any:
     """Both directions' hockey-stick of two products of Bernoulli laws (released sets), in ``ctx``."""
     j = len(ps)
     lo = hi = 0

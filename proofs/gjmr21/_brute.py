@@ -56,7 +56,7 @@ def distances_from(h: tuple[int, ...], radius: int) -> dict[tuple[int, ...], int
     return dist
 
 
-def topk_sets(h: tuple[int, ...], k: int, ties: str) -> list[frozenset]:
+def topk_sets(h: tuple[int, ...], k: int, ties: str) -> list[frozenset[int]]:
     """TOP-K(h): ``ties="index"`` the one set of the first k of sorted_items;
     ``ties="any"`` every argmin of Definition 1 (every top-k set allowing ties)."""
     if ties == "index":
@@ -68,8 +68,8 @@ def topk_sets(h: tuple[int, ...], k: int, ties: str) -> list[frozenset]:
 
 
 @lru_cache(maxsize=4096)
-def _def5_all(h: tuple[int, ...], radius: int) -> dict[tuple[int, str], dict[frozenset, int]]:
-    best: dict[tuple[int, str], dict[frozenset, int]] = {}
+def _def5_all(h: tuple[int, ...], radius: int) -> dict[tuple[int, str], dict[frozenset[int], int]]:
+    best: dict[tuple[int, str], dict[frozenset[int], int]] = {}
     d = len(h)
     for y, r in distances_from(h, radius).items():
         for k in range(1, d + 1):
@@ -81,7 +81,7 @@ def _def5_all(h: tuple[int, ...], radius: int) -> dict[tuple[int, str], dict[fro
     return best
 
 
-def def5_utilities(h: tuple[int, ...], k: int, ties: str, radius: int | None = None) -> dict[frozenset, int]:
+def def5_utilities(h: tuple[int, ...], k: int, ties: str, radius: int | None = None) -> dict[frozenset[int], int]:
     """``{S: u*(h, S)}`` of Definition 5 for every k-set, by BFS (exact on its radius).
 
     The radius defaults to ``max(h) - min(h) + 1``, enough for every S (raising the
@@ -97,8 +97,8 @@ def def5_utilities(h: tuple[int, ...], k: int, ties: str, radius: int | None = N
     return {S: -best[S] for S in allsets}
 
 
-def em_over_sets(h: tuple[int, ...], k: int, eps: Any, utility: Callable[[tuple, frozenset], int],
-                 *, prec: int, interval: bool) -> dict[frozenset, Any]:
+def em_over_sets(h: tuple[int, ...], k: int, eps: Any, utility: Callable[[tuple[int, ...], frozenset[int]], int],
+                 *, prec: int, interval: bool) -> dict[frozenset[int], Any]:
     """Definition 3 (Delta_u = 1) by enumeration: ``P(S) = exp(eps u(h,S)/2) / Z``."""
     sets = [frozenset(S) for S in itertools.combinations(range(len(h)), k)]
     with exact_context(prec, interval) as ctx:

@@ -10,7 +10,7 @@ import itertools
 import math
 import random
 from fractions import Fraction
-from typing import Iterator
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from mechanisms.joint.paths import (
     count_bounded,
@@ -25,10 +25,14 @@ from mechanisms.joint.sequence import sequence_tables
 from mechanisms.joint.sets import Joint, JointLiteral, set_tables, u_def5, u_star
 
 from proofs.claims import Comparison, Domain, Instance
+from proofs.instances import hist, hist_prime
 
 from ._brute import def5_utilities, em_over_sets
 
 PRINTED_A34 = [[1, 0, 0], [1, 0, 0], [1, 1, 0], [1, 1, 1]]
+
+#: an obligation's ``evaluate``: ``(instance, *, prec, interval) -> comparisons``
+Evaluator = Callable[..., list[Comparison]]
 
 
 # ----------------------------------------------------------------------------- instances
@@ -71,22 +75,22 @@ def single(domain: Domain) -> Iterator[Instance]:
 
 
 # ----------------------------------------------------------------------------- Lemma 5
-def lem5_closed_vs_def5(ties: str):
+def lem5_closed_vs_def5(ties: str) -> Evaluator:
     def evaluate(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
-        h, k = inst.h, inst.params["k"]
+        h, k = hist(inst), inst.params["k"]
         return [Comparison(u_star(h, S), "==", u, label=f"S={sorted(S)}: closed form = Def 5 ({ties}, BFS)")
                 for S, u in def5_utilities(h, k, ties).items()]
     return evaluate
 
 
 def lem5_upper(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
-    h, k = inst.h, inst.params["k"]
+    h, k = hist(inst), inst.params["k"]
     return [Comparison(u_star(h, S), ">=", u, label=f"S={sorted(S)}: closed form >= Def 5 (any)")
             for S, u in def5_utilities(h, k, "any").items()]
 
 
 def def5_formula(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
-    h, k = inst.h, inst.params["k"]
+    h, k = hist(inst), inst.params["k"]
     out = []
     for ties in ("index", "any"):
         out += [Comparison(u_def5(h, S, ties=ties), "==", u, label=f"S={sorted(S)}: u_def5({ties}) = BFS")
@@ -94,10 +98,10 @@ def def5_formula(inst: Instance, *, prec: int, interval: bool) -> list[Compariso
     return out
 
 
-def lem5_sensitivity(which: str):
+def lem5_sensitivity(which: str) -> Evaluator:
     """|u(h,S) - u(h',S)| <= 1 on an add/remove pair, for every S (closed form or Def 5 by BFS)."""
     def evaluate(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
-        h, g, k = inst.h, inst.h_prime, inst.params["k"]
+        h, g, k = hist(inst), hist_prime(inst), inst.params["k"]
         if k >= len(h):
             return []
         if which == "closed":
@@ -111,7 +115,7 @@ def lem5_sensitivity(which: str):
 
 
 def claim3_2(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
-    h, k = inst.h, inst.params["k"]
+    h, k = hist(inst), inst.params["k"]
     d = len(h)
     v = sorted(h, reverse=True)
     cand = {v[i] - v[p] for i in range(k) for p in range(d)}
@@ -121,10 +125,10 @@ def claim3_2(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
 
 
 # ----------------------------------------------------------------------------- Algorithm 1
-def alg1_law(mech_cls, **kw):
+def alg1_law(mech_cls: Callable[..., Any], **kw: Any) -> Evaluator:
     """Pr[mechanism = S] == Pr[EM with utility u* = S] (brute force over all k-sets)."""
     def evaluate(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
-        h, k, eps = inst.h, inst.params["k"], inst.params["eps"]
+        h, k, eps = hist(inst), inst.params["k"], inst.params["eps"]
         P = mech_cls(k, eps, **kw).distribution(h, prec=prec, interval=interval)
         E = em_over_sets(h, k, eps, u_star, prec=prec, interval=interval)
         return [Comparison(P.get(S, 0 * E[S]), "==", E[S], label=f"Pr[{sorted(S)}] = EM(u*)") for S in E]
@@ -132,9 +136,9 @@ def alg1_law(mech_cls, **kw):
 
 
 # ----------------------------------------------------------------------------- Def 6, Ex 1, Lemmas 6-7
-def ex1(strict: bool):
+def ex1(strict: bool) -> Evaluator:
     def evaluate(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
-        c = inst.h
+        c = hist(inst)
         M = matrix_M(c, 3)
         Mh = matrix_M_hat(c, 3)
         printed_M = [[c[0] - c[0], c[0] - c[1], c[0] - c[2], None, None],
@@ -151,18 +155,18 @@ def ex1(strict: bool):
     return evaluate
 
 
-def _brute_at_least(h, k, m) -> int:
+def _brute_at_least(h: Sequence[int], k: int, m: int) -> int:
     return sum(1 for S in itertools.combinations(range(len(h)), k) if -u_star(h, S) <= m)
 
 
-def _brute_more(h, k, m) -> int:
+def _brute_more(h: Sequence[int], k: int, m: int) -> int:
     return sum(1 for S in itertools.combinations(range(len(h)), k) if -u_star(h, S) < m)
 
 
-def lemma6(strict: bool):
+def lemma6(strict: bool) -> Evaluator:
     """paths(A^{ij}) = #k-sets with utility >= -M-hat_ij, for every entry (i, j), i <= k."""
     def evaluate(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
-        h, k = inst.h, inst.params["k"]
+        h, k = hist(inst), inst.params["k"]
         v = sorted(h, reverse=True)
         Mh = matrix_M_hat(v, k)
         out = []
@@ -177,7 +181,7 @@ def lemma6(strict: bool):
 
 def lemma6_strict_meaning(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """With the printed '<', the path count is #sets with utility STRICTLY greater than -M-hat_ij."""
-    h, k = inst.h, inst.params["k"]
+    h, k = hist(inst), inst.params["k"]
     v = sorted(h, reverse=True)
     Mh = matrix_M_hat(v, k)
     return [Comparison(count_paths_grid(matrix_A(Mh, i, j, strict=True)), "==", _brute_more(h, k, Mh[i - 1][j - 1]),
@@ -187,7 +191,7 @@ def lemma6_strict_meaning(inst: Instance, *, prec: int, interval: bool) -> list[
 
 def lemma7(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
     """Lemma 7's Q-product = grid DP (both readings) = staircase count in position form."""
-    h, k = inst.h, inst.params["k"]
+    h, k = hist(inst), inst.params["k"]
     v = sorted(h, reverse=True)
     Mh = matrix_M_hat(v, k)
     out = []
@@ -258,15 +262,18 @@ def distinct_pairs(domain: Domain) -> Iterator[Instance]:
                     yield Instance(tuple(h), g, dict(p))
 
 
-def pure_eps_obligation(factory):
+def pure_eps_obligation(factory: Callable[[Mapping[str, Any]], Any]) -> Evaluator:
     """max_o |ln P(o) - ln Q(o)| <= eps on one pair (pure DP; supports must agree)."""
     from proofs.measures import ctx_of, log_ratio_range
 
     def evaluate(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
         mech = factory(inst.params)
-        P = mech.distribution(inst.h, prec=prec, interval=interval)
-        Q = mech.distribution(inst.h_prime, prec=prec, interval=interval)
-        lo, hi = log_ratio_range(P, Q)
+        P = mech.distribution(hist(inst), prec=prec, interval=interval)
+        Q = mech.distribution(hist_prime(inst), prec=prec, interval=interval)
+        rng = log_ratio_range(P, Q)
+        if rng is None:
+            raise ValueError(f"the laws of {hist(inst)} and {hist_prime(inst)} have different supports: not pure DP")
+        lo, hi = rng
         ctx = ctx_of(lo)
         worst = hi if hi >= -lo else -lo
         return [Comparison(worst, "<=", ctx.mpf(inst.params["eps"]) if not isinstance(inst.params["eps"], Fraction)

@@ -9,6 +9,7 @@ from mechanisms.exponential.em import em_weights
 from mechanisms.exponential.permute_flip import pf_expected_error
 
 from proofs.claims import Comparison, Instance
+from proofs.instances import hist
 
 __all__ = ["em_expected_error", "utility", "utility_factor2"]
 
@@ -23,7 +24,7 @@ def em_expected_error(ctx: Any, h: Any, eps_q: Any) -> Any:
 def _errors(inst: Instance, prec: int, interval: bool) -> tuple[Any, Any]:
     with exact_context(prec, interval) as ctx:
         e = to_ctx(ctx, inst.params["eps"])
-        return pf_expected_error(ctx, inst.h, e), em_expected_error(ctx, inst.h, e)
+        return pf_expected_error(ctx, hist(inst), e), em_expected_error(ctx, hist(inst), e)
 
 
 def utility(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:

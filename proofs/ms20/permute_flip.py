@@ -15,6 +15,7 @@ permute-and-flip does not have.  A valid zCDP constant from its eps-DP is eps ta
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from mechanisms.exponential.permute_flip import PeelingPF, PermuteAndFlip
 
@@ -28,7 +29,7 @@ ISSUE = "opendp/opendp issue #2911 (OpenDP 0.15.1 make_noisy_max: permute-and-fl
 UTIL = Domain(d=4, max_count=3, relation="none", params=tuple({"eps": e} for e in (F(1, 10), F(1, 2), 1, 2, 5)))
 
 
-def _rho(eps):
+def _rho(eps: Any) -> Fraction:
     return F(eps) ** 2 / 8
 
 
