@@ -92,34 +92,46 @@ def sorted_histograms(d: int, gaps: Sequence[int], base: int, max_count: int, rn
     if m == 0:
         add([])
         return out
-    big = [g for g in gaps if g > 2] or list(gaps)
-    ref = [s for s in scales if s > 0]
-    if ref:
-        big.sort(key=lambda g: (min(abs(g - s) / s for s in ref), g))
-    for g in big:
-        add([g] + [0] * (m - 1))
-    for g in big:
-        add([g] * m)
-    if m >= 2:
-        for g in big[:4]:
-            for g2 in big[:4]:
-                add([g, g2] + [0] * (m - 2))
-    for g in big:
-        for r in range(1, m):
-            add([g if i == r else 0 for i in range(m)])
-    for g in big:
-        for r in range(m):
-            add([g if i == r else 1 for i in range(m)])
-    for g1 in big[:4]:
-        for g2 in big[:4]:
-            if m >= 2:
-                add([g1] + [0] * (m - 2) + [g2])
+    for gv in _structured_gaps(_near_scales_first(gaps, scales), m):
+        add(gv)
     while len(out) < n:
         before = len(out)
         add([int(gaps[i]) for i in rng.integers(0, len(gaps), size=m)])
         if len(out) == before and rng.random() < 0.05:
             break
     return out[: max(n, 1)]
+
+
+def _near_scales_first(gaps: Sequence[int], scales: Sequence[float]) -> list[int]:
+    """The gaps above 2 (all gaps if none is), nearest a critical scale first (relative distance, then size)."""
+    big = [g for g in gaps if g > 2] or list(gaps)
+    ref = [s for s in scales if s > 0]
+    if ref:
+        big.sort(key=lambda g: (min(abs(g - s) / s for s in ref), g))
+    return big
+
+
+def _structured_gaps(big: Sequence[int], m: int) -> Iterator[list[int]]:
+    """The structured gap vectors of length ``m`` in order, pattern by pattern over ``big`` (see
+    :func:`sorted_histograms`)."""
+    for g in big:                       # one cliff at the top
+        yield [g] + [0] * (m - 1)
+    for g in big:                       # an even staircase
+        yield [g] * m
+    if m >= 2:                          # the top two items separated by scale gaps
+        for g in big[:4]:
+            for g2 in big[:4]:
+                yield [g, g2] + [0] * (m - 2)
+    for g in big:                       # one cliff at every other position
+        for r in range(1, m):
+            yield [g if i == r else 0 for i in range(m)]
+    for g in big:                       # a cliff over a run of ones
+        for r in range(m):
+            yield [g if i == r else 1 for i in range(m)]
+    if m >= 2:                          # two cliffs at both ends
+        for g1 in big[:4]:
+            for g2 in big[:4]:
+                yield [g1] + [0] * (m - 2) + [g2]
 
 
 def moves(d: int, relation: str) -> list[tuple[int, ...]]:
@@ -196,11 +208,3 @@ def mutate(h: Sequence[int], e: Sequence[int], gaps: Sequence[int], max_count: i
     h = [min(c, max_count) for c in h]
     return tuple(h), tuple(e)
 
-
-def _iter_pairs(hists: Sequence[tuple[int, ...]], ms: Sequence[tuple[int, ...]], max_count: int) -> Iterator[Pair]:
-    for h in hists:
-        for e in ms:
-            for sign in (1, -1):
-                p = pair_from(h, e, sign, max_count)
-                if p is not None:
-                    yield p
