@@ -139,23 +139,8 @@ def certify_em_family(claim: Any, params: Mapping[str, Any], *, d: int | None = 
                    "boxes_are": "(structure, outcome) numerators decided exactly (no boxes: nothing is subdivided)"}
     model, why = em_model(mech)
     moves = relation_moves(claim.relation)
-    if model is None and moves is not None:
-        from .joint_sensitivity import certify_joint
-
-        res = certify_joint(claim, p, mech, scope, extra, d=d, dmax=dmax if dmax is not None else 4)
-        if res is not None:
-            return res
     if model is None or moves is None:
-        if model is None and "Joint" in type(mech).__name__ and claim.notion == "dp" and moves is not None:
-            for eps_c, dl in claim.points(p):
-                w = box_witness(mech, claim.relation, _frac(eps_c), 4, 2) if _frac(dl) == 0 else None
-                if w is not None:  # a witness needs no structure: the law itself refutes the claim
-                    extra["point"] = [str(eps_c), "0"]
-                    return UniversalResult(claim.id, VIOLATED, "all", scope, True, "box witness, interval law", witness=w,
-                                           seconds=time.monotonic() - t0, extra=extra)
-            extra["box_searched"] = "lengths 2..4, counts 0..2: no pure-eps violation (the interval law)"
-        return UniversalResult(claim.id, OUT_OF_SCOPE, "none", scope, False, METHOD, seconds=time.monotonic() - t0,
-                               reason=why or f"relation {claim.relation!r} not structured", extra=extra)
+        return _unstructured(claim, p, mech, model, why, moves, scope, extra, t0, d, dmax)
     if d is not None and (not isinstance(d, int) or isinstance(d, bool) or d < (1 if model.replacement else model.k)):
         raise InvalidParameter(f"d={d!r} must be an integer >= k={model.k} (the mechanism needs k <= d)")
     lengths = "all" if d is None else str(d)
@@ -165,14 +150,50 @@ def certify_em_family(claim: Any, params: Mapping[str, Any], *, d: int | None = 
     extra.update({"stage_lemma": lem.statement(), "stage_lemma_cases": len(lem.cases), "stage_exponent": lem.m,
                   "eps_q": str(model.eps_q), "k": model.k, "universal_pure_eps": str(sup_eps),
                   "supremum": "a limit (gap -> infinity), not attained" if claim.notion == "dp" else ""})
-    # the structure-by-structure cross-check (exact supremum at each length)
+    figures = _cross_check(claim, model, moves, lem.m, d, dmax, scope, extra, lengths, t0)
+    if isinstance(figures, UniversalResult):
+        return figures
+    if claim.notion == "br":
+        return _br(claim, mech, model, moves, lem.m, p, scope, extra, lengths, figures, t0)
+    if claim.notion != "dp":
+        return UniversalResult(claim.id, OUT_OF_SCOPE, "none", scope, False, METHOD, seconds=time.monotonic() - t0,
+                               reason=f"notion {claim.notion!r}: Renyi / zCDP divergences are not polynomial margins",
+                               extra=extra)
+    return _dp_points(claim, p, mech, model, moves, sup_eps, d, lengths, scope, extra, figures, t0)
+
+
+def _unstructured(claim: Any, p: dict, mech: Any, model: EMModel | None, why: str | None, moves: Any, scope: dict,
+                  extra: dict, t0: float, d: int | None, dmax: int | None) -> UniversalResult:
+    """No EM model or no structured relation: JOINT's sensitivity certificate, else a box witness, else out of scope."""
+    if model is None and moves is not None:
+        from .joint_sensitivity import certify_joint
+
+        res = certify_joint(claim, p, mech, scope, extra, d=d, dmax=dmax if dmax is not None else 4)
+        if res is not None:
+            return res
+    if model is None and "Joint" in type(mech).__name__ and claim.notion == "dp" and moves is not None:
+        for eps_c, dl in claim.points(p):
+            w = box_witness(mech, claim.relation, _frac(eps_c), 4, 2) if _frac(dl) == 0 else None
+            if w is not None:  # a witness needs no structure: the law itself refutes the claim
+                extra["point"] = [str(eps_c), "0"]
+                return UniversalResult(claim.id, VIOLATED, "all", scope, True, "box witness, interval law", witness=w,
+                                       seconds=time.monotonic() - t0, extra=extra)
+        extra["box_searched"] = "lengths 2..4, counts 0..2: no pure-eps violation (the interval law)"
+    return UniversalResult(claim.id, OUT_OF_SCOPE, "none", scope, False, METHOD, seconds=time.monotonic() - t0,
+                           reason=why or f"relation {claim.relation!r} not structured", extra=extra)
+
+
+def _cross_check(claim: Any, model: EMModel, moves: Any, m: int, d: int | None, dmax: int | None, scope: dict, extra: dict,
+                 lengths: str, t0: float) -> dict[str, Any] | UniversalResult:
+    """The structure-by-structure cross-check (exact supremum at each length): the figures (structures, outcomes), or
+    UNDECIDED when a structure numerator is not coefficient-wise non-negative."""
     n_struct = n_out = 0
     top = d if d is not None else min(6, (dmax if dmax is not None else model.k + 1))
-    per_d = {}
+    per_d: dict[int, dict[str, Any]] = {}
     if d is not None and d > 6:  # ~6x per item beyond: the stage lemma alone (it covers every length)
         top, extra["structures_skipped"] = 0, f"d={d} > 6: decided by the per-stage lemma alone"
     for dd in ([d] if d is not None and d <= 6 else range(1 if model.replacement else model.k, top + 1)):
-        e_d = sup_exponent(model, lem.m, dd)
+        e_d = sup_exponent(model, m, dd)
         ns, no, bad = exhaustive(model, moves, e_d, dd)
         n_struct, n_out = n_struct + ns, n_out + no
         per_d[dd] = {"sup_exponent": e_d, "structures": ns, "outcomes": no, "certified": bad is None}
@@ -181,13 +202,13 @@ def certify_em_family(claim: Any, params: Mapping[str, Any], *, d: int | None = 
                                    time.monotonic() - t0, undecided=({"d": dd, "structure": str(bad[0]), "outcome": bad[1]},),
                                    reason="a structure numerator is not coefficient-wise non-negative", extra=extra)
     extra["per_length"] = per_d
-    figures: dict[str, Any] = dict(structures=n_struct, boxes=n_out)
-    if claim.notion == "br":
-        return _br(claim, mech, model, moves, lem.m, p, scope, extra, lengths, figures, t0)
-    if claim.notion != "dp":
-        return UniversalResult(claim.id, OUT_OF_SCOPE, "none", scope, False, METHOD, seconds=time.monotonic() - t0,
-                               reason=f"notion {claim.notion!r}: Renyi / zCDP divergences are not polynomial "
-                                      f"margins", extra=extra)
+    return dict(structures=n_struct, boxes=n_out)
+
+
+def _dp_points(claim: Any, p: dict, mech: Any, model: EMModel, moves: Any, sup_eps: Any, d: int | None, lengths: str,
+               scope: dict, extra: dict, figures: dict[str, Any], t0: float) -> UniversalResult:
+    """Every claimed (eps, delta) point: holds at or above the universal pure eps, a limit witness below it when
+    delta = 0, else left undecided."""
     points = [(_frac(e), _frac(dl)) for e, dl in claim.points(p)]
     scope["points"] = [[str(e), str(dl)] for e, dl in points]
     left, decided = [], []
@@ -209,8 +230,8 @@ def certify_em_family(claim: Any, params: Mapping[str, Any], *, d: int | None = 
     extra["decided"] = decided
     if left:
         return UniversalResult(claim.id, UNDECIDED, lengths, scope, True, METHOD, undecided=tuple(left),
-                               seconds=time.monotonic() - t0, reason="(eps, delta>0) points below the pure "
-                                                                     "eps", extra=extra, **figures)
+                               seconds=time.monotonic() - t0, reason="(eps, delta>0) points below the pure eps", extra=extra,
+                               **figures)
     return UniversalResult(claim.id, HOLDS, lengths, scope, True, METHOD, seconds=time.monotonic() - t0, extra=extra, **figures)
 
 
