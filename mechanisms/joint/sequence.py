@@ -45,6 +45,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
+from mechanisms.base import ExactMechanism
 from mechanisms.core import DEFAULT_PREC, exact_context, sorted_items, to_ctx
 from mechanisms.errors import DomainTooLarge, InvalidParameter
 from mechanisms.registry import MechanismSpec
@@ -167,15 +168,14 @@ def sequence_tables(h: tuple[int, ...], k: int) -> SequenceTables:
 
 
 @dataclass(frozen=True)
-class JointSequence:
+class JointSequence(ExactMechanism):
     """JOINT over ordered k-tuples (ICML 2022 version); see the module docstring."""
 
     k: int
     eps: Any
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "k", pos_int("k", self.k))
-        object.__setattr__(self, "eps", positive("eps", self.eps))
+        self._set(k=pos_int("k", self.k), eps=positive("eps", self.eps))
 
     def tables(self, h: Sequence[int]) -> SequenceTables:
         h = histogram(h)
@@ -197,26 +197,31 @@ class JointSequence:
         with exact_context(prec, interval) as ctx:
             return dict(zip(tab.gaps, cat.probabilities(ctx)))
 
-    def symmetries(self, d: int) -> frozenset:
+    def symmetries(self, d: int) -> frozenset[str]:
         """Utility ``-max_i (c_(i) - h_{s_i})`` of count values: no index used (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"shift", "permute"})
 
-    def distribution(self, h, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
-        """Every k-sequence with probability ``exp(-eps m/2) / Z``, ``Z = sum_m N_m exp(-eps m/2)``."""
+    def _law_histogram(self, h: Sequence[int]) -> SequenceTables:
         tab = self.tables(h)
         d = len(tab.h)
         if math.perm(d, self.k) > MAX_OUTCOMES:
             raise DomainTooLarge(f"P(d={d}, k={self.k}) outcomes exceed MAX_OUTCOMES={MAX_OUTCOMES}")
-        top = tab.v
-        with exact_context(prec, interval) as ctx:
-            e = to_ctx(ctx, self.eps) / 2
-            w = {m: ctx.exp(-e * m) for m in tab.gaps}
-            z = sum(ctx.mpf(c) * w[m] for m, c in zip(tab.gaps, tab.counts))
-            return {s: w[max(top[i] - tab.h[j] for i, j in enumerate(s))] / z
-                    for s in permutations(range(d), self.k)}
+        return tab
 
-    def sample(self, h, *, rng: np.random.Generator, size: int = 1, exact: bool = True) -> list[tuple]:
-        """``size`` draws; ``exact=False`` uses the float64 log-space gap draw."""
+    def _distribution(self, ctx: Any, tab: SequenceTables) -> dict[Any, Any]:
+        """Every k-sequence with probability ``exp(-eps m/2) / Z``, ``Z = sum_m N_m exp(-eps m/2)``."""
+        d = len(tab.h)
+        top = tab.v
+        e = to_ctx(ctx, self.eps) / 2
+        w = {m: ctx.exp(-e * m) for m in tab.gaps}
+        z = sum(ctx.mpf(c) * w[m] for m, c in zip(tab.gaps, tab.counts, strict=True))
+        return {s: w[max(top[i] - tab.h[j] for i, j in enumerate(s))] / z
+                for s in permutations(range(d), self.k)}
+
+    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1,
+               exact: bool = True) -> list[Any]:
+        """``size`` draws; ``exact=False`` uses the float64 log-space gap draw (a per-call choice, not a parameter:
+        this overrides the base's dispatch)."""
         size = pos_int("size", size)
         tab = self.tables(h)
         if exact:

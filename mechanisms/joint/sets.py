@@ -54,6 +54,7 @@ import numpy as np
 
 from mechanisms.float_sampling import sampler_float
 from mechanisms import validation as V
+from mechanisms.base import ExactMechanism
 from mechanisms.core import DEFAULT_PREC, exact_context, sorted_items, to_ctx
 from mechanisms.errors import DomainTooLarge, InvalidParameter
 from mechanisms.registry import MechanismSpec
@@ -170,7 +171,7 @@ def _check_k(k: int, d: int) -> None:
 
 
 @dataclass(frozen=True)
-class Joint:
+class Joint(ExactMechanism):
     """JOINT, the EM over k-subsets with utility :func:`u_star` (seed 004 §3, Thm 8).
 
     ``P(S) = exp(eps * u(h, S) / 2) / Z`` over all k-subsets S of ``range(d)``
@@ -181,8 +182,7 @@ class Joint:
     eps: Any
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "k", pos_int("k", self.k))
-        object.__setattr__(self, "eps", positive("eps", self.eps))
+        self._set(k=pos_int("k", self.k), eps=positive("eps", self.eps))
 
     # -- the law ----------------------------------------------------------
     def _weights(self, tab: SetTables) -> list[int]:
@@ -210,35 +210,39 @@ class Joint:
             probs = cat.probabilities(ctx)
         return {m: p for m, p, c in zip(tab.gaps, probs, tab.counts) if c}
 
-    def symmetries(self, d: int) -> frozenset:
-        """Utilities are functions of count values (Lemma 5), counted by value: no index used (:mod:`dpverify.checker.reductions`)."""
+    def symmetries(self, d: int) -> frozenset[str]:
+        """Utilities are functions of count values (Lemma 5), counted by value: no index used
+        (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"shift", "permute"})
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC,
-                     interval: bool = False) -> dict[frozenset, Any]:
-        """Every k-set with its exact probability (``count_m * w(m) / sum`` split evenly)."""
+    def _law_histogram(self, h: Sequence[int]) -> SetTables:
         tab = self.tables(h)
         d = len(tab.h)
         if math.comb(d, self.k) > MAX_OUTCOMES:
             raise DomainTooLarge(f"C(d={d}, k={self.k}) outcomes exceed MAX_OUTCOMES={MAX_OUTCOMES}")
+        return tab
+
+    def _distribution(self, ctx: Any, tab: SetTables) -> dict[Any, Any]:
+        """Every k-set with its exact probability (``count_m * w(m) / sum`` split evenly)."""
+        d = len(tab.h)
         wts = self._weights(tab)
-        with exact_context(prec, interval) as ctx:
-            e = to_ctx(ctx, self.eps) / 2
-            per = {m: (ctx.exp(-e * m) if wts[g] else None) for g, m in enumerate(tab.gaps)}
-            # per-set weight w(m) * (entry multiplicity for the literal variant)
-            mult = {m: wts[g] // tab.counts[g] if tab.counts[g] else 0 for g, m in enumerate(tab.gaps)}
-            z = sum(ctx.mpf(wts[g]) * per[m] for g, m in enumerate(tab.gaps) if wts[g])
-            out = {}
-            for q in combinations(range(d), self.k):
-                m = max(tab.v[i] - tab.v[q[i]] for i in range(self.k))
-                if mult[m]:
-                    out[frozenset(tab.order[p] for p in q)] = ctx.mpf(mult[m]) * per[m] / z
+        e = to_ctx(ctx, self.eps) / 2
+        per = {m: (ctx.exp(-e * m) if wts[g] else None) for g, m in enumerate(tab.gaps)}
+        # per-set weight w(m) * (entry multiplicity for the literal variant)
+        mult = {m: wts[g] // tab.counts[g] if tab.counts[g] else 0 for g, m in enumerate(tab.gaps)}
+        z = sum(ctx.mpf(wts[g]) * per[m] for g, m in enumerate(tab.gaps) if wts[g])
+        out = {}
+        for q in combinations(range(d), self.k):
+            m = max(tab.v[i] - tab.v[q[i]] for i in range(self.k))
+            if mult[m]:
+                out[frozenset(tab.order[p] for p in q)] = ctx.mpf(mult[m]) * per[m] / z
         return out
 
     # -- sampling -----------------------------------------------------------
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1,
-               exact: bool = True) -> list[frozenset]:
-        """``size`` draws.  ``exact=True``: exact law; ``exact=False``: float64 gap draw."""
+               exact: bool = True) -> list[Any]:
+        """``size`` draws.  ``exact=True``: exact law; ``exact=False``: float64 gap draw (a per-call choice, not a
+        parameter: this overrides the base's dispatch)."""
         size = pos_int("size", size)
         tab = self.tables(h)
         wts = self._weights(tab)
