@@ -1,6 +1,6 @@
 """Benchmark: the certified optimal composition of k eps-bounded-range mechanisms (DDR20) at k = 1000.
 
-Target (issue 18): the optimal value, certified (every candidate t_l enclosed, both end points decided),
+Target: the optimal value, certified (every candidate t_l enclosed, both end points decided),
 in under a second for k = 1000.  Median of ``repeats`` cold-ish runs (the per-k binomial and exp tables
 are cached after the first call; the first call's time is reported beside the median).
 """

@@ -4,7 +4,7 @@ Absolute times on a shared 2-core machine are noisy, so every target is a ratio
 of two things timed alternately in the same process, and every figure is the
 median of ``repeats`` runs.  Results go to ``reports/performance.md`` (and JSON).
 
-Targets (issue 9):
+Targets (the performance requirement):
 - LimitDom at d = 1e7, k = 10, kbar = 1000 costs at most 1.3x a bare
   ``np.argpartition`` of the same array for the top kbar+1;
 - batched LimitDom at kbar = 100, k = 10 reaches at least 5e5 draws per second -- measured on the
@@ -253,7 +253,7 @@ def machine() -> dict:
 def run_bench(quick: bool = False, baseline: str | None = None) -> dict:
     """All benchmark sections (``quick``: smaller d for the tables and peers, fewer repeats).
 
-    Both targets are measured at the sizes the issue states in either profile (d = 1e7 for the
+    Both targets are measured at the sizes the targets state in either profile (d = 1e7 for the
     argpartition ratio, kbar = 100 and k = 10 for the batched rate).
     """
     out: dict[str, Any] = {"machine": machine(), "seed": SEED, "quick": quick}

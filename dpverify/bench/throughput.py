@@ -1,11 +1,11 @@
-"""Exact checker throughput: instances per second on the privacy claims, optionally beside a baseline checkout (issue 16).
+"""Exact checker throughput: instances per second on the privacy claims, optionally beside a baseline checkout.
 
 The same measurement (:data:`SCRIPT`) runs in a subprocess for this checkout and, with ``baseline=DIR``,
 for another checkout of dpverify (``PYTHONPATH=DIR``), alternately, best of :data:`REPEATS` each: the
 two figures share the machine's state.  Domain: lengths 4, counts 0..3, every pair (no reduction: the
 same instances for both), each claim's quick parameters; laws memoised within a run as in ``verify``.
-``mp`` is the uncertified path (the default before issue 16), ``certified`` the interval path (the
-default now).  The claims are those the issue names plus one per family, and one rho-zCDP claim (its own screen);
+``mp`` is the uncertified path (the default before the certified checker), ``certified`` the interval path (the
+default now).  The claims are those of the throughput target plus one per family, and one rho-zCDP claim (its own screen);
 a claim the baseline checkout does not have gets no baseline figure.
 """
 

@@ -1,9 +1,9 @@
-"""CWGM20 §6's comparison arms as printed and as the authors' public code runs them (issue 35).
+"""CWGM20 §6's comparison arms as printed and as the authors' public code runs them.
 
-Seed 002 §6 prints: "For LD we compose k + 1 iterations, and consider the extra iteration
+CWGM20 §6 prints: "For LD we compose k + 1 iterations, and consider the extra iteration
 for selecting kbar from [k, ..., 5k] using their optimization method" (DR19 Algorithm 6,
-seed 001 §6.3), and TS = Algorithm 3 with ``kbar = k``, ``p1 = 0.37``, ``eps_EM = 0``.
-The paper's footnote 2 points at the authors' code; issue 35 describes what that code does
+DR19 §6.3), and TS = Algorithm 3 with ``kbar = k``, ``p1 = 0.37``, ``eps_EM = 0``.
+The paper's footnote 2 points at the authors' code, which does some things
 differently.  Each difference is one named switch of :class:`LDArm` (or :class:`TSArm`),
 implemented here from that description (no code of theirs is copied), so a page can show
 the printed arm, the as-run arm, and each switch alone:

@@ -1,8 +1,8 @@
-"""What every design of :mod:`dpverify.experiments` shares: the data sets, the seeds' metrics, the configuration.
+"""What every design of :mod:`dpverify.experiments` shares: the data sets, the papers' metrics, the configuration.
 
 Data: MovieLens "latest-small" (distinct users per movie), IMDB (votes per title), Netflix
 (ratings per movie) from ``data/`` (provenance ``data/README.md``).  Metrics: CWGM20 §6's
-``P`` and ``S`` (seed 002), GJMR21 §4's ``l_inf`` error (seed 004).  Confidence intervals are
+``P`` and ``S``, GJMR21 §4's ``l_inf`` error.  Confidence intervals are
 normal-approximation 95% intervals of a mean (``mean ± 1.96 s/sqrt(trials)``).
 """
 
@@ -100,7 +100,7 @@ def linf_error(h: np.ndarray, items: Sequence[int], k: int) -> int:
 
     ``c_(i)`` is the i-th largest true count, ``c_[i](S)`` the i-th largest true
     count among the k returned items (a set metric: the order of output is ignored,
-    matching JOINT's utility u*, seed 004 §3).
+    matching JOINT's utility u*, GJMR21 §3).
     """
     if len(items) != k:
         raise ValueError(f"linf_error needs k={k} items, got {len(items)}")
@@ -193,7 +193,7 @@ def _top_restricted(h: np.ndarray, kbar: int) -> tuple[np.ndarray, list[int]]:
 
     TS reads only h_(1..kbar+1) (Alg. 3 line 6), so running it on this restriction
     and mapping indices back has the same law as on the full histogram (and is the
-    seeds' unknown-domain access pattern).
+    papers' unknown-domain access pattern).
     """
     top = sorted_order(h)[: min(kbar + 1, h.size)]
     return h[top], [int(i) for i in top]

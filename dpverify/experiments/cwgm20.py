@@ -1,8 +1,8 @@
-"""CWGM20 §6 (seed 002): TS vs LD, with LD and TS both as the paper prints them and as the authors' code runs them.
+"""CWGM20 §6: TS vs LD, with LD and TS both as the paper prints them and as the authors' code runs them.
 
 Printed arms: TS (:class:`mechanisms.stability.top_stable.TopStable`, Alg. 3) with kbar = k,
 p1 = 0.37, eps_EM = 0; LD = DR19 Algorithm 6 (:class:`mechanisms.limited_domain.optimal_threshold.OptimalThreshold`,
-seed 001 §6.3) choosing kbar privately in [k, 5k], then LimitDom with k outputs
+DR19 §6.3) choosing kbar privately in [k, 5k], then LimitDom with k outputs
 (:func:`ld_private_mechanism`), k + 1 steps of eps/(k+1); LD at the fixed kbar = k is a
 reference column.  As-run arms and each of their switches: :mod:`dpverify.experiments.authors`
 (not what the paper prints).
@@ -49,9 +49,9 @@ def run_ld(ds: Dataset, k: int, kbar: int, eps: Fraction, trials: int, rng: np.r
 def ld_private_mechanism(k: int, eps: Fraction, delta: Fraction, kbar_hi: int = 5) -> OptimalThreshold:
     """CWGM20 §6's LD arm: DR19 Algorithm 6 over kbar in [k, kbar_hi*k], then LimitDom^{k, kbar}.
 
-    Seed 002 §6: "For LD we compose k + 1 iterations, and consider the extra iteration
+    CWGM20 §6: "For LD we compose k + 1 iterations, and consider the extra iteration
     for selecting kbar from [k, ..., 5k] using their optimization method" -- Algorithm 6
-    (seed 001 §6.3).  Per-step budget ``eps/(k+1)``: one selection plus k LimitDom
+    (DR19 §6.3).  Per-step budget ``eps/(k+1)``: one selection plus k LimitDom
     outputs, charged by basic composition (our reading of "compose k + 1 iterations";
     footnote 6's pay-what-you-get accounting would charge ``|o| + 1`` steps, at most
     k+1).  ``inner_k = k`` because §6 measures top-k (Algorithm 6 as printed runs
@@ -81,7 +81,7 @@ def run_ld_private(ds: Dataset, k: int, eps: Fraction, trials: int, rng: np.rand
     """The private-kbar LD arm (:func:`ld_private_mechanism`) sampled with its numpy sampler.
 
     The selected kbar is the first element of each released outcome ``(kbar, o)``
-    (Algorithm 6 releases it at no extra cost, seed 001 §6.3); P and S score ``o``.
+    (Algorithm 6 releases it at no extra cost, DR19 §6.3); P and S score ``o``.
     ``exact_law=False`` (the k sweep) reports the sampled kbar mean only, not the exact selection law.
     """
     mech = ld_private_mechanism(k, eps, Fraction(1, ds.n), cfg.kbar_hi)

@@ -1,12 +1,12 @@
-"""Utility experiments on real data: the seeds' experiment designs re-run (issue 8).
+"""Utility experiments on real data: the papers' experiment designs re-run.
 
-Three designs, each with the seed's own metric:
+Three designs, each with the paper's own metric:
 
-* CWGM20 §6 (seed 002, :mod:`dpverify.experiments.cwgm20`): TS (:class:`mechanisms.stability.top_stable.TopStable`, Alg. 3) vs
+* CWGM20 §6 (:mod:`dpverify.experiments.cwgm20`): TS (:class:`mechanisms.stability.top_stable.TopStable`, Alg. 3) vs
   LD as the paper prints it -- "For LD we compose k + 1 iterations, and consider the
   extra iteration for selecting kbar from [k, ..., 5k] using their optimization
   method" -- i.e. DR19 Algorithm 6 (:class:`mechanisms.limited_domain.optimal_threshold.OptimalThreshold`,
-  seed 001 §6.3) choosing kbar privately, then LimitDom with k outputs
+  DR19 §6.3) choosing kbar privately, then LimitDom with k outputs
   (:func:`ld_private_mechanism`); LD at the fixed kbar = k
   (:class:`mechanisms.limited_domain.LimitDom`, DR19 Alg. 1) is a second column; metrics
   ``P`` = |returned ∩ true top-k| / k and ``S`` = sum of the true counts of the
@@ -14,11 +14,11 @@ Three designs, each with the seed's own metric:
   they return; an all-⊥ output scores 0).  Both arms are also run as the authors' public code
   runs them (:mod:`dpverify.experiments.authors`, each difference a named switch; not what the
   paper prints), and S is swept over every k in 1..100 (the paper's Figure 1 axes).
-* GJMR21 §4 (seed 004): JOINT / JOINT-sequence vs PEEL vs LAPLACE, ``l_inf`` error
+* GJMR21 §4: JOINT / JOINT-sequence vs PEEL vs LAPLACE, ``l_inf`` error
   between the true and the estimated top-k counts (:func:`linf_error`), k = 5,
   eps in {0.1, 1}, a sweep over d (the d most-rated items) and the synthetic
   design counts ~ U{0, ..., 10d}, redrawn ``gj_draws`` (40) times per d (:func:`run_gjmr21_redraw`).
-* DR19 §8 (seed 001): Pr[LimitDom returns k items] as kbar varies, against the
+* DR19 §8: Pr[LimitDom returns k items] as kbar varies, against the
   lower bound ``1 - beta*`` of Lemma 8.1's second statement
   (``beta* = k min{Delta,kbar}/delta * exp(-eps (h_(k) - h_(kbar+1) - 1))``,
   as implemented in :func:`proofs.dr19._limited_sec3.k_indices_instances`).
@@ -103,7 +103,7 @@ def run_gjmr21_redraw(cfg: Config, tag: int = 1) -> list[dict]:
 
     Each draw gets ``trials_gj // gj_draws`` runs of every mechanism; the row's mean ± CI is
     over the per-draw mean errors (the draws are i.i.d., so the interval covers the
-    variability of the data as well as of the mechanism -- the quantity the seed's curves
+    variability of the data as well as of the mechanism -- the quantity the paper's curves
     average over).  The d grid is ``cfg.ds_gj_synth``.
     """
     per = max(1, cfg.trials_gj // cfg.gj_draws)

@@ -1,4 +1,4 @@
-"""The partition-selection acceptance table (issue 33): one row per library strategy x L x eps x delta.
+"""The partition-selection acceptance table: one row per library strategy x L x eps x delta.
 
 Each row: the claim as the library states it (read from the object), the exact verdict of the library's law (the
 one-key scan over every n to the certified tail, and the certified checker on windows of L keys: 0, the threshold,
@@ -51,7 +51,11 @@ def row(strategy: str, L: int, eps: float, delta: float, *, samples: int) -> dic
     """One table row (module docstring)."""
     t0 = time.perf_counter()
     lib = PL.pydp_strategy(strategy, eps, delta, L)
-    scan: dict[str, Any] = PL.one_key_scan(lib) if not (strategy == "gaussian" and L > 1) else {"verdict": "not claimed per key", "n": None}
+    scan: dict[str, Any]
+    if strategy == "gaussian" and L > 1:
+        scan = {"verdict": "not claimed per key", "n": None}
+    else:
+        scan = PL.one_key_scan(lib)
     extra = [scan["n"]] if scan.get("n") else []
     ex = PL.exact_check(lib, extra=extra, width=4 if L == 3 else 6)
     model = prove_one_key(PartitionSelection(STRATS[strategy], Fraction(eps), Fraction(delta), L=L))

@@ -1,13 +1,13 @@
-"""The seeds' experiment settings beside ours, and CWGM20's printed Tables 2-3 (issue 35).
+"""The papers' experiment settings beside ours, and CWGM20's printed Tables 2-3.
 
 One "setting" table per experiment of ``reports/experiments.md``: for each aspect the paper's
 choice (quoted or transcribed from the seed), ours, the difference named, and what the
 difference is expected to change.  Static text about the papers (not data of the run); the
 page renders it with :func:`settings_table`.
 
-CWGM20 Tables 2 (P) and 3 (S) are transcribed from seed 002 §6.1.  Table 2's eps = 1 TS
+CWGM20 Tables 2 (P) and 3 (S) are transcribed from CWGM20 §6.1.  Table 2's eps = 1 TS
 row is not legible in the text extraction; :data:`TABLE2_TS_EPS1_RECOVERED` is the row as
-issue 35 recovered it from the authors' public notebooks (three decimals), and
+recovered from the authors' public notebooks (three decimals), and
 :func:`table_verdicts` counts who is ahead per k from these numbers alone.
 """
 
@@ -20,7 +20,7 @@ from .markdown import esc, table
 __all__ = ["SETTINGS", "TABLE2", "TABLE3", "TABLE2_TS_EPS1_RECOVERED", "settings_table", "table_verdicts",
            "table_statement", "REGISTRY_SEARCH"]
 
-#: what was searched for the papers' data sets (issue 35: "search the package registries first")
+#: what was searched for the papers' data sets (the package registries first)
 REGISTRY_SEARCH = (
     "The package lists of the registries this build can reach (PyPI, npm, Debian and others) were searched for "
     "Gowalla, BrightKite, Foursquare, check-in data and MovieLens 100k: no package ships any of them (the "
@@ -28,7 +28,7 @@ REGISTRY_SEARCH = (
 
 DATA_SETS = ("Gowalla", "BrightKite", "Foursquare")
 KS = (3, 10, 50)
-#: seed 002 Table 2 (P): {(eps, algorithm): {data set: (k=3, k=10, k=50)}}; eps = 1 TS is illegible (None).
+#: CWGM20 Table 2 (P): {(eps, algorithm): {data set: (k=3, k=10, k=50)}}; eps = 1 TS is illegible (None).
 #: The eps = 0.8 TS Foursquare k = 50 cell prints "0.18 0.23" (garbled); 0.18 is taken for TS, 0.23 is LD's cell.
 TABLE2 = {
     ("0.4", "TS"): {"Gowalla": (0.98, 1.00, 0.20), "BrightKite": (1.00, 0.77, 0.14), "Foursquare": (1.00, 0.64, 0.11)},
@@ -38,10 +38,10 @@ TABLE2 = {
     ("1", "TS"): None,
     ("1", "LD"): {"Gowalla": (1.00, 0.90, 0.45), "BrightKite": (1.00, 0.88, 0.28), "Foursquare": (0.86, 0.98, 0.25)},
 }
-#: Table 2's eps = 1 TS row, recovered from the authors' notebooks (issue 35)
+#: Table 2's eps = 1 TS row, recovered from the authors' notebooks
 TABLE2_TS_EPS1_RECOVERED = {"Gowalla": (1.000, 1.000, 0.444), "BrightKite": (1.000, 0.802, 0.178),
                             "Foursquare": (1.000, 0.901, 0.183)}
-#: seed 002 Table 3 (S), all legible
+#: CWGM20 Table 3 (S), all legible
 TABLE3 = {
     ("0.4", "TS"): {"Gowalla": (0.98, 1.00, 0.39), "BrightKite": (1.00, 0.86, 0.38), "Foursquare": (1.00, 0.75, 0.28)},
     ("0.4", "LD"): {"Gowalla": (0.81, 0.80, 0.44), "BrightKite": (1.00, 0.67, 0.32), "Foursquare": (0.70, 0.78, 0.32)},

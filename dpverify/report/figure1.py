@@ -1,7 +1,7 @@
 """DR19 Appendix A, Figure 1, recomputed on our grid: plot + table (data from :mod:`proofs.dr19.figure1`).
 
 The paper does not state its grid of k, so this is a recomputation, not a reproduction of its
-points: every k in 1..500 (:data:`DENSE_KS`, issue 35 -- a grid dense to 100 and coarse after hid
+points: every k in 1..500 (:data:`DENSE_KS`; a grid dense to 100 and coarse after hid
 the jaggedness the paper describes, which goes on past 100: 1.522-1.538 at eps = 0.1, k = 101..130).
 
 ``plot_figure1(path)`` writes into the directory ``path``:

@@ -2,17 +2,17 @@
 
 ``write_figures(outdir)`` writes, and returns as ``[(file name relative to outdir, caption), ...]``:
 
-1. ``profile_dr19_thm1.png`` -- DR19 Theorem 1 (seed 001 §3, Algorithm 1, LimitDom): the exact
+1. ``profile_dr19_thm1.png`` -- DR19 Theorem 1 (DR19 §3, Algorithm 1, LimitDom): the exact
    privacy profile ``delta(eps)`` of the tightest neighbouring pair that
    ``dpverify.checker.core.check(get_claim("DR19.Thm1"))`` finds, against the claimed curve
    ``(eps'(delta'), delta + delta')`` of eq. (2) (``proofs.composition.eq2_eps``), delta' on a
    dense grid; the ledger's own curve points are marked.
-2. ``profile_dr19_lem61.png`` -- DR19 Lemma 6.1 (001 §6.1, Algorithm 4 with App. D's threshold
+2. ``profile_dr19_lem61.png`` -- DR19 Lemma 6.1 (DR19 §6.1, Algorithm 4 with App. D's threshold
    ``ln(Delta/delta)/eps``, ledger id ``DR19.Lem6.1#corrected``): exact profile of its tightest pair
    against the single claimed point ``(Delta eps, (e^{Delta eps}+1) delta_bar)``
    (``proofs.dr19._laplace_checks.lemma_6_1_points``), extended to the right (an (eps, delta)
    guarantee also holds at every larger eps).
-3. ``ts_delta.png`` -- CWGM20 TS (seed 002): exact worst-case delta over a small domain against
+3. ``ts_delta.png`` -- CWGM20 TS: exact worst-case delta over a small domain against
    the claimed delta, from ``proofs.cwgm20.utility.ts_delta_rows()``.
 4. ``figure1.png`` (+ ``figure1_table.md``, ``figure1_table.csv``) -- DR19 App. A Figure 1 recomputed (k = 1..500), from
    ``dpverify.report.figure1.plot_figure1``.

@@ -22,7 +22,7 @@ from .provenance import provenance_lines
 
 __all__ = ["render_mutation_page", "write_mutation", "wilson", "TARGET"]
 
-#: Share of non-equivalent mutants every verdict-path module's tests must kill (issue 23).
+#: Share of non-equivalent mutants every verdict-path module's tests must kill (the mutation-testing requirement).
 TARGET = 0.95
 
 

@@ -1,4 +1,4 @@
-"""``reports/partition_selection.md``: partition selection as deployed (issue 33), rendered only from
+"""``reports/partition_selection.md``: partition selection as deployed, rendered only from
 ``reports/data/partition_selection.json`` (computed by ``dpverify.partitions.table``)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One deterministic way to draw the report's PNGs (issue 8: same data -> byte-identical pages).
+"""One deterministic way to draw the report's PNGs (same data -> byte-identical pages).
 
 Every figure is drawn inside :func:`plot_style`, which starts from matplotlib's defaults
 (``style.context("default")``) and applies the figure's own rcParams in a scoped

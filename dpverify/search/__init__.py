@@ -1,4 +1,4 @@
-"""The worst-case search (issue 16): a claim checked where it binds -- realistic parameters, large counts, longer histograms.
+"""The worst-case search: a claim checked where it binds -- realistic parameters, large counts, longer histograms.
 
 - :mod:`~dpverify.search.grid`: the realistic parameter points (eps 0.01-4, delta 1e-3-1e-10, k and kbar up to 10/20);
 - :mod:`~dpverify.search.candidates`: candidate pairs around a mechanism's critical scales, and local moves;

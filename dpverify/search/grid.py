@@ -1,4 +1,4 @@
-"""Realistic parameter points for a claim: where deployments run the mechanisms (issue 16).
+"""Realistic parameter points for a claim: where deployments run the mechanisms.
 
 The ledger's default domains use toy parameters (eps 1 or 1/2, delta 1/10 or 1/20), where every
 threshold sits at a count gap of 2 or 3.  Deployments run eps 0.01-1 and delta 1e-6-1e-10, where
@@ -6,7 +6,7 @@ threshold sits at a count gap of 2 or 3.  Deployments run eps 0.01-1 and delta 1
 into the points of the realistic grid:
 
 * ``eps`` in :data:`EPS_GRID` and ``delta`` in :data:`DELTA_GRID` (exact rationals), wherever the
-  dict has these keys (``delta`` down to 1e-15, where partition-selection deployments run: issue 33);
+  dict has these keys (``delta`` down to 1e-15, where partition-selection deployments run);
 * ``(k, kbar)`` (or ``(k, dbar)``): the dict's own pair and those of :data:`KBAR_GRID`, where the
   dict has both keys; laws are enumerated exactly, so the pairs are chosen to keep them tractable
   (at most a few thousand outcomes);
@@ -23,8 +23,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 __all__ = ["EPS_GRID", "DELTA_GRID", "KBAR_GRID", "QUICK", "FULL", "realistic_params", "describe_grid"]
 
-#: the grid of issue 16 (eps in {0.01, 0.1, 1, 4}, delta in {1e-3, 1e-6, 1e-10}) with the deltas deployments of
-#: partition selection use added (issue 33: 1e-12, 1e-15)
+#: the realistic grid (eps in {0.01, 0.1, 1, 4}, delta in {1e-3, 1e-6, 1e-10}) with the deltas deployments of
+#: partition selection use added (1e-12, 1e-15)
 EPS_GRID = (Fraction(1, 100), Fraction(1, 10), Fraction(1), Fraction(4))
 DELTA_GRID = (Fraction(1, 10**3), Fraction(1, 10**6), Fraction(1, 10**10), Fraction(1, 10**12), Fraction(1, 10**15))
 #: (k, kbar) pairs up to kbar = 20 where the exact law stays small: a top-k law has sum_j kbar!/(kbar-j)!
@@ -34,7 +34,7 @@ KBAR_GRID = ((1, 10), (2, 10), (3, 8), (2, 20))
 #: the grid ``dpverify verify`` searches by default (a corner of the full grid per claim; delta 1e-15 is the
 #: smallest a deployment uses)
 QUICK = {"eps": (Fraction(1, 10), Fraction(1)), "delta": (Fraction(1, 10**6), Fraction(1, 10**15)), "kbar": ((1, 6), (2, 6))}
-#: ``--grid full``: the whole grid of the issue
+#: ``--grid full``: the whole realistic grid
 FULL = {"eps": EPS_GRID, "delta": DELTA_GRID, "kbar": KBAR_GRID}
 
 _MAX_OUTCOMES = 5000

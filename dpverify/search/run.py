@@ -1,4 +1,4 @@
-"""The worst-case search: the neighbouring pair and parameters closest to refuting a claim (issue 16).
+"""The worst-case search: the neighbouring pair and parameters closest to refuting a claim.
 
 ``search(claim)`` maximises the *closeness* of a claim's comparisons -- for a privacy claim
 ``delta_exact(eps) / delta_claimed`` (pure DP: ``eps_exact / eps``), for a lemma ``lhs / rhs``

@@ -8,10 +8,9 @@ Dispatch by the claim's mechanism (the object its ``mechanism(params)`` builds):
   and :class:`~mechanisms.mutants.basic.LimitDomThresholdMutant` with ``shift=0`` -- under ``add-remove`` or
   ``delta:N``: branch and bound over the structures (:mod:`dpverify.universal.ld_bnb`), lengths ``"all"``;
 * the exponential-mechanism family (EM, peeling EM, one-shot Gumbel, JOINT): ``certify_em_family`` of
-  :mod:`dpverify.universal.symbolic_em` when that module provides it, else ``out-of-scope`` ("not
-  implemented yet") -- never a pass;
+  :mod:`dpverify.universal.symbolic_em`;
 * anything else: ``out-of-scope`` with the reason (a user's black box has no declared structure; the Laplace
-  families' laws are piecewise exp-polynomials whose breakpoints move with the gaps; seed 000's threshold
+  families' laws are piecewise exp-polynomials whose breakpoints move with the gaps; DR19-NeurIPS's threshold
   ``min{Delta, kbar, d - kbar}`` reads the length).
 """
 

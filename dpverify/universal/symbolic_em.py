@@ -1,6 +1,7 @@
 """Pure-eps (and bounded-range) claims of the exponential-mechanism family, decided EXACTLY for all counts.
 
-Issue 32, part B.  Such claims are tight only in a limit (the ratio tends to ``e^{k m eps_q}`` as a gap goes to
+The EM family's universal certificate.  Such claims are tight only in a limit (the ratio tends to ``e^{k m eps_q}`` as a gap goes
+to
 infinity), so no numeric enclosure can certify them; here every inequality is a polynomial one with integer
 coefficients (``E = e^{eps_q}`` kept as a symbol):
 

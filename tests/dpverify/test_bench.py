@@ -1,4 +1,4 @@
-"""``dpverify bench`` pieces touched by issue 9: the batched LimitDom target and the PipelineDP peer.
+"""``dpverify bench`` pieces: the batched LimitDom target and the PipelineDP peer.
 
 Fast (small sizes): the timing figures themselves are only produced by ``dpverify bench``.
 """

@@ -126,7 +126,7 @@ def test_run_ld_private_reports_the_mechanisms_own_choice():
 
 
 # ----------------------------------------------------------------------------- JSON data file
-#: quick mode's wall-time budget (issue 8 brief: "quick mode stays < 15 s")
+#: quick mode's wall-time budget (the requirement: "quick mode stays < 15 s")
 QUICK_BUDGET_S = 15.0
 
 
@@ -148,10 +148,6 @@ def test_load_data_refuses_other_files(tmp_path):
     p.write_text('{"a": 1}\n', encoding="utf-8")
     with pytest.raises(InvalidParameter, match="format=None"):
         load_data(p)
-
-
-#: quick mode's wall-time budget (issue 8 brief: "quick mode stays < 15 s")
-QUICK_BUDGET_S = 15.0
 
 
 @pytest.fixture(scope="module")
@@ -184,7 +180,7 @@ def test_quick_mode_writes_page_and_figures(two_quick_runs):
 
 
 def test_page_records_provenance_and_constants(two_quick_runs):
-    """Issue 8: "Every page records seed, package versions, git commit and the constants used"."""
+    """The requirement: "Every page records seed, package versions, git commit and the constants used"."""
     page = two_quick_runs[0]
     text = page.read_text(encoding="utf-8")
     data = load_data(page.parent / "data" / "experiments.json")
@@ -195,7 +191,7 @@ def test_page_records_provenance_and_constants(two_quick_runs):
                    "delta = 1/n", "TS p1 = 0.37", "eps_EM = 0", "kbar chosen privately in [k, 5k]", "eps/(k+1) per step",
                    "k = 5, eps in {0.1, 1}", "eps per step in {0.1, 1}", "mode: quick"):
         assert needle in text, needle
-    # the seeds' datasets we lack are named as such, and the comparison says it is qualitative
+    # the papers' datasets we lack are named as such, and the comparison says it is qualitative
     assert "we do not have them, so the comparison is qualitative only" in text
     assert "MovieLens 100k (943 users, 1,682 movies; not available" in text
     # the wall time is in the data, never on the page (byte-identical pages)
@@ -258,7 +254,7 @@ def test_same_seed_same_bytes(two_quick_runs):
         assert (a.parent / png).read_bytes() == (b.parent / png).read_bytes()
 
 
-# ----------------------------------------------------------------------------- issue 35: arms as printed and as run
+# ----------------------------------------------------------------------------- arms as printed and as run
 from dpverify.errors import InvalidParameter as DpInvalidParameter  # noqa: E402
 from dpverify.experiments.authors import (  # noqa: E402
     GRID, LD_AS_RUN, LD_PRINTED, LD_SWITCHES, TS_AS_RUN, TS_PRINTED, LDArm, TSArm, ld_arm_budget, sample_ld_arm,
@@ -285,7 +281,7 @@ def test_thm1_step_eps_is_the_largest_grid_point_within_budget(eps, k, n):
 
 
 def test_budget_rule_gives_more_per_step_eps_than_basic_composition():
-    """The as-run budget is at least eps/(k+1) and, at k = 50 on MovieLens' n, over 3x it (issue 35: 2.3-3.6x)."""
+    """The as-run budget is at least eps/(k+1) and, at k = 50 on MovieLens' n, over 3x it (2.3-3.6x)."""
     b_basic = ld_arm_budget(LD_PRINTED, 50, Fraction(1), Fraction(1, 671))
     b_run = ld_arm_budget(LD_AS_RUN, 50, Fraction(1), Fraction(1, 671))
     assert b_basic == (Fraction(1, 51), Fraction(1, 671), Fraction(1, 671))
@@ -383,7 +379,7 @@ def test_as_run_metric_counts_the_k_plus_first_item():
 
 
 def test_table2_with_the_recovered_row_breaks_the_old_sentence():
-    """Issue 35: 'TS is ahead of or tied with LD at k = 3 and k = 10 in every legible setting' fails at k = 10 once
+    """The old sentence 'TS is ahead of or tied with LD at k = 3 and k = 10 in every legible setting' fails at k = 10 once
     the eps = 1 TS row is recovered (BrightKite .802 < .88, Foursquare .901 < .98)."""
     old = table_verdicts(TABLE2)
     assert not old[3]["LD"] and not old[10]["LD"]

@@ -1,4 +1,4 @@
-"""The partition-selection page as a phase of ``dpverify verify`` and as ``dpverify partitions`` (issue 33)."""
+"""The partition-selection page as a phase of ``dpverify verify`` and as ``dpverify partitions``."""
 
 from __future__ import annotations
 

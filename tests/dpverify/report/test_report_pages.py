@@ -134,7 +134,7 @@ def test_missing_data_is_a_clear_error_naming_the_command(tmp_path: Path) -> Non
 
 
 def test_report_cli_exit_status(tmp_path: Path, verify_dir: Path, capsys) -> None:
-    assert main(["report", "--out", str(tmp_path), "--no-index"]) == 2  # nothing to render: a user error (issue 31)
+    assert main(["report", "--out", str(tmp_path), "--no-index"]) == 2  # nothing to render: a user error
     assert "no page rendered, no stored data for verify" in capsys.readouterr().err
     assert main(["report", "--out", str(verify_dir), "--only", "verify", "--no-index"]) == 0
 

@@ -1,4 +1,4 @@
-"""The worst-case search (issue 16): it refutes the searched mutants that enumeration misses, raises no false
+"""The worst-case search: it refutes the searched mutants that enumeration misses, raises no false
 alarm on correct claims, is deterministic, stays in its space, and its command keeps the documented interface."""
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ def _zoo_privacy_points():
 
 @pytest.mark.parametrize("name, i", list(_zoo_privacy_points()))
 def test_every_privacy_mutant_of_the_zoo_is_refuted_by_the_default_search_at_delta_1e6(name, i):
-    """Issue 16's acceptance: each broken mechanism (old and new), at each of its registered parameter sets with delta set to
+    """The search's acceptance: each broken mechanism (old and new), at each of its registered parameter sets with delta set to
     1e-6 where it has one, refuted by ``dpverify search``'s default budget with no domain given (certified witness)."""
     from dpverify.search.run import DEFAULT_EVALS
 
@@ -243,7 +243,7 @@ def test_every_privacy_claim_of_the_ledger_can_be_searched_on_the_quick_grid():
     assert not bad, bad
 
 
-# ---- issue 23: mutation testing of dpverify/search/run.py ---------------------------------------------------
+# ---- mutation testing of dpverify/search/run.py ---------------------------------------------------
 
 
 def test_closeness_skips_equalities():
@@ -357,7 +357,7 @@ def test_the_targeted_phase_applies_linf_moves_as_listed(monkeypatch):
     assert len(signs) > 5 and set(signs) == {1}
 
 
-# ---- issue 23: mutation testing of dpverify/search/candidates.py (pure functions: exact outputs) --------------
+# ---- mutation testing of dpverify/search/candidates.py (pure functions: exact outputs) --------------
 
 
 def test_scales_read_off_the_parameters():
@@ -483,7 +483,7 @@ def test_mutate_each_local_move_exactly():
     assert mut(0.1, 0, 0, h=(3,), e=(1,)) == ((3,), (1,))
 
 
-# ---- issue 23: mutation testing of dpverify/search/grid.py ------------------------------------------------------
+# ---- mutation testing of dpverify/search/grid.py ------------------------------------------------------
 
 
 def test_realistic_points_exactly():

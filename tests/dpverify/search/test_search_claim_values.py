@@ -1,4 +1,4 @@
-"""``search`` reads a claim's values as ``check`` does (issue 33): a claim function returning eps or delta as a
+"""``search`` reads a claim's values as ``check`` does: a claim function returning eps or delta as a
 decimal string is searched, not a crash (exit 70), and gives the verdict of the same claim in Fractions."""
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def test_the_guide_lifts_a_string_delta():
 
 
 def test_the_grid_reaches_the_deltas_partition_selection_deploys():
-    """issue 33: deployments use delta 1e-12 ... 1e-15; the full grid has both, the quick grid 1e-15 (one value)."""
+    """Deployments use delta 1e-12 ... 1e-15; the full grid has both, the quick grid 1e-15 (one value)."""
     from dpverify.search.grid import FULL, QUICK, realistic_params
 
     assert {Fraction(1, 10**12), Fraction(1, 10**15)} <= set(FULL["delta"]) and min(FULL["delta"]) == Fraction(1, 10**15)

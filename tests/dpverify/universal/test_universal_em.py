@@ -1,4 +1,4 @@
-"""Universal pure-eps certificates of the EM family (issue 32, part B): dpverify.universal.symbolic_em.
+"""Universal pure-eps certificates of the EM family: dpverify.universal.symbolic_em.
 
 Soundness: every numerator equals the exact margin E^s Q - P (times a positive factor) on random large-count
 integer pairs computed with the repository's own ``distribution()`` laws; every random pair maps to an

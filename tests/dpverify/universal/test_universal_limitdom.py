@@ -1,9 +1,10 @@
-"""Soundness of the universal certifier for the Limited Domain family (issue 32, part A).
+"""Soundness of the universal certifier for the Limited Domain family.
 
 The enclosures contain the exact law (random and extreme points, infinite gaps included); random long pairs
 with large counts reduce to an enumerated structure whose enclosure contains the long pair's exact margin (the
-reduction and the enumeration together); the issue's box counterexample, a wrong claim and mutants whose bug
-needs a gap far outside the box are refused with integer witnesses re-checked by the exact law; the finite box
+reduction and the enumeration together); a point that holds on the finite box but fails outside it, a wrong claim
+and mutants whose bug needs a gap far outside the box are refused with integer witnesses re-checked by the exact law; the finite
+box
 agrees wherever both decide; the scope says out-of-scope rather than pass.
 """
 
@@ -145,7 +146,7 @@ def test_the_issue_box_counterexample_is_found_with_an_integer_witness():
     assert w is not None and float(w.excess) > 0
     assert all(isinstance(c, int) for c in w.h + w.h_prime) and max(w.h + w.h_prime) > 6  # outside the box
     _recheck(mech, w, F(194, 100), MICRO)
-    # the box's own pair, from the issue, agrees: delta(1.94) ~ 1.65e-6
+    # the box's own pair agrees: delta(1.94) ~ 1.65e-6
     prof = pair_profile(mech.distribution((10, 10, 0, 0)), mech.distribution((10, 10, 0, 1)), F(194, 100))
     assert 1.6e-6 < float(prof.delta) < 1.7e-6
 
