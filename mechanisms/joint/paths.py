@@ -344,9 +344,3 @@ def floyd_subset(rng, n: int, a: int) -> set[int]:
         t = int(rng.integers(0, j + 1))
         out.add(j if t in out else t)
     return out
-
-
-def utility_gap(v: Sequence[int], positions: Sequence[int]) -> int:
-    """``max_i (v_i - v_{q_i})`` for 1-based positions sorted by position (Lemma 5 closed form)."""
-    q = sorted(positions)
-    return max(v[i] - v[q[i] - 1] for i in range(len(q)))
