@@ -1,27 +1,60 @@
-"""Result values of :func:`dpverify.auditor.audit`: one event's estimate and the whole audit's outcome.
+"""Result values of :func:`dpverify.auditor.audit`: its verdicts, one event's estimate, the whole audit's outcome.
 
-``EventTest`` holds, for one event S at the last look, the counts, the
-Clopper–Pearson bounds at the Bonferroni-corrected level and the certified
-lower bounds ``eps_lower`` (at the claimed delta) and ``delta_lower`` (at the
-claimed eps); ``AuditResult`` the verdicts, samples used, witness and notes,
-with ``as_json()`` (the CLI's ``--json``) and ``summary()`` (its text).
+``AuditVerdict`` is the audit's vocabulary (``PASS`` / ``FAIL`` / ``INCONCLUSIVE``), the statistical
+counterpart of the checker's :class:`proofs.claims.Verdict` (the mapping: :data:`CHECKER_VERDICT`).
+``EventTest`` holds, for one event S at the last look, the counts, the Clopper–Pearson bounds at the
+Bonferroni-corrected level and the certified lower bounds ``eps_lower`` (at the claimed delta) and
+``delta_lower`` (at the claimed eps); :func:`decide_privacy` turns the tests into the privacy verdict (the
+verdict stage of an audit); ``AuditResult`` holds the verdicts, samples used, witness and notes, with
+``as_json()`` (the CLI's ``--json``) and ``summary()`` (its text).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from enum import StrEnum
+from typing import Any, Literal, Mapping
 
 import numpy as np
 
 from dpverify.checker.core import outcome_str
+from proofs.claims import Verdict
 
 from .events import Event
+from .stats import cp_lower, cp_upper, delta_lower_bound, eps_lower_bound, exp_up, power_statement, samples_to_certify
 
-__all__ = ["VERDICTS", "EXIT_STATUS", "EventTest", "AuditResult"]
+__all__ = ["AuditVerdict", "CHECKER_VERDICT", "VERDICTS", "EXIT_STATUS", "EventTest", "PrivacyFinding", "decide_privacy",
+           "overall_verdict", "AuditResult"]
 
-VERDICTS = ("PASS", "FAIL", "INCONCLUSIVE")
-EXIT_STATUS = {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 3}
+
+class AuditVerdict(StrEnum):
+    """An audit's verdict (a ``str``: JSON and f-strings print the value, ``"PASS"`` compares equal to it).
+
+    The statistical counterpart of the checker's :class:`proofs.claims.Verdict`: a verdict at the stated
+    confidence ``1 - alpha``, never a proof (:data:`CHECKER_VERDICT` maps one onto the other).
+    """
+
+    PASS = "PASS"                  # no evidence against the claim or the reference at the stated confidence
+    FAIL = "FAIL"                  # a certified violation, or the target's law rejected by the fit
+    INCONCLUSIVE = "INCONCLUSIVE"  # a violation at the uncorrected level only (more samples would settle it)
+
+    def __repr__(self) -> str:  # messages written with !r read as they did with plain strings
+        return repr(self.value)
+
+
+#: The audit's verdicts in the checker's vocabulary, stated once.  Each holds at confidence ``1 - alpha``
+#: only: ``FAIL`` is ``violated`` with a statistical witness, ``PASS`` is ``holds`` in the weak sense "no
+#: violation found" (a PASS is never a proof of privacy), ``INCONCLUSIVE`` is ``inconclusive``.
+CHECKER_VERDICT: Mapping[AuditVerdict, Verdict] = {
+    AuditVerdict.PASS: Verdict.HOLDS,
+    AuditVerdict.FAIL: Verdict.VIOLATED,
+    AuditVerdict.INCONCLUSIVE: Verdict.INCONCLUSIVE,
+}
+
+#: The verdict values as plain strings, in the order PASS, FAIL, INCONCLUSIVE.
+VERDICTS: tuple[str, ...] = tuple(v.value for v in AuditVerdict)
+#: Exit status of ``dpverify audit`` per verdict (for CI).
+EXIT_STATUS: Mapping[str, int] = {AuditVerdict.PASS: 0, AuditVerdict.FAIL: 1, AuditVerdict.INCONCLUSIVE: 3}
 
 
 @dataclass
@@ -42,6 +75,21 @@ class EventTest:
     delta_lower: float
     violated: bool
     suggestive: bool
+
+    @classmethod
+    def of(cls, event: Event, x_a: int, x_b: int, n_a: int, n_b: int, eps: Any, delta: Any, level: float,
+           alpha: float) -> EventTest:
+        """The test of ``event`` from its hits ``x_a`` of ``n_a`` draws on ``h`` and ``x_b`` of ``n_b`` on ``h'``.
+
+        Bounds at ``level`` (the Bonferroni-corrected level of each bound); ``suggestive``: a violation at the
+        *uncorrected* level ``alpha`` (one test, one look).
+        """
+        p_lo, p_hi = cp_lower(x_a, n_a, level), cp_upper(x_a, n_a, level)
+        q_lo, q_hi = cp_lower(x_b, n_b, level), cp_upper(x_b, n_b, level)
+        d_lo = delta_lower_bound(p_lo, q_hi, eps)
+        sugg = delta_lower_bound(cp_lower(x_a, n_a, alpha), cp_upper(x_b, n_b, alpha), eps) > float(delta)
+        return cls(event, n_a, n_b, x_a, x_b, level, p_lo, p_hi, q_lo, q_hi,
+                   eps_lower_bound(p_lo, q_hi, delta), d_lo, d_lo > float(delta), sugg)
 
     @property
     def p_hat(self) -> float:
@@ -72,13 +120,60 @@ def _jnum(x: float) -> Any:
     return x if np.isfinite(x) else str(x)
 
 
+@dataclass(frozen=True)
+class PrivacyFinding:
+    """The privacy half of an audit's verdict: verdict, witness, samples that would settle it, power statement."""
+
+    verdict: AuditVerdict
+    witness: EventTest | None = None
+    needed: int | None = None
+    power: dict | None = None
+
+
+def decide_privacy(tests: list[EventTest], eps: Any, delta: Any, level: float, *, n_cert: int,
+                   prefer: Literal["delta", "eps"] = "delta", needed_offset: int = 0) -> PrivacyFinding:
+    """The verdict stage: ``FAIL`` on a certified violation, ``INCONCLUSIVE`` on a suggestive one, else ``PASS``.
+
+    The witness of a FAIL is the violated test with the largest ``(delta_lower, eps_lower)``
+    (``prefer="delta"``, the counting audit) or ``(eps_lower, delta_lower)`` (``prefer="eps"``, the
+    score-threshold audit); of an INCONCLUSIVE the suggestive test with the largest ``p_hat - e^eps q_hat``,
+    with the samples per input that would certify it (:func:`~dpverify.auditor.stats.samples_to_certify`,
+    plus ``needed_offset``).  Unless the verdict is FAIL, the power statement at ``n_cert`` certification
+    samples per input (:func:`~dpverify.auditor.stats.power_statement`).
+    """
+    violated = [t for t in tests if t.violated]
+    suggest = [t for t in tests if t.suggestive and not t.violated]
+    needed = None
+    witness: EventTest | None
+    if violated:
+        verdict = AuditVerdict.FAIL
+        if prefer == "delta":
+            witness = max(violated, key=lambda t: (t.delta_lower, t.eps_lower))
+        else:
+            witness = max(violated, key=lambda t: (t.eps_lower, t.delta_lower))
+    elif suggest:
+        verdict = AuditVerdict.INCONCLUSIVE
+        witness = max(suggest, key=lambda t: t.p_hat - exp_up(eps) * t.q_hat)
+        ns = [n for n in (samples_to_certify(t.p_hat, t.q_hat, eps, delta, level) for t in suggest) if n is not None]
+        needed = (min(ns) + needed_offset) if ns else None
+    else:
+        verdict, witness = AuditVerdict.PASS, None
+    power = power_statement(n_cert, level, eps, delta) if (n_cert and verdict != AuditVerdict.FAIL and tests) else None
+    return PrivacyFinding(verdict, witness, needed, power)
+
+
+def overall_verdict(privacy: AuditVerdict, fit: AuditVerdict | None) -> AuditVerdict:
+    """An audit's verdict: FAIL if the privacy test or the fit failed, else the privacy verdict."""
+    return AuditVerdict.FAIL if AuditVerdict.FAIL in (privacy, fit) else privacy
+
+
 @dataclass
 class AuditResult:
     """Outcome of :func:`audit` (a value; a violation is a verdict, not an exception)."""
 
-    verdict: str
-    privacy_verdict: str
-    fit_verdict: str | None
+    verdict: AuditVerdict
+    privacy_verdict: AuditVerdict
+    fit_verdict: AuditVerdict | None
     target: str
     shape: str
     seeded: bool

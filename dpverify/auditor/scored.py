@@ -28,7 +28,6 @@ whatever the search did.  An audit that certifies nothing reports its *power*
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -40,19 +39,8 @@ from .adapters import CALLING_CONVENTION, Target
 from .events import Event
 from .features import Encoder
 from .ratio import ExactScore, ThresholdChoice, is_discrete, learned_score, threshold_events
-from .result import EventTest
-from .stats import (
-    POWER_MASS,
-    POWER_TARGET,
-    cp_lower,
-    cp_upper,
-    delta_lower_bound,
-    detectable_eps,
-    eps_lower_bound,
-    exp_up,
-    power_curve,
-    samples_to_certify,
-)
+from .result import EventTest, decide_privacy
+from .stats import power_statement
 
 __all__ = ["ScoreEvent", "scored_audit", "MAX_TRAIN", "MIN_SCREEN", "CHUNK"]
 
@@ -206,34 +194,66 @@ def scored_audit(
     """
     encoder = Encoder()
     sampler = RowSampler(target, seed, encoder)
-    n_cert = looks[-1]
     n_events = 1 if single_event else 2 * max_pairs
     level = alpha / (2 * n_events * len(looks))
-    d_claim = float(delta)
-    top = max(MIN_SCREEN, int(samples * selection))
-    screens = [PairScreen(a, b, tag) for a, b, tag in pairs]
-    halvings = max(0, math.ceil(math.log2(len(screens) / max_pairs))) if len(screens) > max_pairs else 0
-    n = max(MIN_SCREEN, top >> halvings)
-    history: list[dict] = []
-    refused: dict = {}
-    while True:
-        for ps in list(screens):
+    screen = _Screening(sampler, exact_loglik, n_cert=looks[-1], level=level, delta=float(delta))
+    screens, history, refused = screen.run(pairs, top=max(MIN_SCREEN, int(samples * selection)), max_pairs=max_pairs)
+    events = _events_of(screens)
+    if single_event:
+        events = events[:1]
+    tests, looks_used, drawn = _certify(events, sampler, looks, eps=eps, delta=delta, level=level, alpha=alpha)
+    return {
+        "tests": tests, "looks_used": looks_used, "level": level, "n_cert": drawn and max(drawn.values()) or 0,
+        "screens": screens, "history": history, "used": sampler.used(), "encoder": encoder, "events": events, "refused": refused,
+    }
+
+
+@dataclass
+class _Screening:
+    """Successive halving of candidate pairs on screening rows (stage 2; module docstring, step 1)."""
+
+    sampler: RowSampler
+    exact: Callable | None
+    n_cert: int
+    level: float
+    delta: float
+
+    def run(self, pairs: Sequence[tuple[tuple, tuple, str]], *, top: int,
+            max_pairs: int) -> tuple[list[PairScreen], list[dict], dict[str, str]]:
+        """The surviving pairs (best predicted first), the rounds and the pairs the target refused."""
+        screens = [PairScreen(a, b, tag) for a, b, tag in pairs]
+        halvings = max(0, math.ceil(math.log2(len(screens) / max_pairs))) if len(screens) > max_pairs else 0
+        n = max(MIN_SCREEN, top >> halvings)
+        history: list[dict] = []
+        refused: dict[str, str] = {}
+        while True:
+            screens = self._round(screens, n, refused)
+            history.append({"rows_per_input": n, "pairs": len(screens)})
+            if len(screens) <= max_pairs:
+                break
+            screens.sort(key=lambda p: p.predicted, reverse=True)
+            screens = screens[: max(max_pairs, math.ceil(len(screens) / 2))]
+            n = min(top, 2 * n)
+        screens.sort(key=lambda p: p.predicted, reverse=True)
+        return screens, history, refused
+
+    def _round(self, screens: list[PairScreen], n: int, refused: dict[str, str]) -> list[PairScreen]:
+        """Screen every pair on ``n`` rows per input; a pair the target refuses is dropped (and recorded)."""
+        kept = []
+        for ps in screens:
             try:
-                _screen_pair(ps, sampler, n, exact_loglik, n_cert=n_cert, level=level, delta=d_claim)
+                _screen_pair(ps, self.sampler, n, self.exact, n_cert=self.n_cert, level=self.level, delta=self.delta)
             except AdapterError as exc:  # an input outside the target's domain (e.g. a count above its n): drop the pair
                 refused[f"{list(ps.a)} vs {list(ps.b)}"] = str(exc)
-                screens.remove(ps)
-        if not screens:
+                continue
+            kept.append(ps)
+        if not kept:
             raise AdapterError("the target refused every candidate pair: " + "; ".join(list(refused.values())[:3]))
-        history.append({"rows_per_input": n, "pairs": len(screens)})
-        if len(screens) <= max_pairs:
-            break
-        screens.sort(key=lambda p: p.predicted, reverse=True)
-        screens = screens[: max(max_pairs, math.ceil(len(screens) / 2))]
-        n = min(top, 2 * n)
-    screens.sort(key=lambda p: p.predicted, reverse=True)
+        return kept
 
-    # events
+
+def _events_of(screens: list[PairScreen]) -> list[ScoreEvent]:
+    """The threshold events of the screened pairs, best predicted first."""
     events: list[ScoreEvent] = []
     for ps in screens:
         for ch in ps.choices:
@@ -242,75 +262,51 @@ def scored_audit(
             events.append(ScoreEvent(
                 a, b, frozenset(), f"threshold of the {ps.score.kind} chosen on independent screening samples ({ps.tag})",
                 score=ps.score, choice=ch, description=f"{{score {op} {ch.t:.6g}}} ({ps.score.kind})"))
-    events.sort(key=lambda e: e.choice.rank, reverse=True)
-    if single_event:
-        events = events[:1]
+    events.sort(key=lambda e: e.choice.rank if e.choice is not None else -math.inf, reverse=True)
+    return events
 
-    # certification
+
+def _certify(events: list[ScoreEvent], sampler: RowSampler, looks: list[int], *, eps: Any, delta: Any, level: float,
+             alpha: float) -> tuple[list[EventTest], int, dict[tuple, int]]:
+    """Certification (stage 3): fresh rows in looks, every event's test at the last look; stops at a certified violation.
+
+    Returns the tests, the looks taken and the certification rows drawn per input.
+    """
     hits = {id(e): [0, 0] for e in events}
     inputs = sorted({x for e in events for x in (e.a, e.b)})
     drawn = {h: 0 for h in inputs}
     tests: list[EventTest] = []
     looks_used = 0
-    alpha_priv = alpha
     for nl in looks:
         looks_used += 1
         for h in inputs:
             while drawn[h] < nl:
                 m = min(CHUNK, nl - drawn[h])
-                X = sampler.certification(h, m)
-                cache: dict = {}
-                for e in events:
-                    if h == e.a:
-                        hits[id(e)][0] += int(e.member(X, cache).sum())
-                    if h == e.b:
-                        hits[id(e)][1] += int(e.member(X, cache).sum())
+                _count_hits(events, h, sampler.certification(h, m), hits)
                 drawn[h] += m
-        tests = [_test(e, hits[id(e)][0], hits[id(e)][1], nl, eps, delta, level, alpha_priv) for e in events]
+        tests = [EventTest.of(e, hits[id(e)][0], hits[id(e)][1], nl, nl, eps, delta, level, alpha) for e in events]
         if any(t.violated for t in tests):
             break
-    return {
-        "tests": tests, "looks_used": looks_used, "level": level, "n_cert": drawn and max(drawn.values()) or 0,
-        "screens": screens, "history": history, "used": sampler.used(), "encoder": encoder, "events": events, "refused": refused,
-    }
+    return tests, looks_used, drawn
 
 
-def _test(ev: ScoreEvent, xa: int, xb: int, n: int, eps: Any, delta: Any, level: float, alpha: float) -> EventTest:
-    p_lo, p_hi = cp_lower(xa, n, level), cp_upper(xa, n, level)
-    q_lo, q_hi = cp_lower(xb, n, level), cp_upper(xb, n, level)
-    d_lo = delta_lower_bound(p_lo, q_hi, eps)
-    sugg = delta_lower_bound(cp_lower(xa, n, alpha), cp_upper(xb, n, alpha), eps) > float(delta)
-    return EventTest(ev, n, n, xa, xb, level, p_lo, p_hi, q_lo, q_hi, eps_lower_bound(p_lo, q_hi, delta), d_lo, d_lo > float(delta), sugg)
+def _count_hits(events: list[ScoreEvent], h: tuple, X: np.ndarray, hits: dict[int, list[int]]) -> None:
+    """Add the rows ``X`` (drawn on ``h``) that fall in each event to its hits under ``h`` (first) or ``h'`` (second)."""
+    cache: dict = {}
+    for e in events:
+        if h == e.a:
+            hits[id(e)][0] += int(e.member(X, cache).sum())
+        if h == e.b:
+            hits[id(e)][1] += int(e.member(X, cache).sum())
 
 
 def summarise(parts: dict, *, eps: Any, delta: Any, alpha: float) -> dict:
-    """Verdict, witness, power and notes from :func:`scored_audit`'s parts (the privacy half of an ``AuditResult``)."""
-    tests: list[EventTest] = parts["tests"]
-    violated = [t for t in tests if t.violated]
-    suggest = [t for t in tests if t.suggestive and not t.violated]
-    needed = None
-    if violated:
-        privacy, witness = "FAIL", max(violated, key=lambda t: (t.eps_lower, t.delta_lower))
-    elif suggest:
-        privacy = "INCONCLUSIVE"
-        witness = max(suggest, key=lambda t: t.p_hat - exp_up(eps) * t.q_hat)
-        ns = [samples_to_certify(t.p_hat, t.q_hat, eps, delta, parts["level"]) for t in suggest]
-        ns = [x for x in ns if x is not None]
-        needed = min(ns) if ns else None
-    else:
-        privacy, witness = "PASS", None
-    n = parts["n_cert"]
-    power = power_statement(n, parts["level"], eps, delta) if (n and privacy != "FAIL" and tests) else None
-    return {"privacy": privacy, "witness": witness, "needed": needed, "power": power}
+    """Verdict, witness, power and notes from :func:`scored_audit`'s parts (the privacy half of an ``AuditResult``).
 
-
-def power_statement(n: int, level: float, eps: Any, delta: Any) -> dict:
-    """What an audit that certified nothing could have seen: :func:`~dpverify.auditor.stats.detectable_eps` at ``n`` and ``level``."""
-    return {
-        "detection_probability": POWER_TARGET, "mass": POWER_MASS, "samples_per_input": n, "level_each_bound": level,
-        "detectable_eps": _j(detectable_eps(n, level, eps, delta)),
-        "curve": [{**r, "detectable_eps": _j(r["detectable_eps"])} for r in power_curve(n, level, eps, delta)],
-    }
+    ``alpha`` is not used (the level of each bound is in ``parts``); kept for callers.
+    """
+    f = decide_privacy(parts["tests"], eps, delta, parts["level"], n_cert=parts["n_cert"], prefer="eps")
+    return {"privacy": f.verdict, "witness": f.witness, "needed": f.needed, "power": f.power}
 
 
 __all__ += ["summarise", "power_statement", "RowSampler", "PairScreen"]

@@ -62,6 +62,7 @@ __all__ = [
     "detection_probability",
     "detectable_eps",
     "power_curve",
+    "power_statement",
 ]
 
 #: Family-wise error rate of one audit (1 - confidence): the probability that a
@@ -399,3 +400,12 @@ def detectable_eps(n: int, a: float, eps: Any, delta: Any, *, mass: float = POWE
 def power_curve(n: int, a: float, eps: Any, delta: Any, masses: tuple = (0.3, 0.1, POWER_MASS, 0.001)) -> list[dict]:
     """:func:`detectable_eps` at several event masses (the JSON's power table)."""
     return [{"mass": m, "detectable_eps": detectable_eps(n, a, eps, delta, mass=m)} for m in masses]
+
+
+def power_statement(n: int, level: float, eps: Any, delta: Any) -> dict:
+    """What an audit that certified nothing could have seen: :func:`detectable_eps` at ``n`` and ``level``."""
+    return {
+        "detection_probability": POWER_TARGET, "mass": POWER_MASS, "samples_per_input": n, "level_each_bound": level,
+        "detectable_eps": _num(detectable_eps(n, level, eps, delta)),
+        "curve": [{**r, "detectable_eps": _num(r["detectable_eps"])} for r in power_curve(n, level, eps, delta)],
+    }
