@@ -44,7 +44,7 @@ class ArgmaxRR:
         keep = rng.random(size) < np.exp(float(self.eps)) / (np.exp(float(self.eps)) + d - 1)
         other = rng.integers(0, d - 1, size)
         other = other + (other >= top)  # uniform over the items other than top
-        return [(int(top),) if k else (int(o),) for k, o in zip(keep, other)]
+        return [(int(top),) if k else (int(o),) for k, o in zip(keep, other, strict=True)]
 
 
 def buggy_argmax_rr(h, rng):

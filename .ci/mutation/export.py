@@ -31,7 +31,8 @@ def _target(module: cst.Module, func: str, cls: str | None) -> cst.FunctionDef |
     for child in module.body:
         if cls is None and isinstance(child, cst.FunctionDef) and child.name.value == func:
             return child
-        if cls is not None and isinstance(child, cst.ClassDef) and child.name.value == cls and isinstance(child.body, cst.IndentedBlock):
+        if (cls is not None and isinstance(child, cst.ClassDef) and child.name.value == cls
+                and isinstance(child.body, cst.IndentedBlock)):
             for m in child.body.body:
                 if isinstance(m, cst.FunctionDef) and m.name.value == func:
                     return m
@@ -56,7 +57,8 @@ def record(name: str, code: int, path: Path) -> dict:
 
 
 def collect(everything: bool = False) -> dict:
-    """``{"counts": {status: n}, "mutants": [record, ...]}`` over the mutants that were run (survivors only unless ``everything``)."""
+    """``{"counts": {status: n}, "mutants": [record, ...]}`` over the mutants that were run (survivors only unless
+    ``everything``)."""
     counts: dict[str, int] = {}
     out = []
     for path in walk_mutatable_files():

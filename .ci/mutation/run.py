@@ -163,8 +163,10 @@ def main() -> int:
     ap.add_argument("--baseline", action="store_true", help="store the figures as the module's 'before' (no survivor list)")
     ap.add_argument("--out", default=str(REPO / "reports"), help="reports directory (default: the repository's reports/)")
     ap.add_argument("--merge-before", type=Path, metavar="DATA_JSON",
-                    help="copy the 'before' runs stored in another mutation.json (a --baseline run in a clone of an older commit)")
-    ap.add_argument("--reasons-only", action="store_true", help="re-apply equivalent.toml to the stored results and re-render; run nothing")
+                    help="copy the 'before' runs stored in another mutation.json "
+                         "(a --baseline run in a clone of an older commit)")
+    ap.add_argument("--reasons-only", action="store_true",
+                    help="re-apply equivalent.toml to the stored results and re-render; run nothing")
     ap.add_argument("--no-write", action="store_true", help="print the result, write nothing")
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/dpverify-mutation"))
     a = ap.parse_args()

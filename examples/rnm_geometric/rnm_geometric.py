@@ -127,7 +127,8 @@ def tail_bound(inst, *, prec: int, interval: bool) -> list:
         e = Fraction(mech.eps)
         a = ctx.exp(-(ctx.mpf(e.numerator) / e.denominator))
         top = max(inst.h)
-        return [Comparison(law[(j,)], "<=", 2 * a ** ((top - c + 1) // 2) / (1 + a), label=f"P(M(h)={j}) vs union bound, gap {top - c}")
+        return [Comparison(law[(j,)], "<=", 2 * a ** ((top - c + 1) // 2) / (1 + a),
+                           label=f"P(M(h)={j}) vs union bound, gap {top - c}")
                 for j, c in enumerate(inst.h) if top - c >= 1]
 
 
