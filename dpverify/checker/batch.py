@@ -133,7 +133,7 @@ def pair_margins(s: Stacked, a: np.ndarray, b: np.ndarray, factors: Sequence[tup
         sl = slice(start, start + BLOCK)
         pa, pb = a[sl], b[sl]
         ratios = _ratios(s, pa, pb) if any(pure) else None
-        for (flo, fhi), (clo, chi), is_pure in zip(factors, claimed, pure):
+        for (flo, fhi), (clo, chi), is_pure in zip(factors, claimed, pure, strict=True):
             if is_pure:
                 mlo, mhi = _pure_margins(ratios[0], ratios[1], flo, fhi)
             else:
@@ -172,14 +172,15 @@ def fast_keys(s: Stacked, a: np.ndarray, b: np.ndarray, factors: Sequence[tuple[
     the same ratio maxima).  Only for pairs that path decides (e.g. those :func:`pair_margins` says hold)."""
     keys = [math.inf] * len(a)
     ratios = _ratios(s, a, b) if any(pure) else None
-    for (flo, fhi), (clo, chi), is_pure in zip(factors, claimed, pure):
+    for (flo, fhi), (clo, _), is_pure in zip(factors, claimed, pure, strict=True):
         if is_pure:
-            lows = [pure_margin_bounds((rl, rh), (flo, fhi))[0] for rl, rh in zip(ratios[0].tolist(), ratios[1].tolist())]
+            rows = zip(ratios[0].tolist(), ratios[1].tolist(), strict=True)
+            lows = [pure_margin_bounds((rl, rh), (flo, fhi))[0] for rl, rh in rows]
         else:
             hi1 = _fsum_upper(_terms(s, a, b, flo, fhi)[1])
             hi2 = _fsum_upper(_terms(s, b, a, flo, fhi)[1])
-            lows = [math.nextafter(clo - max(h1, h2), -math.inf) for h1, h2 in zip(hi1, hi2)]
-        keys = [min(k, x) for k, x in zip(keys, lows)]
+            lows = [math.nextafter(clo - max(h1, h2), -math.inf) for h1, h2 in zip(hi1, hi2, strict=True)]
+        keys = [min(k, x) for k, x in zip(keys, lows, strict=True)]
     return keys
 
 

@@ -108,7 +108,8 @@ class Witness:
             "q_event": fmt(self.q_event) if self.q_event is not None else None,
         }
         if self.details is not None:  # only notion claims carry it: (eps, delta) witnesses keep their JSON unchanged
-            out["details"] = {k: v if isinstance(v, (str, bool)) or v is None else (outcome_str(v) if isinstance(v, (tuple, frozenset)) else fmt(v))
+            out["details"] = {k: v if isinstance(v, (str, bool)) or v is None
+                              else (outcome_str(v) if isinstance(v, (tuple, frozenset)) else fmt(v))
                               for k, v in self.details.items()}
         return out
 
@@ -747,5 +748,6 @@ def check(
         return base
     if instances is not None:
         base = replace(base, coverage="the instances given")
-    acc = scan(claim, instances if instances is not None else instances_of(claim, domain), prec=prec, certify=certify, progress=progress)
+    todo = instances if instances is not None else instances_of(claim, domain)
+    acc = scan(claim, todo, prec=prec, certify=certify, progress=progress)
     return finish(base, acc, certify=certify, seconds=time.perf_counter() - start)

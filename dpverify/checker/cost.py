@@ -38,7 +38,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import islice
 from math import comb, log
 from typing import Any
 
@@ -51,10 +50,12 @@ from .cost_rates import CLAIM_SECONDS_PER_UNIT, FAMILY_SECONDS_PER_UNIT
 from .neighbours import parse_relation, resolve_relation
 from .reductions import canonical_pairs, check_symmetries
 
-__all__ = ["count_instances", "count_neighbours", "count_canonical_pairs", "count_laws", "law_outcomes", "Work", "work", "estimate_seconds",
+__all__ = ["count_instances", "count_neighbours", "count_canonical_pairs", "count_laws", "law_outcomes", "Work", "work",
+           "estimate_seconds",
            "guard_domain", "SECONDS_PER_UNIT", "DEFAULT_SECONDS_PER_UNIT", "ENUMERATE_CAP", "OUTCOME_D"]
 
-#: canonical pairs under ``permute-ties`` are enumerated when the unreduced domain has at most this many pairs (``linf``: a hundredth)
+#: canonical pairs under ``permute-ties`` are enumerated when the unreduced domain has at most this many pairs (``linf``: a
+#hundredth)
 ENUMERATE_CAP = 2_000_000
 #: laws of the zero histogram are evaluated up to this length to count their outcomes (extrapolated beyond)
 OUTCOME_D = 7
@@ -320,7 +321,8 @@ def guard_domain(claim: Any, domain: Any, *, budget_seconds: float = 600.0, forc
         est = f"{_secs(low)}" if low == high else f"between {_secs(low)} and {_secs(high)}"
         raise DomainTooLarge(
             f"domain ({domain.describe()}) needs {w.describe()}: estimated {est} at {r:.1e} s per unit "
-            f"({'calibrated for ' + claim.id if claim.id in CLAIM_SECONDS_PER_UNIT else 'family ' + w.family}), over the budget of {budget_seconds:g} s; pass --force to run anyway or --budget to raise the limit"
+            f"({'calibrated for ' + claim.id if claim.id in CLAIM_SECONDS_PER_UNIT else 'family ' + w.family}), over the budget "
+            f"of {budget_seconds:g} s; pass --force to run anyway or --budget to raise the limit"
         )
     return low, high
 

@@ -341,8 +341,8 @@ def _rho_search(lr: LogRatios) -> tuple[Any, Any]:
     ctx = mpmath.mp
     Ls = [_mid(L) for *_, L in lr.common]
     ps = [_mid(p) for _, p, _, _ in lr.common]
-    mlr = LogRatios(ctx, [(None, p, None, L) for p, L in zip(ps, Ls)], [], [])
-    klv = sum((p * L for p, L in zip(ps, Ls)), ctx.mpf(0))
+    mlr = LogRatios(ctx, [(None, p, None, L) for p, L in zip(ps, Ls, strict=True)], [], [])
+    klv = sum((p * L for p, L in zip(ps, Ls, strict=True)), ctx.mpf(0))
     dinf = max(Ls)
     if klv <= 0 or dinf <= 0:
         return ctx.mpf(0), None
@@ -481,7 +481,8 @@ def _certify_zcdp(P: Mapping, Q: Mapping, rho: Any, max_pieces: int) -> ZCDPChec
     if not _lo(r) > 0:
         raise InvalidParameter(f"rho={rho!r} must be > 0")
     if lr.only_p:
-        return ZCDPCheck("violated", Fraction(2), ctx.inf, ctx.inf, "P(o) > 0 = Q(o) for some outcome: D_alpha = inf for every alpha > 1",
+        return ZCDPCheck("violated", Fraction(2), ctx.inf, ctx.inf, "P(o) > 0 = Q(o) for some outcome: D_alpha = inf for every "
+                                                                    "alpha > 1",
                          extra={"outcome": lr.only_p[0][0]})
     if not lr.common:
         raise InvalidParameter("P has no outcome of positive probability")
@@ -519,7 +520,8 @@ def _certify_zcdp(P: Mapping, Q: Mapping, rho: Any, max_pieces: int) -> ZCDPChec
     else:
         _, best["d"], best["ratio"] = check_at(best["alpha"])
     if not _lo(r - kl_v) > 0:  # KL = rho within rounding: the limit alpha -> 1 cannot be decided
-        return ZCDPCheck("inconclusive", best["alpha"], best["d"], best["ratio"], "KL equals rho within the enclosure (alpha -> 1)")
+        return ZCDPCheck("inconclusive", best["alpha"], best["d"], best["ratio"], "KL equals rho within the enclosure (alpha -> "
+                                                                                  "1)")
     # 3. near 1: D_alpha <= KL + (alpha - 1) R^2/8
     slope = _hi(R * R / 8 - r)
     gap = _lo(r - kl_v)
@@ -535,7 +537,7 @@ def _certify_zcdp(P: Mapping, Q: Mapping, rho: Any, max_pieces: int) -> ZCDPChec
     hi_a = (big - 1) * (1 + mpmath.mp.mpf(2) ** -60)
     n0 = 8
     edges = [1 + _binary(lo_a * (hi_a / lo_a) ** (mpmath.mp.mpf(i) / n0)) for i in range(n0)] + [1 + _binary(hi_a)]
-    todo = list(zip(edges[:-1], edges[1:]))
+    todo = list(zip(edges[:-1], edges[1:], strict=False))
     kcache: dict = {}
 
     def K_at(a: Fraction) -> Any:
@@ -569,7 +571,8 @@ def _certify_zcdp(P: Mapping, Q: Mapping, rho: Any, max_pieces: int) -> ZCDPChec
                              f"not proved on [{mpmath.nstr(mpmath.mpf(a.numerator) / a.denominator, 8)}, "
                              f"{mpmath.nstr(mpmath.mpf(b.numerator) / b.denominator, 8)}] after {pieces} pieces", pieces)
         todo += [(a, m), (m, b)]
-    return ZCDPCheck("holds", best["alpha"], best["d"], best["ratio"], f"chord / Taylor bounds on {pieces} pieces of [alpha_1, D_inf/rho]", pieces)
+    return ZCDPCheck("holds", best["alpha"], best["d"], best["ratio"], f"chord / Taylor bounds on {pieces} pieces of [alpha_1, "
+                                                                       f"D_inf/rho]", pieces)
 
 
 def _taylor_bound(lr: LogRatios, r: Any, R: Any, a: Fraction, b: Fraction, Ka: Any) -> Any:
@@ -586,12 +589,12 @@ def _taylor_bound(lr: LogRatios, r: Any, R: Any, a: Fraction, b: Fraction, Ka: A
     lift = (lambda x: x) if ctx is iv else (lambda x: iv.mpf(x))
     ws = [lift(p) * iv.exp(ai * lift(L)) for _, p, _, L in lr.common]
     tot = sum(ws, iv.mpf(0))
-    m1 = sum((w * lift(L) for w, (_, _, _, L) in zip(ws, lr.common)), iv.mpf(0)) / tot
-    m2 = sum((w * lift(L) ** 2 for w, (_, _, _, L) in zip(ws, lr.common)), iv.mpf(0)) / tot
+    m1 = sum((w * lift(L) for w, (_, _, _, L) in zip(ws, lr.common, strict=True)), iv.mpf(0)) / tot
+    m2 = sum((w * lift(L) ** 2 for w, (_, _, _, L) in zip(ws, lr.common, strict=True)), iv.mpf(0)) / tot
     V = min(_hi(m2 - m1 * m1), _hi(lift(R) ** 2 / 4))
     ac, bc = to_ctx(ctx, a), to_ctx(ctx, b)
     wa = [p * ctx.exp((ac - 1) * L) for _, p, _, L in lr.common]
-    slope = sum((w * L for w, (_, _, _, L) in zip(wa, lr.common)), ctx.mpf(0)) / sum(wa, ctx.mpf(0))  # K'(a)
+    slope = sum((w * L for w, (_, _, _, L) in zip(wa, lr.common, strict=True)), ctx.mpf(0)) / sum(wa, ctx.mpf(0))  # K'(a)
     V = ctx.mpf(V)
     lead = V / 2 - r  # G(alpha) = Ka + slope (alpha - a) + V/2 (alpha - a)^2 - r alpha (alpha - 1)
 
@@ -618,7 +621,8 @@ def zcdp_rho(P: Mapping, Q: Mapping, *, Pi: Mapping | None = None, Qi: Mapping |
     ``lower * (1 + 2^-j)`` that :func:`certify_zcdp` proves (on the interval laws ``Pi``/``Qi`` when given:
     ``certified`` True), ``+inf`` if the supports differ.
     """
-    out: dict = {"lower": mpmath.mp.mpf(0), "upper": mpmath.mp.mpf(0), "alpha": None, "direction": "h->h'", "certified": Pi is not None}
+    out: dict = {"lower": mpmath.mp.mpf(0), "upper": mpmath.mp.mpf(0), "alpha": None, "direction": "h->h'",
+                 "certified": Pi is not None}
     for (A, B, Ai, Bi, dirn) in ((P, Q, Pi, Qi, "h->h'"), (Q, P, Qi, Pi, "h'->h")):
         lr = log_ratios(A, B)
         if lr.only_p:

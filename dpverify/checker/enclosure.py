@@ -131,9 +131,9 @@ def _one_direction_small(A: LawArrays, B: LawArrays, flo: list, fhi: list) -> tu
     b_lo = [0.0 if j is None else B.lo_list[j] for j in pos]
     b_hi = [0.0 if j is None else B.hi_list[j] for j in pos]
     los, his = [], []
-    for fl, fh in zip(flo, fhi):
-        s_hi = [t for t in (nxt(a - nxt(fl * b, down), up) for a, b in zip(A.hi_list, b_lo)) if t > 0.0]
-        s_lo = [t for t in (nxt(a - nxt(fh * b, up), down) for a, b in zip(A.lo_list, b_hi)) if t > 0.0]
+    for fl, fh in zip(flo, fhi, strict=True):
+        s_hi = [t for t in (nxt(a - nxt(fl * b, down), up) for a, b in zip(A.hi_list, b_lo, strict=True)) if t > 0.0]
+        s_lo = [t for t in (nxt(a - nxt(fh * b, up), down) for a, b in zip(A.lo_list, b_hi, strict=True)) if t > 0.0]
         his.append(nxt(math.fsum(s_hi), up))
         los.append(max(0.0, nxt(math.fsum(s_lo), down)))
     return los, his
@@ -150,7 +150,7 @@ def delta_enclosures(A: LawArrays, B: LawArrays, factors: Sequence[tuple[float, 
     fhi = np.array([f[1] for f in factors])
     flo_, fhi_ = _one_direction(A, B, flo, fhi)
     blo_, bhi_ = _one_direction(B, A, flo, fhi)
-    return [(max(a, c), max(b, e), "h->h'" if b >= e else "h'->h") for a, b, c, e in zip(flo_, fhi_, blo_, bhi_)]
+    return [(max(a, c), max(b, e), "h->h'" if b >= e else "h'->h") for a, b, c, e in zip(flo_, fhi_, blo_, bhi_, strict=True)]
 
 
 def margin_bounds(delta: tuple[float, float], claimed: tuple[float, float]) -> tuple[float, float]:

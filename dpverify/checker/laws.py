@@ -86,7 +86,7 @@ def law_problem(law: Mapping[Any, Any]) -> str | None:
             lo = [mpmath.mpf(p.a) if isinstance(p, mpmath.iv.mpf) else mpmath.mpf(p) for p in values]
             hi = [mpmath.mpf(p.b) if isinstance(p, mpmath.iv.mpf) else mpmath.mpf(p) for p in values]
             tol = n * mpmath.mpf(MP_RELATIVE)
-            for o, p in zip(law, lo):
+            for o, p in zip(law, lo, strict=True):
                 if not p >= -tol:  # also refuses NaN
                     return f"P({o!r}) = {_short(p)} < 0 (tolerance {mpmath.nstr(tol, 3)})"
             s_lo, s_hi = mpmath.fsum(lo), mpmath.fsum(hi)

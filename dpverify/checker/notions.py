@@ -82,7 +82,8 @@ def _zcdp(P: dict[Any, Any], Q: dict[Any, Any], rhos: list[Any], interval: bool)
             other = renyi(B, A, a) if a is not None else None
             rho_alpha = (to_ctx(ctx, rho) * to_ctx(ctx, a)) if a is not None else to_ctx(ctx, rho)
             details = {
-                "notion": "rho-zCDP", "claimed": rho, "exact": lhs if res.status != "inconclusive" else res.ratio, "status": res.status, "how": res.how,
+                "notion": "rho-zCDP", "claimed": rho, "exact": lhs if res.status != "inconclusive" else res.ratio,
+                "status": res.status, "how": res.how,
                 "alpha": alpha_str(a), "D_alpha": res.d_alpha, "rho_times_alpha": rho_alpha,
                 "D_alpha_over_alpha": res.ratio, "direction": direction,
             }

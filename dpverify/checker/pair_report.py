@@ -79,9 +79,10 @@ def profile_report(
         pe = max((pure_eps(P, Q)[0] for _, Q in laws), default=mpmath.mpf(0))
         rep: dict[str, Any] = {"mechanism": repr(mech), "h": list(h), "relation": relation if h2 is None else "given pair",
                                "pairs": len(partners), "pure_eps": fmt(pe), "profile": rows}
-        text = [f"{mech!r} on h={list(h)}" + (f" vs h'={list(h2)}" if h2 else f", worst over {len(partners)} {relation} neighbours"),
+        text = [f"{mech!r} on "
+                f"h={list(h)}" + (f" vs h'={list(h2)}" if h2 else f", worst over {len(partners)} {relation} neighbours"),
                 f"  pure eps (max |ln P/Q|): {fmt(pe, 12)}", "  eps          delta(eps)           worst h'   event size"]
-        for e, d, r in zip(grid, worst_deltas, rows):
+        for e, d, r in zip(grid, worst_deltas, rows, strict=True):
             # numbers are rounded to significant digits, never cut: a cut string once showed 7.3e-21 as 7.3e-2
             text.append(f"  {fmt(e, 9):<12} {fmt(d, 15):<20} {str(r['h_prime']):<10} {len(r['event'])}")
         if delta is not None:
@@ -104,8 +105,8 @@ def profile_report(
         return rep
 
 
-def _divergence_section(mech: Any, h: tuple, laws: list, P: dict, rep: dict, text: list, orders: Sequence[Any], zcdp: bool, br: bool,
-                        pld: bool, given_pair: bool) -> None:
+def _divergence_section(mech: Any, h: tuple, laws: list, P: dict, rep: dict, text: list, orders: Sequence[Any], zcdp: bool,
+                        br: bool, pld: bool, given_pair: bool) -> None:
     from mechanisms.errors import InvalidParameter
 
     from .divergences import br_range, parse_alpha, privacy_loss_distribution, renyi, zcdp_rho
@@ -133,7 +134,8 @@ def _divergence_section(mech: Any, h: tuple, laws: list, P: dict, rep: dict, tex
         r, g = best
         rep["zcdp"] = {"rho": fmt(r["lower"]), "rho_upper_certified": fmt(r["upper"]), "alpha": alpha_str(r["alpha"]),
                        "direction": r["direction"], "h_prime": list(g), **({"reason": r["reason"]} if "reason" in r else {})}
-        text.append(f"  smallest zCDP rho: {fmt(r['lower'], 12)} (sup over alpha of D_alpha/alpha, at alpha={alpha_str(r['alpha'])}, "
+        text.append(f"  smallest zCDP rho: {fmt(r['lower'], 12)} (sup over alpha of D_alpha/alpha, at "
+                    f"alpha={alpha_str(r['alpha'])}, "
                     f"{r['direction']}, h'={list(g)}); certified rho <= {fmt(r['upper'], 12)}")
     if br:
         best = max(((br_range(P, Q), g) for g, Q in laws), key=lambda t: t[0].value)
@@ -146,10 +148,12 @@ def _divergence_section(mech: Any, h: tuple, laws: list, P: dict, rep: dict, tex
         if not given_pair:
             raise InvalidParameter("--pld needs --h2 (the privacy-loss distribution of one pair)")
         d = privacy_loss_distribution(P, laws[0][1])
-        rep["pld"] = {"atoms": [{"loss": fmt(L), "p_mass": fmt(p), "q_mass": fmt(q), "outcomes": [outcome_str(o) for o in outs]}
-                                for L, p, q, outs in d.atoms], "p_mass_at_plus_inf": fmt(d.p_inf), "q_mass_at_minus_inf": fmt(d.q_neg_inf)}
+        atoms = [{"loss": fmt(L), "p_mass": fmt(p), "q_mass": fmt(q), "outcomes": [outcome_str(o) for o in outs]}
+                 for L, p, q, outs in d.atoms]
+        rep["pld"] = {"atoms": atoms, "p_mass_at_plus_inf": fmt(d.p_inf), "q_mass_at_minus_inf": fmt(d.q_neg_inf)}
         text.append("  privacy-loss distribution of h vs h' (loss = ln P/Q, P-mass, Q-mass):")
-        text += [f"    {fmt(L, 12):<20} {fmt(p, 12):<20} {fmt(q, 12):<20} {', '.join(outcome_str(o) for o in outs)}" for L, p, q, outs in d.atoms]
+        text += [f"    {fmt(L, 12):<20} {fmt(p, 12):<20} {fmt(q, 12):<20} "
+                 f"{', '.join(outcome_str(o) for o in outs)}" for L, p, q, outs in d.atoms]
         if d.p_inf != 0 or d.q_neg_inf != 0:
             text.append(f"    +inf: P-mass {fmt(d.p_inf, 12)}; -inf: Q-mass {fmt(d.q_neg_inf, 12)}")
 

@@ -34,7 +34,8 @@ from proofs.registry import all_claims, get_claim
 from .core import CheckResult, Partial, base_result, finish, instances_of, scan
 from .store import ResultStore, code_hash
 
-__all__ = ["CHUNK_SIZE", "LARGE_JOB", "LARGE_SPLIT", "job_chunk_size", "Job", "run_jobs", "check_parallel", "make_executor", "WORKER_SETUP", "in_worker"]
+__all__ = ["CHUNK_SIZE", "LARGE_JOB", "LARGE_SPLIT", "job_chunk_size", "Job", "run_jobs", "check_parallel", "make_executor",
+           "WORKER_SETUP", "in_worker"]
 
 
 def _iv_from_mpi(mpi: tuple) -> Any:

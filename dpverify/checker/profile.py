@@ -152,7 +152,7 @@ def profile_deltas(P: Mapping, Q: Mapping, eps_list: Sequence[Any]) -> list[tupl
 
     up = lambda x: x.b if isinstance(x, mpmath.iv.mpf) else x  # noqa: E731  (compare upper ends, as pair_profile)
     return [(d1, "h->h'") if up(d1) >= up(d2) else (d2, "h'->h")
-            for d1, d2 in zip(one_direction(P, Q), one_direction(Q, P))]
+            for d1, d2 in zip(one_direction(P, Q), one_direction(Q, P), strict=True)]
 
 
 def pure_eps(P: Mapping, Q: Mapping) -> tuple[Any, Any, str]:

@@ -87,7 +87,7 @@ def _one_orientation(h: Sequence[int], g: Sequence[int], sym: frozenset[str]) ->
         m = min(min(h), min(g))
         h, g = tuple(x - m for x in h), tuple(x - m for x in g)
     if "permute" in sym:
-        items = sorted(zip(h, g), reverse=True)
+        items = sorted(zip(h, g, strict=True), reverse=True)
         return tuple(a for a, _ in items), tuple(b for _, b in items)
     if "permute-ties" in sym:
         order = _order_ties(h, g)
@@ -136,7 +136,7 @@ def canonical_pairs(d: int, max_count: int, relation: str = "add-remove", sym: I
     for h, g in _canonical_sequences(d, values, ties="permute" not in sym):
         if h == g:
             continue
-        if n is not None and sum(1 for a, b in zip(h, g) if a != b) > n:
+        if n is not None and sum(1 for a, b in zip(h, g, strict=True) if a != b) > n:
             continue  # delta:N and linf:N change at most N counts
         if "shift" in sym and min(min(h), min(g)) != 0:
             continue

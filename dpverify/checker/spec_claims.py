@@ -39,7 +39,8 @@ def spec_claim(
     if domain is None:
         domain = (len(spec.examples[0]) if spec.examples else 3, 2)
     if not isinstance(domain, Domain):
-        domain = Domain(d=V.pos_int("d", domain[0]), max_count=V.nonneg_int("max_count", domain[1]), relation=spec.relation, params=(p,))
+        domain = Domain(d=V.pos_int("d", domain[0]), max_count=V.nonneg_int("max_count", domain[1]), relation=spec.relation,
+                        params=(p,))
     return PrivacyClaim(
         id=claim_id or f"BYO.{spec.name}",
         title=f"{spec.name} satisfies its claimed (eps, delta)",

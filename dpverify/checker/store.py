@@ -25,7 +25,8 @@ __all__ = ["ResultStore", "code_hash", "DEFAULT_STORE"]
 DEFAULT_STORE = ".dpverify-cache/checks.sqlite"
 
 _PROJECT = ("mechanisms", "proofs", "dpverify")
-_CHECKER_MODULES = ("dpverify.checker.core", "dpverify.checker.numbers", "dpverify.checker.profile", "dpverify.checker.neighbours", "mechanisms.exact.cache", "proofs.claims")
+_CHECKER_MODULES = ("dpverify.checker.core", "dpverify.checker.numbers", "dpverify.checker.profile",
+                    "dpverify.checker.neighbours", "mechanisms.exact.cache", "proofs.claims")
 
 
 @lru_cache(maxsize=None)

@@ -89,7 +89,8 @@ def decide(s: Stacked, a: np.ndarray, b: np.ndarray, rho_lo: float) -> np.ndarra
         gap_lo = np.nextafter(rho_lo - kl_hi, _DOWN)
         c_hi = np.nextafter(np.nextafter(r_hi * r_hi, _UP) / 8.0, _UP)
         slope_hi = np.nextafter(c_hi - rho_lo, _UP)
-        alpha_1 = np.where(slope_hi <= 0.0, _UP, np.nextafter(1.0 + np.nextafter(gap_lo / np.where(slope_hi > 0.0, slope_hi, 1.0), _DOWN), _DOWN))
+        ratio = np.nextafter(gap_lo / np.where(slope_hi > 0.0, slope_hi, 1.0), _DOWN)
+        alpha_1 = np.where(slope_hi <= 0.0, _UP, np.nextafter(1.0 + ratio, _DOWN))
         big = np.where(d_inf > 0.0, np.nextafter(d_inf / rho_lo, _UP), 1.0)
         holds = ok & np.isfinite(kl_hi) & np.isfinite(d_inf) & (gap_lo > 0.0) & (alpha_1 >= big)
     return holds

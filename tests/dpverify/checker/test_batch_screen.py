@@ -42,16 +42,17 @@ def _laws(n_laws: int, n_out: int, seed: int) -> list[E.LawArrays]:
 def test_batch_margins_contain_the_per_pair_fast_path(n_out: int) -> None:
     laws = _laws(12, n_out, SEED + n_out)
     s = B.stack(laws)
-    a, b = np.array([i for i in range(12) for j in range(12) if i != j]), np.array([j for i in range(12) for j in range(12) if i != j])
+    a = np.array([i for i in range(12) for j in range(12) if i != j])
+    b = np.array([j for i in range(12) for j in range(12) if i != j])
     eps_list = [0, 0.01, 0.5, 3]
     factors = [E.exp_bounds(e) for e in eps_list]
     claimed = [E.float_bounds(x) for x in (0, 1e-3, 0.05, 0.2)]
     pure = [True, False, False, False]
     lo, holds, hi = B.pair_margins(s, a, b, factors, claimed, pure)
-    for k, (i, j) in enumerate(zip(a.tolist(), b.tolist())):
+    for k, (i, j) in enumerate(zip(a.tolist(), b.tolist(), strict=True)):
         A, Bl = laws[i], laws[j]
         los, his, decided = [], [], True
-        for f, c, p in zip(factors, claimed, pure):
+        for f, c, p in zip(factors, claimed, pure, strict=True):
             if p:
                 mb = E.pure_margin_bounds(E.ratio_bounds(A, Bl), f)
                 if mb is None:
@@ -120,7 +121,8 @@ def test_screened_scan_gives_the_same_result(cid: str) -> None:
 def test_screen_skips_most_pairs_of_a_holding_claim(monkeypatch: pytest.MonkeyPatch) -> None:
     taken = []
     real = core._take
-    monkeypatch.setattr(core, "_take", lambda acc, claim, inst, prec, certify: (taken.append(inst), real(acc, claim, inst, prec, certify)))
+    monkeypatch.setattr(core, "_take",
+                        lambda acc, claim, inst, prec, certify: (taken.append(inst), real(acc, claim, inst, prec, certify)))
     c = get_claim("DR19.Lem4.1")
     r = core.check(c, dataclasses.replace(c.quick_domain, d=4, max_count=3, reduce=False, min_d=None), certify=True)
     assert r.verdict == "holds" and r.pairs_checked > 1000
@@ -159,9 +161,9 @@ def test_fast_keys_are_the_per_pair_keys_bit_for_bit(n_out: int) -> None:
     lo, holds, _ = B.pair_margins(s, a, b, factors, claimed, pure)
     keys = B.fast_keys(s, a[holds], b[holds], factors, claimed, pure)
     assert holds.sum() > 5
-    for key, i, j in zip(keys, a[holds].tolist(), b[holds].tolist()):
+    for key, i, j in zip(keys, a[holds].tolist(), b[holds].tolist(), strict=True):
         per_pair = [E.pure_margin_bounds(E.ratio_bounds(laws[i], laws[j]), factors[0])[0]]
-        for f, c in zip(factors[1:], claimed[1:]):
+        for f, c in zip(factors[1:], claimed[1:], strict=True):
             dlo, dhi, _ = E.delta_enclosures(laws[i], laws[j], [f])[0]
             per_pair.append(E.margin_bounds((dlo, dhi), c)[0])
         assert key == min(per_pair)
@@ -174,7 +176,8 @@ def test_tied_pairs_keep_the_first_and_evaluate_only_it(monkeypatch: pytest.Monk
     dom = dataclasses.replace(c.quick_domain, d=3, max_count=3, reduce=False, min_d=None)
     taken = []
     real = core._take
-    monkeypatch.setattr(core, "_take", lambda acc, claim, inst, prec, certify: (taken.append(inst), real(acc, claim, inst, prec, certify)))
+    monkeypatch.setattr(core, "_take",
+                        lambda acc, claim, inst, prec, certify: (taken.append(inst), real(acc, claim, inst, prec, certify)))
     screened = core.check(c, dom, certify=True).as_json()
     n_taken = len(taken)
     monkeypatch.setattr(core, "SCREEN", 0)
@@ -224,7 +227,7 @@ def test_each_points_margin_contains_the_per_pair_one_and_is_barely_wider(n_out:
     for eps, dc in [(0, 0), (0.01, 0.001), (0.2, 0.05), (0.3, 0), (3, 0.2)]:
         f, c, pure = E.exp_bounds(eps), E.float_bounds(dc), dc == 0
         lo, holds, hi = B.pair_margins(s, a, b, [f], [c], [pure])
-        for k, (i, j) in enumerate(zip(a.tolist(), b.tolist())):
+        for k, (i, j) in enumerate(zip(a.tolist(), b.tolist(), strict=True)):
             pp = _per_pair(laws[i], laws[j], f, c, pure)
             if pp is None:  # undecided pure-DP point: the screen decides nothing either
                 assert lo[k] == -np.inf and hi[k] == np.inf and not holds[k]
@@ -256,7 +259,7 @@ def test_ratio_bounds_of_close_laws_are_the_per_pair_ones_exactly() -> None:
     a = np.array([i for i in range(9) for j in range(9)])
     b = np.array([j for i in range(9) for j in range(9)])
     rlo, rhi = B._ratios(s, a, b)
-    for k, (i, j) in enumerate(zip(a.tolist(), b.tolist())):
+    for k, (i, j) in enumerate(zip(a.tolist(), b.tolist(), strict=True)):
         assert (rlo[k], rhi[k]) == E.ratio_bounds(laws[i], laws[j])
 
 
@@ -269,5 +272,5 @@ def test_blocks_of_pairs_give_the_same_margins_as_one_block(monkeypatch: pytest.
     whole = B.pair_margins(s, a, b, *args)
     monkeypatch.setattr(B, "BLOCK", 7)  # 36 pairs in blocks of 7: the last block is short
     blocked = B.pair_margins(s, a, b, *args)
-    for x, y in zip(whole, blocked):
+    for x, y in zip(whole, blocked, strict=True):
         assert np.array_equal(x, y)

@@ -143,7 +143,8 @@ def test_interval_margins_certify_or_say_inconclusive():
 
 
 def test_tightest_instance_is_the_first_with_the_smallest_margin():
-    comps = [[Comparison(F(1), "<=", F(3))], [Comparison(F(1), "<=", F(2))], [Comparison(1, "<=", 2)], [Comparison(F(2), "<=", F(9))]]
+    comps = [[Comparison(F(1), "<=", F(3))], [Comparison(F(1), "<=", F(2))], [Comparison(1, "<=", 2)],
+             [Comparison(F(2), "<=", F(9))]]
     r = check(_obligation(comps))
     assert r.worst.h == (1,) and r.pairs_checked == 4  # margins 2, 1, 1 (exact), 7: the first 1 wins
     r = check(_obligation([[Comparison(iv.mpf([1, 2]), "<=", 3)], [Comparison(iv.mpf([0, 1]), "<=", 3)]]))
@@ -161,7 +162,8 @@ def test_partials_merge_like_one_sequential_scan():
     a = Partial(n=1, violated=True, straddle=False, all_exact_or_interval=False, seconds=1.5, error="")
     b = Partial(n=2, tight=True, straddle=True, seconds=2.0, error="boom")
     m = a.merge(b)
-    assert (m.n, m.violated, m.tight, m.straddle, m.all_exact_or_interval, m.seconds, m.error) == (3, True, True, True, False, 3.5, "boom")
+    got = (m.n, m.violated, m.tight, m.straddle, m.all_exact_or_interval, m.seconds, m.error)
+    assert got == (3, True, True, True, False, 3.5, "boom")
     assert Partial(error="first").merge(Partial(error="second")).error == "first"
     assert b.merge(a).worst is None and a.merge(Partial()).n == 1
 
@@ -207,7 +209,8 @@ def test_parameters_that_do_not_fit_the_claim_are_named():
         raise TypeError("f() got an unexpected keyword argument 'k'")
 
     ob = _obligation([[]], evaluate=evaluate) if False else Obligation(
-        id="TEST.kw", title="", source="", statement="", code="", relation="none", domain=Domain(d=1, max_count=0, relation="none"),
+        id="TEST.kw", title="", source="", statement="", code="", relation="none",
+        domain=Domain(d=1, max_count=0, relation="none"),
         evaluate=evaluate)
     with pytest.raises(InvalidParameter, match=r"params \{'k': 3\} do not fit claim TEST.kw"):
         evaluate_instance(ob, Instance((0,), None, {"k": 3}))
@@ -229,7 +232,8 @@ def test_statements_and_result_json():
     s = Statement(id="TEST.nc", title="T", source="", statement="", code="", kind="experiment", reason="needs data",
                   relation="linf")
     r = check(s)
-    assert (r.verdict, r.reason, r.domain, r.relation, r.expected) == ("not-checkable", "needs data", "-", "linf", "not-checkable")
+    got = (r.verdict, r.reason, r.domain, r.relation, r.expected)
+    assert got == ("not-checkable", "needs data", "-", "linf", "not-checkable")
     r = check(_claim([(Fraction(1, 2), 0)]))
     j = r.as_json()
     assert j["claim"] == "TEST.coin" and j["title"] == "coin" and j["kind"] == "privacy" and j["verdict"] == "violated"
@@ -382,8 +386,8 @@ def test_statement_and_obligation_results_carry_no_ratio_and_an_empty_event():
     r = check(s)
     assert r.certified is False and r.pairs_checked == 0 and r.ratio is None and r.as_json()["ratio_claimed_over_exact"] is None
     b = base_result(_claim([(1, 0)]), Domain(d=1, max_count=1))
-    assert (b.verdict, b.pairs_checked, b.certified, b.claim, b.title, b.kind, b.reason) == ("holds", 0, False, "TEST.coin", "coin",
-                                                                                           "privacy", "")
+    got = (b.verdict, b.pairs_checked, b.certified, b.claim, b.title, b.kind, b.reason)
+    assert got == ("holds", 0, False, "TEST.coin", "coin", "privacy", "")
     o = check(_obligation([[Comparison(1, "<=", 2)]]))
     assert o.ratio is None and o.as_json()["ratio_claimed_over_exact"] is None and o.worst.event == []
     assert o.as_json()["worst"]["event"] == [] and o.as_json()["worst"]["delta_claimed"] is None
@@ -471,7 +475,7 @@ def test_certified_fast_path_returns_decided_enclosures_with_their_points():
     assert [(c.op, c.rhs, c.label) for c, _ in comps] == [
         ("<=", 1, "eps_exact (max |ln P/Q|) <= claimed eps"), ("<=", Fraction(1, 2), "eps_exact (max |ln P/Q|) <= claimed eps"),
         ("<=", Fraction(1, 8), "delta_exact(1) <= claimed")]
-    for i, (c, extra) in enumerate(comps):
+    for i, (_, extra) in enumerate(comps):
         assert extra["fast"] is True and extra["point"] == i
         lo, hi = extra["margin_bounds"]
         assert (lo >= 0) if i != 1 else (hi < 0)
@@ -591,7 +595,8 @@ def test_the_screen_keys_every_parameter_group_and_evaluates_one_of_tied_pairs(m
                          mechanism=lambda p: Coin(), points=lambda p: [(p["e"], Fraction(1, 4))])
     taken = []
     real = _core._take
-    monkeypatch.setattr(_core, "_take", lambda acc, c, inst, prec, certify: (taken.append(inst), real(acc, c, inst, prec, certify)))
+    monkeypatch.setattr(_core, "_take",
+                        lambda acc, c, inst, prec, certify: (taken.append(inst), real(acc, c, inst, prec, certify)))
     screened = check(claim, certify=True).as_json()
     assert [(i.h, i.h_prime, i.params) for i in taken] == [((0,), (1,), {"e": Fraction(1, 5)})]
     monkeypatch.setattr(_core, "SCREEN", 0)

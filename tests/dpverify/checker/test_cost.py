@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from mechanisms.errors import DomainTooLarge, InvalidParameter
+from mechanisms.errors import DomainTooLarge
 from mechanisms.registry import get_mechanism
 
 from proofs.registry import get_claim
@@ -25,7 +25,7 @@ from dpverify.checker.cost import (
     guard_domain,
     work,
 )
-from dpverify.checker.core import instances_of, law
+from dpverify.checker.core import instances_of
 from dpverify.checker.neighbours import histograms, neighbours
 from dpverify.checker.reductions import canonical_pairs
 from dpverify.cli import main

@@ -17,7 +17,9 @@ from dpverify.report.coverage import GOAL, _reach
 #: pay-what-you-get sessions run by item-blind strategies inherit their rounds' symmetries (MultiLimitDom.symmetries;
 #: strategies whose views name items run only where their views fit, e.g. d = 3).
 #: Partition selection (DVGM22) is below the goal by design: the reason is in _PARTITION.
-_PARTITION = ("partition selection: keys are released independently and a neighbour changes at most L keys, so unchanged keys factor out of the hockey-stick divergence (a product with a common factor) and d = L keys suffice; counts are a window around the threshold, and every count is covered by the for-all-n obligations (DVGM22.*#all-n)")
+_PARTITION = ("partition selection: keys are released independently and a neighbour changes at most L keys, so unchanged keys "
+              "factor out of the hockey-stick divergence (a product with a common factor) and d = L keys suffice; counts are a "
+              "window around the threshold, and every count is covered by the for-all-n obligations (DVGM22.*#all-n)")
 NARROW: dict[str, str] = {cid: _PARTITION for cid in ("DVGM22.Gaussian", "DVGM22.Laplace", "DVGM22.PreThreshold", "DVGM22.Split",
                                                        "DVGM22.Split#L3", "DVGM22.Thm1", "DVGM22.Thm1#closed")}
 

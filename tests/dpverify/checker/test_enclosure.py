@@ -61,7 +61,7 @@ def test_delta_enclosures_contain_the_exact_profile_and_are_narrow(n):
         P, Q = _pair(rng, n)
         A, B = E.law_arrays(P), E.law_arrays(Q)
         factors = [E.exp_bounds(e) for e in EPS]
-        for (lo, hi, direction), eps in zip(E.delta_enclosures(A, B, factors), EPS):
+        for (lo, hi, direction), eps in zip(E.delta_enclosures(A, B, factors), EPS, strict=True):
             d1, d2 = _exact_delta(P, Q, eps)
             assert mpmath.mpf(lo) <= max(d1.a, d2.a) and max(d1.b, d2.b) <= mpmath.mpf(hi)
             assert hi - lo <= 1e-13 * max(1.0, hi)
@@ -164,7 +164,8 @@ def test_ratio_bounds_edges_zero_and_one_sided():
     lo, hi = E.ratio_bounds(E.law_arrays({"a": half, "b": half}), E.law_arrays({"a": iv.mpf(1)}))
     assert lo == math.inf and hi == math.inf
     # possibly 0 under Q (enclosure [0, t]) and positive under P: upper end inf, lower end finite
-    lo, hi = E.ratio_bounds(E.law_arrays({"a": half, "b": half}), E.law_arrays({"a": iv.mpf(1) - iv.mpf([0, t]), "b": iv.mpf([-t, t])}))
+    wide = E.law_arrays({"a": iv.mpf(1) - iv.mpf([0, t]), "b": iv.mpf([-t, t])})
+    lo, hi = E.ratio_bounds(E.law_arrays({"a": half, "b": half}), wide)
     assert hi == math.inf and 1e29 < lo < math.inf
     # an outcome with probability exactly 0 (listed on one side or both) is skipped
     for Q in ({"a": iv.mpf(1), "z": iv.mpf(0)}, {"a": iv.mpf(1)}):

@@ -30,8 +30,8 @@ def test_upward_pairs_keep_the_order_of_the_max_filter():
 
     for relation, kind, n in (("add-remove", "add-remove", None), ("delta:2", "delta", 2)):
         for d, m in ((1, 3), (3, 2), (4, 3)):
-            old = [(h, tuple(a + b for a, b in zip(h, e))) for h in histograms(d, m) for e in _moves(d, kind, n)
-                   if max(a + b for a, b in zip(h, e)) <= m]
+            old = [(h, tuple(a + b for a, b in zip(h, e, strict=True))) for h in histograms(d, m) for e in _moves(d, kind, n)
+                   if max(a + b for a, b in zip(h, e, strict=True)) <= m]
             assert list(pairs(d, m, relation)) == old
     for relation in ("linf", "linf:1", "linf:2"):  # the mask enumeration of l_inf pairs: neighbours() filtered by g > h
         for d, m in ((1, 3), (3, 2), (4, 2)):

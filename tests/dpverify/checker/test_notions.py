@@ -154,7 +154,7 @@ def test_br_witness_names_both_extreme_outcomes_with_their_probabilities(interva
     out = evaluate_notion(c, Instance(("h",), ("g",), {}), prec=80, interval=interval)
     assert [(cmp.op, cmp.rhs, cmp.label) for cmp, _ in out] == [("<=", F(2), "range of ln P/Q <= claimed eta"),
                                                                 ("<=", F(3), "range of ln P/Q <= claimed eta")]
-    for (cmp, extra), eta in zip(out, (2, 3)):
+    for (cmp, extra), eta in zip(out, (2, 3), strict=True):
         assert isinstance(cmp.lhs, mpmath.iv.mpf) == interval and _num(cmp.lhs) == pytest.approx(float(mpmath.log(10)))
         assert {k: v for k, v in extra.items() if k != "details"} == {
             "eps": None, "delta_exact": None, "delta_claimed": None, "direction": None, "event": ["a", "c"]}
@@ -277,7 +277,8 @@ def test_rdp_reports_the_larger_direction_and_the_other(interval):
     c = _claim(lambda p: _Z, "rdp", lambda p: [(2, F(1, 4)), ("inf", 1)], Domain())
     out = evaluate_notion(c, Instance((2,), (4,), {}), prec=80, interval=interval)
     assert [cmp.label for cmp, _ in out] == ["D_alpha <= eps at alpha=2", "D_alpha <= eps at alpha=inf"]
-    for (cmp, extra), (alpha, eps, big, small) in zip(out, (("2", F(1, 4), F(4, 3), F(5, 4)), ("inf", 1, F(2), F(3, 2)))):
+    want = (("2", F(1, 4), F(4, 3), F(5, 4)), ("inf", 1, F(2), F(3, 2)))
+    for (cmp, extra), (alpha, eps, big, small) in zip(out, want, strict=True):
         assert cmp.rhs == eps and cmp.op == "<=" and isinstance(cmp.lhs, mpmath.iv.mpf) == interval
         want = float(mpmath.log(big.numerator) - mpmath.log(big.denominator))
         other = float(mpmath.log(small.numerator) - mpmath.log(small.denominator))
@@ -296,7 +297,7 @@ def test_rdp_tie_between_directions_reports_the_forward_one(ctx):
     """A symmetric pair: D_alpha is the same number both ways (the same enclosure in iv, where `>=` of two equal
     intervals is undecided): the forward direction is reported, compared on the upper ends."""
     P, Q = in_context(ctx, dict(a=F(3, 4), b=F(1, 4))), in_context(ctx, dict(a=F(1, 4), b=F(3, 4)))
-    for cmp, extra in _rdp(P, Q, [(2, 1), (F(3, 2), 1), ("inf", 2)]):
+    for _, extra in _rdp(P, Q, [(2, 1), (F(3, 2), 1), ("inf", 2)]):
         assert extra["direction"] == extra["details"]["direction"] == "h->h'"
 
 

@@ -1,4 +1,4 @@
-"""Interval (certified) paths of dpverify.checker.profile, and the edges mutation testing found untested (issue 23).
+"""Interval (certified) paths of dpverify.checker.profile, and the edges mutation testing found untested.
 
 Every case here is an input the exact profiles must get right and that no other test reached:
 straddling terms (tight claims, eps = 0), explicit zero-probability outcomes, interval probabilities
@@ -6,9 +6,12 @@ that may be 0, the witness probabilities P(S) / Q(S), and the edges of ``eps_for
 """
 
 import mpmath
+import pytest
 from mpmath import iv
 
-from dpverify.checker.profile import pure_eps
+from mechanisms.errors import InvalidParameter
+
+from dpverify.checker.profile import clip0, eps_for_delta, hockey_stick, pair_profile, pure_eps
 
 
 def test_pure_eps_encloses_an_interval_probability_that_may_be_zero():
@@ -26,12 +29,6 @@ def test_pure_eps_encloses_an_interval_probability_that_may_be_zero():
     assert pure_eps(Z, {"a": iv.mpf(1)})[0].a == 0
     assert pure_eps(Z, Q)[0] == iv.inf
 
-
-import pytest
-
-from mechanisms.errors import InvalidParameter
-
-from dpverify.checker.profile import clip0, eps_for_delta, hockey_stick, pair_profile
 
 F = mpmath.mpf
 
@@ -226,7 +223,7 @@ def test_profile_deltas_equals_pair_profile_at_every_eps_with_its_direction(inte
     want = [pair_profile(P, Q, e) for e in eps_list]
     assert [d for _, d in got] == [w.direction for w in want]
     assert {d for _, d in got} == {"h->h'", "h'->h"}  # both directions occur: the choice is exercised
-    for (delta, _), w in zip(got, want):
+    for (delta, _), w in zip(got, want, strict=True):
         if interval:
             assert (delta.a, delta.b) == (w.delta.a, w.delta.b)
         else:
@@ -266,6 +263,6 @@ def test_profile_deltas_with_an_explicit_zero_first_entry(interval):
     if interval:
         P, Q, P0 = _iv(P), _iv(Q), _iv(P0)
     eps_list = [0, F("0.25"), 5]
-    for (d0, r0), (d, r) in zip(profile_deltas(P0, Q, eps_list), profile_deltas(P, Q, eps_list)):
+    for (d0, r0), (d, r) in zip(profile_deltas(P0, Q, eps_list), profile_deltas(P, Q, eps_list), strict=True):
         assert r0 == r
         assert ((d0.a, d0.b) == (d.a, d.b)) if interval else d0 == d

@@ -97,7 +97,7 @@ def _declaring():
     for name, spec in all_mechanisms().items():
         if "byo" in spec.tags:
             continue
-        for i, params in enumerate(spec.valid[:2]):
+        for i in range(len(spec.valid[:2])):
             yield pytest.param(name, i, id=f"{name}[{i}]")
 
 
@@ -140,7 +140,8 @@ def test_a_wrong_declaration_is_caught(name, params, wrong):
     spec = all_mechanisms()[name]
     mech = _Claiming(construct(spec, **params), wrong)
     rng = random.Random(SEED)
-    found = [f for d in range(2, 5) for f in symmetry_failures(mech, d, relation_for(spec.relation, params, mech), mech.sym, rng, trials=12)]
+    rel = relation_for(spec.relation, params, mech)
+    found = [f for d in range(2, 5) for f in symmetry_failures(mech, d, rel, mech.sym, rng, trials=12)]
     assert found, f"{name} wrongly declaring {wrong} was not caught"
 
 

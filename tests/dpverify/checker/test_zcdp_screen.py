@@ -45,7 +45,7 @@ def test_a_pair_the_screen_proves_is_proved_by_the_per_pair_certificate_too(seed
     laws, a, b = _pairs(seed)
     s = _stacked(*laws)
     proved = 0
-    for i, j in zip(a.tolist(), b.tolist()):
+    for i, j in zip(a.tolist(), b.tolist(), strict=True):
         with both_precisions(PREC):
             Pm = {o: mpmath.mpf(p) for o, p in in_context(mpmath.mp, laws[i]).items()}
             sup, _ = D.rho_search(D.log_ratios(Pm, in_context(mpmath.mp, laws[j])))
@@ -93,7 +93,7 @@ def test_decide_is_the_hoeffding_and_d_inf_steps_at_their_boundary() -> None:
     got = [bool(Z.decide(s, np.array([0]), np.array([1]), float(r))[0]) for r in rhos]
     want = [proved_by_hand(float(r)) for r in rhos]
     assert sum(got) > 20 and sum(not g for g in got) > 20
-    assert sum(g != w for g, w in zip(got, want)) <= 1  # at most the one grid point straddling the boundary
+    assert sum(g != w for g, w in zip(got, want, strict=True)) <= 1  # at most the one grid point straddling the boundary
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -101,7 +101,7 @@ def test_estimates_are_the_per_pair_search_values(seed: int) -> None:
     laws, a, b = _pairs(100 + seed)
     s = _stacked(*laws)
     est = Z.estimate_sup(s, a, b)
-    for k, (i, j) in enumerate(zip(a.tolist(), b.tolist())):
+    for k, (i, j) in enumerate(zip(a.tolist(), b.tolist(), strict=True)):
         with both_precisions(PREC):
             sup, _ = D.rho_search(D.log_ratios(in_context(mpmath.iv, laws[i]), in_context(mpmath.iv, laws[j])))
         assert abs(est[k] - float(sup)) <= 1e-9 * float(sup), (seed, k, est[k], sup)
@@ -143,7 +143,8 @@ def test_screened_zcdp_scan_gives_the_same_result(cid: str) -> None:
 def test_zcdp_screen_skips_most_pairs_and_keeps_near_ties(monkeypatch: pytest.MonkeyPatch) -> None:
     taken = []
     real = core._take
-    monkeypatch.setattr(core, "_take", lambda acc, claim, inst, prec, certify: (taken.append(inst), real(acc, claim, inst, prec, certify)))
+    monkeypatch.setattr(core, "_take",
+                        lambda acc, claim, inst, prec, certify: (taken.append(inst), real(acc, claim, inst, prec, certify)))
     c = get_claim("CR21.BR-zCDP#em")
     r = core.check(c, dataclasses.replace(c.quick_domain, d=4, max_count=3, min_d=1), certify=True)
     assert r.verdict == "holds" and r.certified and r.pairs_checked > 150
@@ -214,7 +215,8 @@ def test_estimate_zooms_into_the_bracket_left_of_its_best_grid_point(monkeypatch
         lr = D.log_ratios(in_context(mpmath.mp, P), in_context(mpmath.mp, Q))
         lr_top = float(max(L for *_, L in lr.common) / D.kl(in_context(mpmath.mp, P), in_context(mpmath.mp, Q)))
     grid0 = (lr_top - 1) * 2.0 ** -30
-    for t_star in (grid0 * 2.0, grid0 * 1.2, grid0 * 2.0 ** (30 / 24) * 1.7, (lr_top - 1) * 0.3):  # the first: best grid point grid[1]
+    # the first: best grid point grid[1]
+    for t_star in (grid0 * 2.0, grid0 * 1.2, grid0 * 2.0 ** (30 / 24) * 1.7, (lr_top - 1) * 0.3):
         monkeypatch.setattr(Z, "_objective", lambda lw, L, t, ts=t_star: 100.0 - (np.log(t) - math.log(ts)) ** 2)
         assert Z.estimate_sup(s, a, b)[0] == pytest.approx(100.0, abs=1e-9), t_star
 
