@@ -1,4 +1,4 @@
-"""A researcher's own mechanism, claims and lemmas in every command and in CI (issue 22).
+"""A researcher's own mechanism, claims and lemmas in every command and in CI.
 
 * claim kinds: (eps, delta) points and curves, pure eps, the ``notion`` keyword (refused by name on a ledger
   without notions, passed through unchanged on one with them), lemma obligations (certified only where the
@@ -59,6 +59,11 @@ def _forget(claim_id: str) -> None:
 # ------------------------------------------------------------------------------------------- the tutorial's law
 
 
+def _geometric_cdf(t, a):
+    """``P(Z <= t)`` for the two-sided geometric noise ``P(Z = z) = (1 - a)/(1 + a) a^|z|``."""
+    return 1 - a ** (t + 1) / (1 + a) if t >= 0 else a ** (-t) / (1 + a)
+
+
 def test_tutorial_law_matches_brute_force_and_its_intervals_enclose_it(rnm):
     """The closed form against the direct sum over noise values (truncated at a^80, ~1e-18 at eps = 1/2)."""
     rng = random.Random(22)
@@ -71,9 +76,9 @@ def test_tutorial_law_matches_brute_force_and_its_intervals_enclose_it(rnm):
             law, box = mech.distribution(h, prec=200), mech.distribution(h, prec=200, interval=True)
             a = mpmath.exp(-mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator)
             c = (1 - a) / (1 + a)
-            G = lambda t: 1 - a ** (t + 1) / (1 + a) if t >= 0 else a ** (-t) / (1 + a)  # noqa: E731
             for i in range(d):
-                brute = mpmath.fsum(c * a ** abs(v - h[i]) * mpmath.fprod(G(v - h[j] - (j < i)) for j in range(d) if j != i)
+                others = [h[j] + (j < i) for j in range(d) if j != i]
+                brute = mpmath.fsum(c * a ** abs(v - h[i]) * mpmath.fprod(_geometric_cdf(v - o, a) for o in others)
                                     for v in range(min(h) - 80, max(h) + 80))
                 assert abs(law[(i,)] - brute) < mpmath.mpf(10) ** -15
                 assert law[(i,)] in box[(i,)]
@@ -119,7 +124,7 @@ def test_claim_forms_points_curves_and_pure_eps():
 
 
 def test_notion_keyword_reaches_the_ledger_and_is_checked():
-    """notion= passes the values to the real PrivacyClaim (issue 18's notions), and the checker decides them: the coin
+    """notion= passes the values to the real PrivacyClaim (the ledger's claim notions), and the checker decides them: the coin
     is randomized response at eps = 1, whose KL limit eps tanh(eps/2) = 0.46 exceeds rho = 1/8 and stays below eps^2/2."""
     try:
         reg = register("byo-t-z", _Coin, params={"eps": 1}, claim=lambda p: Fraction(p["eps"]) ** 2 / 8, notion="zcdp",
@@ -146,7 +151,8 @@ def test_declared_symmetries_are_spot_checked(rnm):
             return frozenset({"shift", "permute-ties"})  # ties go to the smaller index: not permutation-invariant
 
     with pytest.raises(InvalidParameter, match=r"declares (symmetries \['permute-ties', 'shift'\] at d=\d, but its laws change"
-                                               r"|a permutation symmetry, but its law on h=.* either the symmetry does not hold)"):
+                                               r"|a permutation symmetry, but its law on h=.* either the symmetry does not "
+                                               r"hold)"):
         register("byo-t-wrong-sym", Wrong, params={"eps": 1}, claim=(1, 0))
     assert "BYO.byo-t-wrong-sym" not in all_claims()
 
@@ -170,7 +176,8 @@ def test_a_permutation_symmetry_needs_item_labelled_outcomes_or_a_relabel():
         def symmetries(self, d):
             return frozenset({"permute"})
 
-    with pytest.raises(InvalidParameter, match=r"declares a permutation symmetry, but its law on h=.* define relabel\(outcome, items\)"):
+    with pytest.raises(InvalidParameter, match=r"declares a permutation symmetry, but its law on h=.* define relabel\(outcome, "
+                                               r"items\)"):
         register("byo-t-count-out", LargestCount, params={"eps": 1}, claim=(1, 1))
     assert "BYO.byo-t-count-out" not in all_claims()
 
@@ -228,7 +235,8 @@ def test_lemma_failures_name_the_instance_and_the_line():
         assert "\n" not in msg and msg.startswith("lemma BYO.t-raises raised on instance h=(0, 2) params={}: ZeroDivisionError")
         assert "test_byo.py, line" in msg
         reg = register_lemma("t-bool", returns_bool, relation="none", domain=(2, 3))
-        with pytest.raises(UserCodeError, match=r"lemma BYO.t-bool returned bool on instance h=\(0, 0\) params=\{\}: it must return Comparison"):
+        with pytest.raises(UserCodeError, match=r"lemma BYO.t-bool returned bool on instance h=\(0, 0\) params=\{\}: it must "
+                                                r"return Comparison"):
             reg.check()
     finally:
         _forget("BYO.t-raises")
@@ -341,7 +349,8 @@ def test_a_name_registered_twice_names_both_places(user_file, capsys):
     assert main(["--load", str(f), "claims"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert f"--load {f}, line 9: InvalidParameter: name='byo-t-twice' is already registered (at " in err and "twice.py, line 8)" in err
+    assert f"--load {f}, line 9: InvalidParameter: name='byo-t-twice' is already registered (at " in err
+    assert "twice.py, line 8)" in err
 
 
 def test_missing_file_and_module(capsys):

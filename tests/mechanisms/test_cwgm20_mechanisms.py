@@ -4,6 +4,7 @@ Quadrature (mpmath.quad with the breakpoints) is used here only, as the twin of
 the closed-form exp-poly integration in ``mechanisms.exact.threshold_runs``.
 """
 
+import functools
 from fractions import Fraction as F
 
 import mpmath
@@ -49,7 +50,7 @@ def _quad_pattern(T, bT, qs, bq, pattern):
     """Quadrature twin of one threshold-run pattern: int pdf_T(x) prod (S_i or 1 - S_i)(x) dx."""
     def f(x):
         v = _lap_pdf(x, T, bT)
-        for q, passed in zip(qs, pattern):
+        for q, passed in zip(qs, pattern, strict=True):
             s = _lap_sf(x, q, bq)
             v *= s if passed else 1 - s
         return v
@@ -96,7 +97,7 @@ def test_astab_closed_form_matches_quadrature():
         p = m.distribution(h)[top_set(h, 1)]
         with mpmath.workprec(80):
             T = mpmath.log(10) / mpmath.mpf(0.5)
-            quad = mpmath.quad(lambda x: _lap_pdf(x, gap_query(h, 1), 2), [-mpmath.inf, T, mpmath.inf][1:])
+            quad = mpmath.quad(functools.partial(_lap_pdf, mu=gap_query(h, 1), b=2), [-mpmath.inf, T, mpmath.inf][1:])
             assert abs(quad - p) < mpmath.mpf(10) ** -15
 
 
@@ -257,7 +258,8 @@ def test_svt_mutant_specs_rebuilt_at_test_time_as_written():
     from mechanisms.stability.svt import REGISTRY as SVT_REGISTRY, _mutant
 
     specs = [s for s in SVT_REGISTRY if s.mutant]
-    assert [s.name for s in specs] == ["svt-mutant-no-query-noise", "svt-mutant-no-threshold-noise", "svt-mutant-query-noise-1-over-eps2"]
+    assert [s.name for s in specs] == ["svt-mutant-no-query-noise", "svt-mutant-no-threshold-noise",
+                                       "svt-mutant-query-noise-1-over-eps2"]
     for spec in specs:
         cal = spec.name.removeprefix("svt-mutant-")
         again = _mutant(cal, spec.mutant, spec.valid)

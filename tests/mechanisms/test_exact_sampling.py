@@ -129,7 +129,8 @@ def test_exact_weights_fit_including_the_lazy_refinement_path(prec, monkeypatch)
     pairs = [(1, F(0)), (1, F(1, 2)), (3, F(2)), (F(10**300), F(690)), (1, F(10**20)), (F(1, 7), F(0))]
     table = ExactWeights.from_pairs(pairs, prec=prec)
     with mpmath.workprec(3000):
-        w = [mpmath.mpf(F(r).numerator) / F(r).denominator * mpmath.exp(-mpmath.mpf(x.numerator) / x.denominator) for r, x in pairs]
+        w = [mpmath.mpf(F(r).numerator) / F(r).denominator * mpmath.exp(-mpmath.mpf(x.numerator) / x.denominator)
+             for r, x in pairs]
         law = {i: w[i] / sum(w) for i in range(len(w))}
     rng = RandomWords(np.random.default_rng(SEED))
     assert fit([table.draw(rng) for _ in range(N)], law).p_value > LEVEL
@@ -254,14 +255,16 @@ def test_no_item_left_is_an_error_not_a_hang():
     assert race_exact((1, 0), (), 1, 1, 1, 0, "0.5", rng=np.random.default_rng(0), size=2) == [(BOT,), (BOT,)]
 
 
-# ----------------------------------------------------------------- power for the lazy-noise samplers (mechanisms.exact.noisy_race)
+# ----------------------------------------------------------------- power for the lazy-noise samplers
+# (mechanisms.exact.noisy_race)
 @pytest.mark.parametrize("balanced", [False, True])
 def test_audit_rejects_an_exact_laplace_race_with_the_printed_threshold(balanced):
     from mechanisms.limited_domain.laplace import LimitDomLap
 
     h = (3, 1, 1, 0)
     law = LimitDomLap(2, 3, 1, "1/10").distribution(h)
-    draws = LimitDomLap(2, 3, 1, "1/10", literal=True, exact=True, balanced=balanced).sample(h, rng=np.random.default_rng(SEED), size=N // 2)
+    mech = LimitDomLap(2, 3, 1, "1/10", literal=True, exact=True, balanced=balanced)
+    draws = mech.sample(h, rng=np.random.default_rng(SEED), size=N // 2)
     assert fit(draws, law).p_value < LEVEL
 
 
@@ -287,7 +290,8 @@ def test_exact_release_of_limit_dom_fits_its_law():
     for balanced in (False, True):
         m = LimitDom(2, 3, 1, "1/10", exact=True, balanced=balanced)
         draws = m.release(top, rng=np.random.default_rng(SEED), size=N // 4)
-        law = {tuple(x if x is BOT else "abcd"[x] for x in o): p for o, p in LimitDom(2, 3, 1, "1/10").distribution((5, 5, 2, 2)).items()}
+        law = {tuple(x if x is BOT else "abcd"[x] for x in o): p
+               for o, p in LimitDom(2, 3, 1, "1/10").distribution((5, 5, 2, 2)).items()}
         assert fit(draws, law).p_value > LEVEL
 
 
@@ -333,7 +337,8 @@ def test_product_enclosure_takes_lower_ends_for_its_lower_end():
 def test_random_words_draw_exactly_the_stream_in_order():
     g, ref = np.random.default_rng(SEED), np.random.default_rng(SEED)
     words = RandomWords(g, batch=4)
-    assert [words.word() for _ in range(6)] == ref.integers(0, 1 << 62, size=4).tolist() + ref.integers(0, 1 << 62, size=4).tolist()[:2]
+    first, second = ref.integers(0, 1 << 62, size=4).tolist(), ref.integers(0, 1 << 62, size=4).tolist()
+    assert [words.word() for _ in range(6)] == first + second[:2]
     assert RandomWords.of(np.random.default_rng(0), batch=1).batch == 1 and RandomWords.of(words) is words
     # a bare Generator is wrapped with batch=1: exactly the words used are drawn from it
     from mechanisms.exact.sampling import uniform_bits

@@ -56,7 +56,8 @@ def _random_instance(rnd: random.Random):
     factors = [("pdf", Fraction(rnd.randint(-6, 6), rnd.choice([1, 2, 3])), Fraction(rnd.randint(1, 5), rnd.choice([1, 2, 3])))]
     for _ in range(rnd.randint(0, 3)):
         kind = rnd.choice(["cdf", "sf"])
-        factors.append((kind, Fraction(rnd.randint(-6, 6), rnd.choice([1, 2])), Fraction(rnd.randint(1, 4), rnd.choice([1, 2, 3]))))
+        center = Fraction(rnd.randint(-6, 6), rnd.choice([1, 2]))
+        factors.append((kind, center, Fraction(rnd.randint(1, 4), rnd.choice([1, 2, 3]))))
     return factors
 
 
@@ -140,7 +141,7 @@ def test_interval_evaluation_contains_the_mp_value():
         with exact_context(PREC, interval=True) as iv:
             g, _, _ = _build(iv, factors)
             ivals = [g.integral(), g.cumulative()(Fraction(1, 3)), g(Fraction(-2))]
-        for v, w in zip(vals, ivals):
+        for v, w in zip(vals, ivals, strict=True):
             assert v in w and w.delta < mpmath.mpf(2) ** (-PREC + 20)
 
 
@@ -176,7 +177,7 @@ def _quad_reference(centers, scales, order):
     ``X_b = y``; the other events are then independent), from the reference formulas.
     """
     rest = [i for i in range(len(centers)) if i not in order]
-    fr = [(Fraction(c), Fraction(b)) for c, b in zip(centers, scales)]
+    fr = [(Fraction(c), Fraction(b)) for c, b in zip(centers, scales, strict=True)]
     cdf = [ref_cdf(*p) for p in fr]
     last = ref_pdf(*fr[order[-1]])
     above = [ref_sf(*fr[i]) for i in order[:-1]]
@@ -199,7 +200,7 @@ def _scipy_nested(centers, scales, order):
 
     def pieces(f, lo, hi):
         cuts = [lo] + [p for p in pts if lo < p < hi] + [hi]
-        return sum(integrate.quad(f, u, v, epsabs=1e-15, epsrel=1e-13)[0] for u, v in zip(cuts, cuts[1:]))
+        return sum(integrate.quad(f, u, v, epsabs=1e-15, epsrel=1e-13)[0] for u, v in zip(cuts, cuts[1:], strict=False))
 
     inner = lambda z: pieces(lambda y: pdf(b, y) * (1 - cdf(a, y)), z, np.inf)  # Pr[X_a > X_b > z]  # noqa: E731
     outer = lambda z: pdf(c, z) * math.prod(cdf(i, z) for i in rest) * inner(z)  # noqa: E731
