@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -229,7 +229,3 @@ def sample_ts_arm(h: np.ndarray, k: int, eps: Any, delta: Any, arm: TSArm, trial
 def returned(o: Any) -> list[int]:
     """Items of a LimitDom tuple (⊥ dropped)."""
     return [int(x) for x in o if x is not BOT]
-
-
-def with_hits(arm: Any, hits: str) -> Any:
-    return replace(arm, hits=hits)
