@@ -155,7 +155,7 @@ def total_mass(dist: Distribution) -> Any:
     return sum(dist.values())
 
 
-def symmetries_of(mechanism: Any, d: int) -> frozenset:
+def symmetries_of(mechanism: Any, d: int) -> frozenset[Any]:
     """The symmetries ``mechanism`` declares for histograms of length ``d`` (none if it declares none).
 
     A mechanism may define ``symmetries(d) -> frozenset`` with names from
@@ -195,7 +195,7 @@ def _relabel(o: Any, items: Sequence[int]) -> Any:
     return o
 
 
-def critical_scales_of(mechanism: Any) -> tuple:
+def critical_scales_of(mechanism: Any) -> tuple[Any, ...]:
     """The count gaps at which ``mechanism``'s law changes regime, as it declares them (``()`` if none).
 
     A mechanism may define ``critical_scales() -> sequence`` of positive numbers in count units
@@ -225,8 +225,8 @@ class Mechanism(Protocol):
     (:func:`critical_scales_of`).
     """
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list: ...
+    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list[Any]: ...
 
     def distribution(
         self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False
-    ) -> dict: ...
+    ) -> dict[Any, Any]: ...

@@ -70,7 +70,7 @@ class NoisyMax(VectorMechanism, ExactMechanism):
         """``b = 2/eps`` (exact)."""
         return 2 / Fraction(self.eps)
 
-    def _noise(self, rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    def _noise(self, rng: np.random.Generator, shape: tuple[Any, ...]) -> np.ndarray:
         b = 2 / sampler_float("eps", self.eps)
         return rng.laplace(0.0, b, size=shape) if self.noise == "laplace" else rng.exponential(b, size=shape)
 
@@ -113,7 +113,7 @@ class NoisyMax(VectorMechanism, ExactMechanism):
         return np.where(np.isfinite(top), out, -np.inf)
 
 
-def _exponential_argmax(ctx: Any, a: Sequence[int], b: Fraction) -> dict:
+def _exponential_argmax(ctx: Any, a: Sequence[int], b: Fraction) -> dict[Any, Any]:
     """``{(i,): Pr[a_i + E_i is the largest]}`` for i.i.d. ``E_i ~ Exp(mean b)`` (closed form)."""
     r = 1 / b
     zero = ExpPoly(ctx, {})

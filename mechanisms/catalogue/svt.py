@@ -145,10 +145,10 @@ class LyuSVT(VectorMechanism, ExactMechanism):
         return out
 
     # -- exact law of the ⊤/⊥ patterns (variants 1, 2, 4, 5, 6) ------------------------
-    def _stop(self, pattern: tuple) -> bool:
+    def _stop(self, pattern: tuple[Any, ...]) -> bool:
         return self.cutoff is not None and sum(pattern) >= self.cutoff
 
-    def _encode(self, pattern: tuple, n: int) -> tuple:
+    def _encode(self, pattern: tuple[Any, ...], n: int) -> tuple[Any, ...]:
         return tuple(int(p) for p in pattern) + (-1,) * (n - len(pattern))
 
     def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
@@ -160,15 +160,15 @@ class LyuSVT(VectorMechanism, ExactMechanism):
             return {self._encode(p, len(h)): pr for p, pr in runs.items()}
         return self._segments(ctx, h, brho, bnu)
 
-    def _segments(self, ctx: Any, h: tuple, brho: Fraction, bnu: Fraction) -> dict:
+    def _segments(self, ctx: Any, h: tuple[Any, ...], brho: Fraction, bnu: Fraction) -> dict[Any, Any]:
         """Variant 2: a fresh threshold after each ⊤, so the law is a product over segments ending in ⊤."""
         n = len(h)
-        memo: dict = {}
+        memo: dict[Any, Any] = {}
 
-        def law(start: int, left: int) -> dict:
+        def law(start: int, left: int) -> dict[Any, Any]:
             if (start, left) not in memo:
                 runs = run_distribution(ctx, self.T, brho, list(h[start:]), [bnu] * (n - start), lambda p: p[-1])
-                out: dict = {}
+                out: dict[Any, Any] = {}
                 for p, pr in runs.items():
                     end = start + len(p)
                     if p[-1] and left > 1 and end < n:
@@ -191,7 +191,7 @@ class LyuSVT(VectorMechanism, ExactMechanism):
         return _svt3_log_density(self, h, X)
 
 
-def _svt3_log_density(m: Any, h: tuple, X: np.ndarray) -> np.ndarray:
+def _svt3_log_density(m: Any, h: tuple[Any, ...], X: np.ndarray) -> np.ndarray:
     """Rows of ``X`` in variant 3's encoding -> ``ln [prod_P f_nu(v_i - a_i) G_B(min_P v)]`` (module docstring)."""
     n = len(h)
     if X.ndim != 2 or X.shape[1] != n:
@@ -217,7 +217,7 @@ def _svt3_log_density(m: Any, h: tuple, X: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=512)
-def _G_table(T: Any, brho: Fraction, bnu: Fraction, h: tuple, B: tuple) -> tuple[np.ndarray, np.ndarray, float]:
+def _G_table(T: Any, brho: Fraction, bnu: Fraction, h: tuple[Any, ...], B: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray, float]:
     """Grid, ``ln G_B`` on it, and ``G_B(+inf)`` (exact exp-poly values rounded to float)."""
     with exact_context(64) as ctx:
         g = laplace_pdf(ctx, T, brho)
@@ -268,7 +268,7 @@ class NumericalSVT(VectorMechanism):
         out[_aborted_mask(passed, self.c)] = ABORTED
         return out
 
-    def pattern_distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+    def pattern_distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
         """Exact law of the ⊤/⊥ pattern (tuples of 1/0/-1 as in :class:`LyuSVT`)."""
         h = self._h(h)
         b1, b2, _ = self.scales
@@ -325,12 +325,12 @@ class SVT34Parallel(VectorMechanism):
 
 
 @lru_cache(maxsize=256)
-def _log_pattern_table(m: Any, h: tuple) -> dict:
+def _log_pattern_table(m: Any, h: tuple[Any, ...]) -> dict[Any, Any]:
     law = m.pattern_distribution(h, prec=64) if hasattr(m, "pattern_distribution") else m.distribution(h, prec=64)
     return {o: (math.log(float(p)) if p > 0 else -math.inf) for o, p in law.items()}
 
 
-def _lookup(rows: np.ndarray, table: dict) -> np.ndarray:
+def _lookup(rows: np.ndarray, table: dict[Any, Any]) -> np.ndarray:
     """``table[tuple(row)]`` for every row (``-inf`` where absent)."""
     uniq, inv = unique_rows(rows)
     vals = np.array([table.get(tuple(int(x) for x in r), -math.inf) for r in uniq])

@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 
-def _raw_fraction(raw: tuple) -> Fraction:
+def _raw_fraction(raw: tuple[Any, ...]) -> Fraction:
     """The exact rational value of a raw mpmath float tuple (mpf values are dyadic rationals)."""
     p, q = to_rational(raw)
     return Fraction(p, q)
@@ -115,7 +115,7 @@ def exp_at(ctx: Any, prec: int, p: int, q: int, xn: int, xd: int) -> Any:
 
 
 @lru_cache(maxsize=1 << 12)
-def antiderivative_coefs(ctx: Any, prec: int, p: int, q: int, n: int) -> tuple:
+def antiderivative_coefs(ctx: Any, prec: int, p: int, q: int, n: int) -> tuple[Any, ...]:
     """``(-1)^j n!/(n-j)! / a^{j+1}`` for ``j = 0..n``, ``a = p/q != 0``: the coefficients of
     ``int x^n e^{ax} dx = e^{ax} sum_j (-1)^j n!/(n-j)! x^{n-j} / a^{j+1}``."""
     inv_a = Fraction(q, p)

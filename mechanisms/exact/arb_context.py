@@ -86,7 +86,7 @@ class ArbContext:
 ARB = ArbContext()
 
 
-def _raw_to_arb(raw: tuple) -> Any:
+def _raw_to_arb(raw: tuple[Any, ...]) -> Any:
     """An mpmath raw float ``(sign, man, exp, bc)`` as an exact ball (inf ends become infinite balls)."""
     sign, man, exp, _ = raw
     if not man:
@@ -127,7 +127,7 @@ def certified_context(ctx: Any, values: Sequence[Any]) -> Iterator[Any]:
         yield ctx
 
 
-def iv_law(ctx: Any, law: dict) -> dict:
+def iv_law(ctx: Any, law: dict[Any, Any]) -> dict[Any, Any]:
     """A law computed in ``ctx`` as the caller's numbers: balls become ``iv`` intervals (:func:`to_iv`)."""
     return {k: to_iv(v) for k, v in law.items()} if ctx is ARB else law
 

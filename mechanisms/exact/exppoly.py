@@ -68,12 +68,12 @@ Key = tuple[int, int, int]  # (p, q, n): the term x**n * exp(p/q * x), p/q in lo
 _ZERO_KEY: Key = (0, 1, 0)  # the constant term
 
 
-def _accumulate(acc: dict, key: Any, c: Any) -> None:
+def _accumulate(acc: dict[Any, Any], key: Any, c: Any) -> None:
     old = acc.get(key)
     acc[key] = c if old is None else old + c
 
 
-def _nonzero(acc: dict) -> dict:
+def _nonzero(acc: dict[Any, Any]) -> dict[Any, Any]:
     """Drop exactly-zero coefficients, in place (rebuilding the dict would re-hash every key: a hot spot)."""
     for k in [k for k, c in acc.items() if is_zero(c)]:
         del acc[k]
@@ -205,7 +205,7 @@ class PiecewiseExpPoly:
     __slots__ = ("ctx", "breaks", "pieces")
 
     @classmethod
-    def _trusted(cls, ctx: Any, breaks: tuple, pieces: list[ExpPoly]) -> "PiecewiseExpPoly":
+    def _trusted(cls, ctx: Any, breaks: tuple[Any, ...], pieces: list[ExpPoly]) -> "PiecewiseExpPoly":
         """Internal constructor: ``breaks`` already exact and strictly increasing (hot path)."""
         out = cls.__new__(cls)
         out.ctx, out.breaks, out.pieces = ctx, tuple(breaks), tuple(pieces)

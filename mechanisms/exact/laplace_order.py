@@ -203,9 +203,9 @@ def _ordered_top_distribution(ctx: Any, vs: list[LapVar], k: int, stop: int | No
         _check_indices("stop", [stop], len(vs))
     if not (isinstance(k, int) and 1 <= k <= len(items)):
         raise InvalidParameter(f"k={k!r} must be an int in [1, {len(items)}]")
-    below_cache: dict[frozenset, PiecewiseExpPoly] = {}
+    below_cache: dict[frozenset[Any], PiecewiseExpPoly] = {}
 
-    def below(rest: frozenset) -> PiecewiseExpPoly:
+    def below(rest: frozenset[Any]) -> PiecewiseExpPoly:
         if rest not in below_cache:
             below_cache[rest] = _cdf_product(ctx, [vs[i] for i in sorted(rest)])
         return below_cache[rest]

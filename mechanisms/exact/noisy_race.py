@@ -197,7 +197,7 @@ def race_topk(values: Sequence[NoisyValue], k: int, stop: int | None, words: Ran
     return chosen, stopped
 
 
-def _decide(values: Sequence[Any], encl: list, i: int, j: int, words: RandomWords, p: int) -> bool:
+def _decide(values: Sequence[Any], encl: list[Any], i: int, j: int, words: RandomWords, p: int) -> bool:
     """``values[i] > values[j]`` from the fixed-precision enclosures, refining only on an overlap."""
     ilo, ihi = encl[i]
     jlo, jhi = encl[j]
@@ -232,7 +232,7 @@ def first_pass(tests: Sequence[NoisyValue], threshold: NoisyValue, words: Random
     return found
 
 
-def make_centres(centres: Sequence[tuple | None]) -> list[Centre]:
+def make_centres(centres: Sequence[tuple[Any, ...] | None]) -> list[Centre]:
     """A :class:`Centre` per ``(r, a, t, s)`` tuple (``None``: a dummy's centre 0)."""
     out = []
     for c in centres:
@@ -252,7 +252,7 @@ def make_values(centres: Sequence[Any], noise: str, words: RandomWords) -> tuple
     return values, dummy
 
 
-def race_draws(centres: Sequence[tuple | None], stop: int | None, k: int, noise: str, rng: Any, size: int, *,
+def race_draws(centres: Sequence[tuple[Any, ...] | None], stop: int | None, k: int, noise: str, rng: Any, size: int, *,
                balanced: bool = False, dummy: Sequence[bool] | None = None) -> list[tuple[list[int], bool]]:
     """``size`` independent races (:func:`race_topk`) over fresh noise: ``[(chosen, stopped), ...]``.
 

@@ -77,7 +77,7 @@ def em_topk_exact(h: Sequence[int], k: int, eps_q: Any, *, rng: np.random.Genera
 def race_exact(
     h: Sequence[int], domain: Sequence[int], k: int, eps: Any, bot_count: int, m: int, delta: Any,
     *, rng: np.random.Generator, size: int,
-) -> list[tuple]:
+) -> list[tuple[Any, ...]]:
     """``size`` exact draws of the Gumbel race over ``domain ∪ {⊥}`` (module docstring)."""
     e, dl = rational("eps", eps), rational("delta", delta)
     domain = [int(i) for i in domain]

@@ -338,7 +338,7 @@ class ExactWeights:
             raise ValueError("no weights (or den < 1)")
         if min(self.xnum) < 0 or any(r <= 0 for r in self.factors.values()):
             raise ValueError("weights need x_i >= 0 and r_i > 0")
-        cache: dict = {}
+        cache: dict[Any, Any] = {}
         far = prec * self.den  # x >= prec: e^{-x} 2^prec <= 1, enclosure (0, 1) without work
         lo, hi = [], []
         for i, v in enumerate(self.xnum):
@@ -358,7 +358,7 @@ class ExactWeights:
         self.present = [True] * len(self.hi)
         self.removed: set[int] = set()
         self.by_size = sorted(range(len(self.hi)), key=lambda i: -self.hi[i])  # largest enclosure first
-        self._rescaled: dict = {}
+        self._rescaled: dict[Any, Any] = {}
 
     @classmethod
     def from_pairs(cls, weights: Sequence[tuple[Any, Any]], *, prec: int = PROPOSAL_BITS) -> "ExactWeights":

@@ -106,14 +106,14 @@ def _run_distribution(ctx: Any, t_center: Any, t_scale: Any, centers: Sequence[A
 #: (centre, scale) prefix and the same context and working precision: the value of a node depends on nothing else
 #: (the stopping rule only decides which nodes are leaves), so histograms with a common prefix -- consecutive
 #: histograms of an enumeration, the neighbours of one histogram -- compute it once.  Bounded; cleared when full.
-_PRODUCTS: dict = {}
-_LEAVES: dict = {}
+_PRODUCTS: dict[Any, Any] = {}
+_LEAVES: dict[Any, Any] = {}
 #: The per-test factors (Laplace sf / cdf of a centre and scale) by context, precision, centre, scale and side.
-_FACTORS: dict = {}
+_FACTORS: dict[Any, Any] = {}
 MEMO_LIMIT = 100_000
 
 
-def _remember(memo: dict, node: tuple, value: Any) -> Any:
+def _remember(memo: dict[Any, Any], node: tuple[Any, ...], value: Any) -> Any:
     if len(memo) >= MEMO_LIMIT:
         memo.clear()
     memo[node] = value

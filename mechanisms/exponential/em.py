@@ -53,7 +53,7 @@ from mechanisms.registry import EXACT_TAG, FLOAT_EPS, MechanismSpec, exact_varia
 __all__ = ["ExponentialMechanism", "PeelingEM", "OneShotGumbel", "em_weights", "peeling_probability"]
 
 
-def em_weights(ctx: Any, h: Sequence[int], eps_q: Any) -> list:
+def em_weights(ctx: Any, h: Sequence[int], eps_q: Any) -> list[Any]:
     """``exp(eps_q * (h_i - max h))`` in ``ctx`` (shifted by the max: the ratios are unchanged)."""
     top = max(h)
     return [ctx.exp(eps_q * (c - top)) for c in h]
@@ -66,7 +66,7 @@ def peeling_probability(weights: Sequence[Any], outcome: Sequence[int]) -> Any:
     chosen weights from the total cancels catastrophically when they dominate
     (e.g. h=(40,0,0), eps=50: the remainder would round to 0).
     """
-    chosen: set = set()
+    chosen: set[Any] = set()
     p = 1
     for i in outcome:
         remaining = sum(w for j, w in enumerate(weights) if j not in chosen)
@@ -253,7 +253,7 @@ class OneShotGumbel(_EMFamily):
         return {o: one_shot_integral(ctx, rates, o) for o in itertools.permutations(range(len(h)), self.k)}
 
 
-def _invalid_common() -> list:
+def _invalid_common() -> list[Any]:
     return [
         ({"eps": -1}, InvalidParameter, "eps=-1 must be > 0"),
         ({"eps": 0}, InvalidParameter, "eps=0 must be > 0"),

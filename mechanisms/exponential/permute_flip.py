@@ -55,7 +55,7 @@ def _eps_q(ctx: Any, eps: Any, sensitivity: Any, factor2: bool) -> Any:
     return e / 2 if factor2 else e
 
 
-def _poly_mul_linear(poly: list, c: Any) -> list:
+def _poly_mul_linear(poly: list[Any], c: Any) -> list[Any]:
     """``poly(t) * (1 - c t)`` (coefficients, lowest degree first)."""
     out = poly + [0 * poly[0]]
     for i in range(len(poly) - 1, -1, -1):
@@ -63,7 +63,7 @@ def _poly_mul_linear(poly: list, c: Any) -> list:
     return out
 
 
-def pf_probabilities(ctx: Any, h: Sequence[int], eps_q: Any) -> list:
+def pf_probabilities(ctx: Any, h: Sequence[int], eps_q: Any) -> list[Any]:
     """``[Pr[PF(h) = r] for r]`` in ``ctx`` (module docstring): ``p_r * int_0^1 prod_{j != r} (1 - t p_j) dt``."""
     top = max(h)
     groups: dict[int, int] = {}
@@ -247,7 +247,7 @@ class PeelingPF(_PFFamily):
         return frozenset({"shift", "permute"})
 
 
-def _invalid() -> list:
+def _invalid() -> list[Any]:
     return [
         ({"eps": -1}, InvalidParameter, "eps=-1 must be > 0"),
         ({"eps": 0}, InvalidParameter, "eps=0 must be > 0"),

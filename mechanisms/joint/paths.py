@@ -21,7 +21,7 @@ a set has ``max_i (v_i - v_{q_i}) <= m`` iff ``q_i <= t_i(m)`` for every i, and
 from __future__ import annotations
 
 from math import comb
-from typing import Sequence
+from typing import Any, Sequence
 
 __all__ = [
     "matrix_M",
@@ -294,7 +294,7 @@ class FlagDP:
             self.states.append((v0, v1))
             prev = tau
         self.count = self.states[-1][1][k] if valid and self.blocks else 0
-        self._steps: dict = {}
+        self._steps: dict[Any, Any] = {}
 
     def _step(self, b: int, s: int, f: int) -> tuple[list[tuple[int, int]], list[int]]:
         """Predecessor states of (s, f) after block b, with cumulative exact weights (cached)."""

@@ -42,14 +42,14 @@ def randbelow(rng: np.random.Generator, n: int) -> int:
             return x
 
 
-def _floor_scaled(raw: tuple, P: int) -> int:
+def _floor_scaled(raw: tuple[Any, ...], P: int) -> int:
     """floor(x * 2^P) for a raw mpmath number ``x`` (exact: it is a dyadic rational)."""
     man, exp = to_man_exp(raw)
     man, sh = int(man), int(exp) + P
     return man << sh if sh >= 0 else man >> (-sh)       # >> floors, also for negatives
 
 
-def _ceil_scaled(raw: tuple, P: int) -> int:
+def _ceil_scaled(raw: tuple[Any, ...], P: int) -> int:
     man, exp = to_man_exp(raw)
     man, sh = int(man), int(exp) + P
     return man << sh if sh >= 0 else -((-man) >> (-sh))

@@ -190,7 +190,7 @@ class JointSequence(ExactMechanism):
             cache[self.eps] = ExactCategorical(tab.counts, tab.gaps, self.eps)
         return cache[self.eps]
 
-    def gap_distribution(self, h, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+    def gap_distribution(self, h, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
         """``{m: P(gap = m)}`` exactly, any d."""
         tab = self.tables(h)
         cat = ExactCategorical(tab.counts, tab.gaps, self.eps)

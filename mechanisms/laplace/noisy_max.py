@@ -189,7 +189,7 @@ class LaplaceTopK(_LaplaceTop):
         return 2 * self.k * _exact_scale("sensitivity", self.sensitivity) / _exact_scale("eps", self.eps)
 
 
-def _invalid_common() -> list:
+def _invalid_common() -> list[Any]:
     return [
         ({"eps": -1}, InvalidParameter, "eps=-1 must be > 0"),
         ({"eps": 0}, InvalidParameter, "eps=0 must be > 0"),

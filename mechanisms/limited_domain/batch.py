@@ -70,7 +70,7 @@ MAX_TABLE_ENTRIES = 2**21
 MAX_REJECTION_ROUNDS = 6
 
 
-def _positions(h: np.ndarray, domain: np.ndarray, eps: float, bot_count: int, L: float | None) -> tuple[list, list]:
+def _positions(h: np.ndarray, domain: np.ndarray, eps: float, bot_count: int, L: float | None) -> tuple[list[Any], list[Any]]:
     """Positions sorted by decreasing log-weight: (labels, integer counts); ⊥ is label -1 (absent if L is None).
 
     ``domain`` is in decreasing count order (``top_sorted``), so only ⊥'s place is
@@ -87,7 +87,7 @@ def _positions(h: np.ndarray, domain: np.ndarray, eps: float, bot_count: int, L:
     return labels[:b] + [-1] + labels[b:], counts[:b] + [bot_count] + counts[b:]
 
 
-def race_tables(counts: list, labels: list, eps: float, L: float | None, rows: int) -> tuple[np.ndarray, np.ndarray]:
+def race_tables(counts: list[Any], labels: list[Any], eps: float, L: float | None, rows: int) -> tuple[np.ndarray, np.ndarray]:
     """``(W, S)``: ``W[f, i] = w_i / w_f`` for ``i >= f`` (0 below), ``S[f, i] = sum_{l >= i} W[f, l]``, ``S[f, n+1] = 0``.
 
     Exponents are ``eps (h_i - h_f) (+ L for ⊥ at i) (- L for ⊥ at f)`` with the
@@ -238,7 +238,7 @@ def _direct(W: np.ndarray, picks: np.ndarray, f: np.ndarray, rng: np.random.Gene
     return (s > t[:, None]).sum(axis=1) - 1
 
 
-def array_to_outcomes(arr: np.ndarray) -> list:
+def array_to_outcomes(arr: np.ndarray) -> list[Any]:
     """Rows of a :func:`race_sample_array` result as outcome tuples (``-1`` -> ``BOT``, nothing after it)."""
     rows = arr.tolist()
     out = list(map(tuple, rows))
@@ -250,7 +250,7 @@ def array_to_outcomes(arr: np.ndarray) -> list:
     return out
 
 
-def outcomes_to_array(outcomes: list, k: int) -> np.ndarray:
+def outcomes_to_array(outcomes: list[Any], k: int) -> np.ndarray:
     """Outcome tuples (at most ``k`` indices, optionally ending with ``BOT``) as a ``(len, k)`` int64 array, ``-1`` for ⊥ on."""
     out = np.full((len(outcomes), k), -1, dtype=np.int64)
     for r, o in enumerate(outcomes):

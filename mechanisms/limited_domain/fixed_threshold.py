@@ -187,9 +187,9 @@ class TruncatedRR(_FixedThresholdFamily):
         return [(self.i,) if x else (BOT,) for x in hit.tolist()]
 
 
-def _subset_law(ctx: Any, items: Sequence[int], q: Sequence[Any]) -> dict:
+def _subset_law(ctx: Any, items: Sequence[int], q: Sequence[Any]) -> dict[Any, Any]:
     """Independent inclusions: ``{frozenset(D): prod_{D} q * prod_{rest} (1-q)}`` over every ``D ⊆ items``."""
-    out: dict = {}
+    out: dict[Any, Any] = {}
     for bits in itertools.product((False, True), repeat=len(items)):
         p = ctx.mpf(1)
         for b, qi in zip(bits, q):
@@ -297,7 +297,7 @@ class RestrictedFixedThreshold(_FixedThresholdFamily):
         return [tuple(1 if c[r][0] is not BOT else BOT for c in cols) for r in range(size)]
 
 
-def _invalid_common(extra: dict) -> list:
+def _invalid_common(extra: dict[Any, Any]) -> list[Any]:
     base = {"k": 2, "eps": 1, "delta": "0.1", **extra}
     return [
         ({**base, "k": 0}, InvalidParameter, "k=0 must be >= 1"),
@@ -309,7 +309,7 @@ def _invalid_common(extra: dict) -> list:
     ]
 
 
-def _thm5_claim(p: dict) -> tuple[Any, Any]:
+def _thm5_claim(p: dict[Any, Any]) -> tuple[Any, Any]:
     """Theorem 5's ``(k eps, k delta)`` (audits)."""
     return p["k"] * V.real("eps", p["eps"]), p["k"] * V.real("delta", p["delta"])
 

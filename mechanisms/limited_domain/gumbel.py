@@ -75,7 +75,7 @@ __all__ = [
 ]
 
 
-def race_distribution(ctx: Any, h: Sequence[int], domain: Sequence[int], k: int, eps: Any, bot_count: int, m: int, delta: Any) -> dict:
+def race_distribution(ctx: Any, h: Sequence[int], domain: Sequence[int], k: int, eps: Any, bot_count: int, m: int, delta: Any) -> dict[Any, Any]:
     """Exact law of the Gumbel race over ``domain ∪ {⊥}`` (module docstring), evaluated in ``ctx``.
 
     ``exp(eps h_⊥) = exp(eps (bot_count)) * m / delta`` with ``bot_count = h_(kbar+1) + 1``.
@@ -88,13 +88,13 @@ def race_distribution(ctx: Any, h: Sequence[int], domain: Sequence[int], k: int,
 
 
 def _race_distribution(ctx: Any, h: Sequence[int], domain: Sequence[int], k: int, eps: Any, bot_count: int, m: int,
-                       delta: Any) -> dict:
+                       delta: Any) -> dict[Any, Any]:
     e = to_ctx(ctx, eps)
     top = max([bot_count] + [h[i] for i in domain])
     rates = [ctx.exp(e * (h[i] - top)) for i in domain]
     rates.append(ctx.exp(e * (bot_count - top)) * to_ctx(ctx, m) / to_ctx(ctx, delta))
     bot = len(domain)
-    out: dict = {}
+    out: dict[Any, Any] = {}
     for j in range(min(k, len(domain)) + 1):
         for o in itertools.permutations(range(len(domain)), j):
             labels = tuple(domain[p] for p in o)
@@ -107,7 +107,7 @@ def _race_distribution(ctx: Any, h: Sequence[int], domain: Sequence[int], k: int
     return out
 
 
-def race_sample(h: np.ndarray, domain: np.ndarray, k: int, eps: float, bot_count: int, m: int, delta: Any, *, rng: np.random.Generator, size: int) -> list:
+def race_sample(h: np.ndarray, domain: np.ndarray, k: int, eps: float, bot_count: int, m: int, delta: Any, *, rng: np.random.Generator, size: int) -> list[Any]:
     """``size`` draws of the Gumbel race over ``domain ∪ {⊥}`` (floats; counts relative to the max).
 
     Working in units of ``1/eps``: ``eps v_i = eps (h_i - top) + Gumbel(1)``, with
@@ -187,7 +187,7 @@ def _validate_delta_cap(self: _GumbelRace) -> None:
 
 def gumbel_race_exact(h: Any, dom: Sequence[int], k: int, eps: Any, bot_count: int, m: int, delta: Any, *,
                       rng: Any, size: int, balanced: bool, pad_to: int | None = None,
-                      n_real: int | None = None) -> list[tuple]:
+                      n_real: int | None = None) -> list[tuple[Any, ...]]:
     """The Gumbel race over ``dom ∪ {⊥}`` drawn with exact lazy Gumbel noise (:mod:`mechanisms.exact.noisy_race`).
 
     Noisy values ``eps (h_i - bot_count) + G_i`` and ``ln(m/delta) + G_⊥`` (``eps h_⊥ = eps bot_count +
@@ -203,7 +203,7 @@ def gumbel_race_exact(h: Any, dom: Sequence[int], k: int, eps: Any, bot_count: i
     e, dl = rational("eps", eps), rational("delta", delta)
     dom = [int(i) for i in dom]
     n_real = len(dom) if n_real is None else n_real
-    centres: list = []
+    centres: list[Any] = []
     dummy: list[bool] = []
     for j in range(max(len(dom), pad_to or 0)):  # a dummy place costs what a real one does: |dom| is data
         real = j < n_real
@@ -345,7 +345,7 @@ class LimitDom(_GumbelRace):
         top, c, m = self._race_parts(a)
         return gumbel_race_exact(a, top[: self.kbar], self.k, self.eps, c, m, self.delta, rng=rng, size=size, balanced=True)
 
-    def release(self, top: Sequence[tuple[Hashable, int]], *, rng: np.random.Generator, size: int = 1, pad: Sequence[Hashable] = ()) -> list:
+    def release(self, top: Sequence[tuple[Hashable, int]], *, rng: np.random.Generator, size: int = 1, pad: Sequence[Hashable] = ()) -> list[Any]:
         """Unknown-domain use: run on the true top items only, given as ``(label, count)`` pairs.
 
         ``top`` must be the true top-(kbar+1) in sorted order (the caller's data system
@@ -427,7 +427,7 @@ class StrictLimitDom(_GumbelRace):
                                  pad_to=self.kbar, n_real=int(np.count_nonzero(a[cand] > c - 1)))
 
 
-def _invalid(extra: dict) -> list:
+def _invalid(extra: dict[Any, Any]) -> list[Any]:
     base = {"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", **extra}
     cases = [
         ({**base, "k": 4}, InvalidParameter, "k=4 must be <= kbar=3"),

@@ -155,7 +155,7 @@ def laplace_race_sample(
 
 
 def laplace_race_exact(rel: Sequence[int], labels: Sequence[Any], k: int, eps: Any, delta: Any, Delta: int, literal: bool, *,
-                       rng: Any, size: int, balanced: bool) -> list:
+                       rng: Any, size: int, balanced: bool) -> list[Any]:
     """The race of Algorithm 4 drawn with exact lazy Laplace noise (:mod:`mechanisms.exact.noisy_race`).
 
     ``rel[j] = h_i - h_(kbar+1)`` for the j-th item of the domain (``labels[j]`` its label).  Every
@@ -168,7 +168,7 @@ def laplace_race_exact(rel: Sequence[int], labels: Sequence[Any], k: int, eps: A
     from mechanisms.exact.sampling import rational
 
     e, dl = rational("eps", eps), rational("delta", delta)
-    centres: list = [(e * int(c), 0, 1, 1) for c in rel]
+    centres: list[Any] = [(e * int(c), 0, 1, 1) for c in rel]
     stop = len(centres)
     centres.append((e, e, Fraction(Delta) / e, 1) if literal else (e, 1, Fraction(Delta) / dl, 1))
     out = []
@@ -178,7 +178,7 @@ def laplace_race_exact(rel: Sequence[int], labels: Sequence[Any], k: int, eps: A
     return out
 
 
-def _outcomes(labels: np.ndarray, idx: np.ndarray, above: np.ndarray, k: int) -> list:
+def _outcomes(labels: np.ndarray, idx: np.ndarray, above: np.ndarray, k: int) -> list[Any]:
     """Race results -> outcome tuples: first ``k`` labels, or the first ``j < k`` then BOT."""
     lab = labels[idx] if idx.size else idx
     out = []
@@ -334,7 +334,7 @@ class LapMax(ExactMechanism):
         return _outcomes(dom, idx, above, self.k)
 
 
-def _invalid(extra: dict) -> list:
+def _invalid(extra: dict[Any, Any]) -> list[Any]:
     base = {"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "Delta": 1, **extra}
     return [
         ({**base, "k": 4}, InvalidParameter, "k=4 must be <= kbar=3"),
@@ -350,7 +350,7 @@ def _invalid(extra: dict) -> list:
     ]
 
 
-def _lemma_6_1_claim(p: dict) -> tuple[Any, Any]:
+def _lemma_6_1_claim(p: dict[Any, Any]) -> tuple[Any, Any]:
     """Lemma 6.1's ``(Delta eps, (e^{Delta eps}+1) delta_bar)`` as floats (audits only; the ledger is exact)."""
     De = p.get("Delta", 1) * float(V.real("eps", p["eps"]))
     d = float(V.real("delta", p["delta"]))

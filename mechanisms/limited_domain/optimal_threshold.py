@@ -62,7 +62,7 @@ def _sorted_counts(h: Sequence[int]) -> list[int]:
     return sorted(h, reverse=True) + [0]
 
 
-def selection_distribution(ctx: Any, h: Sequence[int], lo: int, dbar: int, eps: Any, delta: Any, literal: bool) -> dict:
+def selection_distribution(ctx: Any, h: Sequence[int], lo: int, dbar: int, eps: Any, delta: Any, literal: bool) -> dict[Any, Any]:
     """Exact law of Algorithm 6's selected index over ``[lo, dbar]`` (module docstring), in ``ctx``."""
     hs = _sorted_counts(h)
     e = to_ctx(ctx, eps)
@@ -129,27 +129,27 @@ class OptimalThreshold(ExactMechanism):
         return LimitDom(self.k_inner, kbar, self.eps, self.delta)
 
     @staticmethod
-    def cost(outcome: tuple) -> int:
+    def cost(outcome: tuple[Any, ...]) -> int:
         """Footnote 6: budget paid for one call = ``|o| + 1`` (the ⊥ counts as an element of o)."""
         return len(outcome[1]) + 1
 
-    def selection(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+    def selection(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
         """Exact ``{kbar: Pr[selection = kbar]}``."""
         h = V.histogram(h)
         check_kbar_le_d(self.dbar, len(h))
         with exact_context(prec, interval) as ctx:
             return selection_distribution(ctx, h, self.lo, self.dbar, self.eps, self.delta, self.literal)
 
-    def symmetries(self, d: int) -> frozenset:
+    def symmetries(self, d: int) -> frozenset[Any]:
         """Selection from order statistics h_(i), i <= dbar, then LimitDom over d^kbar(h) (index only breaks ties); shift-free unless dbar = d (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"permute-ties"} | ({"shift"} if self.dbar < d else set()))
 
     @staticmethod
-    def relabel(outcome: tuple, items: Sequence[int]) -> tuple:
+    def relabel(outcome: tuple[Any, ...], items: Sequence[int]) -> tuple[Any, ...]:
         """``(kbar, o)`` with ``o``'s items relabelled (``items[j]``: original index of position ``j``); kbar is a count, not an item."""
         return (outcome[0], relabel_outcome(None, outcome[1], items))
 
-    def critical_scales(self) -> tuple:
+    def critical_scales(self) -> tuple[Any, ...]:
         """The selection offsets ln(i/delta)/eps (i = k..dbar), LimitDom's ⊥ offset and the noise scale 1/eps (count units; the worst-case search builds its gaps around them)."""
         return tuple(log_ratio(i, self.delta) / float(self.eps) for i in range(self.k, self.dbar + 1)) + (1 / float(self.eps),)
 

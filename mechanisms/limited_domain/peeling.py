@@ -65,7 +65,7 @@ def _resolve_domain(domain: tuple[int, ...] | None, h: tuple[int, ...], kbar: in
     return domain
 
 
-def lem_weights(ctx: Any, h: Sequence[int], domain: Sequence[int], eps: Any, tkbar: int, m: int, delta: Any) -> tuple[dict, Any]:
+def lem_weights(ctx: Any, h: Sequence[int], domain: Sequence[int], eps: Any, tkbar: int, m: int, delta: Any) -> tuple[dict[Any, Any], Any]:
     """``({i: exp(eps (h_i - top))}, exp(eps (h_⊥ - top)))`` with ``h_⊥`` from ``h_(tkbar+1)`` and ``m``.
 
     Each ``exp(eps n)`` (``n <= 0`` an integer) and ``m / delta`` is computed once per context, precision and
@@ -277,7 +277,7 @@ class PLEM(_LimitedEM):
             out.append(items if len(items) == self.k else items + (BOT,))
         return out
 
-    def _sample_wide(self, rel: np.ndarray, rel_bot: int, L: float, eps: float, d_arr: np.ndarray, rng: np.random.Generator, size: int) -> list:
+    def _sample_wide(self, rel: np.ndarray, rel_bot: int, L: float, eps: float, d_arr: np.ndarray, rng: np.random.Generator, size: int) -> list[Any]:
         """The rounds of :meth:`sample` with exact (integer, fraction) comparisons in count units, for
         counts spread wider than float64 resolves at this noise scale (``mechanisms.float_sampling.is_wide``)."""
         n = rel.size

@@ -327,7 +327,7 @@ class PeelingWithReplacement(ExactMechanism):
 _LD = {"k": 2, "kbar": 3, "eps": 1, "delta": "0.1"}
 
 
-def _ld_claim(p: dict) -> tuple:
+def _ld_claim(p: dict[Any, Any]) -> tuple[Any, ...]:
     return (p["k"] * V.real("eps", p["eps"]), V.real("delta", p["delta"]))
 
 

@@ -134,7 +134,7 @@ class PartitionSelection(ExactMechanism):
             return K.noise_survival(ctx, m - self.threshold(ctx), self.strategy, to_ctx(ctx, self.scale()))
         return 1 - self.keep_probability(ctx, n)
 
-    def keep_probabilities(self, ctx: Any, upto: int) -> list:
+    def keep_probabilities(self, ctx: Any, upto: int) -> list[Any]:
         """[p(0), ..., p(upto)] in ``ctx`` (the recursion run once, not once per n)."""
         if self.strategy != "truncated-geometric":
             return [self.keep_probability(ctx, n) for n in range(upto + 1)]
@@ -176,11 +176,11 @@ class PartitionSelection(ExactMechanism):
             kept = rng.random((size, len(h))) < p[None, :]
         return [frozenset(int(i) for i in np.flatnonzero(row)) for row in kept]
 
-    def symmetries(self, d: int) -> frozenset:
+    def symmetries(self, d: int) -> frozenset[Any]:
         """Keys are independent with one p(n): any permutation of keys relabels the key set (no shift: p depends on n)."""
         return frozenset({"permute"})
 
-    def critical_scales(self) -> tuple:
+    def critical_scales(self) -> tuple[Any, ...]:
         """The threshold (or the closed form's crossovers), and the noise scale."""
         if self.strategy == "truncated-geometric-closed":
             return tuple(float(c) for c in self._crossovers)
@@ -191,7 +191,7 @@ class PartitionSelection(ExactMechanism):
         return (float(t), float(self.scale()))
 
 
-def _valid(strategy: str) -> tuple:
+def _valid(strategy: str) -> tuple[Any, ...]:
     return ({"strategy": strategy, "eps": 1, "delta": "1/100000", "L": 1}, {"strategy": strategy, "eps": "1/2", "delta": "1/1000", "L": 2},
             {"strategy": strategy, "eps": 1, "delta": "1/1000", "L": 1, "tau": 3, "base": 2})
 

@@ -52,7 +52,7 @@ def common_domain(h0: Sequence[int], h1: Sequence[int], kbar: int) -> tuple[int,
     return tuple(sorted(set(limited_domain(h0, kbar)) & set(limited_domain(h1, kbar))))
 
 
-def support(dist: dict) -> frozenset:
+def support(dist: dict[Any, Any]) -> frozenset[Any]:
     """The outcomes of positive probability (Definition 7.1's ``S^(b)`` for a transcript law)."""
     return frozenset(o for o, p in dist.items() if p != 0)
 
@@ -86,11 +86,11 @@ class PMultiLEM:
         """The multiLimitDom^{k*, l*} this device shadows (Algorithm 2 with the same strategy)."""
         return MultiLimitDom(self.k_star, self.l_star, self.eps, self.delta, self.strategy, self.Delta, self.variant)
 
-    def rounds(self, h0: Sequence[int], h1: Sequence[int]) -> Callable[[tuple], Round | None]:
+    def rounds(self, h0: Sequence[int], h1: Sequence[int]) -> Callable[[tuple[Any, ...]], Round | None]:
         """Round i: pLEM^{k_i, kbar_i} on the common domain, applied to side b's histogram."""
         h0, h1 = V.histogram(h0, "h0"), V.histogram(h1, "h1")
 
-        def step(t: tuple) -> Round | None:
+        def step(t: tuple[Any, ...]) -> Round | None:
             s = self.strategy(t)
             if s is None:
                 return None
@@ -101,14 +101,14 @@ class PMultiLEM:
 
         return step
 
-    def distribution_on(self, h0: Sequence[int], h1: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+    def distribution_on(self, h0: Sequence[int], h1: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
         """Exact law of pMultiLEM(b) on the family pair built from ``(h0, h1)``."""
         return transcript_distribution(self.rounds(h0, h1), k_star=self.k_star, l_star=self.l_star, prec=prec, interval=interval)
 
-    def sample_on(self, h0: Sequence[int], h1: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list:
+    def sample_on(self, h0: Sequence[int], h1: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list[Any]:
         return sample_transcripts(self.rounds(h0, h1), k_star=self.k_star, l_star=self.l_star, rng=rng, size=size)
 
 
-def multilimitdom_side(device: PMultiLEM, h0: Sequence[int], h1: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
+def multilimitdom_side(device: PMultiLEM, h0: Sequence[int], h1: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
     """``multiLimitDom^{k*, l*}(H^(b))``: Algorithm 2 on side ``device.b`` of the family pair."""
     return device.session().distribution((h0, h1)[device.b], prec=prec, interval=interval)

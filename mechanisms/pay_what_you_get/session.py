@@ -131,7 +131,7 @@ class MultiLimitDomSession:
         self.variant = variant
         charge_of((), charge)  # validates the rule name
         self.charge = charge
-        self._transcript: list[tuple] = []
+        self._transcript: list[tuple[Any, ...]] = []
         self._k_left, self._l_left = self.k_star, self.l_star
 
     @property
@@ -143,7 +143,7 @@ class MultiLimitDomSession:
         return self._l_left
 
     @property
-    def transcript(self) -> tuple:
+    def transcript(self) -> tuple[Any, ...]:
         """The outputs so far, ``(o_1, ..., o_i)``."""
         return tuple(self._transcript)
 
@@ -152,7 +152,7 @@ class MultiLimitDomSession:
         """Algorithm 2's loop condition failed: ``k* <= 0`` or ``l* <= 0``."""
         return self._k_left <= 0 or self._l_left <= 0
 
-    def spent(self) -> dict:
+    def spent(self) -> dict[Any, Any]:
         """Budget used so far (data-dependent; not a privacy statement by itself)."""
         return {"k_used": self.k_star - self._k_left, "l_used": self.l_star - self._l_left,
                 "k_remaining": self._k_left, "l_remaining": self._l_left}
@@ -165,7 +165,7 @@ class MultiLimitDomSession:
         """Whether a request for ``k`` indices would be run (Algorithm 2's ``k_i <= k*``)."""
         return not self.closed and V.pos_int("k", k) <= self._k_left
 
-    def query(self, h: Sequence[int], k: int, kbar: int, *, rng: np.random.Generator) -> tuple:
+    def query(self, h: Sequence[int], k: int, kbar: int, *, rng: np.random.Generator) -> tuple[Any, ...]:
         """Run one round: ``LimitDom^{k,kbar}(h)``; charge it; return its output ``o_i``."""
         # Everything decided before reading h: budget, parameters, randomness source.
         k = V.pos_int("k", k)
@@ -173,7 +173,7 @@ class MultiLimitDomSession:
         mech = LimitDom(k, kbar, self.eps, self.delta, self.Delta, self.variant)
         return self._run(mech, h, rng)
 
-    def query_optimal(self, h: Sequence[int], k: int, dbar: int, *, rng: np.random.Generator, literal: bool = False) -> tuple:
+    def query_optimal(self, h: Sequence[int], k: int, dbar: int, *, rng: np.random.Generator, literal: bool = False) -> tuple[Any, ...]:
         """One round with Algorithm 6 (choose kbar in [k, dbar] privately, then LimitDom^{k-1, kbar});
         returns ``(kbar, o_i)`` and charges ``|o_i| + 1`` (DR19 footnote 6).  At most k is charged,
         so the same ``k <= k*`` test applies.  Unrestricted threshold only (DR19 §6.3)."""
@@ -183,7 +183,7 @@ class MultiLimitDomSession:
             raise InvalidParameter("query_optimal has only the unrestricted threshold (DR19 §6.3 assumes Delta = d)")
         return self._run(OptimalThreshold(k, dbar, self.eps, self.delta, literal=literal), h, rng)
 
-    def run(self, strategy: Any, h: Sequence[int], *, rng: np.random.Generator) -> tuple:
+    def run(self, strategy: Any, h: Sequence[int], *, rng: np.random.Generator) -> tuple[Any, ...]:
         """Let ``strategy`` (transcript -> ``Step`` or None) drive the session on data ``h``
         until it stops, the session closes, or a request cannot be paid for; return the
         transcript.  Round i queries ``step.view(h)`` (Algorithm 1 rounds)."""
@@ -202,7 +202,7 @@ class MultiLimitDomSession:
         if k > self._k_left:
             raise BudgetExceeded(f"k={k} exceeds the remaining index budget k*={self._k_left}")
 
-    def _run(self, mech: Any, h: Sequence[int], rng: np.random.Generator) -> tuple:
+    def _run(self, mech: Any, h: Sequence[int], rng: np.random.Generator) -> tuple[Any, ...]:
         _check_rng(rng)
         o = mech.sample(h, rng=rng, size=1)[0]  # the first (and only) read of h
         self._transcript.append(o)
@@ -211,7 +211,7 @@ class MultiLimitDomSession:
         return o
 
 
-def _budget_left(t: tuple, k_star: int, l_star: int, charge: str) -> tuple[int, int]:
+def _budget_left(t: tuple[Any, ...], k_star: int, l_star: int, charge: str) -> tuple[int, int]:
     return k_star - sum(charge_of(o, charge) for o in t), l_star - len(t)
 
 
@@ -220,22 +220,22 @@ class Round(NamedTuple):
     applied to histogram ``x``; ``k`` is the requested k_i checked against the k* left."""
 
     mech: Any
-    x: tuple
+    x: tuple[Any, ...]
     k: int
 
 
 def transcript_distribution(
-    rounds: Callable[[tuple], Round | None], *, k_star: int, l_star: int, charge: str = "alg2",
+    rounds: Callable[[tuple[Any, ...]], Round | None], *, k_star: int, l_star: int, charge: str = "alg2",
     prec: int = DEFAULT_PREC, interval: bool = False,
-) -> dict:
+) -> dict[Any, Any]:
     """Exact law of the transcript of Algorithm 2's loop (module docstring).
 
     ``rounds(t)`` gives the :class:`Round` run after transcript ``t`` (None: the
     analyst stops).  The loop stops when k* or l* left is <= 0; a request with
     ``k > k*`` left ends the run.  Round laws are memoised per ``(mech, x)``.
     """
-    memo: dict = {}
-    out: dict = {}
+    memo: dict[Any, Any] = {}
+    out: dict[Any, Any] = {}
     # certified: the products along the transcript tree on Arb balls (each round's iv law taken as balls once)
     with exact_context(prec, interval) as asked, certified_context(asked, ()) as ctx:
         stack = [((), ctx.mpf(1))]
@@ -259,17 +259,17 @@ def transcript_distribution(
 
 
 def sample_transcripts(
-    rounds: Callable[[tuple], Round | None], *, k_star: int, l_star: int, charge: str = "alg2",
+    rounds: Callable[[tuple[Any, ...]], Round | None], *, k_star: int, l_star: int, charge: str = "alg2",
     rng: np.random.Generator, size: int = 1,
-) -> list:
+) -> list[Any]:
     """``size`` independent runs of the loop (fast path): runs sharing a transcript prefix
     advance together with one vectorised draw of the round mechanism; random order."""
     _check_rng(rng)
     size = V.pos_int("size", size)
-    active: Counter = Counter({(): size})
-    done: list = []
+    active: Counter[Any] = Counter({(): size})
+    done: list[Any] = []
     while active:
-        nxt: Counter = Counter()
+        nxt: Counter[Any] = Counter()
         for t, n in sorted(active.items(), key=lambda kv: repr(kv[0])):  # fixed order: seeded runs reproduce
             k_left, l_left = _budget_left(t, k_star, l_star, charge)
             r = rounds(t) if (k_left > 0 and l_left > 0) else None
@@ -343,7 +343,7 @@ class MultiLimitDom(ExactMechanism):
             return LimitDom(k, kbar, self.eps, self.delta, self.Delta, self.variant)
         return OptimalThreshold(k, kbar, self.eps, self.delta, literal=self.algorithm == "alg6-literal")
 
-    def symmetries(self, d: int) -> frozenset:
+    def symmetries(self, d: int) -> frozenset[Any]:
         """The symmetries every round mechanism the strategy can request has at length ``d``, if the strategy is
         item-blind (:mod:`mechanisms.pay_what_you_get.strategies`); none otherwise.
 
@@ -364,19 +364,19 @@ class MultiLimitDom(ExactMechanism):
             out = sym if out is None else out & sym
         return frozenset() if out is None else frozenset(out)
 
-    def relabel(self, outcome: tuple, items: Sequence[int]) -> tuple:
+    def relabel(self, outcome: tuple[Any, ...], items: Sequence[int]) -> tuple[Any, ...]:
         """A transcript on a permuted histogram written with the original items, round by round
         (Algorithm 6 rounds output ``(kbar, o_i)``: kbar is a count, not an item)."""
         if self.algorithm == "alg1":
             return tuple(relabel_outcome(None, o, items) for o in outcome)
         return tuple((o[0], relabel_outcome(None, o[1], items)) for o in outcome)
 
-    def rounds(self, h: Sequence[int]) -> Callable[[tuple], Round | None]:
+    def rounds(self, h: Sequence[int]) -> Callable[[tuple[Any, ...]], Round | None]:
         """The loop's rounds on data ``h``: ``t -> Round(mechanism, view(h), k)``."""
         h = V.histogram(h)
-        views: dict = {}  # each view applied to h once
+        views: dict[Any, Any] = {}  # each view applied to h once
 
-        def step(t: tuple) -> Round | None:
+        def step(t: tuple[Any, ...]) -> Round | None:
             s = self.strategy(t)
             if s is None:
                 return None
@@ -387,7 +387,7 @@ class MultiLimitDom(ExactMechanism):
 
         return step
 
-    def _kw(self) -> dict:
+    def _kw(self) -> dict[Any, Any]:
         return dict(k_star=self.k_star, l_star=self.l_star, charge=self.charge)
 
     # a composition of round mechanisms, each with its own law and sampler: both public methods are overridden
@@ -405,7 +405,7 @@ def _round_mechanism(session: "MultiLimitDom", k: int, kbar: int) -> Any:
     return session._make_round_mechanism(k, kbar)
 
 
-def _registry() -> list:
+def _registry() -> list[Any]:
     from mechanisms.registry import MechanismSpec
 
     base = {"k_star": 2, "l_star": 2, "eps": 1, "delta": "0.1"}

@@ -44,7 +44,7 @@ from mechanisms.pay_what_you_get.transcript import answer, charge_of
 
 __all__ = ["View", "Step", "Fixed", "ReaskOnBot", "PeelOff", "AdaptiveKbar", "Switch", "GreedyK", "STRATEGIES", "get_strategy"]
 
-Transcript = tuple  # tuple of per-round outputs, each an ordered tuple possibly ending with BOT
+Transcript = tuple[Any, ...]  # tuple of per-round outputs, each an ordered tuple possibly ending with BOT
 
 
 @dataclass(frozen=True)

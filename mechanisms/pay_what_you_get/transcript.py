@@ -8,13 +8,15 @@ charged by one of the accountants of :data:`CHARGES`.  Strategies
 
 from __future__ import annotations
 
+from typing import Any
+
 from mechanisms.core import BOT
 from mechanisms.errors import InvalidParameter
 
 __all__ = ["answer", "CHARGES", "charge_of"]
 
 
-def answer(o: tuple) -> tuple:
+def answer(o: tuple[Any, ...]) -> tuple[Any, ...]:
     """The index tuple of one round's output: Algorithm 6 rounds output ``(kbar, o_i)``."""
     return o[1] if len(o) == 2 and isinstance(o[1], tuple) else o
 
@@ -26,7 +28,7 @@ def answer(o: tuple) -> tuple:
 CHARGES = ("alg2", "no-footnote6", "indices-only")
 
 
-def charge_of(o: tuple, rule: str = "alg2") -> int:
+def charge_of(o: tuple[Any, ...], rule: str = "alg2") -> int:
     """What one round's output costs under ``rule`` (see :data:`CHARGES`)."""
     inner = answer(o)
     extra = 1 if inner is not o else 0  # an Algorithm 6 round: (kbar, o_i)

@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 
-def top_set(h: Sequence[int], i: int) -> frozenset:
+def top_set(h: Sequence[int], i: int) -> frozenset[Any]:
     """``f_i(h)``: original indices at sorted positions 1..i (unordered)."""
     return frozenset(sorted_items(h)[:i])
 
@@ -60,7 +60,7 @@ def gap_query(h: Sequence[int], i: int) -> int:
     return order_stat(h, i) - order_stat(h, i + 1) - 1
 
 
-def distance_to_instability(f: Callable[[tuple], Hashable], h: Sequence[int], *, cap: int, relation: str = "add-remove") -> int:
+def distance_to_instability(f: Callable[[tuple[Any, ...]], Hashable], h: Sequence[int], *, cap: int, relation: str = "add-remove") -> int:
     """Def. 2.6 by breadth-first search: fewest neighbour steps from ``h`` to some ``h'`` with ``f(h') != f(h)``.
 
     Steps follow ``relation`` (``"add-remove"``: ``h +- e``, ``e in {0,1}^d \\ 0``,
@@ -126,8 +126,8 @@ class AStab(ExactMechanism):
     ``Pr[dist(h) + Lap(1/eps) > T]``, else ``(BOT,)``.
     """
 
-    f: Callable[[tuple], Hashable]
-    dist: Callable[[tuple], Any]
+    f: Callable[[tuple[Any, ...]], Hashable]
+    dist: Callable[[tuple[Any, ...]], Any]
     eps: Any
     delta: Any = None
     threshold: Any = None
@@ -217,16 +217,16 @@ class StableTopSet(ExactMechanism):
 class _TopSetF:
     j: int
 
-    def __call__(self, h: tuple) -> frozenset:
+    def __call__(self, h: tuple[Any, ...]) -> frozenset[Any]:
         return top_set(h, self.j)
 
 
 @dataclass(frozen=True)
 class _Dist:
-    fn: Callable
+    fn: Callable[..., Any]
     j: int
 
-    def __call__(self, h: tuple) -> int:
+    def __call__(self, h: tuple[Any, ...]) -> int:
         return self.fn(h, self.j)
 
 

@@ -55,8 +55,8 @@ __all__ = ["StabQuery", "FirstStable", "AOQRv2"]
 class StabQuery:
     """A stability query: ``f(h)`` and its distance to instability ``dist(h)`` (both callables)."""
 
-    f: Callable[[tuple], Hashable]
-    dist: Callable[[tuple], Any]
+    f: Callable[[tuple[Any, ...]], Hashable]
+    dist: Callable[[tuple[Any, ...]], Any]
     name: str = ""
 
 
@@ -128,7 +128,7 @@ class FirstStable(ExactMechanism):
             out.append((BOT,) * i + ((vals[i][0],) if i < m else ()))
         return out
 
-    def symmetries(self, d: int) -> frozenset:
+    def symmetries(self, d: int) -> frozenset[Any]:
         """Top-j sets by sorted_items (index only breaks ties) and their gaps; shift-free unless some j = d reads
         h_(d+1) = 0; StabQuery entries are arbitrary functions: no symmetry (:mod:`dpverify.checker.reductions`)."""
         if not all(isinstance(q, int) for q in self.queries):
@@ -207,7 +207,7 @@ class AOQRv2(ExactMechanism):
             out.append(tuple(res))
         return out
 
-    def symmetries(self, d: int) -> frozenset:
+    def symmetries(self, d: int) -> frozenset[Any]:
         """Top-j sets by sorted_items (index only breaks ties) and their gaps; shift-free unless some j = d reads
         h_(d+1) = 0; StabQuery entries are arbitrary functions: no symmetry (:mod:`dpverify.checker.reductions`)."""
         if not all(isinstance(q, int) for q in self.queries):
@@ -225,18 +225,18 @@ class AOQRv2(ExactMechanism):
             runs = self._fresh_runs(ctx, Ts, bT, centres, bq)
         return {tuple(vals[i][0] if p else BOT for i, p in enumerate(pat)): pr for pat, pr in runs.items()}
 
-    def _fresh_runs(self, ctx: Any, Ts: Any, bT: Any, centres: list, bq: Any) -> dict:
+    def _fresh_runs(self, ctx: Any, Ts: Any, bT: Any, centres: list[Any], bq: Any) -> dict[Any, Any]:
         """Fresh threshold after each ⊥: independent segments, each ending at its first fail."""
         m, memo = len(centres), {}
 
-        def seg(start: int) -> dict:
+        def seg(start: int) -> dict[Any, Any]:
             if start not in memo:
                 memo[start] = run_distribution(ctx, Ts, bT, centres[start:], [bq] * (m - start), lambda p: not p[-1])
             return memo[start]
 
-        out: dict = {}
+        out: dict[Any, Any] = {}
 
-        def walk(start: int, prefix: tuple, pr: Any, fails: int) -> None:
+        def walk(start: int, prefix: tuple[Any, ...], pr: Any, fails: int) -> None:
             for pat, q in seg(start).items():
                 full, f = prefix + pat, fails + (0 if pat[-1] else 1)
                 if f >= self.k or start + len(pat) == m:

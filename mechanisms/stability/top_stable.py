@@ -276,24 +276,24 @@ class TopStable(ExactMechanism):
         return perm
 
     # -- exact law ---------------------------------------------------------------
-    def _em_stage(self, ctx: Any, h: tuple, items: list[int]) -> dict[frozenset, Any]:
+    def _em_stage(self, ctx: Any, h: tuple[Any, ...], items: list[int]) -> dict[frozenset[Any], Any]:
         """Exact law of the EM stage on ``items`` (the set f_i(D)), as frozensets of size k."""
         if self.eps_em == 0:
             p = ctx.mpf(1) / comb(len(items), self.k)
             return {frozenset(s): p for s in itertools.combinations(items, self.k)}
         w = em_weights(ctx, [h[j] for j in items], to_ctx(ctx, self.eps_em) / self.k)
-        out: dict[frozenset, Any] = {}
+        out: dict[frozenset[Any], Any] = {}
         for o in itertools.permutations(range(len(items)), self.k):
             key = frozenset(items[j] for j in o)
             out[key] = out.get(key, 0) + peeling_probability(w, o)
         return out
 
-    def symmetries(self, d: int) -> frozenset:
+    def symmetries(self, d: int) -> frozenset[Any]:
         """Top sets by sorted_items (index only breaks ties), gaps and EM from count differences; shift-free unless kbar = d (gap q_kbar uses h_(kbar+1)) (:mod:`dpverify.checker.reductions`)."""
         last = self.kbar + (2 if self.distance in ("next-rank", "next-but-one") else 1)  # the lowest order statistic a gap reads
         return frozenset({"permute-ties"} | ({"shift"} if last <= d else set()))
 
-    def critical_scales(self) -> tuple:
+    def critical_scales(self) -> tuple[Any, ...]:
         """The stability threshold T = ln(1/delta_q)/(eps_2/2) (gap q_i = h_(i) - h_(i+1) - 1 must beat it) and the noise scales (count units; the worst-case search builds its gaps around them)."""
         return (self.threshold_float(), 1 / float(self.eps1), 2 / float(self.eps2))
 
