@@ -9,7 +9,7 @@
 >>> b.add(PeelingEM(k=50, eps=Fraction(1, 10)))       # 100 steps in all: ~2.42 > 2
 Traceback (most recent call last):
 ...
-mechanisms.errors.BudgetExceeded: composing PeelingEM(k=50, eps=1/10, ...) would spend eps=2.41909 > eps_cap=2 at delta=1e-06 (tightest bound: zcdp); nothing was added
+mechanisms.errors.BudgetExceeded: composing PeelingEM(k=50, eps=1/10, ...) would spend eps=2.41909 > eps_cap=2 at delta=1e-06 ...
 >>> len(b.items), round(b.spent().eps, 3)
 (1, 1.66)
 
@@ -109,7 +109,8 @@ class Item:
             return [(self.eps, self.delta)] * self.count
         if self.kind == "limitdom":
             return [(C.eq2_eps(self.count, self.eps, self.delta_prime), Fraction(self.delta) + Fraction(self.delta_prime))]
-        return [(C.eq3_eps(self.count, self.eps, self.delta_prime), 2 * self.calls * Fraction(self.delta) + Fraction(self.delta_prime))]
+        return [(C.eq3_eps(self.count, self.eps, self.delta_prime),
+                 2 * self.calls * Fraction(self.delta) + Fraction(self.delta_prime))]
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,8 @@ def theorem2_accountants(k_star: int, l_star: int, eps: Any, delta: Any, delta_p
     cands = br_adaptive_accountants(k_star, Fraction(eps), Fraction(delta_prime), prec=prec)
     valid = {m: v for m, v in cands.items() if v is not None}
     best = min(valid, key=lambda m: valid[m])
-    return {"eps": valid[best], "delta": 2 * l_star * Fraction(delta) + Fraction(delta_prime), "accountant": best, "candidates": cands}
+    return {"eps": valid[best], "delta": 2 * l_star * Fraction(delta) + Fraction(delta_prime), "accountant": best,
+            "candidates": cands}
 
 
 def _up(x: Any) -> float:
@@ -211,14 +213,15 @@ class PrivacyBudget:
     def add_limit_dom(self, k: Any, eps: Any, delta: Any, delta_prime: Any = 0, label: str = "") -> Spend:
         """Compose one LimitDom^{k, kbar} call with privacy parameters (eps, delta) (DR19 Theorem 1)."""
         item = Item("limitdom", _frac("eps", V.positive("eps", eps)), _frac("delta", V.probability("delta", delta)),
-                    V.pos_int("k", k), delta_prime=_frac("delta_prime", V.probability("delta_prime", delta_prime, allow_zero=True)),
-                    label=label)
+                    V.pos_int("k", k),
+                    delta_prime=_frac("delta_prime", V.probability("delta_prime", delta_prime, allow_zero=True)), label=label)
         return self._push(item, label or f"LimitDom(k={k}, eps={eps}, delta={delta})")
 
     def add(self, mechanism: Any, *, label: str = "", delta_prime: Any = 0) -> Spend:
         """Compose a mechanism object the budget knows how to account for (module docstring)."""
         name = type(mechanism).__name__
-        desc = label or f"{name}(" + ", ".join(f"{f}={getattr(mechanism, f)}" for f in ("k", "eps") if hasattr(mechanism, f)) + ", ...)"
+        desc = label or (f"{name}(" + ", ".join(f"{f}={getattr(mechanism, f)}" for f in ("k", "eps") if hasattr(mechanism, f))
+                         + ", ...)")
         if type(mechanism) in (ExponentialMechanism, PeelingEM, OneShotGumbel):  # exact types: a subclass may change the law
             e = _frac("eps", mechanism.eps) / _frac("sensitivity", mechanism.sensitivity)
             e = e / 2 if mechanism.factor2 else e
@@ -226,7 +229,8 @@ class PrivacyBudget:
             item = Item("rb", e, 0, getattr(mechanism, "k", 1), label=desc)
         elif type(mechanism) in (LimitDom, StrictLimitDom):
             if getattr(mechanism, "variant", "long") != "long":
-                raise InvalidParameterType(f"mechanism={desc} (variant={mechanism.variant!r}) is not covered by Theorem 1 as the budget uses it; "
+                raise InvalidParameterType(f"mechanism={desc} (variant={mechanism.variant!r}) is not covered by Theorem 1 as "
+                                           f"the budget uses it; "
                                            "account for it with add_dp(eps, delta) if you know its guarantee")
             item = Item("limitdom", _frac("eps", mechanism.eps), _frac("delta", mechanism.delta), mechanism.k,
                         delta_prime=_frac("delta_prime", V.probability("delta_prime", delta_prime, allow_zero=True)), label=desc)
@@ -243,13 +247,15 @@ class PrivacyBudget:
     def _push(self, item: Item, desc: str) -> Spend:
         trial = self._items + [item]
         if self.eps_cap is not None:
+            assert self.delta_cap is not None  # set with eps_cap (__init__)
             try:
                 s = self._eps_at(trial, self.delta_cap)
             except InvalidParameter as exc:
                 raise BudgetExceeded(f"composing {desc} cannot stay within delta_cap: {exc}; nothing was added") from None
             if not s.eps_exact <= to_ctx(mpmath.mp, self.eps_cap):
                 raise BudgetExceeded(
-                    f"composing {desc} would spend eps={mpmath.nstr(s.eps_exact, 6)} > eps_cap={self.eps_cap} at delta={float(self.delta_cap):.6g} "
+                    f"composing {desc} would spend eps={mpmath.nstr(s.eps_exact, 6)} > eps_cap={self.eps_cap} at "
+                    f"delta={float(self.delta_cap):.6g} "
                     f"(tightest bound: {s.method}); nothing was added")
         self._items = trial
         if self.delta_cap is not None:
@@ -312,7 +318,8 @@ class PrivacyBudget:
         es, ds = self._points(items)
         dsum = sum(Fraction(d) for d in ds)
         cands["basic"] = C.basic_eps(es, ds, prec=p) if delta is not None and dsum <= delta else None
-        cands["theorem3"] = C.advanced_eps(es, delta - dsum, ds, prec=p) if delta is not None and dsum <= delta < 1 + dsum and delta - dsum < 1 else None
+        ok = delta is not None and dsum <= delta < 1 + dsum and delta - dsum < 1
+        cands["theorem3"] = C.advanced_eps(es, delta - dsum, ds, prec=p) if ok else None
         if all(it.kind == "rb" for it in items) and delta is not None:
             cands["lemma4.4"] = C.range_bounded_eps(es, delta, prec=p)
             cands["zcdp"] = Z.cks_eps(sum((Z.br_rho(e) for e in es), Fraction(0)), delta) if delta > 0 else None

@@ -148,6 +148,7 @@ def _assert_exact(mech: Any, eps: Any, delta: Any, relation: str, domain: tuple[
         insts = [Instance(a, b, {}) for i, a in enumerate(hs) for b in hs[i + 1:] if is_neighbour(a, b, relation)]
     res = check(claim, dom, instances=insts)
     if res.verdict == "violated":
+        assert res.worst is not None  # a violation always has its witness
         w = res.worst.as_json()
         raise AssertionError(
             f"{mech!r} is not ({eps}, {delta})-DP under {relation}: h={w['h']} h'={w['h_prime']}: "
@@ -167,17 +168,19 @@ class ClaimResult(NamedTuple):
 def _instance_text(w: dict) -> str:
     where = f"h={w['h']}" + (f" h'={w['h_prime']}" if w.get("h_prime") is not None else "")
     params = ", ".join(f"{k}={v}" for k, v in (w.get("params") or {}).items())
-    text = f"{where} params={{{params}}}: {w['label'] or 'comparison'}: {short_num(w['lhs'], 12)} {w['op']} {short_num(w['rhs'], 12)}" \
-           f" (margin {short_num(w['margin'], 6)})"
+    text = (f"{where} params={{{params}}}: {w['label'] or 'comparison'}: {short_num(w['lhs'], 12)} {w['op']} "
+            f"{short_num(w['rhs'], 12)} (margin {short_num(w['margin'], 6)})")
     if w.get("event"):
-        text += f"; event ({w.get('direction')}) {w['event'][:6]}: P={short_num(w['p_event'], 12)} Q={short_num(w['q_event'], 12)}"
+        text += (f"; event ({w.get('direction')}) {w['event'][:6]}: P={short_num(w['p_event'], 12)} "
+                 f"Q={short_num(w['q_event'], 12)}")
     return text
 
 
 def describe_check(res: Any, expected: str | None = None) -> str:
     """A check result with its coverage: verdict, domain, pairs enumerated, instances, certified, tightest instance."""
     j = res.as_json()
-    lines = [f"{j['claim']}: {j['verdict']} (expected {expected or j['expected']}); certified: {'yes' if j['certified'] else 'no'}"
+    lines = [f"{j['claim']}: {j['verdict']} (expected {expected or j['expected']}); certified: "
+             f"{'yes' if j['certified'] else 'no'}"
              + (", tight (bound attained up to the working precision)" if j["tight"] else ""),
              f"  domain: {j['domain']}", f"  pairs enumerated: {j['coverage'] or '-'}; {j['pairs_checked']} instances checked"]
     if j["worst"]:
@@ -342,11 +345,11 @@ def neighbouring_pairs(relation: str = "add-remove", d: int | None = None, *, mi
         if kind == "linf":
             signs = [draw(st.sampled_from((1, -1))) for _ in moved]
             a = list(h)
-            for i, s in zip(moved, signs):
+            for i, s in zip(moved, signs, strict=True):
                 if s < 0 and a[i] == 0:
                     a[i] = 1  # keep counts non-negative: lift the base instead of going below 0
             b = list(a)
-            for i, s in zip(moved, signs):
+            for i, s in zip(moved, signs, strict=True):
                 b[i] += s
         else:
             a, b = list(h), list(h)

@@ -21,7 +21,7 @@ Names given to ``--registry`` / ``--catalogue`` that select nothing are a usage
 error (2), never a success over nothing; ``--write-report``'s prerequisites are
 checked before any sampling.
 
-The calling convention of a black-box TARGET (:data:`CALLING_CONVENTION`).
+The calling convention of a black-box TARGET: :data:`dpverify.auditor.adapters.CALLING_CONVENTION`.
 """
 
 from __future__ import annotations
@@ -32,25 +32,24 @@ from typing import Any
 
 from mechanisms.errors import InvalidParameter
 
-from dpverify.auditor.adapters import CALLING_CONVENTION  # how TARGET is called (also in README.md and the tutorial)
-
 from .common import progress
 from .parse import parse_h, parse_params, parse_value
 
-__all__ = ["add_parser", "run", "CALLING_CONVENTION"]
+__all__ = ["HELP", "add_arguments", "run"]
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register the ``audit`` subcommand on an argparse ``subparsers`` object."""
-    from dpverify.auditor.adapters import H_FORMATS, SHAPES
+HELP = "statistical audit of a black-box sampler (PASS / FAIL with witness / INCONCLUSIVE)"
+
+
+def add_arguments(s: argparse.ArgumentParser) -> None:
+    """Declare the ``audit`` subcommand's arguments (its defaults are the auditor's: imported here, when ``audit`` runs)."""
+    from dpverify.auditor.adapters import CALLING_CONVENTION, H_FORMATS, SHAPES
     from dpverify.auditor.core import DEFAULT_MAX_PAIRS, DEFAULT_SAMPLES, DEFAULT_SELECTION_FRACTION
     from dpverify.auditor.stats import DEFAULT_ALPHA, DEFAULT_SEED
 
-    s = subparsers.add_parser(
-        "audit", help="statistical audit of a black-box sampler (PASS / FAIL with witness / INCONCLUSIVE)",
-        description="Sample TARGET on neighbouring histograms and test it against an exact reference (--spec) and a privacy claim. "
-                    + CALLING_CONVENTION,
-    )
+    s.description = ("Sample TARGET on neighbouring histograms and test it against an exact reference (--spec) and a privacy "
+                     "claim. "
+                     + CALLING_CONVENTION)
     s.add_argument("target", nargs="?", help="package.module:name or path/to/file.py:name (omit to audit --spec's own sampler)")
     s.add_argument("--spec", help="registered mechanism to audit against (exact reference and claim)")
     s.add_argument("--param", action="append", metavar="NAME=VALUE", help="mechanism parameter (repeatable)")
@@ -59,12 +58,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--relation", help="add-remove | delta:N | linf (default: the spec's)")
     s.add_argument("--inputs", help="histograms separated by ';' (e.g. '3,1,0;3,1,1'); one histogram = it and its neighbours")
     s.add_argument("--domain", help="d,max_count: every neighbouring pair of that domain")
-    s.add_argument("--d", type=int, metavar="N", help="search the inputs among histograms of length N (without --inputs/--domain)")
-    s.add_argument("--samples", type=int, default=DEFAULT_SAMPLES, help=f"samples per input, selection included (default {DEFAULT_SAMPLES})")
+    s.add_argument("--d", type=int, metavar="N", help="search the inputs among histograms of length N (without "
+                                                      "--inputs/--domain)")
+    s.add_argument("--samples", type=int, default=DEFAULT_SAMPLES, help=f"samples per input, selection included (default "
+                                                                        f"{DEFAULT_SAMPLES})")
     s.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"seed of the audit's generator (default {DEFAULT_SEED})")
-    s.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help=f"family-wise error = 1 - confidence (default {DEFAULT_ALPHA})")
+    s.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help=f"family-wise error = 1 - confidence (default "
+                                                                      f"{DEFAULT_ALPHA})")
     s.add_argument("--selection", type=float, default=DEFAULT_SELECTION_FRACTION, help="share of samples used to choose events")
-    s.add_argument("--max-pairs", type=int, default=DEFAULT_MAX_PAIRS, help=f"most neighbouring pairs tested (default {DEFAULT_MAX_PAIRS})")
+    s.add_argument("--max-pairs", type=int, default=DEFAULT_MAX_PAIRS, help=f"most neighbouring pairs tested (default "
+                                                                            f"{DEFAULT_MAX_PAIRS})")
     s.add_argument("--shape", choices=SHAPES, help="target call shape (default: detected from its signature)")
     s.add_argument("--index-base", type=int, default=0, choices=(0, 1), help="1 if the target returns 1-based item indices")
     s.add_argument("--h-format", choices=H_FORMATS, default="list", help="how histograms are passed to the target")
@@ -76,19 +79,22 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--power", action="store_true", help="run the power benchmark (delta-violation 0.05 at 95%%)")
     s.add_argument("--thirdparty", action="store_true", help="audit OpenDP / diffprivlib worked examples (if installed)")
     s.add_argument("--timing", action="store_true",
-                   help="audit the running time of every exact sampler (lazy and balanced schedules) and OpenDP's top-k (timing side channels)")
+                   help="audit the running time of every exact sampler (lazy and balanced schedules) and OpenDP's top-k (timing "
+                        "side channels)")
     s.add_argument("--timing-profile", choices=("quick", "full"), default="full", help="timing measurement sizes (default full)")
     s.add_argument("--catalogue", nargs="*", metavar="MEMBER",
                    help="run the StatDP / DP-Sniper benchmark (or only these members, without the Alg. 6 targets)")
     s.add_argument("--budget", type=int, help="with --catalogue: samples per member audit (default 2e7)")
     s.add_argument("--false-alarm-seeds", type=int, default=20, help="with --catalogue: seeds of the false-alarm run (0: skip)")
     s.add_argument("--false-alarm-budget", type=int, help="with --catalogue: samples per false-alarm audit (default: --budget)")
-    s.add_argument("--modes", default="black box,exact law", help="with --catalogue: 'black box', 'exact law' or both (comma-separated)")
-    s.add_argument("--write-report", metavar="PATH", help="with --registry/--power/--thirdparty/--timing/--catalogue: write Markdown (e.g. reports/audits.md)")
-    s.add_argument("--workers", type=int, default=1, help="processes for --registry/--power/--thirdparty (rows identical for any value)")
+    s.add_argument("--modes", default="black box,exact law",
+                   help="with --catalogue: 'black box', 'exact law' or both (comma-separated)")
+    s.add_argument("--write-report", metavar="PATH", help="with --registry/--power/--thirdparty/--timing/--catalogue: write "
+                                                          "Markdown (e.g. reports/audits.md)")
+    s.add_argument("--workers", type=int, default=1, help="processes for --registry/--power/--thirdparty (rows identical for "
+                                                          "any value)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=run)
-    return s
 
 
 def _inputs(text: str | None) -> list | None:
@@ -134,7 +140,8 @@ def run(args: argparse.Namespace) -> int:
 
         spec = all_mechanisms().get(args.spec)
         if spec is not None and spec.claim is None:  # the library's "pass eps=" in the command line's words
-            raise InvalidParameter(f"--spec {args.spec} has no registered privacy claim: give the claimed --eps (and --delta, default 0)")
+            raise InvalidParameter(f"--spec {args.spec} has no registered privacy claim: give the claimed --eps (and --delta, "
+                                   f"default 0)")
     res = audit(
         args.target, spec=args.spec, params=params or None,
         eps=parse_value(args.eps) if args.eps is not None else None,
@@ -173,7 +180,8 @@ def _check_catalogue_names(names: list[str]) -> None:
     known = {m.name.lower(): m.name for m in MEMBERS}
     unknown = [n for n in names if n.lower() not in known]
     if unknown:
-        raise InvalidParameter(f"--catalogue {unknown[0]!r} is not a member of the benchmark; its members are {', '.join(known.values())}")
+        raise InvalidParameter(f"--catalogue {unknown[0]!r} is not a member of the benchmark; its members are "
+                               f"{', '.join(known.values())}")
 
 
 def _run_tables(args: argparse.Namespace) -> int:
@@ -192,7 +200,8 @@ def _run_tables(args: argparse.Namespace) -> int:
     command = "dpverify audit " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["audit"] else "dpverify audit"
     out = Path(args.write_report) if args.write_report else None
     if out is not None and out.name != "audits.md":
-        raise InvalidParameter(f"--write-report {args.write_report}: the page must be named audits.md (its data goes to data/audits.json beside it)")
+        raise InvalidParameter(f"--write-report {args.write_report}: the page must be named audits.md (its data goes to "
+                               f"data/audits.json beside it)")
     if args.registry:
         _check_registry_names(args.registry)
     if out is not None:  # every prerequisite of the page before any sampling
@@ -203,7 +212,8 @@ def _run_tables(args: argparse.Namespace) -> int:
         out_dir(out.parent, "--write-report")
         if args.registry is None and not args.power and not args.thirdparty and not data_path(out.parent, "audits").exists():
             raise InvalidParameter(f"--write-report {args.write_report}: the page's other sections come from "
-                                   f"{data_path(out.parent, 'audits')}, which does not exist; add --registry --power --thirdparty "
+                                   f"{data_path(out.parent, 'audits')}, which does not exist; add --registry --power "
+                                   f"--thirdparty "
                                    "(or run `dpverify verify`) to write it")
     timing_ok, timing_rows = True, None
     if args.timing:
@@ -226,7 +236,8 @@ def _run_tables(args: argparse.Namespace) -> int:
         write_audits(data, out.parent)
         print(f"written {out}", file=sys.stderr)
     if args.json:
-        _print({"audits": data["rows"], "power": data["power"], "thirdparty": data["thirdparty"], "all_as_expected": data["all_as_expected"],
+        _print({"audits": data["rows"], "power": data["power"], "thirdparty": data["thirdparty"],
+                "all_as_expected": data["all_as_expected"],
                 **({"timing": timing_rows} if timing_rows is not None else {})})  # one JSON document
     return 0 if data["all_as_expected"] and timing_ok else 1
 
@@ -241,7 +252,8 @@ def _run_timing(args: argparse.Namespace, command: str, out: Any) -> tuple[bool,
     def show(r: dict) -> None:
         if not args.json:
             flag = "" if r.get("as_expected", True) else "   <-- expected " + str(r["expected"])
-            eps = f"eps>={r['eps_lower_bound']:.3f}" if r.get("verdict") == "LEAK" else f"detectable eps {r.get('detectable_eps')}"
+            eps = (f"eps>={r['eps_lower_bound']:.3f}" if r.get("verdict") == "LEAK"
+                   else f"detectable eps {r.get('detectable_eps')}")
             print(f"timing {r['target']:<64} {r['verdict']:<19} {eps:<22} {r.get('pair_label', '')}{flag}", flush=True)
 
     t = compute_timing(args.timing_profile, on_row=show, command=command)
@@ -264,7 +276,8 @@ def _run_catalogue(args: argparse.Namespace) -> int:
         from .common import out_dir
 
         if Path(args.write_report).name != "audits.md":
-            raise InvalidParameter(f"--write-report {args.write_report}: the page must be named audits.md (its data goes to data/catalogue.json beside it)")
+            raise InvalidParameter(f"--write-report {args.write_report}: the page must be named audits.md (its data goes to "
+                                   f"data/catalogue.json beside it)")
         out_dir(Path(args.write_report).parent, "--write-report")
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
     for m in modes:
@@ -277,7 +290,8 @@ def _run_catalogue(args: argparse.Namespace) -> int:
     def show(r: dict) -> None:
         if not args.json:
             dps = max(x for x in (r["dpsniper_lr"], r["dpsniper_mlp"]) if x is not None)
-            print(f"{r['member']:<20} {r['mode']:<10} eps >= {r['eps_lower_bound']!s:<10} (DP-Sniper {dps:.4f}) {r['verdict']:<5} "
+            print(f"{r['member']:<20} {r['mode']:<10} eps >= {r['eps_lower_bound']!s:<10} (DP-Sniper {dps:.4f}) "
+                  f"{r['verdict']:<5} "
                   f"{r['samples_total']:>10} samples {r['seconds']:>7.1f}s", flush=True)
 
     command = "dpverify audit " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["audit"] else "dpverify audit --catalogue"
@@ -286,14 +300,16 @@ def _run_catalogue(args: argparse.Namespace) -> int:
                              targets=not args.catalogue)  # the Alg. 6 targets with the whole benchmark only
     if not args.json:
         for f in data["false_alarm"]:
-            print(f"false alarms {f['member']:<20} {f['false_fails']}/{f['runs']} (largest eps lower bound {f['max_eps_lower_bound']})")
+            print(f"false alarms {f['member']:<20} {f['false_fails']}/{f['runs']} (largest eps lower bound "
+                  f"{f['max_eps_lower_bound']})")
         for t in data["targets"]:
             print(f"Alg. 6 at d={t['d']}: {t['verdict']} ({t['finding']}), eps >= {t['eps_lower_bound']}"
                   + (f", detectable eps {t['detectable_eps']}" if "detectable_eps" in t else ""))
     if args.write_report:
         out = Path(args.write_report)
         if out.name != "audits.md":
-            raise InvalidParameter(f"--write-report {args.write_report}: the page must be named audits.md (its data goes to data/catalogue.json beside it)")
+            raise InvalidParameter(f"--write-report {args.write_report}: the page must be named audits.md (its data goes to "
+                                   f"data/catalogue.json beside it)")
         write_catalogue(data, out.parent)
         print(f"written {out.parent / 'data' / 'catalogue.json'}", file=sys.stderr)
     if args.json:

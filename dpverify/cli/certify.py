@@ -20,22 +20,21 @@ import time
 from typing import Any
 
 from mechanisms.errors import InvalidParameter
-from mechanisms.validation import probability
-
-from dpverify.universal import certify, universal_eps
-from dpverify.universal.api import as_expected
 
 from .common import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, print_json
-from .params import claim_param_sets, with_params
 from .parse import parse_params
 
-__all__ = ["add_parser", "run"]
+__all__ = ["HELP", "add_arguments", "run"]
 
 
 def _claim_run(args: argparse.Namespace) -> int:
     from proofs.registry import get_claim
 
+    from dpverify.universal import certify
+    from dpverify.universal.api import as_expected
     from dpverify.universal.ledger import certify_every_set
+
+    from .params import claim_param_sets, with_params
 
     claim = get_claim(args.claim)
     if args.d is not None and args.d < 1:
@@ -54,9 +53,11 @@ def _claim_run(args: argparse.Namespace) -> int:
                                    for r in per])
         print_json(doc)
     else:
-        print(f"{res.claim}: {verdict}  lengths {res.lengths}  parameter sets {sum(r.verdict == verdict for r in per)}/{len(per)} "
+        print(f"{res.claim}: {verdict}  lengths {res.lengths}  parameter sets "
+              f"{sum(r.verdict == verdict for r in per)}/{len(per)} "
               f"{verdict}  structures {sum(r.structures for r in per)}  boxes {sum(r.boxes for r in per)}  "
-              f"{time.monotonic() - t0:.2f} s" + (f"  (expected {res.extra.get('expected')})" if res.extra.get("expected") else ""))
+              f"{time.monotonic() - t0:.2f} "
+              f"s" + (f"  (expected {res.extra.get('expected')})" if res.extra.get("expected") else ""))
         for r in per:
             pts = r.scope.get("points")
             label = "(eps, delta)" if pts and all(len(pt) == 2 for pt in pts) else "(eps-BR)"
@@ -82,6 +83,10 @@ def _short(points: list) -> list:
 
 
 def _mechanism_run(args: argparse.Namespace) -> int:
+    from mechanisms.validation import probability
+
+    from dpverify.universal import universal_eps
+
     if args.delta is None:
         raise InvalidParameter("--delta is required with --mechanism (the universal eps is taken at that delta)")
     delta = probability("--delta", args.delta, allow_zero=True)
@@ -113,9 +118,11 @@ def run(args: argparse.Namespace) -> int:
     return _claim_run(args) if args.claim is not None else _mechanism_run(args)
 
 
-def add_parser(sub: Any) -> None:
-    s = sub.add_parser("certify", help="decide a privacy claim for every histogram (all counts, all lengths), or a "
-                                       "mechanism's universal eps at delta")
+HELP = ("decide a privacy claim for every histogram (all counts, all lengths), or a "
+        "mechanism's universal eps at delta")
+
+
+def add_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("claim", nargs="?", help="a claim id (`dpverify claims` lists them)")
     s.add_argument("--mechanism", help="instead of a claim: the universal eps of this mechanism at --delta")
     s.add_argument("--param", action="append", metavar="NAME=VALUE",

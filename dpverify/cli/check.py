@@ -5,26 +5,27 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mechanisms.validation import nonneg_int, pos_int
+from .common import add_exec_options, print_json, print_verdict, progress, result_store, verdict_exit
 
-from proofs.claims import Domain
-from proofs.registry import get_claim
+if TYPE_CHECKING:
+    from proofs.claims import Domain
 
-from dpverify.checker.core import check
-from dpverify.checker.cost import guard_domain
-from dpverify.checker.neighbours import parse_relation
-
-from .common import add_exec_options, human, humanize, print_json, progress, result_store, verdict_exit
-from .params import claim_param_sets
-
-__all__ = ["add_parser", "domain_from_args", "run"]
+__all__ = ["HELP", "add_arguments", "domain_from_args", "run"]
 
 
 def domain_from_args(claim: Any, args: argparse.Namespace) -> Domain:
     """The claim's domain (quick with ``--quick``) with the command line's overrides, within ``--budget``."""
-    dom = claim.quick_domain if getattr(args, "quick", False) else claim.wide_domain if getattr(args, "wide", False) else claim.domain
+    from mechanisms.validation import nonneg_int, pos_int
+
+    from dpverify.checker.cost import guard_domain
+    from dpverify.checker.neighbours import parse_relation
+
+    from .params import claim_param_sets
+
+    dom = (claim.quick_domain if getattr(args, "quick", False) else claim.wide_domain if getattr(args, "wide", False)
+           else claim.domain)
     changes: dict[str, Any] = {}
     if args.d is not None:
         changes["d"] = pos_int("--d", args.d)
@@ -42,6 +43,10 @@ def domain_from_args(claim: Any, args: argparse.Namespace) -> Domain:
 
 
 def run(args: argparse.Namespace) -> int:
+    from proofs.registry import get_claim
+
+    from dpverify.checker.core import check
+
     claim = get_claim(args.claim)
     if args.resume:
         result_store(args.resume)
@@ -66,35 +71,29 @@ def run(args: argparse.Namespace) -> int:
         print_json(res.as_json())
     else:
         j = res.as_json()
-        print(f"{j['claim']}: {j['verdict']} (expected {j['expected']}), certified={human(j['certified'])}, tight={human(j['tight'])}")
-        print(humanize(f"  domain: {j['domain']}\n  pairs: {j['coverage']}\n  instances checked: {j['pairs_checked']} in {j['seconds']} s"))
-        if j["ratio_claimed_over_exact"]:
-            print(f"  claimed/exact at the tightest instance: {j['ratio_claimed_over_exact']}")
-        if j["worst"]:
-            w = j["worst"]
-            print(f"  tightest instance: h={w['h']} h'={w['h_prime']} params: {human(w['params'])}")
-            print(f"    {w['label']}: lhs={w['lhs']} {w['op']} rhs={w['rhs']} (margin {w['margin']})")
-            if w["event"]:
-                print(f"    event ({w['direction']}): {', '.join(w['event'][:8])}{' ...' if len(w['event']) > 8 else ''}")
-                print(f"    P(event)={w['p_event']}  Q(event)={w['q_event']}")
-        if j["reason"]:
-            print(f"  {j['reason']}")
+        print_verdict(j, f"  domain: {j['domain']}\n  pairs: {j['coverage']}\n  instances checked: {j['pairs_checked']} in "
+                         f"{j['seconds']} s",
+                      j["worst"])
     return verdict_exit(res.as_expected, res.verdict)
 
 
-def add_parser(sub: Any) -> None:
-    s = sub.add_parser("check", help="check one claim exhaustively on a bounded domain")
+HELP = "check one claim exhaustively on a bounded domain"
+
+
+def add_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("claim", help="a claim id (`dpverify claims` lists them)")
     s.add_argument("--d", type=int, help="longest histogram (default: the claim's domain)")
     s.add_argument("--max-count", type=int, help="largest count (default: the claim's domain)")
     s.add_argument("--relation", help="add-remove | delta:N | linf")
-    s.add_argument("--param", action="append", metavar="NAME=VALUE", help="override NAME in every parameter set of the claim, keeping the others (repeatable); NAME must be one "
+    s.add_argument("--param", action="append", metavar="NAME=VALUE", help="override NAME in every parameter set of the claim, "
+                                                                          "keeping the others (repeatable); NAME must be one "
                         "of the claim's parameters and the value one its mechanism accepts")
     level = s.add_mutually_exclusive_group()
     level.add_argument("--quick", action="store_true", help="start from the claim's quick domain")
-    level.add_argument("--wide", action="store_true", help="start from the claim's wide domain (what `dpverify verify --wide` checks)")
-    s.add_argument("--certify", action="store_true", help="(the default) decide every inequality in interval arithmetic")
-    s.add_argument("--no-certify", action="store_true", help="uncertified mp evaluation (faster; 'holds' is then not certified)")
+    level.add_argument("--wide", action="store_true", help="start from the claim's wide domain (what `dpverify verify --wide` "
+                                                           "checks)")
+    s.add_argument("--no-certify", action="store_true", help="uncertified mp evaluation (faster; 'holds' is then not certified); "
+                                                                 "by default every inequality is decided in interval arithmetic")
     s.add_argument("--budget", type=float, default=600.0, help="refuse domains estimated to take longer (seconds)")
     s.add_argument("--force", action="store_true", help="run even if over --budget")
     add_exec_options(s, default_workers=1)

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
-
-from proofs.registry import all_claims, uncovered_ids
 
 from .common import EXIT_OK, print_json
 
-__all__ = ["add_parser", "run"]
+__all__ = ["HELP", "add_arguments", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
+    from proofs.registry import all_claims, uncovered_ids
+
     claims = all_claims()
-    rows = [{"id": c.id, "kind": c.kind, "title": c.title, "relation": c.relation, "expected": c.expected} for c in claims.values()]
+    rows = [{"id": c.id, "kind": c.kind, "title": c.title, "relation": c.relation, "expected": c.expected}
+            for c in claims.values()]
     if args.json:
         print_json({"claims": rows, "not_yet_covered": uncovered_ids()})
         return EXIT_OK
@@ -25,7 +25,9 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def add_parser(sub: Any) -> None:
-    s = sub.add_parser("claims", help="list registered claims and uncovered paper ids")
+HELP = "list registered claims and uncovered paper ids"
+
+
+def add_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=run)

@@ -12,13 +12,13 @@ import sys
 import time
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn, Sequence
 
 from mechanisms.errors import InvalidParameter
 
 __all__ = ["EXIT_OK", "EXIT_FAIL", "EXIT_USAGE", "EXIT_INCONCLUSIVE", "EXIT_BUG", "EXIT_STATUSES", "Parser", "print_json",
            "print_error", "json_mode", "progress", "add_exec_options", "executor_workers", "out_dir", "result_store",
-           "verdict_exit", "human", "humanize"]
+           "verdict_exit", "print_verdict", "human", "humanize"]
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE, EXIT_BUG = 0, 1, 2, 3, 70
 
@@ -46,7 +46,7 @@ class json_mode:
 
 
 class Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse's own errors: exit 2, one line (and the JSON document under --json)
+    def error(self, message: str) -> NoReturn:  # argparse's own errors: exit 2, one line (and the JSON document under --json)
         if _JSON["on"]:
             print_error(message, EXIT_USAGE, stderr=False)
         self.exit(EXIT_USAGE, f"dpverify: error: {message}\n")
@@ -88,6 +88,29 @@ def verdict_exit(as_expected: bool, verdict: str) -> int:
     return EXIT_INCONCLUSIVE if verdict in ("skipped", "inconclusive", "undecided", "INCONCLUSIVE") else EXIT_FAIL
 
 
+def print_verdict(j: dict[str, Any], scope: str, instance: dict[str, Any] | None, *, details: Sequence[str] = (),
+                  found: str = "") -> None:
+    """A check's or a search's result as text (``j``: its JSON): the verdict, what was covered (``scope``, made
+    readable, then the ``details`` lines), the claimed/exact ratio, the tightest instance (``found`` by a search)
+    with its event, and the reason."""
+    print(f"{j['claim']}: {j['verdict']} (expected {j['expected']}), certified={human(j['certified'])}, "
+          f"tight={human(j['tight'])}")
+    print(humanize(scope))
+    for line in details:
+        print(line)
+    if j["ratio_claimed_over_exact"]:
+        print(f"  claimed/exact at the tightest instance{found}: {j['ratio_claimed_over_exact']}")
+    if instance:
+        w = instance
+        print(f"  tightest instance: h={w['h']} h'={w['h_prime']} params: {human(w['params'])}")
+        print(f"    {w['label']}: lhs={w['lhs']} {w['op']} rhs={w['rhs']} (margin {w['margin']})")
+        if w["event"]:
+            print(f"    event ({w['direction']}): {', '.join(w['event'][:8])}{' ...' if len(w['event']) > 8 else ''}")
+            print(f"    P(event)={w['p_event']}  Q(event)={w['q_event']}")
+    if j["reason"]:
+        print(f"  {j['reason']}")
+
+
 def out_dir(path: str | os.PathLike, option: str = "--out", *, must_exist: bool = False) -> Path:
     """``path`` as a directory the command can write into, checked before any work starts.
 
@@ -110,7 +133,8 @@ def out_dir(path: str | os.PathLike, option: str = "--out", *, must_exist: bool 
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as exc:
-        raise InvalidParameter(f"{option}={str(path)!r} is not a writable directory ({exc.strerror or type(exc).__name__})") from None
+        raise InvalidParameter(f"{option}={str(path)!r} is not a writable directory "
+                               f"({exc.strerror or type(exc).__name__})") from None
     return p
 
 

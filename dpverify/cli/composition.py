@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
-__all__ = ["add_parser", "run"]
+__all__ = ["HELP", "add_arguments", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -21,7 +20,8 @@ def run(args: argparse.Namespace) -> int:
     from .common import out_dir
 
     out_dir(args.out)  # refused before minutes of computing
-    command = "dpverify composition" + (" --quick" if args.quick else "") + (" --no-dp-accounting" if args.no_dp_accounting else "")
+    command = ("dpverify composition" + (" --quick" if args.quick else "")
+               + (" --no-dp-accounting" if args.no_dp_accounting else ""))
     data = compute_composition(QUICK_GRID if args.quick else GRID, dp_accounting=not args.no_dp_accounting, command=command,
                                extras=not args.quick)
     path = write_composition(data, args.out)
@@ -33,13 +33,16 @@ def run(args: argparse.Namespace) -> int:
         o = r["optimal_br"]
         print(f"k={r['k']:<5} eps={r['eps']:<5} Lemma 4.4 {r['lemma44']['eps']:<16} zCDP {r['zcdp']['eps']:<16} "
               f"optimal BR {o['eps_hi']:<16} ({o['seconds']:.3f} s)  KOV {r['kov']['eps']}")
-    print(f"dp-accounting: {'installed ' + data['dp_accounting']['version'] if data['dp_accounting']['installed'] else 'not installed'}")
+    print(f"dp-accounting: "
+          f"{'installed ' + data['dp_accounting']['version'] if data['dp_accounting']['installed'] else 'not installed'}")
     print(f"written {path}")
     return 0
 
 
-def add_parser(sub: Any) -> None:
-    s = sub.add_parser("composition", help="composition of bounded-range mechanisms: every accountant, timed -> reports/composition.md")
+HELP = "composition of bounded-range mechanisms: every accountant, timed -> reports/composition.md"
+
+
+def add_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("--quick", action="store_true", help="k in {1, 10, 100}, eps = 0.1 only, no extras")
     s.add_argument("--no-dp-accounting", action="store_true", help="skip the dp-accounting cross-checks even if it is installed")
     s.add_argument("--out", default="reports", help="directory of composition.md and data/composition.json (default reports)")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
 from .common import EXIT_OK, out_dir, print_json
 
-__all__ = ["add_parser", "run"]
+__all__ = ["HELP", "add_arguments", "run"]
 
 
 def run(args: Any) -> int:
@@ -21,8 +22,10 @@ def run(args: Any) -> int:
     return EXIT_OK
 
 
-def add_parser(sub: Any) -> None:
-    s = sub.add_parser("experiments", help="utility experiments on real data (CWGM20 §6, GJMR21 §4, DR19 §8) -> reports/experiments.md")
+HELP = "utility experiments on real data (CWGM20 §6, GJMR21 §4, DR19 §8) -> reports/experiments.md"
+
+
+def add_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("--quick", action="store_true", help="small grids, < 60 s")
     s.add_argument("--out", default="reports", help="directory of experiments.md and data/experiments.json (default reports)")
     s.add_argument("--json", action="store_true", help="print {page, data, quick} as one JSON document")

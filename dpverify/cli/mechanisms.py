@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from mechanisms.registry import all_mechanisms
 
 from .common import EXIT_OK, print_json
 
-__all__ = ["add_parser", "run"]
+__all__ = ["HELP", "add_arguments", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -24,7 +23,9 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def add_parser(sub: Any) -> None:
-    s = sub.add_parser("mechanisms", help="list registered mechanisms (and mutants)")
+HELP = "list registered mechanisms (and mutants)"
+
+
+def add_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=run)

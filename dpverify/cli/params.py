@@ -65,7 +65,8 @@ def claim_param_sets(claim: Any, items: list[str] | None, dom: Domain | None = N
     dom = dom or claim.domain
     names = claim_param_names(claim)
     if isinstance(claim, Statement) or not names:
-        raise InvalidParameter(f"parameter {next(iter(overrides))!r} given, but claim {claim.id} takes no parameters (drop --param)")
+        raise InvalidParameter(f"parameter {next(iter(overrides))!r} given, but claim {claim.id} takes no parameters "
+                               "(drop --param)")
     unknown = [k for k in overrides if k not in names]
     if unknown:
         raise InvalidParameter(f"parameter {unknown[0]!r} is not a parameter of claim {claim.id} (--param {unknown[0]}=...); "

@@ -7,7 +7,6 @@ from fractions import Fraction
 from typing import Any
 
 from mechanisms.errors import InvalidHistogram, InvalidParameter
-from mechanisms.validation import histogram
 
 __all__ = ["parse_h", "parse_value", "parse_params"]
 
@@ -16,6 +15,8 @@ _INT = re.compile(r"^[+-]?\d+$")
 
 def parse_h(text: str, option: str = "--h") -> tuple[int, ...]:
     """``"3,2,2,0"`` -> ``(3, 2, 2, 0)``; anything else is an error naming the option."""
+    from mechanisms.validation import histogram
+
     parts = [p.strip() for p in str(text).split(",")]
     if not text or not all(_INT.match(p) for p in parts):
         raise InvalidHistogram(f"{option}={text!r} must be comma-separated non-negative integers, e.g. 3,2,2,0")

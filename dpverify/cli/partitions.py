@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
-__all__ = ["add_parser", "run"]
+__all__ = ["HELP", "add_arguments", "run"]
 
 
 def _positive_int(name: str):
@@ -59,9 +58,11 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def add_parser(sub: Any) -> None:
-    s = sub.add_parser("partitions", help="partition selection in python-dp / PipelineDP / OpenDP: exact and black-box "
-                                          "-> reports/partition_selection.md")
+HELP = ("partition selection in python-dp / PipelineDP / OpenDP: exact and black-box "
+        "-> reports/partition_selection.md")
+
+
+def add_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("--quick", action="store_true",
                    help="the table's quick grid (3 strategies x L in {1, 2} x eps = 1 x delta in {1e-5, 1e-15}), "
                         "2,000 black-box samples per input, no OpenDP rows (about 5 s)")

@@ -1,4 +1,5 @@
-"""``dpverify report [--out DIR] [--json]``: re-render every page of ``reports/`` from its stored data (see :mod:`dpverify.report.render`).
+"""``dpverify report [--out DIR] [--json]``: re-render every page of ``reports/`` from its stored data
+(see :mod:`dpverify.report.render`).
 
 Exit status: 0 every page asked for is rendered, or some are skipped because their data was never written
 (each skip is named on stderr and under ``"skipped"`` in ``--json``); 2 a user error -- ``--out`` is not
@@ -10,18 +11,17 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from mechanisms.errors import InvalidParameter
 
-from dpverify.report.render import RENDERERS, render_all
-
 from .common import EXIT_OK, out_dir, print_json
 
-__all__ = ["add_parser", "run"]
+__all__ = ["HELP", "add_arguments", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
+    from dpverify.report.render import render_all
+
     if not Path(args.out).is_dir():
         out_dir(args.out, must_exist=True)  # the one-line reason: a file, or no such directory
     res = render_all(args.out, index=False if args.no_index else None, only=args.only)
@@ -43,10 +43,14 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def add_parser(sub: Any) -> None:
-    s = sub.add_parser("report", help="re-render every page of reports/ from its stored data (reports/data/*.json), computing nothing",
-                       epilog="A page whose data was never written is skipped and named (exit 0); nothing rendered, or an --only "
-                              "page not rendered, is exit 2.")
+HELP = "re-render every page of reports/ from its stored data (reports/data/*.json), computing nothing"
+
+
+def add_arguments(s: argparse.ArgumentParser) -> None:
+    from dpverify.report.render import RENDERERS  # the pages --only accepts
+
+    s.epilog = ("A page whose data was never written is skipped and named (exit 0); nothing rendered, or an --only "
+                "page not rendered, is exit 2.")
     s.add_argument("--out", default="reports", help="the reports directory (default reports)")
     s.add_argument("--only", action="append", choices=sorted(RENDERERS), help="only these pages (repeatable)")
     s.add_argument("--no-index", action="store_true", help="do not rewrite proofs/INDEX.md")

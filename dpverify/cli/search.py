@@ -15,23 +15,13 @@ import sys
 from dataclasses import replace
 from typing import Any
 
+from mechanisms.errors import InvalidParameter
 from mechanisms.registry import all_mechanisms, get_mechanism
 
-from proofs.registry import all_claims, get_claim
-
-from dpverify.byo import claim_of
-from dpverify.checker.spec_claims import spec_claim
-from dpverify.search import DEFAULT_EVALS, search
-
-from mechanisms.errors import InvalidParameter
-
-from dpverify.search.run import not_searched
-
-from .common import human, humanize, print_json, progress, verdict_exit
-from .params import claim_param_sets, with_params
+from .common import print_json, print_verdict, progress, verdict_exit
 from .parse import parse_params
 
-__all__ = ["add_parser", "run", "resolve_target"]
+__all__ = ["HELP", "add_arguments", "run", "resolve_target"]
 
 
 def resolve_target(name: str, params: dict, items: list[str] | None = None) -> tuple[Any, dict | None]:
@@ -40,6 +30,14 @@ def resolve_target(name: str, params: dict, items: list[str] | None = None) -> t
     A claim id with ``--param items``: the claim with its parameter sets overridden (:mod:`dpverify.cli.params`)
     and ``{}`` as the marker "search at exactly these sets".
     """
+    from proofs.registry import all_claims, get_claim
+
+    from dpverify.byo import claim_of
+    from dpverify.checker.spec_claims import spec_claim
+    from dpverify.search.run import not_searched
+
+    from .params import claim_param_sets, with_params
+
     if name in all_claims():
         claim = get_claim(name)
         why = not_searched(claim)
@@ -63,6 +61,8 @@ def resolve_target(name: str, params: dict, items: list[str] | None = None) -> t
 
 
 def run(args: argparse.Namespace) -> int:
+    from dpverify.search import search
+
     for option, value in (("--evals", args.evals), ("--d", args.d), ("--max-count", args.max_count)):
         if value < 1:
             raise InvalidParameter(f"{option}={value} must be >= 1")
@@ -81,28 +81,21 @@ def run(args: argparse.Namespace) -> int:
         print_json(res.as_json())
     else:
         j = res.as_json()
-        print(f"{j['claim']}: {j['verdict']} (expected {j['expected']}), certified={human(j['certified'])}, tight={human(j['tight'])}")
-        print(humanize(f"  searched: {j['space']}\n  evaluations: {j['evaluations']} in {j['seconds']} s"))
-        for name, ph in j["phases"].items():
-            print(f"    {name}: {ph['evaluations']} evaluations, best claimed/exact so far {ph['best_ratio']}")
-        if j["ratio_claimed_over_exact"]:
-            print(f"  claimed/exact at the tightest instance found: {j['ratio_claimed_over_exact']}")
-        if j["best"]:
-            w = j["best"]
-            print(f"  tightest instance: h={w['h']} h'={w['h_prime']} params: {human(w['params'])}")
-            print(f"    {w['label']}: lhs={w['lhs']} {w['op']} rhs={w['rhs']} (margin {w['margin']})")
-            if w["event"]:
-                print(f"    event ({w['direction']}): {', '.join(w['event'][:8])}{' ...' if len(w['event']) > 8 else ''}")
-                print(f"    P(event)={w['p_event']}  Q(event)={w['q_event']}")
-        if j["reason"]:
-            print(f"  {j['reason']}")
+        print_verdict(j, f"  searched: {j['space']}\n  evaluations: {j['evaluations']} in {j['seconds']} s", j["best"],
+                      details=[f"    {name}: {ph['evaluations']} evaluations, best claimed/exact so far {ph['best_ratio']}"
+                               for name, ph in j["phases"].items()], found=" found")
     return verdict_exit(res.as_expected, res.verdict)
 
 
-def add_parser(sub: Any) -> None:
-    s = sub.add_parser("search", help="worst-case search for a claim's tightest instance (realistic parameters, large counts)")
+HELP = "worst-case search for a claim's tightest instance (realistic parameters, large counts)"
+
+
+def add_arguments(s: argparse.ArgumentParser) -> None:
+    from dpverify.search import DEFAULT_EVALS
+
     s.add_argument("claim", help="a claim id, or a registered mechanism name (its own claim)")
-    s.add_argument("--param", action="append", metavar="NAME=VALUE", help="a claim: override NAME in each of its parameter sets and search exactly those (as in check); "
+    s.add_argument("--param", action="append", metavar="NAME=VALUE", help="a claim: override NAME in each of its parameter sets "
+                                                                          "and search exactly those (as in check); "
                         "a mechanism: its parameters (default its first valid set) (repeatable)")
     s.add_argument("--d", type=int, default=8, help="longest histogram (default 8)")
     s.add_argument("--max-count", type=int, default=10_000, help="largest count (default 10000)")

@@ -125,7 +125,8 @@ def top_rows(path: str, user: str, item: str, kbar: int, *, max_items_per_user: 
         try:
             cols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall()]
         except duckdb.Error as exc:
-            raise InvalidParameter(f"DATA={path!r} cannot be read as {'Parquet' if 'parquet' in src else 'CSV'}: {_first_line(exc)}") from None
+            raise InvalidParameter(f"DATA={path!r} cannot be read as {'Parquet' if 'parquet' in src else 'CSV'}: "
+                                   f"{_first_line(exc)}") from None
         for flag, col in (("--user", user), ("--item", item)):
             if col not in cols:
                 raise InvalidParameter(f"{flag}={col!r} is not a column of {path!r} (columns: {', '.join(cols)})")
@@ -150,7 +151,7 @@ def top_rows(path: str, user: str, item: str, kbar: int, *, max_items_per_user: 
     if not rows:
         raise InvalidHistogram(f"DATA={path!r} has no (user, item) rows with both columns non-NULL")
     out = []
-    for r, (lab, c) in enumerate(rows):
+    for lab, c in rows:
         if lab in PAD_LABELS:
             raise InvalidParameter(f"item label {lab!r} collides with a reserved pad label")
         out.append((lab, V.nonneg_int(f"count of item {lab!r}", c)))
@@ -199,10 +200,13 @@ def privacy_of(mechanism: str, k: int, eps: Any, delta: Any, *, Delta: int | Non
     if mechanism in ("limit-dom", "strict-limit-dom"):
         e = eq2_eps(k, eps, delta_prime, prec=prec)
         name = "DR19 Theorem 1, eq. (2)" if mechanism == "limit-dom" else "DR19 Lemma 6.6 (Theorem 1's guarantee, eq. (2))"
-        return {"eps": _num(e, k * Fraction(eps) if delta_prime == 0 else None), "delta": str(Fraction(delta) + Fraction(delta_prime)),
-                "theorem": name, "neighbours": nb}
+        return {"eps": _num(e, k * Fraction(eps) if delta_prime == 0 else None),
+                "delta": str(Fraction(delta) + Fraction(delta_prime)), "theorem": name, "neighbours": nb}
     if mechanism == "limit-dom-lap":
         from proofs.dr19 import delta_bar
+
+        if Delta is None:
+            raise InvalidParameter("mechanism limit-dom-lap needs --max-items-per-user (Lemma 6.1 is for Delta-restricted data)")
 
         De = Delta * Fraction(eps)
         with exact_context(prec, False) as ctx:
@@ -213,7 +217,8 @@ def privacy_of(mechanism: str, k: int, eps: Any, delta: Any, *, Delta: int | Non
             out["note"] = "vacuous: the claimed delta is >= 1 (reduce Delta*eps)"
         return out
     if mechanism == "top-stable":
-        return {"eps": str(Fraction(eps)), "delta": str(Fraction(delta)), "theorem": "CWGM20 Theorem 3.2 (eps_EM = 0)", "neighbours": nb}
+        return {"eps": str(Fraction(eps)), "delta": str(Fraction(delta)), "theorem": "CWGM20 Theorem 3.2 (eps_EM = 0)",
+                "neighbours": nb}
     raise UnknownName(f"mechanism={mechanism!r} must be one of {', '.join(MECHANISMS)}")
 
 
@@ -277,7 +282,7 @@ def _build(mechanism: str, p: dict, sampler: str = "exact") -> Any:
     k, kbar, eps, delta, Delta = p["k"], p["kbar"], p["eps"], p["delta"], p["Delta"]
     if sampler not in SAMPLERS:
         raise InvalidParameter(f"sampler={sampler!r} must be one of {', '.join(SAMPLERS)}")
-    ex = {"exact": True, "balanced": True} if sampler == "exact" else {}
+    ex: dict[str, Any] = {"exact": True, "balanced": True} if sampler == "exact" else {}
     if mechanism == "limit-dom":
         return LimitDom(k, kbar, eps, delta, Delta, **ex)
     if mechanism == "strict-limit-dom":

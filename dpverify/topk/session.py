@@ -87,11 +87,13 @@ class BudgetFile:
             meta = {k: json.loads(v) for k, v in self._con.execute("SELECT key, value FROM meta")}
             for key, given in (("k_star", k_star), ("l_star", l_star)):
                 if given is not None and given != meta[key]:
-                    raise InvalidParameter(f"--{key.replace('_', '-')}={given} differs from the session's {meta[key]} in {path!r}")
+                    raise InvalidParameter(f"--{key.replace('_', '-')}={given} differs from the session's {meta[key]} in "
+                                           f"{path!r}")
             for key in ("eps", "delta", "Delta"):
                 if cfg[key] != meta[key]:
                     raise InvalidParameter(
-                        f"{key}={cfg[key]} differs from the session's {key}={meta[key]} (Algorithm 2 runs every round with the same parameters)")
+                        f"{key}={cfg[key]} differs from the session's {key}={meta[key]} (Algorithm 2 runs every round with the "
+                        f"same parameters)")
             self._con.execute("COMMIT")
         except BaseException:
             self._con.execute("ROLLBACK")
@@ -123,12 +125,14 @@ class BudgetFile:
         k = V.pos_int("k", k)
         if not private:
             why = "; ".join(not_private) or "not marked private"
-            raise NotAPrivateRelease(f"budget session {self.path!r} charges only private releases; this run is not private ({why})")
+            raise NotAPrivateRelease(f"budget session {self.path!r} charges only private releases; this run is not private "
+                                     f"({why})")
         self._con.execute("BEGIN IMMEDIATE")  # exclusive writer from the check to the commit
         try:
             st = self.state()
             if st["k_remaining"] <= 0 or st["l_remaining"] <= 0:
-                raise BudgetExceeded(f"budget session {self.path!r} is closed: k* left={st['k_remaining']}, l* left={st['l_remaining']}")
+                raise BudgetExceeded(f"budget session {self.path!r} is closed: k* left={st['k_remaining']}, l* "
+                                     f"left={st['l_remaining']}")
             if k > st["k_remaining"]:
                 raise BudgetExceeded(f"k={k} exceeds the remaining index budget k*={st['k_remaining']} of {self.path!r}")
             result = run()  # the only read of the data
@@ -136,7 +140,8 @@ class BudgetFile:
             if not 1 <= c <= k:  # |o_i| <= k_i: the reservation admitted at most k
                 raise RuntimeError(f"round cost {c} outside [1, k={k}]")
             self._con.execute("INSERT INTO rounds (at, request, output, charge) VALUES (?, ?, ?, ?)",
-                              (time.time(), json.dumps(request, sort_keys=True), json.dumps(describe(result), ensure_ascii=False), c))
+                              (time.time(), json.dumps(request, sort_keys=True),
+                               json.dumps(describe(result), ensure_ascii=False), c))
             hook = os.environ.get(TEST_SLEEP_ENV)
             if hook:
                 sys.stderr.write("charging\n")

@@ -84,7 +84,8 @@ def test_max_items_per_user_bounds_contributions(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("mech,extra", [("limit-dom", {}), ("strict-limit-dom", {}), ("limit-dom-lap", {"max_items_per_user": 2}),
                                         ("top-stable", {})])
-def test_mechanism_never_sees_more_than_kbar_plus_1_rows(monkeypatch: pytest.MonkeyPatch, wide: str, mech: str, extra: dict) -> None:
+def test_mechanism_never_sees_more_than_kbar_plus_1_rows(monkeypatch: pytest.MonkeyPatch, wide: str, mech: str,
+                                                         extra: dict) -> None:
     seen: list[int] = []
 
     def spy(cls: type, name: str) -> None:
@@ -208,7 +209,8 @@ def test_budget_charges_and_refuses(capsys: pytest.CaptureFixture, tmp_path: Pat
     db = str(tmp_path / "b.sqlite")
     rc, _, err = _cli(capsys, "topk", small, "--mechanism", "limit-dom", *UNSEEDED, "--budget", db)
     assert rc == 2 and "--k-star and --l-star" in err and not _has_tables(db)  # nothing created
-    rc, out, _ = _cli(capsys, "topk", small, "--mechanism", "limit-dom", *UNSEEDED, "--budget", db, "--k-star", "3", "--l-star", "5", "--json")
+    rc, out, _ = _cli(capsys, "topk", small, "--mechanism", "limit-dom", *UNSEEDED, "--budget", db, "--k-star", "3", "--l-star",
+                      "5", "--json")
     j = json.loads(out)
     assert rc == 0 and j["charged"] == len(j["selected"]) and j["budget"]["k_used"] == j["charged"]
     assert [c for _, c in _rounds(db)] == [j["charged"]]
@@ -226,8 +228,8 @@ def test_budget_charges_and_refuses(capsys: pytest.CaptureFixture, tmp_path: Pat
     rc, _, err = _cli(capsys, "topk", small, "--mechanism", "top-stable", *UNSEEDED, "--budget", db)
     assert rc == 2 and "not allowed" in err
     # over budget: refused before any data is read (the DATA path does not even exist)
-    rc, _, err = _cli(capsys, "topk", str(tmp_path / "absent.csv"), "--mechanism", "limit-dom", *UNSEEDED, "--k", str(3 - used + 1),
-                      "--kbar", "3", "--budget", db)
+    rc, _, err = _cli(capsys, "topk", str(tmp_path / "absent.csv"), "--mechanism", "limit-dom", *UNSEEDED, "--k",
+                      str(3 - used + 1), "--kbar", "3", "--budget", db)
     assert rc == 2 and "exceeds the remaining index budget" in err and len(_rounds(db)) == 1
     with pytest.raises(BudgetExceeded):
         from dpverify.topk.session import BudgetFile
@@ -287,11 +289,13 @@ def test_seeded_and_float_releases_are_marked_not_private_and_refused_by_the_led
     j = json.loads(out)
     assert rc == 0 and j["private"] is False and j["sampler"] == "float" and err.startswith("warning: --float")
     db = str(tmp_path / "s.sqlite")
-    assert _cli(capsys, "topk", small, "--mechanism", "limit-dom", *UNSEEDED, "--budget", db, "--k-star", "9", "--l-star", "9")[0] == 0
+    assert _cli(capsys, "topk", small, "--mechanism", "limit-dom", *UNSEEDED, "--budget", db, "--k-star", "9", "--l-star",
+                "9")[0] == 0
     before = _rounds(db)
     for extra in (("--seed", "3"), ("--float",)):
         # the DATA path does not exist: refused before any read, nothing charged
-        rc, out, err = _cli(capsys, "topk", str(tmp_path / "absent.csv"), "--mechanism", "limit-dom", *UNSEEDED, *extra, "--budget", db)
+        rc, out, err = _cli(capsys, "topk", str(tmp_path / "absent.csv"), "--mechanism", "limit-dom", *UNSEEDED, *extra,
+                            "--budget", db)
         assert rc == 2 and out == "" and "charges only private releases" in err.splitlines()[-1], err
     assert _rounds(db) == before
     from dpverify.errors import NotAPrivateRelease

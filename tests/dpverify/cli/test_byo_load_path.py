@@ -1,4 +1,4 @@
-"""``--load FILE`` runs FILE with its folder on ``sys.path`` (issue 33), so a user's file can import its neighbours."""
+"""``--load FILE`` runs FILE with its folder on ``sys.path``, so a user's file can import its neighbours."""
 
 from __future__ import annotations
 

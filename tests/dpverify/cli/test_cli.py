@@ -47,7 +47,8 @@ def test_check_json_and_exit_status(capsys):
 
 
 def test_profile_reports_a_broken_em(capsys):
-    code, out, _ = run(capsys, "profile", "em", "--h", "1,0", "--param", "eps=1", "--param", "sensitivity=0.5", "--eps", "1", "--delta", "0")
+    code, out, _ = run(capsys, "profile", "em", "--h", "1,0", "--param", "eps=1", "--param", "sensitivity=0.5", "--eps", "1",
+                       "--delta", "0")
     assert code == 1 and "VIOLATION" in out
 
 
@@ -63,7 +64,8 @@ def test_profile_table_rounds_numbers_and_never_cuts_them(capsys):
 
 
 def test_equal_shows_lemma_4_2(capsys):
-    code, out, _ = run(capsys, "equal", "gumbel-topk", "peeling-em", "--d", "3", "--max-count", "2", "--param", "k=2", "--param", "eps=1")
+    code, out, _ = run(capsys, "equal", "gumbel-topk", "peeling-em", "--d", "3", "--max-count", "2", "--param", "k=2", "--param",
+                       "eps=1")
     assert code == 0 and "identical to 60 digits: true" in out
 
 
@@ -80,7 +82,8 @@ def test_internal_errors_exit_70(capsys, monkeypatch):
 
 def test_profile_divergences_of_the_opendp_pair(capsys):
     """``profile --zcdp --range --renyi --pld``: the numbers of opendp issue #2911's pair (PF at scale 1, eps = 2)."""
-    code, out, _ = run(capsys, "profile", "permute-and-flip", "--param", "eps=2", "--param", "factor2=true", "--h", "1,1", "--h2", "2,0",
+    code, out, _ = run(capsys, "profile", "permute-and-flip", "--param", "eps=2", "--param", "factor2=true", "--h", "1,1",
+                       "--h2", "2,0",
                        "--zcdp", "--range", "--renyi", "1,2", "--renyi", "inf", "--pld", "--json")
     import json
 
@@ -102,3 +105,11 @@ def test_profile_divergences_of_the_opendp_pair(capsys):
 def test_profile_divergence_errors(capsys, argv, needle):
     code, out, err = run(capsys, *argv)
     assert code == 2 and needle in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [["check", "DR19.Lem4.3", "--certify"], ["verify", "--certify", "--no-write"]])
+def test_certify_flag_is_gone_certification_is_the_default(capsys, argv):
+    """``--certify`` did nothing (every check is certified unless ``--no-certify``): it is now the usual usage error."""
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2 and "unrecognized arguments: --certify" in capsys.readouterr().err

@@ -142,7 +142,8 @@ def test_every_command_answers_an_error_with_one_json_document(name):
         doc = one_json(out)
         assert doc["exit"] == 2 and doc["error"], doc  # the unknown option, or a required argument named first
         assert err.startswith("dpverify: error:") and err.count("\n") == 1, err
-    required = [a.option_strings[0] if a.option_strings else (a.metavar or a.dest) for a in commands()[name]._actions if a.required]
+    required = [a.option_strings[0] if a.option_strings else (a.metavar or a.dest)
+                for a in commands()[name]._actions if a.required]
     assert doc["parameter"] in ("--json", "--no-such-option", *required[:1]), doc
 
 
@@ -174,7 +175,8 @@ def test_an_out_that_is_a_file_is_refused_before_any_work(name, tmp_path):
 
 
 @pytest.mark.parametrize("store", ["dir", "not-a-db"])
-@pytest.mark.parametrize("cmd", [["check", "DR19.Lem4.1", "--quick"], ["verify", "--quick", "--only", "DR19.Lem4.1", "--no-write"]])
+@pytest.mark.parametrize("cmd", [["check", "DR19.Lem4.1", "--quick"],
+                                 ["verify", "--quick", "--only", "DR19.Lem4.1", "--no-write"]])
 def test_resume_that_is_not_a_store_is_refused(cmd, store, tmp_path):
     path = tmp_path if store == "dir" else tmp_path / "notes.txt"
     if store != "dir":
@@ -234,7 +236,8 @@ def test_bad_values_are_refused_and_named(argv, named):
 
 def test_timing_write_report_checks_its_prerequisite_first(tmp_path):
     t = time.perf_counter()
-    code, out, err = run(["audit", "--timing", "--timing-profile", "quick", "--write-report", str(tmp_path / "audits.md"), "--json"])
+    code, out, err = run(["audit", "--timing", "--timing-profile", "quick", "--write-report", str(tmp_path / "audits.md"),
+                          "--json"])
     assert code == 2 and "audits.json" in one_json(out)["error"]
     assert time.perf_counter() - t < 10  # before issue 31: a minute of measuring first
 
@@ -286,8 +289,10 @@ def _profile(name: str) -> None:
 def _audit(name: str) -> None:
     spec = all_mechanisms()[name]
     h = ",".join(map(str, spec.examples[0]))
-    claimed = [] if spec.claim is not None else ["--eps", cli_value(dict(spec.valid[0]).get("eps", 1))]  # no registry claim: say one
-    argv = ["audit", "--spec", name, *param_args(dict(spec.valid[0])), *claimed, "--inputs", h, "--samples", str(AUDIT_SAMPLES), "--json"]
+    # no registry claim: say one
+    claimed = [] if spec.claim is not None else ["--eps", cli_value(dict(spec.valid[0]).get("eps", 1))]
+    argv = ["audit", "--spec", name, *param_args(dict(spec.valid[0])), *claimed, "--inputs", h, "--samples", str(AUDIT_SAMPLES),
+            "--json"]
     code, out, err = run(argv, MATRIX_SECONDS)
     assert_contract(argv, code, out, err)
     assert code != 2, f"{name}: {err}"
@@ -315,7 +320,8 @@ def test_sample_audit_spec(name):
 
 @pytest.mark.parametrize("argv", [
     ["claims"], ["mechanisms"], ["check", "DR19.Lem4.1", "--quick"], ["search", "DR19.Lem4.1", "--evals", "20"],
-    ["profile", "em", "--h", "3,1", "--param", "eps=1"], ["equal", "em", "em-exact", "--param", "eps=1", "--d", "2", "--max-count", "1"],
+    ["profile", "em", "--h", "3,1", "--param", "eps=1"], ["equal", "em", "em-exact", "--param", "eps=1", "--d", "2",
+                                                          "--max-count", "1"],
     ["audit", "--spec", "em", "--param", "eps=1", "--inputs", "3,1,0", "--samples", "1000"],
     ["verify", "--quick", "--only", "DR19.Lem4.1", "--no-search", "--no-write"],
 ])
@@ -336,7 +342,8 @@ def test_report_success_and_skips_are_json(tmp_path):
     assert code == 2 and one_json(out)["parameter"] == "--only"
 
 
-# the whole matrix (opt-in): every claim x {check on its default domain, search where searchable}, every mechanism x {profile, audit}
+# the whole matrix (opt-in): every claim x {check on its default domain, search where searchable}, every mechanism x {profile,
+# audit}
 @pytest.mark.slow
 @pytest.mark.parametrize("cid", CLAIMS)
 def test_matrix_check_default_domain(cid):
@@ -351,8 +358,8 @@ SEARCH_HANGS = {
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("cid", [pytest.param(c, marks=pytest.mark.xfail(reason=SEARCH_HANGS[c], strict=True)) if c in SEARCH_HANGS
-                                 else c for c in SEARCHABLE])
+@pytest.mark.parametrize("cid", [pytest.param(c, marks=pytest.mark.xfail(reason=SEARCH_HANGS[c], strict=True))
+                                 if c in SEARCH_HANGS else c for c in SEARCHABLE])
 def test_matrix_search(cid):
     _search(cid)
 
@@ -371,7 +378,8 @@ def test_matrix_audit_spec(name):
 
 @pytest.mark.slow
 def test_matrix_slow_commands_json(tmp_path):
-    for argv in (["experiments", "--quick", "--out", str(tmp_path), "--json"], ["bench", "--quick", "--out", str(tmp_path), "--json"]):
+    for argv in (["experiments", "--quick", "--out", str(tmp_path), "--json"],
+                 ["bench", "--quick", "--out", str(tmp_path), "--json"]):
         code, out, err = run(argv)
         assert_contract(argv, code, out, err)
         assert code == 0, err

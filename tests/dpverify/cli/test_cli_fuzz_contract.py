@@ -92,8 +92,10 @@ POSITIONALS = {
     "data": [CSV, FILE, _DIR, os.path.join(_DIR, "missing.csv")],
 }
 #: small valid values for the int options whose size is cost
-SMALL = {"--d": ["1", "2", "3", "0", "-1", "x"], "--max-count": ["0", "1", "2", "-1", "x"], "--evals": ["1", "5", "20", "0", "-1", "x"],
-         "--samples": ["200", "1000", "0", "-1", "x"], "--max-pairs": ["1", "2", "0", "x"], "--search-evals": ["1", "0", "-1", "x"],
+SMALL = {"--d": ["1", "2", "3", "0", "-1", "x"], "--max-count": ["0", "1", "2", "-1", "x"],
+         "--evals": ["1", "5", "20", "0", "-1", "x"],
+         "--samples": ["200", "1000", "0", "-1", "x"], "--max-pairs": ["1", "2", "0", "x"],
+         "--search-evals": ["1", "0", "-1", "x"],
          "--false-alarm-seeds": ["0", "-1", "x"], "--false-alarm-budget": ["0", "x"]}
 
 
@@ -208,7 +210,7 @@ def test_the_fuzzer_reaches_every_command_and_can_fail():
         parser = app.build_parser()
         parser._subparsers._group_actions[0].choices["claims"].set_defaults(func=lambda a: 1 // 0)
         orig = app.build_parser
-        app.build_parser = lambda: parser
+        app.build_parser = lambda lazy=False: parser
         try:
             cli_contract(["claims"])
         finally:
@@ -218,9 +220,11 @@ def test_the_fuzzer_reaches_every_command_and_can_fail():
 #: the smallest valid command line of each cheap command, to which the sweep adds one boundary value
 MINIMAL = {
     "claims": [], "mechanisms": [], "check": ["DR19.Lem4.1", "--quick"], "search": ["DR19.Lem4.1", "--evals", "5"],
-    "profile": ["em", "--h", "3,1", "--param", "eps=1"], "equal": ["em", "em-exact", "--param", "eps=1", "--d", "2", "--max-count", "1"],
+    "profile": ["em", "--h", "3,1", "--param", "eps=1"], "equal": ["em", "em-exact", "--param", "eps=1", "--d", "2",
+                                                                   "--max-count", "1"],
     "audit": ["--spec", "em", "--param", "eps=1", "--inputs", "3,1,0", "--samples", "300"], "report": ["--out", _DIR],
-    "topk": [CSV, "--user", "user", "--item", "item", "--mechanism", "limit-dom", "--k", "1", "--eps", "1", "--delta", "1/10", "--seed", "1"],
+    "topk": [CSV, "--user", "user", "--item", "item", "--mechanism", "limit-dom", "--k", "1", "--eps", "1", "--delta", "1/10",
+             "--seed", "1"],
 }
 
 

@@ -105,10 +105,10 @@ def argv(draw):
         return [cmd] + draw(st.lists(st.sampled_from(["--json", "--bogus", "x"]), max_size=2))
     if cmd == "check":
         args = ["check", draw(st.sampled_from(CLAIM_IDS)), "--budget", "2"]
-        opts = draw(st.lists(st.sampled_from(["--d", "--max-count", "--relation", "--param", "--quick", "--certify",
+        opts = draw(st.lists(st.sampled_from(["--d", "--max-count", "--relation", "--param", "--quick", "--no-certify",
                                               "--budget", "--json", "--workers"]), max_size=4))
         for o in opts:
-            if o in ("--quick", "--certify", "--json"):
+            if o in ("--quick", "--no-certify", "--json"):
                 args.append(o)
             elif o == "--d":
                 args += [o, draw(st.one_of(st.sampled_from(["0", "1", "2", "3", "-1", "abc", "1e9", "100000"]), value))]
@@ -126,7 +126,8 @@ def argv(draw):
     if cmd == "profile":
         mech = draw(st.sampled_from(CHEAP_MECHS + ["nope", ""]))
         args = ["profile", mech, "--h", draw(H_STRINGS)] + _params(draw(_param_tokens(mech)))
-        for o in draw(st.lists(st.sampled_from(["--h2", "--relation", "--eps", "--delta", "--distribution", "--json"]), max_size=3)):
+        for o in draw(st.lists(st.sampled_from(["--h2", "--relation", "--eps", "--delta", "--distribution", "--json"]),
+                               max_size=3)):
             if o in ("--distribution", "--json"):
                 args.append(o)
             elif o == "--h2":
@@ -164,12 +165,16 @@ def argv(draw):
                 args += [o, draw(value)]
         return args
     if cmd == "topk":
-        data = draw(st.sampled_from([FILES["empty.csv"], FILES["binary.csv"], FILES["ok.csv"], FILES["ragged.csv"], _DIR, MISSING, ""]))
-        return ["topk", data, "--user", draw(st.sampled_from(["user", "nope", ""])), "--item", draw(st.sampled_from(["item", "user", "x"])),
-                "--mechanism", draw(st.sampled_from(["limit-dom", "em", "nope"])), "--k", draw(st.sampled_from(["1", "0", "-1", "x", "99"])),
+        data = draw(st.sampled_from([FILES["empty.csv"], FILES["binary.csv"], FILES["ok.csv"], FILES["ragged.csv"], _DIR,
+                                     MISSING, ""]))
+        return ["topk", data, "--user", draw(st.sampled_from(["user", "nope", ""])),
+                "--item", draw(st.sampled_from(["item", "user", "x"])),
+                "--mechanism", draw(st.sampled_from(["limit-dom", "em", "nope"])),
+                "--k", draw(st.sampled_from(["1", "0", "-1", "x", "99"])),
                 "--eps", draw(value), "--delta", draw(value), "--seed", "1"]
     if cmd == "verify":  # only vectors that fail before any claim runs
-        return ["verify", "--no-write"] + draw(st.sampled_from([["--only", "NOPE"], ["--only", "zz"], ["--workers", "abc"], ["--bogus"]]))
+        return ["verify", "--no-write"] + draw(st.sampled_from([["--only", "NOPE"], ["--only", "zz"], ["--workers", "abc"],
+                                                                ["--bogus"]]))
     return draw(st.lists(value, max_size=4))
 
 
@@ -232,9 +237,12 @@ def test_cli_never_crashes_and_errors_are_one_line_slow(args):
     (["audit", FILES["binary.py"] + ":f", "--spec", "em", "--param", "eps=1"], "importing"),
     (["audit", _DIR + ":f", "--spec", "em", "--param", "eps=1"], "no file"),
     (["audit", "::", "--spec", "em"], "must look like"),
-    (["topk", _DIR, "--user", "user", "--item", "item", "--mechanism", "limit-dom", "--k", "1", "--eps", "1", "--delta", "0.1"], "DATA"),
-    (["topk", FILES["binary.csv"], "--user", "user", "--item", "item", "--mechanism", "limit-dom", "--k", "1", "--eps", "1", "--delta", "0.1"], None),
-    (["topk", MISSING, "--user", "user", "--item", "item", "--mechanism", "limit-dom", "--k", "1", "--eps", "1", "--delta", "0.1"], "DATA"),
+    (["topk", _DIR, "--user", "user", "--item", "item", "--mechanism", "limit-dom", "--k", "1", "--eps", "1", "--delta", "0.1"],
+     "DATA"),
+    (["topk", FILES["binary.csv"], "--user", "user", "--item", "item", "--mechanism", "limit-dom", "--k", "1", "--eps", "1",
+      "--delta", "0.1"], None),
+    (["topk", MISSING, "--user", "user", "--item", "item", "--mechanism", "limit-dom", "--k", "1", "--eps", "1", "--delta",
+      "0.1"], "DATA"),
 ])
 def test_named_bad_inputs_get_a_named_one_line_error(args, needle):
     code, out, err = run_cli(args)
@@ -258,7 +266,7 @@ def test_internal_errors_still_exit_70_with_a_traceback(monkeypatch):
         raise ZeroDivisionError("a planted bug")
 
     parser = cli.build_parser()
-    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    monkeypatch.setattr(cli, "build_parser", lambda lazy=False: parser)
     parser._subparsers._group_actions[0].choices["claims"].set_defaults(func=boom)
     code, out, err = run_cli(["claims"])
     assert code == 70 and "Traceback" in err and "please report" in err
