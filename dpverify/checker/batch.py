@@ -135,6 +135,7 @@ def pair_margins(s: Stacked, a: np.ndarray, b: np.ndarray, factors: Sequence[tup
         ratios = _ratios(s, pa, pb) if any(pure) else None
         for (flo, fhi), (clo, chi), is_pure in zip(factors, claimed, pure, strict=True):
             if is_pure:
+                assert ratios is not None
                 mlo, mhi = _pure_margins(ratios[0], ratios[1], flo, fhi)
             else:
                 lo1, hi1 = _one_direction(s, pa, pb, flo, fhi)
@@ -174,8 +175,9 @@ def fast_keys(s: Stacked, a: np.ndarray, b: np.ndarray, factors: Sequence[tuple[
     ratios = _ratios(s, a, b) if any(pure) else None
     for (flo, fhi), (clo, _), is_pure in zip(factors, claimed, pure, strict=True):
         if is_pure:
+            assert ratios is not None
             rows = zip(ratios[0].tolist(), ratios[1].tolist(), strict=True)
-            lows = [pure_margin_bounds((rl, rh), (flo, fhi))[0] for rl, rh in rows]
+            lows = [_decided(pure_margin_bounds((rl, rh), (flo, fhi)))[0] for rl, rh in rows]
         else:
             hi1 = _fsum_upper(_terms(s, a, b, flo, fhi)[1])
             hi2 = _fsum_upper(_terms(s, b, a, flo, fhi)[1])
@@ -189,3 +191,9 @@ def skippable(lo_min: np.ndarray, holds: np.ndarray, upper: float) -> np.ndarray
     by more than the rounding of the scan's own ranking keys (mp numbers at >= 64 bits): never the witness."""
     slack = abs(upper) * 2.0 ** -40 + 2.0 ** -1000 if math.isfinite(upper) else math.inf
     return holds & (lo_min > upper + slack)
+
+
+def _decided(bounds: tuple[float, float] | None) -> tuple[float, float]:
+    """The margin bounds of a comparison the fast path decides (only such pairs are ranked here)."""
+    assert bounds is not None, "fast_keys ranks only pairs the float path decides"
+    return bounds

@@ -38,7 +38,7 @@ from mechanisms.neighbours import RelationKind, Symmetry
 from proofs.claims import Claim, Comparison, Domain, Instance, Notion, Obligation, PrivacyClaim, Statement
 
 from .batch import fast_keys, pair_margins, skippable, stack
-from .enclosure import delta_enclosures, float_bounds, margin_bounds, pure_margin_bounds, ratio_bounds
+from .enclosure import LawArrays, delta_enclosures, float_bounds, margin_bounds, pure_margin_bounds, ratio_bounds
 from .neighbours import histograms
 from .notions import evaluate_notion
 from .numbers import fmt, is_interval, lift, margin_of, tolerance
@@ -88,8 +88,8 @@ class Witness:
     q_event: Any = None
     details: dict | None = None  # notion claims (BR, zCDP, RDP): order alpha, both divergences, ... (checker.notions)
 
-    def as_json(self) -> dict:
-        out = {
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "h": list(self.h) if self.h is not None else None,
             "h_prime": list(self.h_prime) if self.h_prime is not None else None,
             "params": {k: fmt(v) if not isinstance(v, (int, str)) else v for k, v in self.params.items()},
@@ -185,9 +185,8 @@ def instances_of(claim: Claim, domain: Domain) -> Iterator[Instance]:
             for h in histograms(domain.d, domain.max_count):
                 yield Instance(tuple(h), None, dict(params))
         return
-    privacy = isinstance(claim, PrivacyClaim)
     for params in domain.params:
-        if privacy:
+        if isinstance(claim, PrivacyClaim):
             yield from _prepared_instances(prepare(claim, params), domain)
             continue
         relation = domain.rel.resolve(params) if domain.rel.is_template else domain.rel.concrete()
@@ -305,6 +304,7 @@ def _enclosed(prep: PreparedClaim, inst: Instance, prec: int) -> list[Evaluation
                                   delta_exact=(lo, hi), delta_claimed=delta_c, direction=direction, margin_bounds=mb,
                                   point=i))
         else:
+            assert ratios is not None  # some point is pure
             pmb = pure_margin_bounds(ratios, fast.factors[i])
             if pmb is None:
                 return None
@@ -406,7 +406,7 @@ def scan(claim: Claim, instances: Iterable[Instance], *, prec: int = DEFAULT_PRE
     acc = Partial()
     start = time.perf_counter()
     for block in _blocks(instances, SCREEN if certify else 0):
-        skip = _screen(claim, block, prec) if certify and SCREEN else None
+        skip = _screen(claim, block, prec) if certify and SCREEN and isinstance(block, list) else None
         for i, inst in enumerate(block):
             acc.n += 1
             if skip is not None and skip[i]:  # decided "holds" and never the witness (dpverify.checker.batch)
@@ -462,7 +462,7 @@ def _stacked_group(prep: PreparedClaim, block: list[Instance], idxs: list[int], 
     """The interval laws of the histograms of ``block[idxs]`` (one parameter dict) stacked, and each pair's two rows
     ``(a, b)``; None if a law is not an interval law."""
     rows: dict[tuple[int, ...], int] = {}
-    arrays = []
+    arrays: list[LawArrays] = []
     for i in idxs:
         for h in (_hist(block[i].h), _hist(block[i].h_prime)):
             if h not in rows:

@@ -71,6 +71,7 @@ def _count_pairs(d: int, m: int, relation: str) -> int:
     if kind == "add-remove":
         return (2 * m + 1) ** d - (m + 1) ** d
     if kind == "delta":  # ordered upwards: each changed count goes from a to a + 1
+        assert cap is not None  # delta:N always names its N
         return sum(comb(d, s) * m**s * (m + 1) ** (d - s) for s in range(1, min(cap, d) + 1))
     if cap is None:  # linf, unordered
         return ((3 * m + 1) ** d - (m + 1) ** d) // 2
@@ -296,7 +297,7 @@ def guard_domain(claim: Any, domain: Any, *, budget_seconds: float = 600.0, forc
     """
     if force:
         return None
-    budget_seconds = positive("--budget", budget_seconds)
+    budget = positive("--budget", budget_seconds)
     if getattr(claim, "instances", None) is not None or claim.kind not in ("privacy", "obligation"):
         return None
     if domain in _own_domains(claim):  # never refused, and not counted (counting can take a second or two)
@@ -306,7 +307,7 @@ def guard_domain(claim: Any, domain: Any, *, budget_seconds: float = 600.0, forc
         size = f"about 10^{int(n.bit_length() * 0.30103)}"
         raise DomainTooLarge(
             f"domain ({domain.describe()}) has {size} neighbouring pairs before reductions, more than dpverify counts "
-            f"(10^12), far beyond the budget of {budget_seconds:g} s; pass --force to run anyway"
+            f"(10^12), far beyond the budget of {budget:g} s; pass --force to run anyway"
         )
     w = work(claim, domain)
     if w is None:
@@ -317,12 +318,12 @@ def guard_domain(claim: Any, domain: Any, *, budget_seconds: float = 600.0, forc
     if any(o is not None and w.units[1] <= o.units[1] for o in own):  # no more work than a domain the ledger runs
         return w.units[0] * r, w.units[1] * r
     low, high = w.units[0] * r, w.units[1] * r
-    if low > budget_seconds:
+    if low > budget:
         est = f"{_secs(low)}" if low == high else f"between {_secs(low)} and {_secs(high)}"
         raise DomainTooLarge(
             f"domain ({domain.describe()}) needs {w.describe()}: estimated {est} at {r:.1e} s per unit "
             f"({'calibrated for ' + claim.id if claim.id in CLAIM_SECONDS_PER_UNIT else 'family ' + w.family}), over the budget "
-            f"of {budget_seconds:g} s; pass --force to run anyway or --budget to raise the limit"
+            f"of {budget:g} s; pass --force to run anyway or --budget to raise the limit"
         )
     return low, high
 

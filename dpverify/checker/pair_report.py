@@ -59,41 +59,19 @@ def profile_report(
         P = _law(mech, h)
         if h2 is not None:
             same_length(h, h2)
-        if h2 is None and (n := count_neighbours(h, relation)) > MAX_PROFILE_NEIGHBOURS:
-            raise DomainTooLarge(f"--h of length {len(h)} has {n:,} neighbours under {relation}, one exact law each "
-                                 f"(at most {MAX_PROFILE_NEIGHBOURS:,} are profiled at once): give --h2 to profile one pair")
-        partners = [h2] if h2 is not None else list(neighbours(h, relation))
-        laws = []
-        for i, g in enumerate(partners):  # each law once, not once per eps of the grid
-            laws.append((g, _law(mech, g)))
-            if progress:
-                progress(i + 1, len(partners), "neighbours")
-        rows, worst_deltas = [], []
-        for e in grid:
-            g, pp = max(((g, pair_profile(P, Q, e)) for g, Q in laws), key=lambda t: t[1].delta)  # first of the largest
-            worst_deltas.append(pp.delta)
-            rows.append({
-                "eps": fmt(e), "delta": fmt(pp.delta), "h_prime": list(g), "direction": pp.direction,
-                "event": [outcome_str(o) for o in pp.event], "p_event": fmt(pp.p_event), "q_event": fmt(pp.q_event),
-            })
+        laws = _partner_laws(mech, h, h2, relation, progress)
+        rows, worst_deltas = _profile_rows(P, laws, grid)
         pe = max((pure_eps(P, Q)[0] for _, Q in laws), default=mpmath.mpf(0))
         rep: dict[str, Any] = {"mechanism": repr(mech), "h": list(h), "relation": relation if h2 is None else "given pair",
-                               "pairs": len(partners), "pure_eps": fmt(pe), "profile": rows}
+                               "pairs": len(laws), "pure_eps": fmt(pe), "profile": rows}
         text = [f"{mech!r} on "
-                f"h={list(h)}" + (f" vs h'={list(h2)}" if h2 else f", worst over {len(partners)} {relation} neighbours"),
+                f"h={list(h)}" + (f" vs h'={list(h2)}" if h2 else f", worst over {len(laws)} {relation} neighbours"),
                 f"  pure eps (max |ln P/Q|): {fmt(pe, 12)}", "  eps          delta(eps)           worst h'   event size"]
         for e, d, r in zip(grid, worst_deltas, rows, strict=True):
             # numbers are rounded to significant digits, never cut: a cut string once showed 7.3e-21 as 7.3e-2
             text.append(f"  {fmt(e, 9):<12} {fmt(d, 15):<20} {str(r['h_prime']):<10} {len(r['event'])}")
         if delta is not None:
-            e_need = max(eps_for_delta(P, Q, delta) for _, Q in laws)
-            rep["eps_at_delta"] = {"delta": fmt(delta), "eps": fmt(e_need)}
-            text.append(f"  smallest eps with delta(eps) <= {fmt(delta)}: {fmt(e_need, 12)}")
-            if eps_grid:
-                bound = to_ctx(mpmath.mp, delta)
-                rep["violates"] = any(d > bound for d in worst_deltas)  # exact values, not their printed strings
-                if rep["violates"]:
-                    text.append("  VIOLATION: delta(eps) exceeds the given delta at some requested eps")
+            _eps_at_delta(P, laws, delta, worst_deltas, bool(eps_grid), rep, text)
         if renyi_orders or zcdp or br or pld:
             _divergence_section(mech, h, laws, P, rep, text, renyi_orders, zcdp, br, pld, h2 is not None)
         if show_distribution:
@@ -105,62 +83,131 @@ def profile_report(
         return rep
 
 
-def _divergence_section(mech: Any, h: tuple, laws: list, P: dict, rep: dict, text: list, orders: Sequence[Any], zcdp: bool,
-                        br: bool, pld: bool, given_pair: bool) -> None:
-    from mechanisms.errors import InvalidParameter
+#: the partners of ``h`` with their laws: ``[(h', law of h'), ...]``
+Laws = list[tuple[tuple[int, ...], dict[Any, Any]]]
 
-    from .divergences import br_range, parse_alpha, privacy_loss_distribution, renyi, zcdp_rho
-    from .notions import alpha_str
 
+def _partner_laws(mech: Any, h: tuple[int, ...], h2: tuple[int, ...] | None, relation: str,
+                  progress: Callable[..., None] | None) -> Laws:
+    """``h2`` with its law, or every neighbour of ``h`` with its law (refused beyond :data:`MAX_PROFILE_NEIGHBOURS`)."""
+    if h2 is None and (n := count_neighbours(h, relation)) > MAX_PROFILE_NEIGHBOURS:
+        raise DomainTooLarge(f"--h of length {len(h)} has {n:,} neighbours under {relation}, one exact law each "
+                             f"(at most {MAX_PROFILE_NEIGHBOURS:,} are profiled at once): give --h2 to profile one pair")
+    partners = [h2] if h2 is not None else list(neighbours(h, relation))
+    laws = []
+    for i, g in enumerate(partners):  # each law once, not once per eps of the grid
+        laws.append((g, _law(mech, g)))
+        if progress:
+            progress(i + 1, len(partners), "neighbours")
+    return laws
+
+
+def _profile_rows(P: dict[Any, Any], laws: Laws, grid: list[Any]) -> tuple[list[dict[str, Any]], list[Any]]:
+    """At each eps of ``grid``: the worst partner's profile row, and the worst delta itself (exact)."""
+    rows, worst_deltas = [], []
+    for e in grid:
+        g, pp = max(((g, pair_profile(P, Q, e)) for g, Q in laws), key=lambda t: t[1].delta)  # first of the largest
+        worst_deltas.append(pp.delta)
+        rows.append({
+            "eps": fmt(e), "delta": fmt(pp.delta), "h_prime": list(g), "direction": pp.direction,
+            "event": [outcome_str(o) for o in pp.event], "p_event": fmt(pp.p_event), "q_event": fmt(pp.q_event),
+        })
+    return rows, worst_deltas
+
+
+def _eps_at_delta(P: dict[Any, Any], laws: Laws, delta: Any, worst_deltas: list[Any], grid_given: bool,
+                  rep: dict[str, Any], text: list[str]) -> None:
+    """The smallest eps at which every partner's profile is at most ``delta`` (and whether the grid violates it)."""
+    e_need = max(eps_for_delta(P, Q, delta) for _, Q in laws)
+    rep["eps_at_delta"] = {"delta": fmt(delta), "eps": fmt(e_need)}
+    text.append(f"  smallest eps with delta(eps) <= {fmt(delta)}: {fmt(e_need, 12)}")
+    if grid_given:
+        bound = to_ctx(mpmath.mp, delta)
+        rep["violates"] = any(d > bound for d in worst_deltas)  # exact values, not their printed strings
+        if rep["violates"]:
+            text.append("  VIOLATION: delta(eps) exceeds the given delta at some requested eps")
+
+
+def _divergence_section(mech: Any, h: tuple[int, ...], laws: Laws, P: dict[Any, Any], rep: dict[str, Any],
+                        text: list[str], orders: Sequence[Any], zcdp: bool, br: bool, pld: bool, given_pair: bool) -> None:
     if orders:
-        rows = []
-        for a in orders:
-            al = parse_alpha(a)
-            best = None
-            for g, Q in laws:
-                for d, direction in ((renyi(P, Q, al), "h->h'"), (renyi(Q, P, al), "h'->h")):
-                    if best is None or d > best[0]:
-                        best = (d, direction, g)
-            rows.append({"alpha": alpha_str(al), "D_alpha": fmt(best[0]), "direction": best[1], "h_prime": list(best[2])})
-            text.append(f"  Renyi D_{alpha_str(al)}: {fmt(best[0], 12)} ({best[1]}, h'={list(best[2])})")
-        rep["renyi"] = rows
+        _renyi_part(laws, P, rep, text, orders)
     if zcdp:
-        Pi = _law(mech, h, interval=True)
-        best = None
-        for g, Q in laws:
-            r = zcdp_rho(P, Q, Pi=Pi, Qi=_law(mech, g, interval=True))
-            if best is None or r["lower"] > best[0]["lower"]:
-                best = (r, g)
-        r, g = best
-        rep["zcdp"] = {"rho": fmt(r["lower"]), "rho_upper_certified": fmt(r["upper"]), "alpha": alpha_str(r["alpha"]),
-                       "direction": r["direction"], "h_prime": list(g), **({"reason": r["reason"]} if "reason" in r else {})}
-        text.append(f"  smallest zCDP rho: {fmt(r['lower'], 12)} (sup over alpha of D_alpha/alpha, at "
-                    f"alpha={alpha_str(r['alpha'])}, "
-                    f"{r['direction']}, h'={list(g)}); certified rho <= {fmt(r['upper'], 12)}")
+        _zcdp_part(mech, h, laws, P, rep, text)
     if br:
-        best = max(((br_range(P, Q), g) for g, Q in laws), key=lambda t: t[0].value)
-        b, g = best
-        rep["br_range"] = {"eta": fmt(b.value), "h_prime": list(g), "outcome_max_loss": outcome_str(b.argmax),
-                           "outcome_min_loss": outcome_str(b.argmin), "loss_max": fmt(b.l_max), "loss_min": fmt(b.l_min)}
-        text.append(f"  bounded range (max - min of ln P/Q): {fmt(b.value, 12)} (h'={list(g)}; max at {outcome_str(b.argmax)}, "
-                    f"min at {outcome_str(b.argmin)})")
+        _br_part(laws, P, rep, text)
     if pld:
         if not given_pair:
+            from mechanisms.errors import InvalidParameter
+
             raise InvalidParameter("--pld needs --h2 (the privacy-loss distribution of one pair)")
-        d = privacy_loss_distribution(P, laws[0][1])
-        atoms = [{"loss": fmt(L), "p_mass": fmt(p), "q_mass": fmt(q), "outcomes": [outcome_str(o) for o in outs]}
-                 for L, p, q, outs in d.atoms]
-        rep["pld"] = {"atoms": atoms, "p_mass_at_plus_inf": fmt(d.p_inf), "q_mass_at_minus_inf": fmt(d.q_neg_inf)}
-        text.append("  privacy-loss distribution of h vs h' (loss = ln P/Q, P-mass, Q-mass):")
-        text += [f"    {fmt(L, 12):<20} {fmt(p, 12):<20} {fmt(q, 12):<20} "
-                 f"{', '.join(outcome_str(o) for o in outs)}" for L, p, q, outs in d.atoms]
-        if d.p_inf != 0 or d.q_neg_inf != 0:
-            text.append(f"    +inf: P-mass {fmt(d.p_inf, 12)}; -inf: Q-mass {fmt(d.q_neg_inf, 12)}")
+        _pld_part(laws, P, rep, text)
 
 
-def _law(mech: Any, h: Sequence[int], **kw: Any) -> dict:
+def _renyi_part(laws: Laws, P: dict[Any, Any], rep: dict[str, Any], text: list[str], orders: Sequence[Any]) -> None:
+    from .divergences import parse_alpha, renyi
+    from .notions import alpha_str
+
+    rows = []
+    for a in orders:
+        al = parse_alpha(a)
+        best: tuple[Any, str, tuple[int, ...]] | None = None
+        for g, Q in laws:
+            for d, direction in ((renyi(P, Q, al), "h->h'"), (renyi(Q, P, al), "h'->h")):
+                if best is None or d > best[0]:
+                    best = (d, direction, g)
+        assert best is not None, "a profile has at least one partner"
+        rows.append({"alpha": alpha_str(al), "D_alpha": fmt(best[0]), "direction": best[1], "h_prime": list(best[2])})
+        text.append(f"  Renyi D_{alpha_str(al)}: {fmt(best[0], 12)} ({best[1]}, h'={list(best[2])})")
+    rep["renyi"] = rows
+
+
+def _zcdp_part(mech: Any, h: tuple[int, ...], laws: Laws, P: dict[Any, Any], rep: dict[str, Any], text: list[str]) -> None:
+    from .divergences import zcdp_rho
+    from .notions import alpha_str
+
+    Pi = _law(mech, h, interval=True)
+    best: tuple[dict[str, Any], tuple[int, ...]] | None = None
+    for g, Q in laws:
+        r = zcdp_rho(P, Q, Pi=Pi, Qi=_law(mech, g, interval=True))
+        if best is None or r["lower"] > best[0]["lower"]:
+            best = (r, g)
+    assert best is not None, "a profile has at least one partner"
+    r, g = best
+    rep["zcdp"] = {"rho": fmt(r["lower"]), "rho_upper_certified": fmt(r["upper"]), "alpha": alpha_str(r["alpha"]),
+                   "direction": r["direction"], "h_prime": list(g), **({"reason": r["reason"]} if "reason" in r else {})}
+    text.append(f"  smallest zCDP rho: {fmt(r['lower'], 12)} (sup over alpha of D_alpha/alpha, at "
+                f"alpha={alpha_str(r['alpha'])}, "
+                f"{r['direction']}, h'={list(g)}); certified rho <= {fmt(r['upper'], 12)}")
+
+
+def _br_part(laws: Laws, P: dict[Any, Any], rep: dict[str, Any], text: list[str]) -> None:
+    from .divergences import br_range
+
+    b, g = max(((br_range(P, Q), g) for g, Q in laws), key=lambda t: t[0].value)
+    rep["br_range"] = {"eta": fmt(b.value), "h_prime": list(g), "outcome_max_loss": outcome_str(b.argmax),
+                       "outcome_min_loss": outcome_str(b.argmin), "loss_max": fmt(b.l_max), "loss_min": fmt(b.l_min)}
+    text.append(f"  bounded range (max - min of ln P/Q): {fmt(b.value, 12)} (h'={list(g)}; max at {outcome_str(b.argmax)}, "
+                f"min at {outcome_str(b.argmin)})")
+
+
+def _pld_part(laws: Laws, P: dict[Any, Any], rep: dict[str, Any], text: list[str]) -> None:
+    from .divergences import privacy_loss_distribution
+
+    d = privacy_loss_distribution(P, laws[0][1])
+    atoms = [{"loss": fmt(L), "p_mass": fmt(p), "q_mass": fmt(q), "outcomes": [outcome_str(o) for o in outs]}
+             for L, p, q, outs in d.atoms]
+    rep["pld"] = {"atoms": atoms, "p_mass_at_plus_inf": fmt(d.p_inf), "q_mass_at_minus_inf": fmt(d.q_neg_inf)}
+    text.append("  privacy-loss distribution of h vs h' (loss = ln P/Q, P-mass, Q-mass):")
+    text += [f"    {fmt(L, 12):<20} {fmt(p, 12):<20} {fmt(q, 12):<20} "
+             f"{', '.join(outcome_str(o) for o in outs)}" for L, p, q, outs in d.atoms]
+    if d.p_inf != 0 or d.q_neg_inf != 0:
+        text.append(f"    +inf: P-mass {fmt(d.p_inf, 12)}; -inf: Q-mass {fmt(d.q_neg_inf, 12)}")
+
+
+def _law(mech: Any, h: Sequence[int], **kw: Any) -> dict[Any, Any]:
     """``mech.distribution(h, **kw)``, refused unless it is a probability distribution (:mod:`dpverify.checker.laws`)."""
-    return validate_law(mech, h, mech.distribution(h, **kw))
+    return dict(validate_law(mech, h, mech.distribution(h, **kw)))
 
 
 def compare_distributions(m1: Any, m2: Any, d: int, max_count: int, digits: int = 60,

@@ -195,9 +195,11 @@ def run_jobs(
     def complete_ready() -> None:
         nonlocal done_jobs
         while done_jobs < len(jobs) and remaining[done_jobs] == 0:
-            results[done_jobs] = _assemble(claims, done_jobs, jobs[done_jobs], counts[done_jobs], partial_of)
+            nchunks = counts[done_jobs]
+            assert nchunks is not None  # a job is complete only once enumerated
+            result = results[done_jobs] = _assemble(claims, done_jobs, jobs[done_jobs], nchunks, partial_of)
             if on_result:
-                on_result(done_jobs + 1, len(jobs), results[done_jobs])
+                on_result(done_jobs + 1, len(jobs), result)
             done_jobs += 1
 
     def tasks() -> Iterator[tuple]:
@@ -240,7 +242,9 @@ def run_jobs(
             partial_of[(j, c)] = part
             if store and not part.error:
                 store.put(key, jobs[j].claim_id, part)
-            remaining[j] -= 1
+            left = remaining[j]
+            assert left is not None  # the job was enumerated before its tasks were handed out
+            remaining[j] = left - 1
             complete_ready()
         complete_ready()
         return [r for r in results if r is not None]

@@ -1,4 +1,4 @@
-"""Proved reductions of a neighbouring-pair domain: enumerate one pair per symmetry class (issue 16).
+"""Proved reductions of a neighbouring-pair domain: enumerate one pair per symmetry class.
 
 A mechanism may declare, by a method ``symmetries(d) -> frozenset`` (see
 :func:`mechanisms.core.symmetries_of`), which of these hold for histograms of length ``d``:
@@ -34,32 +34,26 @@ Why a class needs only one pair (the proofs the tests check by brute force, ``te
 Relations are unchanged by all three (``add-remove``, ``delta:N`` and ``linf`` are invariant under
 a common shift or permutation of both histograms).  Pairs are unordered: for ``linf`` (mixed
 signs) the canonical form is also minimised over the two orientations; ``add-remove`` and
-``delta:N`` pairs keep their upward orientation ``g >= h`` (as :func:`~dpverify.checker.neighbours.pairs`).
+``delta:N`` pairs keep their upward orientation ``g >= h`` (as :func:`~mechanisms.neighbours.pairs`).
 """
 
 from __future__ import annotations
 
 from typing import Iterable, Iterator, Sequence
 
-from mechanisms.errors import InvalidParameter
-
-from .neighbours import pairs, parse_relation
+from mechanisms.neighbours import SYMMETRY_NAMES, Relation, RelationKind, Symmetry, pairs, parse_relation, parse_symmetries
 
 __all__ = ["SYMMETRIES", "check_symmetries", "canonical", "is_canonical", "canonical_pairs", "describe"]
 
-#: the symmetries a mechanism may declare (module docstring)
-SYMMETRIES = ("shift", "permute", "permute-ties")
+#: the symmetries a mechanism may declare (module docstring; :class:`mechanisms.neighbours.Symmetry`)
+SYMMETRIES = SYMMETRY_NAMES
 
 Pair = tuple[tuple[int, ...], tuple[int, ...]]
 
 
-def check_symmetries(sym: Iterable[str]) -> frozenset[str]:
-    """``sym`` as a frozenset, refusing names outside :data:`SYMMETRIES`."""
-    out = frozenset(sym)
-    bad = sorted(out - set(SYMMETRIES))
-    if bad:
-        raise InvalidParameter(f"symmetries={bad} must be among {SYMMETRIES}")
-    return out
+def check_symmetries(sym: Iterable[str]) -> frozenset[Symmetry]:
+    """``sym`` as a frozenset of :class:`~mechanisms.neighbours.Symmetry`, refusing names outside :data:`SYMMETRIES`."""
+    return parse_symmetries(sym)
 
 
 def _order_ties(h: Sequence[int], g: Sequence[int]) -> list[int]:
@@ -81,67 +75,67 @@ def _order_ties(h: Sequence[int], g: Sequence[int]) -> list[int]:
     return order
 
 
-def _one_orientation(h: Sequence[int], g: Sequence[int], sym: frozenset[str]) -> Pair:
-    h, g = tuple(h), tuple(g)
-    if "shift" in sym:
-        m = min(min(h), min(g))
-        h, g = tuple(x - m for x in h), tuple(x - m for x in g)
-    if "permute" in sym:
-        items = sorted(zip(h, g, strict=True), reverse=True)
-        return tuple(a for a, _ in items), tuple(b for _, b in items)
-    if "permute-ties" in sym:
-        order = _order_ties(h, g)
-        return tuple(h[i] for i in order), tuple(g[i] for i in order)
-    return h, g
+def _one_orientation(h: Sequence[int], g: Sequence[int], sym: frozenset[Symmetry]) -> Pair:
+    a, b = tuple(h), tuple(g)
+    if Symmetry.SHIFT in sym:
+        m = min(min(a), min(b))
+        a, b = tuple(x - m for x in a), tuple(x - m for x in b)
+    if Symmetry.PERMUTE in sym:
+        items = sorted(zip(a, b, strict=True), reverse=True)
+        return tuple(x for x, _ in items), tuple(y for _, y in items)
+    if Symmetry.PERMUTE_TIES in sym:
+        order = _order_ties(a, b)
+        return tuple(a[i] for i in order), tuple(b[i] for i in order)
+    return a, b
 
 
-def _unordered(relation: str) -> bool:
-    return parse_relation(relation)[0] == "linf"
+def _unordered(relation: str | Relation) -> bool:
+    return parse_relation(relation)[0] == RelationKind.LINF
 
 
-def canonical(h: Sequence[int], g: Sequence[int], sym: Iterable[str], relation: str = "add-remove") -> Pair:
+def canonical(h: Sequence[int], g: Sequence[int], sym: Iterable[str], relation: str | Relation = "add-remove") -> Pair:
     """The canonical member of the class of the pair ``(h, g)`` under ``sym`` (module docstring)."""
-    sym = check_symmetries(sym)
-    a = _one_orientation(h, g, sym)
+    syms = check_symmetries(sym)
+    a = _one_orientation(h, g, syms)
     if not _unordered(relation):
         return a
-    c = min(a, _one_orientation(g, h, sym))
+    c = min(a, _one_orientation(g, h, syms))
     return (c[0], c[1]) if c[0] < c[1] else (c[1], c[0])  # an unordered pair is listed as (smaller, larger)
 
 
-def is_canonical(h: Sequence[int], g: Sequence[int], sym: Iterable[str], relation: str = "add-remove") -> bool:
+def is_canonical(h: Sequence[int], g: Sequence[int], sym: Iterable[str], relation: str | Relation = "add-remove") -> bool:
     """Whether ``(h, g)`` is the canonical member of its class."""
     return canonical(h, g, sym, relation) == (tuple(h), tuple(g))
 
 
-def canonical_pairs(d: int, max_count: int, relation: str = "add-remove", sym: Iterable[str] = ()) -> Iterator[Pair]:
+def canonical_pairs(d: int, max_count: int, relation: str | Relation = "add-remove", sym: Iterable[str] = ()) -> Iterator[Pair]:
     """Every canonical pair of the domain (counts ``0..max_count``), one per class, deterministic order.
 
-    With no symmetry this is :func:`~dpverify.checker.neighbours.pairs` itself.  With a permutation
+    With no symmetry this is :func:`~mechanisms.neighbours.pairs` itself.  With a permutation
     symmetry the canonical pairs are generated directly, item by item (:func:`_canonical_sequences`),
     never by filtering the whole domain; ``shift`` then keeps those with ``min(h ∪ g) = 0``.
     With ``shift`` alone the domain's pairs are filtered.
     """
-    sym = check_symmetries(sym)
-    if not sym:
+    syms = check_symmetries(sym)
+    if not syms:
         yield from pairs(d, max_count, relation)
         return
     kind, n = parse_relation(relation)
-    if not ({"permute", "permute-ties"} & sym):  # shift only
+    if not ({Symmetry.PERMUTE, Symmetry.PERMUTE_TIES} & syms):  # shift only
         yield from pairs(d, max_count, relation, zero_based=True)
         return
-    steps = (1, 0, -1) if kind == "linf" else (1, 0)
+    steps = (1, 0, -1) if kind == RelationKind.LINF else (1, 0)
     values = [(a, a + e) for a in range(max_count, -1, -1) for e in steps if 0 <= a + e <= max_count]
     seen: set[Pair] = set()
-    for h, g in _canonical_sequences(d, values, ties="permute" not in sym):
+    for h, g in _canonical_sequences(d, values, ties=Symmetry.PERMUTE not in syms):
         if h == g:
             continue
         if n is not None and sum(1 for a, b in zip(h, g, strict=True) if a != b) > n:
             continue  # delta:N and linf:N change at most N counts
-        if "shift" in sym and min(min(h), min(g)) != 0:
+        if Symmetry.SHIFT in syms and min(min(h), min(g)) != 0:
             continue
-        if kind == "linf":  # unordered: both orientations were generated; keep the class representative once
-            rep = canonical(h, g, sym, relation)
+        if kind == RelationKind.LINF:  # unordered: both orientations were generated; keep the class representative once
+            rep = canonical(h, g, syms, relation)
             if rep in seen:
                 continue
             seen.add(rep)
@@ -186,14 +180,14 @@ def _canonical_sequences(d: int, values: list[tuple[int, int]], ties: bool) -> I
 
 def describe(sym: Iterable[str], max_count: int) -> str:
     """What a canonical domain with counts ``0..max_count`` covers, in words."""
-    sym = check_symmetries(sym)
-    if not sym:
+    syms = check_symmetries(sym)
+    if not syms:
         return "every pair (no reduction)"
     parts = []
-    if "shift" in sym:
+    if Symmetry.SHIFT in syms:
         parts.append(f"shift (covers every count level: all pairs whose counts span <= {max_count})")
-    if "permute" in sym:
+    if Symmetry.PERMUTE in syms:
         parts.append("permute (every item order)")
-    elif "permute-ties" in sym:
+    elif Symmetry.PERMUTE_TIES in syms:
         parts.append("permute-ties (every item order keeping the index order among ties)")
     return "one canonical pair per class under " + " + ".join(parts)

@@ -8,7 +8,7 @@ same checker as a ledger entry (used by :mod:`dpverify.auditor.zoo` and :mod:`dp
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from mechanisms import validation as V
 from mechanisms.errors import InvalidParameter
@@ -50,7 +50,17 @@ def spec_claim(
         relation=spec.relation,
         expected="violated" if spec.mutant else "holds",
         domain=domain,
-        mechanism=lambda q, f=spec.factory: f(**q),
-        points=lambda q, c=spec.claim: [c(q)],
+        mechanism=_built_by(spec.factory),
+        points=_claimed_by(spec.claim),
         notes=f"mutant: {spec.mutant}" if spec.mutant else "",
     )
+
+
+def _built_by(factory: Callable[..., Any]) -> Callable[[Mapping[str, Any]], Any]:
+    """The claim's ``mechanism(params)``: the registered factory called with the parameters."""
+    return lambda q: factory(**q)
+
+
+def _claimed_by(claim: Callable[[Mapping[str, Any]], Any]) -> Callable[[Mapping[str, Any]], list[Any]]:
+    """The claim's ``points(params)``: the one point the registered claim function gives."""
+    return lambda q: [claim(q)]

@@ -35,7 +35,7 @@ def _source(module: str) -> tuple[str, tuple[str, ...]]:
     if spec is None or not spec.origin or not spec.origin.endswith(".py"):
         return "", ()
     text = Path(spec.origin).read_text(encoding="utf-8")
-    deps = set()
+    deps: set[str] = set()
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.Import):
             deps.update(a.name for a in node.names)
@@ -48,8 +48,7 @@ def _source(module: str) -> tuple[str, tuple[str, ...]]:
             elif node.module:
                 deps.add(node.module)
                 deps.update(f"{node.module}.{a.name}" for a in node.names)
-    deps = tuple(sorted(d for d in deps if d.split(".")[0] in _PROJECT and _find_spec_safe(d)))
-    return text, deps
+    return text, tuple(sorted(d for d in deps if d.split(".")[0] in _PROJECT and _find_spec_safe(d)))
 
 
 def _find_spec_safe(name: str) -> bool:
