@@ -25,6 +25,7 @@ from mechanisms.exact.exppoly import laplace_sf
 from mechanisms.exact.laplace_order import chain_probability, lap_vars
 from mechanisms.limited_domain.domain import limited_domain
 from mechanisms.limited_domain.laplace import LapMax, LimitDomLap, threshold_offset
+from mechanisms.neighbours import pairs
 
 from proofs.claims import Comparison, Domain, Instance, PrivacyClaim
 from proofs.measures import ctx_of, log_ratio_range, prob
@@ -60,11 +61,10 @@ __all__ = [
 class PairsPrivacyClaim(PrivacyClaim):
     """A :class:`PrivacyClaim` whose neighbouring pairs come from ``instances(domain)``.
 
-    Needed for relations ``dpverify.checker.neighbours`` does not enumerate: DR19 §6.1's
-    literal Delta-restricted neighbours (``||h-h'||_inf <= 1``, ``||h-h'||_0 <= Delta``,
-    mixed signs: ``linf:N``), a ``delta:N`` whose N is each params dict's ``Delta``,
-    and boxes of large counts for probes.  The checker computes the exact profile
-    of every pair exactly as for a plain privacy claim.
+    Used for pairs the domain's relation alone does not give: ``delta:N`` / ``linf:N`` (DR19 §6.1's
+    literal Delta-restricted neighbours, ``||h-h'||_inf <= 1``, ``||h-h'||_0 <= Delta``, mixed signs)
+    with N each params dict's ``Delta`` (:func:`neighbour_pairs`), and boxes of large counts for probes.
+    The checker computes the exact profile of every pair exactly as for a plain privacy claim.
     """
 
     instances: Callable[[Domain], Iterable[Instance]] | None = None
@@ -126,7 +126,7 @@ def _moves(d: int, kind: str, cap: int) -> list[tuple[int, ...]]:
 def neighbour_pairs(domain: Domain, p: Mapping[str, Any]) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
     """Pairs of ``domain.relation`` for the params ``p``; ``delta:N`` / ``linf:N`` take ``N = p["Delta"]``.
 
-    Without a box each unordered pair comes once (the conventions of ``dpverify.checker.neighbours.pairs``:
+    Without a box each unordered pair comes once (:func:`mechanisms.neighbours.pairs`:
     ``(h, h + e)`` for one-signed relations, ``g > h`` lexicographically for mixed moves); with
     ``domain.extra["box"]``, ``h`` ranges over the box and every move is taken (a pair may
     then appear in both orders: harmless, every evaluation is two-sided or ordered).
@@ -134,14 +134,13 @@ def neighbour_pairs(domain: Domain, p: Mapping[str, Any]) -> Iterator[tuple[tupl
     rel = domain.relation
     kind = "linf" if rel.startswith("linf") else ("add-remove" if rel == "add-remove" else "delta")
     cap = domain.d if rel in ("linf", "add-remove") else p.get("Delta", 1)
-    boxed = "box" in domain.extra
-    moves = _moves(domain.d, kind, cap)
-    if not boxed:  # each unordered pair once: upward one-signed moves, or g > h for mixed moves
-        moves = [e for e in moves if kind == "linf" or min(e) >= 0]
+    if "box" not in domain.extra:  # each unordered pair once: the shared enumeration
+        yield from pairs(domain.d, domain.max_count, rel if rel in ("linf", "add-remove") else f"{kind}:{cap}")
+        return
     for h in _histograms(domain):
-        for e in moves:
+        for e in _moves(domain.d, kind, cap):
             g = tuple(a + b for a, b in zip(h, e, strict=True))
-            if min(g) >= 0 and max(g) <= domain.max_count and (boxed or kind != "linf" or g > h):
+            if min(g) >= 0 and max(g) <= domain.max_count:
                 yield h, g
 
 

@@ -4,8 +4,8 @@
 * eq. (2) of Theorem 1 (:func:`proofs.composition.bounds.eq2_eps`) sampled as a claimed curve;
 * good/bad outcome sets of Definition 5.2 and event probabilities;
 * instance generators for statements quantified over (h, domain, T) or over both
-  orders of a neighbouring pair, and the l_inf relation restricted to ``||h-h'||_0 <= Delta``
-  (DR19 §2's literal Delta-restricted neighbours).
+  orders of a neighbouring pair (the pairs of :func:`mechanisms.neighbours.pairs`, the relations
+  every layer shares, ``linf:N`` -- DR19 §2's literal Delta-restricted neighbours -- included).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any, Callable, Hashable, Iterable, Iterator, Mapping, Sequenc
 
 from mechanisms.core import BOT, Distribution, to_ctx
 from mechanisms.exact.cache import cached_distribution
+from mechanisms.neighbours import histograms, pairs
 
 from proofs.claims import Domain, Instance
 from proofs.composition.bounds import eq2_eps
@@ -32,7 +33,6 @@ __all__ = [
     "zero_like",
     "both_orders",
     "subsets",
-    "linf_delta_pairs",
     "all_histograms",
     "pair_of",
 ]
@@ -84,20 +84,8 @@ def subsets(items: Sequence[int]) -> Iterator[tuple[int, ...]]:
 
 
 def all_histograms(d: int, max_count: int) -> Iterator[Hist]:
-    """Every histogram of length d with counts 0..max_count."""
-    return itertools.product(range(max_count + 1), repeat=d)
-
-
-def linf_delta_pairs(d: int, max_count: int, Delta: int) -> Iterator[tuple[Hist, Hist]]:
-    """DR19 §2 literally: ``||h-h'||_inf <= 1`` and ``||h-h'||_0 <= Delta`` (mixed signs), each unordered pair once."""
-    for h in all_histograms(d, max_count):
-        for e in itertools.product((-1, 0, 1), repeat=d):
-            nz = sum(1 for x in e if x)
-            if not nz or nz > Delta:
-                continue
-            g = tuple(a + b for a, b in zip(h, e, strict=True))
-            if min(g) >= 0 and max(g) <= max_count and g > h:
-                yield h, g
+    """Every histogram of length d with counts 0..max_count (lexicographic order)."""
+    return histograms(d, max_count)
 
 
 def pair_of(inst: Instance) -> tuple[Hist, Hist]:
@@ -132,36 +120,20 @@ def indices(o: Iterable[Any]) -> set[int]:
     return {x for x in o if x is not BOT}
 
 
-def relation_pairs(d: int, max_count: int, relation: str) -> Iterator[tuple[Hist, Hist]]:
-    """Unordered neighbouring pairs, enumerated here because ``proofs`` may not import ``dpverify``.
-
-    Same relations and conventions as ``dpverify.checker.neighbours.pairs``: ``add-remove``
-    and ``delta:N`` give ``(h, h + e)`` with ``e in {0,1}^d`` (``||e||_0 <= N``);
-    ``linf`` gives mixed-sign moves; ``linf:N`` additionally ``||h-h'||_0 <= N``
-    (DR19 §2's literal Delta-restricted neighbours).
-    """
-    if relation.startswith("linf"):
-        cap = d if relation == "linf" else int(relation.split(":")[1])
-        yield from linf_delta_pairs(d, max_count, cap)
-        return
-    cap = d if relation == "add-remove" else int(relation.split(":")[1])
-    for h in all_histograms(d, max_count):
-        for e in itertools.product((0, 1), repeat=d):
-            if 0 < sum(e) <= cap:
-                g = tuple(a + b for a, b in zip(h, e, strict=True))
-                if max(g) <= max_count:
-                    yield h, g
-
-
 def pair_instances(relation: str | None = None, *, both: bool = True,
                    extra_params: Params | None = None) -> Callable[[Domain], Iterator[Instance]]:
-    """An ``instances(domain)`` function: every pair of ``relation`` (default: the domain's), in both orders if ``both``."""
+    """An ``instances(domain)`` function: every pair of ``relation`` (default: the domain's), in both orders if ``both``.
+
+    The pairs are :func:`mechanisms.neighbours.pairs`': ``add-remove`` and ``delta:N`` give ``(h, h + e)``
+    with ``e in {0,1}^d`` (``||e||_0 <= N``); ``linf`` gives mixed-sign moves (``h < h'``), ``linf:N``
+    additionally ``||h-h'||_0 <= N`` (DR19 §2's literal Delta-restricted neighbours).
+    """
 
     def gen(domain: Domain) -> Iterator[Instance]:
         rel = relation or domain.relation
         for params in domain.params:
             p = {**params, **(extra_params or {})}
-            for h, g in relation_pairs(domain.d, domain.max_count, rel):
+            for h, g in pairs(domain.d, domain.max_count, rel):
                 yield Instance(h, g, p)
                 if both:
                     yield Instance(g, h, p)

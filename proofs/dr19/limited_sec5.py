@@ -4,7 +4,7 @@ Evaluators live in :mod:`proofs.dr19._limited_sec5`.  Relations: add/remove (the
 proofs' "w.l.o.g. h >= h'"), ``delta:N`` for Delta-restricted statements, and
 ``#linf`` entries for §2's wording ``||h-h'||_inf <= 1`` (plus ``||h-h'||_0 <= Delta``
 for Delta-restricted neighbours: relation ``linf:N``, enumerated by
-:func:`proofs.dr19._limited.relation_pairs`).  One-sided statements ("for h") are checked
+:func:`mechanisms.neighbours.pairs`).  One-sided statements ("for h") are checked
 on both orders of every pair.  Statements are transcribed from DR19.
 """
 
