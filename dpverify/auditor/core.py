@@ -66,7 +66,7 @@ from .events import (
     resolve_reference,
 )
 from .inputs import candidate_pairs as search_candidates
-from .inputs import exact_search, scales_for
+from .inputs import Row, exact_search, scales_for
 from .ratio import MIN_HITS
 from .result import (
     EXIT_STATUS,
@@ -333,7 +333,7 @@ def _critical_pairs(tgt: Target, ref: Reference, s: AuditSettings) -> tuple[list
     """The ``max_pairs`` pairs where the reference's claim is tightest (with the input search: and where the target differs)."""
     if s.d is not None and s.search:
         ranked, info = exact_pair_search(ref, s.d)
-        top = _with_discrepancy(ranked, s.max_pairs, tgt, ref, s.seed, s.index_base, s.samples, s.selection, info)
+        top = _with_discrepancy(ranked, tgt, ref, s, info)
         return [(ex, pe, h, g) for ex, pe, h, g, _ in top], info
     return rank_pairs_exact(ref, candidate_pairs(ref, inputs=s.inputs, domain=s.domain))[:s.max_pairs], None
 
@@ -575,7 +575,7 @@ def _numeric_outputs(tgt: Target, ref: Reference, inputs: Any, domain: Any, seed
     return False
 
 
-def exact_pair_search(ref: Reference, d: int) -> tuple[list, dict]:
+def exact_pair_search(ref: Reference, d: int) -> tuple[list[Row], dict]:
     """Rank pairs of histograms of length ``d`` by the reference's exact profile (:func:`dpverify.auditor.inputs.exact_search`)."""
     factor = math.exp(float(ref.eps)) if ref.eps is not None else math.inf
 
@@ -610,8 +610,7 @@ def _short(xs: list) -> str:
     return ", ".join(map(str, xs)) if len(xs) <= 12 else ", ".join(map(str, xs[:6])) + ", ..., " + ", ".join(map(str, xs[-3:]))
 
 
-def _with_discrepancy(ranked: list, max_pairs: int, tgt: Target, ref: Reference, seed: int, index_base: int, samples: int,
-                      selection: float, info: dict) -> list:
+def _with_discrepancy(ranked: list[Row], tgt: Target, ref: Reference, s: AuditSettings, info: dict) -> list[Row]:
     """The ``max_pairs`` most critical pairs, plus the pair where the target most likely differs from the reference.
 
     Where an implementation deviates from its reference matters as much as where the reference
@@ -623,11 +622,23 @@ def _with_discrepancy(ranked: list, max_pairs: int, tgt: Target, ref: Reference,
     samples`` draws and a second test.  If the smallest p-value is below the selection level, that
     histogram is added with its neighbour of worst exact profile (empirical events then look there).
     """
-    from .inputs import _spread, _stairs
-
-    top = ranked[:max_pairs]
+    top = ranked[:s.max_pairs]
     if tgt.obj is ref.mechanism or not ranked:
         return top
+    best = _most_discrepant(_discrepancy_histograms(ranked, ref, info), tgt, ref, s, info)
+    if best is None or best[0] >= SELECTION_LEVEL:
+        return top
+    p, h = best[0], best[2]
+    worst = _worst_neighbour(ref, h)
+    if worst is not None and all(frozenset((h, worst[3])) != frozenset(r[2:4]) for r in top):
+        top = top + [(worst[0], worst[1], h, worst[3], f"target differs from the reference here (G-test p={p:.2g})")]
+    return top
+
+
+def _discrepancy_histograms(ranked: list[Row], ref: Reference, info: dict) -> list[tuple]:
+    """The histograms of the best searched pairs, then staircases over the search's scales (those the reference takes)."""
+    from .inputs import _spread, _stairs
+
     d = len(ranked[0][2])
     hs: list = []
     for _, _, h, g, _ in ranked[:DISCREPANCY_HISTOGRAMS // 4]:
@@ -640,36 +651,41 @@ def _with_discrepancy(ranked: list, max_pairs: int, tgt: Target, ref: Reference,
             h = _stairs(d, [g1, g2][: max(1, d - 1)])
             if h not in hs and len(hs) < DISCREPANCY_HISTOGRAMS:
                 hs.append(h)
-    hs = [h for h in hs if _valid_h(ref, h)]
+    return [h for h in hs if _valid_h(ref, h)]
+
+
+def _most_discrepant(hs: list[tuple], tgt: Target, ref: Reference, s: AuditSettings,
+                     info: dict) -> tuple[float, int, tuple] | None:
+    """``(p-value, index, h)`` of the histogram whose G-test against the reference is smallest (two rounds).
+
+    Records the test in ``info["discrepancy"]``.
+    """
     kind, support = _support_kind(ref, hs)
 
     def pvalue(h: tuple, n: int) -> float:
-        raws = tgt.draw(h, n, _rng(seed, 0, h))
-        counts = OutcomeAdapter(len(h), kind, index_base, tgt.name, support).count(raws)
+        raws = tgt.draw(h, n, _rng(s.seed, 0, h))
+        counts = OutcomeAdapter(len(h), kind, s.index_base, tgt.name, support).count(raws)
         return goodness_of_fit(counts, ref.float_distribution(h)).p_value
 
     first = sorted((pvalue(h, DISCREPANCY_FIRST), i, h) for i, h in enumerate(hs))[:DISCREPANCY_KEEP]
-    n2 = max(DISCREPANCY_FIRST, int(samples * selection))
+    n2 = max(DISCREPANCY_FIRST, int(s.samples * s.selection))
     best = min(((pvalue(h, n2), i, h) for _, i, h in first), default=None)
     info["discrepancy"] = {"histograms_tested": len(hs), "first_draws": DISCREPANCY_FIRST, "second_draws": n2,
                            "smallest_p": best[0] if best else None, "at": list(best[2]) if best else None}
-    if best is None or best[0] >= SELECTION_LEVEL:
-        return top
-    h = best[2]
+    return best
+
+
+def _worst_neighbour(ref: Reference, h: tuple) -> tuple[float, float, tuple, tuple] | None:
+    """``(delta excess, pure eps, h, g)`` of the neighbour ``g`` of ``h`` with the worst exact profile (None: none valid)."""
+    from dpverify.checker.neighbours import neighbours
+
     factor = math.exp(float(ref.eps)) if ref.eps is not None else math.inf
     rows = []
-    from dpverify.checker.neighbours import neighbours as _nb
-
-    for g in _nb(h, ref.relation, max(h) + 1):
-        g = tuple(g)
+    for g in map(tuple, neighbours(h, ref.relation, max(h) + 1)):
         if _valid_h(ref, g):
             dl, pe = _float_profile(ref.float_distribution(h), ref.float_distribution(g), factor)
             rows.append((dl - float(ref.delta), pe, h, g))
-    if rows:
-        ex, pe, _, g = max(rows, key=lambda r: (r[0], r[1]))
-        if all(frozenset((h, g)) != frozenset(r[2:4]) for r in top):
-            top = top + [(ex, pe, h, g, f"target differs from the reference here (G-test p={best[0]:.2g})")]
-    return top
+    return max(rows, key=lambda r: (r[0], r[1])) if rows else None
 
 
 def _valid_h(ref: Reference, h: tuple) -> bool:

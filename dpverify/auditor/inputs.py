@@ -251,6 +251,9 @@ def _spread(scales: Sequence[int], k: int) -> list[int]:
     return [s[i] for i in idx]
 
 
+Row = tuple[float, float, tuple, tuple, str]
+
+
 def exact_search(
     score: Callable[[tuple, tuple], tuple[float, float]],
     d: int,
@@ -261,85 +264,117 @@ def exact_search(
     max_laws: int = MAX_SEARCH_LAWS,
     seconds: float | None = SEARCH_SECONDS,
     keep: int = 8,
-) -> tuple[list[tuple[float, float, tuple, tuple, str]], dict]:
+) -> tuple[list[Row], dict]:
     """Rank pairs by an exact ``score(h, g) -> (excess, pure eps)`` (larger is worse), then climb from the best.
 
     The space: ``seeds``, the literature pairs, and at :data:`COARSE_SCALES` scales spread over
     ``scales`` the shifted and block pairs and the staircase histograms of every pair of them with
     all their neighbours; refinement moves the gaps of the best ``keep`` staircases by +-1, +-2,
-    +-4, ... (up to half the gap) while the score improves.  Stops after
-    ``max_laws`` score evaluations (deterministic) or, if given, ``seconds`` of wall clock.  Returns the ranked rows and search statistics.
+    +-4, ... (up to half the gap) while the score improves.  Stops after ``max_laws`` score
+    evaluations (deterministic) or, if given, ``seconds`` of wall clock.  Returns the ranked rows
+    and search statistics.
     """
-    t0 = time.perf_counter()
-    rows: dict = {}
-    stats = {"pairs_scored": 0, "refinement_steps": 0, "stopped": ""}
+    search = _ExactSearch(score, relation, max_laws, seconds)
+    coarse = _spread(scales, COARSE_SCALES)
+    for c in list(seeds) + literature_pairs(d, relation):
+        search.consider(*c)
+    for G in coarse:
+        for c in literature_pairs(d, relation, base=G, tag="shifted") + _block_pairs(d, relation, G):
+            search.consider(*c)
+    if d >= 2:
+        stair_scores = search.staircases(d, coarse)
+        start = sorted(stair_scores.items(), key=lambda kv: kv[1][:2], reverse=True)[:keep]
+        for gaps, r in start:
+            search.climb(d, gaps, r)
+    ranked = sorted(search.rows.values(), key=lambda r: (r[0], r[1]), reverse=True)
+    return ranked, search.statistics()
 
-    def budget_left() -> bool:
-        if stats["pairs_scored"] >= max_laws:
-            stats["stopped"] = f"pair budget ({max_laws})"
+
+#: the gap moves of the climb (each at most half the gap)
+CLIMB_STEPS = (1, 2, 4, 8, 16, 32, 64)
+
+
+class _ExactSearch:
+    """One exact search's state: the pairs scored so far, its statistics and its budget."""
+
+    def __init__(self, score: Callable[[tuple, tuple], tuple[float, float]], relation: str, max_laws: int,
+                 seconds: float | None):
+        self.score, self.relation, self.max_laws, self.seconds = score, relation, max_laws, seconds
+        self.t0 = time.perf_counter()
+        self.rows: dict[frozenset, Row] = {}
+        self.pairs_scored = 0
+        self.refinement_steps = 0
+        self.stopped = ""
+
+    def statistics(self) -> dict:
+        return {"pairs_scored": self.pairs_scored, "refinement_steps": self.refinement_steps, "stopped": self.stopped,
+                "seconds": round(time.perf_counter() - self.t0, 2)}
+
+    def budget_left(self) -> bool:
+        if self.pairs_scored >= self.max_laws:
+            self.stopped = f"pair budget ({self.max_laws})"
             return False
-        if seconds is not None and time.perf_counter() - t0 > seconds:
-            stats["stopped"] = f"time budget ({seconds:g} s)"
+        if self.seconds is not None and time.perf_counter() - self.t0 > self.seconds:
+            self.stopped = f"time budget ({self.seconds:g} s)"
             return False
         return True
 
-    def consider(h: tuple, g: tuple, tag: str) -> tuple | None:
+    def consider(self, h: tuple, g: tuple, tag: str) -> Row | None:
+        """The row of the pair (scored once; None when the budget is spent)."""
         key = frozenset((h, g))
-        if key in rows:
-            return rows[key]
-        if not budget_left():
+        if key in self.rows:
+            return self.rows[key]
+        if not self.budget_left():
             return None
-        ex, pe = score(h, g)
-        stats["pairs_scored"] += 1
-        rows[key] = (ex, pe, h, g, tag)
-        return rows[key]
+        ex, pe = self.score(h, g)
+        self.pairs_scored += 1
+        self.rows[key] = (ex, pe, h, g, tag)
+        return self.rows[key]
 
-    def best_of(h: tuple, tag: str) -> tuple | None:
+    def best_of(self, h: tuple, tag: str) -> Row | None:
+        """The worst neighbour of ``h`` (largest score)."""
         best = None
-        for g in _neighbour_list(h, relation):
-            r = consider(h, g, tag)
+        for g in _neighbour_list(h, self.relation):
+            r = self.consider(h, g, tag)
             if r is not None and (best is None or r[:2] > best[:2]):
                 best = r
         return best
 
-    coarse = _spread(scales, COARSE_SCALES)
-    for c in list(seeds) + literature_pairs(d, relation):
-        consider(*c)
-    for G in coarse:
-        for c in literature_pairs(d, relation, base=G, tag="shifted") + _block_pairs(d, relation, G):
-            consider(*c)
-    stair_scores: dict = {}
-    if d >= 2:
+    def staircases(self, d: int, coarse: list[int]) -> dict[tuple, Row]:
+        """The staircase histograms with gaps among ``coarse`` (two gaps from d = 3 on), each with its worst neighbour."""
+        stair_scores: dict[tuple, Row] = {}
         combos = [(g1, g2) for g1 in [0] + coarse for g2 in coarse] if d >= 3 else [(g1,) for g1 in coarse]
         for gaps in combos:
-            h = _stairs(d, list(gaps))
-            r = best_of(h, f"stairs:{','.join(map(str, gaps))}")
+            r = self.best_of(_stairs(d, list(gaps)), f"stairs:{','.join(map(str, gaps))}")
             if r is not None:
                 stair_scores[tuple(gaps)] = r
-            if not budget_left():
+            if not self.budget_left():
                 break
-        # climb: move each gap of the best staircases while the score improves (steps up to half the gap)
-        start = sorted(stair_scores.items(), key=lambda kv: kv[1][:2], reverse=True)[:keep]
-        for gaps, r in start:
-            cur, cur_r = list(gaps), r
-            improved = True
-            while improved and budget_left():
-                improved = False
-                for i in range(len(cur)):
-                    steps = [1, 2, 4, 8, 16, 32, 64]
-                    steps = [s for s in steps if s <= max(1, cur[i] // 2)]
-                    for step in [x for s in steps for x in (s, -s)]:
-                        trial = list(cur)
-                        trial[i] += step
-                        if trial[i] < 0:
-                            continue
-                        tr = best_of(_stairs(d, trial), f"stairs:{','.join(map(str, trial))} (refined)")
-                        stats["refinement_steps"] += 1
-                        if tr is not None and tr[:2] > cur_r[:2]:
-                            cur, cur_r, improved = trial, tr, True
-                            break
-                    if improved or not budget_left():
-                        break
-    ranked = sorted(rows.values(), key=lambda r: (r[0], r[1]), reverse=True)
-    stats["seconds"] = round(time.perf_counter() - t0, 2)
-    return ranked, stats
+        return stair_scores
+
+    def climb(self, d: int, gaps: tuple, r: Row) -> None:
+        """Move each gap of one staircase while the score improves (first improving move taken, then start over)."""
+        cur, cur_r = list(gaps), r
+        improved = True
+        while improved and self.budget_left():
+            improved = False
+            for i in range(len(cur)):
+                better = self._improve_gap(d, cur, cur_r, i)
+                if better is not None:
+                    (cur, cur_r), improved = better, True
+                if improved or not self.budget_left():
+                    break
+
+    def _improve_gap(self, d: int, cur: list[int], cur_r: Row, i: int) -> tuple[list[int], Row] | None:
+        """The first move of gap ``i`` (+-1, +-2, +-4, ... up to half the gap) that worsens the profile, if any."""
+        steps = [s for s in CLIMB_STEPS if s <= max(1, cur[i] // 2)]
+        for step in [x for s in steps for x in (s, -s)]:
+            trial = list(cur)
+            trial[i] += step
+            if trial[i] < 0:
+                continue
+            tr = self.best_of(_stairs(d, trial), f"stairs:{','.join(map(str, trial))} (refined)")
+            self.refinement_steps += 1
+            if tr is not None and tr[:2] > cur_r[:2]:
+                return trial, tr
+        return None

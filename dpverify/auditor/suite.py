@@ -37,7 +37,7 @@ def _package_versions() -> dict[str, str]:
     return out
 
 
-def _zoo_row(args: tuple) -> dict:
+def _zoo_row(args: tuple) -> list[dict]:
     from .zoo import audit_registry
 
     name, samples, seed, alpha = args
