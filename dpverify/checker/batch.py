@@ -1,4 +1,4 @@
-"""Margins of many pairs at once: the screen that lets a certified scan skip pairs (issue 16, throughput).
+"""Margins of many pairs at once: the screen that lets a certified scan skip pairs (throughput of wide domains).
 
 A certified scan (:func:`dpverify.checker.core.scan`) evaluates every neighbouring pair in turn and keeps
 the pair with the smallest margin (the witness).  Most pairs of a domain hold by a wide margin and cannot be

@@ -11,7 +11,7 @@ or ``iv`` intervals for a certified evaluation) with privacy loss ``L(o) = ln P(
   union of the supports (DR19 Def. 4.2; ``+inf`` when the supports differ).  It is symmetric.
 - ``privacy_loss_distribution(P, Q)``: the law of ``L`` under ``P`` (atoms ``(loss, P-mass, Q-mass)``),
   with the P-mass at ``+inf`` and the Q-mass at ``-inf``.
-- zCDP (Bun & Steinke 2016, Def. 1.1): ``M`` is rho-zCDP if ``D_alpha(M(x)||M(x')) <= rho * alpha`` for
+- zCDP (BS16 Def. 1.1): ``M`` is rho-zCDP if ``D_alpha(M(x)||M(x')) <= rho * alpha`` for
   every ``alpha > 1`` and every *ordered* neighbouring pair.  :func:`certify_zcdp` decides this for one
   ordered pair and a claimed ``rho``; :func:`zcdp_rho` gives the pair's smallest rho (both orders) as an
   enclosure ``[lower, upper]``.

@@ -1,4 +1,4 @@
-"""Certified float enclosures of a pair's privacy profile: the fast path of certified checks (issue 16).
+"""Certified float enclosures of a pair's privacy profile: the fast path of certified checks.
 
 Given two exact laws in interval form (``mpmath.iv``: every probability enclosed), the tight
 ``delta_{P||Q}(eps) = sum_o max(0, P(o) - e^eps Q(o))`` is enclosed in ``[lo, hi]`` with IEEE

@@ -41,8 +41,8 @@ def run_all(
 ) -> list[CheckResult]:
     """Check every claim (or ``ids``) on one shared executor; results in registry order, independent of ``workers``.
 
-    The domain of each claim: its ``quick`` domain, its ``wide`` domain (``dpverify verify --wide``,
-    issue 16) or, by default, its default domain.
+    The domain of each claim: its ``quick`` domain, its ``wide`` domain (``dpverify verify --wide``)
+    or, by default, its default domain.
     """
     claims = all_claims()
     ids = list(ids) if ids is not None else list(claims)

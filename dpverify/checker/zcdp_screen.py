@@ -1,4 +1,4 @@
-"""The zCDP pair screen: many ordered pairs proved ``D_alpha <= rho alpha`` for every ``alpha > 1`` in numpy (issue 16).
+"""The zCDP pair screen: many ordered pairs proved ``D_alpha <= rho alpha`` for every ``alpha > 1`` in numpy.
 
 A certified scan of a rho-zCDP claim (:func:`dpverify.checker.core.scan`) calls
 :func:`~.divergences.certify_zcdp` on both orders of every neighbouring pair, about a millisecond each in

@@ -1,4 +1,4 @@
-"""The certified scan's pair screen (dpverify.checker.batch, issue 16 throughput).
+"""The certified scan's pair screen (dpverify.checker.batch: the throughput of the wide domains).
 
 The screen lets a certified scan skip pairs that hold by a margin and cannot be the witness.  It is
 sound only if (1) its margin enclosures contain the per-pair fast path's for every pair and point, and

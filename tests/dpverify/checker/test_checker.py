@@ -114,7 +114,7 @@ def test_fmt_prints_interval_end_points_at_their_own_precision():
         assert abs(mpmath.mpf(lo) - mpmath.log(3)) < mpmath.mpf(10) ** -29
 
 
-# ---- issue 23: mutation testing of dpverify/checker/ledger.py and spec_claims.py ------------------------------
+# ---- mutation testing of dpverify/checker/ledger.py and spec_claims.py ------------------------------
 
 import pytest  # noqa: E402
 

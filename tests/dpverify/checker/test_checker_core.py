@@ -333,7 +333,7 @@ def test_pure_dp_witness_of_an_outcome_one_side_cannot_produce():
         assert w.direction == "h'->h" and w.p_event == F(1) / 2 and w.q_event == 0 and r.ratio == 0
 
 
-# ---- issue 23, second round: the survivors of the first mutation run of core.py ----
+# ---- mutation testing, second round: the survivors of the first mutation run of core.py ----
 
 
 @dataclass(frozen=True)
@@ -451,7 +451,7 @@ def test_scan_defaults_to_mp():
     assert seen == [False]
 
 
-# ---- issue 23, third round (sample of 80 of the grown module) ----
+# ---- mutation testing, third round (sample of 80 of the grown module) ----
 
 from dpverify.checker import core as _core  # noqa: E402
 from dpverify.checker.core import coverage_of, defined_at  # noqa: E402
@@ -605,7 +605,7 @@ def test_the_screen_keys_every_parameter_group_and_evaluates_one_of_tied_pairs(m
     assert screened == plain and plain["pairs_checked"] == 4 and plain["verdict"] == "holds"
 
 
-# ---- issue 23: core.py resampled after the zCDP screen (ef7a5c0) ------------------------------------------------------
+# ---- mutation testing: core.py resampled after the zCDP screen (ef7a5c0) ------------------------------------------------------
 
 
 def test_coverage_of_a_claims_own_instances_and_of_several_exceptions_in_sorted_order(monkeypatch):

@@ -1,4 +1,4 @@
-"""The cost model counts, never times (issue 31; dpverify/checker/cost.py).
+"""The cost model counts, never times (dpverify/checker/cost.py).
 
 Closed-form counts equal the enumerations they stand for; a claim's own domains are never refused; a widened
 domain is refused with the same message on every run, by ``dpverify check`` and ``dpverify.testing.assert_claim``

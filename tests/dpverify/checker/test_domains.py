@@ -1,4 +1,4 @@
-"""How wide the privacy claims' exhaustive domains are (issue 16): default, quick and ``--wide`` levels."""
+"""How wide the privacy claims' exhaustive domains are: default, quick and ``--wide`` levels."""
 
 import pytest
 

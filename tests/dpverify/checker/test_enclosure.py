@@ -198,7 +198,7 @@ def test_pure_margin_bounds_decides_by_ratios_and_signs_its_ends():
     assert tight is not None and tight[0] >= 0
 
 
-# ---- mutation testing (issue 23): properties the tests above left open ----------------------------------
+# ---- mutation testing: properties the tests above left open ----------------------------------
 
 
 def _exact_one_direction(P: dict, Q: dict, f: Fraction) -> Fraction:

@@ -1,4 +1,4 @@
-"""Laws are validated where they enter the checker (issue 31; dpverify/checker/laws.py).
+"""Laws are validated where they enter the checker (dpverify/checker/laws.py).
 
 Mutants of a correct law -- every probability halved, doubled, one entry negated (the total kept at 1),
 one outcome missing -- are refused in every number type (intervals: certified; mp: within n 2^-40;

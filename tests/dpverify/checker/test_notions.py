@@ -20,7 +20,8 @@ def _claim(mech, notion, points, domain):
 
 
 def test_the_shipped_zcdp_claim_is_refuted_with_a_certified_witness():
-    """MS20.PF#zcdp-shipped in interval arithmetic: the witness is the issue's pair, with alpha and both divergences."""
+    """MS20.PF#zcdp-shipped in interval arithmetic: the witness is the pair reported in opendp issue #2911, with alpha
+    and both divergences."""
     c = get_claim("MS20.PF#zcdp-shipped")
     r = check(c, Domain(d=2, max_count=2, relation="linf", params=({"eps": 2},)), certify=True)
     assert r.verdict == "violated" and r.certified
@@ -80,7 +81,7 @@ def test_unknown_notion_is_refused():
         _claim(lambda p: None, "renyi", lambda p: [], Domain())
 
 
-# ---- the witness details of each notion, pinned key by key (issue 23: mutation testing of notions.py) ----------
+# ---- the witness details of each notion, pinned key by key (mutation testing of notions.py) ----------
 
 from dataclasses import dataclass  # noqa: E402
 

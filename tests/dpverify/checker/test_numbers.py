@@ -1,7 +1,7 @@
 """Number plumbing of the checker (dpverify.checker.numbers): contexts, margins, rounding allowance, printing.
 
 Every verdict's margin passes through ``margin_of`` and every printed number through ``fmt`` /
-``short_num``; these cases pin each branch with exact expected values (issue 23: mutants of this
+``short_num``; these cases pin each branch with exact expected values (mutation testing: mutants of this
 module survived the checker tests).
 """
 
@@ -105,7 +105,7 @@ def test_short_num_rounds_for_tables_and_keeps_exact_forms():
 
 
 def test_sympy_irrationals_keep_the_context_precision_beyond_80_digits():
-    """Regression (issue 23): lift evaluated sympy irrationals to 80 digits whatever the context's precision,
+    """Regression (mutation testing): lift evaluated sympy irrationals to 80 digits whatever the context's precision,
     so at 400 bits (120 digits) sqrt(2) was off by 1e-80."""
     with mpmath.workprec(400):
         assert abs(lift(mpmath.mp, sympy.sqrt(2)) - mpmath.sqrt(2)) < F(10) ** -115

@@ -199,7 +199,7 @@ def test_interval_probability_with_lower_end_zero_is_possibly_zero_not_zero():
     assert arg == "a" and direction == "h->h'" and e.a == 0 and e.b == mpmath.inf
 
 
-# ---- profile_deltas: the one-pass profile the checker uses (mutation survivors of issue 23) -------------------
+# ---- profile_deltas: the one-pass profile the checker uses (survivors of mutation testing) -------------------
 
 from dpverify.checker.profile import profile_deltas  # noqa: E402
 from dpverify.errors import DPVerifyError  # noqa: E402

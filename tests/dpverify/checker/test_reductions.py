@@ -1,4 +1,4 @@
-"""Proved reductions (issue 16): each declared symmetry checked by brute force, and reduced = unreduced verdicts.
+"""Proved reductions: each declared symmetry checked by brute force, and reduced = unreduced verdicts.
 
 * the canonical enumeration is exactly one pair per class: for every relation and symmetry set, the
   generated pairs are the canonical forms of all pairs of the domain, each once;
@@ -231,7 +231,7 @@ def test_a_wrong_relabelling_is_caught():
     assert set(law(WithOwnRelabel(), h, 64, False)) == {(2,)}
 
 
-# ---- mutation testing (issue 23) -------------------------------------------------------------------------
+# ---- mutation testing -------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("sym", [()] + SYMS)
@@ -372,7 +372,7 @@ def test_truncated_rr_on_item_i_is_truncated_rr_on_item_0_with_i_moved_first(bas
     assert checked > 300
 
 
-# ---- pay-what-you-get sessions (issue 16): an item-blind strategy's session inherits its rounds' symmetries ------
+# ---- pay-what-you-get sessions: an item-blind strategy's session inherits its rounds' symmetries ------
 def _session(strategy, **kw):
     from mechanisms.pay_what_you_get import MultiLimitDom
 
