@@ -1,4 +1,4 @@
-"""One registry of every mechanism, driving one contract-test battery (STYLE.md §4).
+"""One registry of every mechanism, driving one contract-test battery (docs/style.md §4).
 
 Each mechanism module defines ``REGISTRY = [MechanismSpec(...), ...]``; this module
 discovers them.  Adding a mechanism = one module + its registry entries.  The

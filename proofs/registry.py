@@ -4,9 +4,9 @@ A ledger module is any module ``proofs/<name>.py`` that defines ``CLAIMS``; addi
 paper item means adding an object to one such list -- nothing else to edit.
 ``claims_index.txt`` is the project's copy of every id the toolkit must cover
 (from the shared CLAIMS_INDEX); ids without a registered claim are reported as
-"not yet covered", never omitted.  Entries of papers beyond the seeds
-(:data:`OTHER_PAPERS`: zCDP, bounded range, permute-and-flip, optimal BR composition)
-have ids of their own scheme and are not in the index.
+"not yet covered", never omitted.  Entries of papers beyond the index's (DR19, DR19-NeurIPS, CWGM20,
+GJMR21; keys of ``docs/references.md``) -- :data:`OTHER_PAPERS`: zCDP, bounded range, permute-and-flip,
+optimal BR composition, partition selection -- have ids of their own scheme and are not in the index.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .claims import Claim
 
 __all__ = ["CLAIMS", "all_claims", "get_claim", "required_ids", "uncovered_ids", "OTHER_PAPERS", "is_other_paper"]
 
-#: Papers beyond the seeds whose items have ledger entries (ids ``<KEY>.*``; not in ``claims_index.txt``).
+#: Papers beyond the claims index whose items have ledger entries (ids ``<KEY>.*``; not in ``claims_index.txt``).
 OTHER_PAPERS = {
     "BS16": "Bun & Steinke, Concentrated Differential Privacy: Simplifications, Extensions, and Lower Bounds (TCC 2016)",
     "CR21": "Cesar & Rogers, Bounding, Concentrating, and Truncating: Unifying Privacy Loss Composition (ALT 2021)",
@@ -30,7 +30,7 @@ OTHER_PAPERS = {
 
 
 def is_other_paper(claim_id: str) -> bool:
-    """Whether ``claim_id`` belongs to a paper of :data:`OTHER_PAPERS` (not a seed item)."""
+    """Whether ``claim_id`` belongs to a paper of :data:`OTHER_PAPERS` (not an item of the claims index)."""
     return claim_id.split(".", 1)[0] in OTHER_PAPERS
 
 _HERE = Path(__file__).parent

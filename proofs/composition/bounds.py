@@ -1,4 +1,4 @@
-"""Composition bounds of Durfee & Rogers (seed 001) §4, as pure functions.
+"""Composition bounds of DR19 §4, as pure functions.
 
 Every function here returns an **upper bound on the privacy loss** of the
 composed mechanism: an ``*_eps`` function returns an eps such that the
@@ -9,28 +9,28 @@ returned as delta when a bound certifies nothing at that eps (every mechanism
 is (eps, 1)-DP).  The bounds are checked against exact ground truth in
 :mod:`proofs.composition.pld` (ledger: :mod:`proofs.dr19.composition`).
 
-Formulas (transcribed from seed 001; seed 000 prints the same ones):
+Formulas (transcribed from DR19; DR19-NeurIPS prints the same ones):
 
-* basic composition [DR14, 001 Thm 3 first term]:   ``(sum eps_i, sum delta_i)``.
-* **Theorem 3** (001 §4, "Composition [10, 13] with improvements by [19, 26]"):
+* basic composition [DR14, DR19 Thm 3 first term]:   ``(sum eps_i, sum delta_i)``.
+* **Theorem 3** (DR19 §4, "Composition [10, 13] with improvements by [19, 26]"):
   ``(eps'(delta'), sum delta_i + delta')`` for any ``delta' >= 0`` with
   ``eps'(delta') = min{ sum eps_i,
   sum eps_i (e^eps_i - 1)/(e^eps_i + 1) + sqrt(2 sum eps_i^2 ln(1/delta')) }``.
   (KOV [19] Thm 3.5 states exactly this heterogeneous form.)
-* **Lemma 4.4**, eq. (4) (001 §4.2): eps_i-range-bounded mechanisms compose to
+* **Lemma 4.4**, eq. (4) (DR19 §4.2): eps_i-range-bounded mechanisms compose to
   ``(eps''(delta), delta)`` with ``eps''(delta) = min{ sum eps_i,
   sum eps_i (e^eps_i-1)/(e^eps_i+1) + sqrt(2 sum eps_i^2 ln(1/delta)),
   sum eps_i^2 / 2 + sqrt(1/2 sum eps_i^2 ln(1/delta)) }``.
 * eq. (2) (Theorem 1) and eq. (3) (Theorem 2, Lemma 7.1): eq. (4) with ``k`` (resp.
   ``k*``) equal steps of ``eps``; transcribed separately (not by calling eq. (4)),
   so that the test ``eq2 == eq4(homogeneous)`` checks the transcription.
-* **Corollary 4.1** (001 §4.1): one-shot Gumbel top-k is ``(eps', delta)``-DP with
+* **Corollary 4.1** (DR19 §4.1): one-shot Gumbel top-k is ``(eps', delta)``-DP with
   ``eps' = min{2k eps, 2k eps (e^{2eps}-1)/(e^{2eps}+1) + 2 eps sqrt(2k ln(1/delta))}``
   and, for monotone q, ``(eps'', delta)``-DP with
   ``eps'' = min{k eps, k eps (e^eps-1)/(e^eps+1) + eps sqrt(2k ln(1/delta))}``
-  (seed 000 prints ``eps' = 2 min{k eps, k eps (e^{2eps}-1)/(e^{2eps}+1) + eps sqrt(2k ln 1/delta)}``,
+  (DR19-NeurIPS prints ``eps' = 2 min{k eps, k eps (e^{2eps}-1)/(e^{2eps}+1) + eps sqrt(2k ln 1/delta)}``,
   the same number).
-* DRV10 [13] advanced composition (the "simpler formulation" of 001 §4.2 after
+* DRV10 [13] advanced composition (the "simpler formulation" of DR19 §4.2 after
   Lemma 4.4, used by Claim 4.2): ``k eps (e^eps - 1) + eps sqrt(2k ln(1/delta'))``.
 
 ``ln(1/0) = inf``: at delta = 0 only the ``sum eps_i`` term remains.
@@ -127,7 +127,7 @@ def basic_delta(eps: Sequence[Any], eps_target: Any, deltas: Sequence[Any] | Non
 
 
 def advanced_terms(eps: Sequence[Any], delta_prime: Any, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[str, Any]:
-    """The two terms of Theorem 3's eps'(delta') (001 §4): ``{"basic": ..., "kov": ...}``.
+    """The two terms of Theorem 3's eps'(delta') (DR19 §4): ``{"basic": ..., "kov": ...}``.
 
     ``kov`` is ``sum eps_i (e^eps_i-1)/(e^eps_i+1) + sqrt(2 sum eps_i^2 ln(1/delta'))``
     (``inf`` when delta' = 0).  Each term alone is an upper bound on eps.
@@ -142,7 +142,7 @@ def advanced_terms(eps: Sequence[Any], delta_prime: Any, *, prec: int = DEFAULT_
 
 def advanced_eps(eps: Sequence[Any], delta_prime: Any, deltas: Sequence[Any] | None = None, *, prec: int = DEFAULT_PREC,
                  interval: bool = False) -> Any:
-    """Theorem 3 (001 §4): eps'(delta'); the guarantee is ``(eps', sum delta_i + delta')``.
+    """Theorem 3 (DR19 §4): eps'(delta'); the guarantee is ``(eps', sum delta_i + delta')``.
 
     Upper bound on the true eps of any adaptive composition of ``(eps_i, delta_i)``-DP
     mechanisms at total delta ``sum delta_i + delta'``.
@@ -182,7 +182,7 @@ def advanced_delta(eps: Sequence[Any], eps_target: Any, deltas: Sequence[Any] | 
 
 
 def range_bounded_terms(eps: Sequence[Any], delta: Any, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[str, Any]:
-    """The three terms of Lemma 4.4, eq. (4) (001 §4.2): ``basic``, ``kov``, ``rb``.
+    """The three terms of Lemma 4.4, eq. (4) (DR19 §4.2): ``basic``, ``kov``, ``rb``.
 
     ``rb = sum eps_i^2 / 2 + sqrt(1/2 sum eps_i^2 ln(1/delta))`` is the new term (App. B.2,
     Azuma-Hoeffding with increments of width eps_i and mean <= eps_i^2/2 [6]).
@@ -250,7 +250,7 @@ def _eq_2_3(k: int, eps: Any, delta_prime: Any, prec: int, interval: bool) -> An
 
 
 def eq2_eps(k: Any, eps: Any, delta_prime: Any, *, prec: int = DEFAULT_PREC, interval: bool = False) -> Any:
-    """eq. (2) of Theorem 1 (001 §3): ``eps' = min{k eps, k eps (e^eps-1)/(e^eps+1) + eps sqrt(2k ln(1/delta')),
+    """eq. (2) of Theorem 1 (DR19 §3): ``eps' = min{k eps, k eps (e^eps-1)/(e^eps+1) + eps sqrt(2k ln(1/delta')),
     k eps^2/2 + eps sqrt(1/2 k ln(1/delta'))}``.
 
     Theorem 1 claims LimitDom^{k,kbar} is ``(eps', delta + delta')``-DP; this value is the
@@ -260,7 +260,7 @@ def eq2_eps(k: Any, eps: Any, delta_prime: Any, *, prec: int = DEFAULT_PREC, int
 
 
 def eq3_eps(k_star: Any, eps: Any, delta_prime: Any, *, prec: int = DEFAULT_PREC, interval: bool = False) -> Any:
-    """eq. (3) of Theorem 2 / Lemma 7.1 (001 §3, §7): eq. (2) with ``k*`` in place of ``k``.
+    """eq. (3) of Theorem 2 / Lemma 7.1 (DR19 §3, §7): eq. (2) with ``k*`` in place of ``k``.
 
     Theorem 2: multiLimitDom^{k*, l*} is ``(eps*, 2 l* delta + delta')``-DP; Lemma 7.1:
     Algorithm 7 is ``(eps*, delta')``-DP.  Claimed upper bound on eps.
@@ -309,7 +309,7 @@ def drv_eps(k: Any, eps: Any, delta_prime: Any, *, prec: int = DEFAULT_PREC, int
     """DRV10 [13] advanced composition: ``k eps (e^eps - 1) + eps sqrt(2k ln(1/delta'))`` (no min with k eps).
 
     Upper bound on the eps of k adaptively composed eps-DP mechanisms at delta'
-    (the "simpler formulation" 001 §4.2 compares Claim 4.2 against).
+    (the "simpler formulation" DR19 §4.2 compares Claim 4.2 against).
     """
     k = V.pos_int("k", k)
     e = pos_real("eps", eps)

@@ -13,7 +13,8 @@ and for k *non-adaptively* chosen eps-BR mechanisms the worst case is k copies o
 DDR20's efficiently computable optimum: ``sup_t delta_t(eps_g) = max(0, max_l S_l(t_l))`` over the
 ``t_l`` in ``(0, eps]``.  A grid or golden-section search over ``t`` is *not* a valid upper bound:
 ``delta_t`` dips by about 1 % between neighbouring ``t_l`` at k = 1000, so a search lands below the
-sup (LITERATURE.md; :mod:`proofs.composition.range_bounded` keeps such searches as *lower* bounds).
+sup (``tests/proofs/test_br_optimal.py`` shows it; :mod:`proofs.composition.range_bounded` keeps such
+searches as *lower* bounds).
 
 **What is certified.**  :func:`br_optimal_eps` evaluates *every* candidate ``S_l(t_l)`` in interval
 arithmetic (float64 intervals with outward rounding, :mod:`proofs.composition._float_interval`,

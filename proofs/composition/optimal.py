@@ -1,4 +1,4 @@
-"""Lemma A.1 of Durfee & Rogers (seed 001, App. A): optimal homogeneous composition (KOV).
+"""DR19 Lemma A.1 (App. A): optimal homogeneous composition (KOV17).
 
 **Lemma A.1** (Optimal DP Composition [19]) as printed: for any eps >= 0 and
 delta in [0, 1], the composition of k adaptively chosen eps-DP mechanisms is
@@ -79,7 +79,7 @@ def kov_eps_discrete(k: Any, eps: Any, delta: Any, *, delta0: Any = 0, prec: int
     """Appendix A's rule: ``((k-2i) eps, delta_i, i)`` for the largest i with ``delta_i <= delta``.
 
     "we select the index i that produces the smallest (k-2i) eps while delta_i <= 10^-6"
-    (001 App. A).  ``delta_i`` is nondecreasing in i, so i is found by bisection.
+    (DR19 App. A).  ``delta_i`` is nondecreasing in i, so i is found by bisection.
     Returns ``(inf, 1, -1)`` if even ``i = 0`` exceeds ``delta`` (only when ``delta0 > 0``).
     The eps is an upper bound on the true eps at ``delta``; ``delta_i <= delta`` is the
     delta actually certified.

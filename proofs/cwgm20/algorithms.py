@@ -1,9 +1,9 @@
-"""Ledger: Carvalho, Wang, Gondara & Miao, UAI 2020 (seed 002) -- definitions, A_stab, SVT, TS, FS, A_OQR-v2.
+"""Ledger: Carvalho, Wang, Gondara & Miao, UAI 2020 (CWGM20) -- definitions, A_stab, SVT, TS, FS, A_OQR-v2.
 
 Privacy claims and the structural Claim 3.1.  Lemma 3.1 and the Appendix A
 noise claims live in ``proofs.cwgm20.lemma``; the utility analysis (§4) and §6
 in ``proofs.cwgm20.utility``.  (Def. 2.3, Lemma 2.4 and Claim 2.1 are in
-``proofs.dr19.em``.)  ``statement`` fields transcribe seed 002.
+``proofs.dr19.em``.)  ``statement`` fields transcribe CWGM20.
 
 Relations: the paper's neighbours add or remove one user (Def. 2.1) -- our
 ``add-remove``; a user holds each item at most once (§3: "x_ji ... can be either
@@ -27,7 +27,7 @@ from proofs.claims import Comparison, Domain, Instance, Obligation, PrivacyClaim
 from proofs.instances import hist
 
 F = Fraction
-SRC = "002"
+SRC = "CWGM20"
 
 
 def _neighbours(h: tuple[int, ...], relation: str) -> Iterator[tuple[int, ...]]:

@@ -1,4 +1,4 @@
-"""Ledger: CWGM20 Lemma 3.1 (symbolic proof, exact tail, tightness table), Claim 3.2, Claim 5.1, Claim A.1 (seed 002).
+"""Ledger: CWGM20 Lemma 3.1 (symbolic proof, exact tail, tightness table), Claim 3.2, Claim 5.1, Claim A.1.
 
 Lemma 3.1: for ``c = eps_b/eps_a != 1``,
 ``Pr[Lap(1/eps_a) > ln(1/delta)/eps_a + Lap(1/eps_b)] <= (2 delta^c + delta - c(delta^c + 2 delta)) / (4(1-c))``.
@@ -29,7 +29,7 @@ from mechanisms.stability.calibration import delta_max, lemma31_tail, solve_delt
 from proofs.claims import Comparison, Domain, Instance, Obligation
 
 F = Fraction
-SRC = "002"
+SRC = "CWGM20"
 C_GRID = (F(1, 10), F(1, 2), F(74, 63), F(1, 1), F(8, 5), F(19, 10), F(3, 1))
 #: c = 2 eps1 / eps2 at the recommended split p1 = 0.37
 C_RECOMMENDED = F(74, 63)

@@ -1,4 +1,4 @@
-"""Ledger: CWGM20 §4 utility (Theorem 4.1, Theorem 4.2, Claim 4.1) and §6 (seed 002), plus the TS delta table.
+"""Ledger: CWGM20 §4 utility (Theorem 4.1, Theorem 4.2, Claim 4.1) and §6, plus the TS delta table.
 
 Exact utility quantities (no sampling):
 
@@ -28,7 +28,7 @@ from mechanisms.stability.top_stable import TopStable
 from proofs.claims import Comparison, Domain, Instance, Obligation, Statement
 
 F = Fraction
-SRC = "002"
+SRC = "CWGM20"
 #: §6 settings: delta = 1/n for the three datasets (Table 1 user counts), eps grid, p1 = 0.37.
 N_USERS = {"Gowalla": 107092, "BrightKite": 51406, "Foursquare": 2293}
 EPS6 = (F(2, 5), F(4, 5), F(1))

@@ -1,4 +1,4 @@
-"""Brute-force twins for the GJMR21 ledger (seed 004): nothing clever, all exact.
+"""Brute-force twins for the GJMR21 ledger: nothing clever, all exact.
 
 - :func:`distances_from`: Definition 4's dataset distance by breadth-first search
   over add/remove chains of histograms (a step adds or removes one user: a

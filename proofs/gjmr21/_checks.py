@@ -1,4 +1,4 @@
-"""Evaluators of the GJMR21 ledger (seed 004).  Each returns exact ``Comparison``s.
+"""Evaluators of the GJMR21 ledger.  Each returns exact ``Comparison``s.
 
 Integers stay integers (exact verdicts); probabilities are mpmath numbers in the
 checker's context.

@@ -1,5 +1,5 @@
 """Ledger: Gillenwater, Joseph, Muñoz Medina & Ribero, "A Joint Exponential Mechanism
-for Differentially Private Top-k Set" (seed 004).  Statements transcribe the printed
+for Differentially Private Top-k Set" (GJMR21).  Statements transcribe the printed
 text; ``notes`` record readings, ties and ambiguities.  Evaluators live in
 ``proofs/_gjmr21_checks.py``, brute-force twins in ``proofs/_gjmr21_brute.py``.
 """
@@ -24,7 +24,7 @@ THM8_PARAMS = ({"k": 2, "eps": 1}, {"k": 1, "eps": 1}, {"k": 3, "eps": Fraction(
 
 CLAIMS = [
     Statement(
-        id="GJMR21.Def1", title="Top-k problem and l_inf error", source="004 §2, Definition 1",
+        id="GJMR21.Def1", title="Top-k problem and l_inf error", source="GJMR21 §2, Definition 1",
         statement="TOP-K(D) = argmin_{S subset [d]^k} ||S_c - D_c||_inf, D_c the decreasing vector of the top k counts",
         code="mechanisms.joint.sets.u_star (the l_inf error, negated); proofs.gjmr21._brute.topk_sets",
         reason="Implemented; TOP-K is set-valued under ties: topk_sets(ties='any') returns every argmin, ties='index' the "
@@ -32,7 +32,7 @@ CLAIMS = [
         notes="'S subset [d]^k' read as 'S a k-subset of [d]'.",
     ),
     Statement(
-        id="GJMR21.Assump1", title="Distinct counts", source="004 §2 (after Definition 1)",
+        id="GJMR21.Assump1", title="Distinct counts", source="GJMR21 §2 (after Definition 1)",
         statement="We also assume that the counts are distinct; a small amount of noise can always be added to achieve this.",
         code="mechanisms.joint (module docstring: ties)", kind="not-checkable", expected="not-checkable",
         reason=("Not a statement about the mechanism. Our histograms have ties: the closed-form utility and JOINT are "
@@ -41,33 +41,33 @@ CLAIMS = [
                 "mechanism and its privacy analysis; not done."),
     ),
     Statement(
-        id="GJMR21.Def2", title="Neighbours and eps-DP", source="004 §2, Definition 2",
+        id="GJMR21.Def2", title="Neighbours and eps-DP", source="GJMR21 §2, Definition 2",
         statement="D, D' neighbours if D' is D with one data point added or removed; M is eps-DP if P(M(D) in S) <= e^eps "
                   "P(M(D') in S)",
         code="dpverify.checker.neighbours ('add-remove'), dpverify.checker.profile",
         reason="Implemented as the add-remove relation (one user: a 0/1 vector).",
     ),
     Statement(
-        id="GJMR21.Def3", title="Exponential mechanism (factor 2)", source="004 §2, Definition 3",
+        id="GJMR21.Def3", title="Exponential mechanism (factor 2)", source="GJMR21 §2, Definition 3",
         statement="P(M(X) = o) ∝ exp(eps u(X, o) / (2 Delta_u)); this mechanism is eps-DP",
         code="mechanisms.joint.Joint, mechanisms.joint.sequence.JointSequence, proofs.gjmr21._brute.em_over_sets",
         reason="Implemented with Delta_u = 1: weights exp(eps u / 2).",
     ),
     Statement(
-        id="GJMR21.Def4", title="Dataset distance", source="004 §3, Definition 4",
+        id="GJMR21.Def4", title="Dataset distance", source="GJMR21 §3, Definition 4",
         statement="d(D, D') = smallest m with a chain D = D_0, D_1, ..., D_m = D' of neighbours",
         code="proofs.gjmr21._brute.distances_from (BFS over add/remove chains of histograms)",
         reason="Implemented by breadth-first search on histograms (a step moves a non-empty subset of counts by +1 or by -1).",
     ),
     Statement(
-        id="GJMR21.Def5", title="Utility u*", source="004 §3",
+        id="GJMR21.Def5", title="Utility u*", source="GJMR21 §3",
         statement="u*(D, S) = -min_{D' : TOP-K(D') = S} d(D, D'), |S| = k",
         code="mechanisms.joint.sets.u_def5 (closed form, both tie readings); proofs.gjmr21._brute.def5_utilities (BFS)",
         reason="Implemented twice; GJMR21.Lem5#def5-formula checks the closed form of u_def5 against the BFS.",
         notes=TIES,
     ),
     Obligation(
-        id="GJMR21.Claim3.1", title="Users needed = largest count difference", source="004 §3 (before Lemma 5)",
+        id="GJMR21.Claim3.1", title="Users needed = largest count difference", source="GJMR21 §3 (before Lemma 5)",
         statement="we need exactly as many users as the largest count difference to make S contain the true top-k counts",
         code="mechanisms.joint.sets.u_star vs proofs.gjmr21._brute.def5_utilities", relation="none", expected="violated",
         domain=Domain(d=3, max_count=5, relation="none", params=({"k": 1}, {"k": 2})),
@@ -77,7 +77,7 @@ CLAIMS = [
               "D'. Witness h=(0,1,2), k=2, S={0,1}: 2 users needed (raise items 0,1 past item 2), largest difference 1.",
     ),
     Obligation(
-        id="GJMR21.Lem5", title="Sensitivity 1 and closed form of u*", source="004 §3, Lemma 5",
+        id="GJMR21.Lem5", title="Sensitivity 1 and closed form of u*", source="GJMR21 §3, Lemma 5",
         statement="Delta_{u*} = 1 and u*(S, D) = -max_{i in [k]} [c_i - c_{j_i}]",
         code="mechanisms.joint.sets.u_star vs proofs.gjmr21._brute.def5_utilities", relation="none", expected="violated",
         domain=Domain(d=4, max_count=3, relation="none", params=K123),
@@ -90,14 +90,14 @@ CLAIMS = [
     ),
     Obligation(
         id="GJMR21.Lem5#sensitivity", title="Closed form has add/remove sensitivity 1 (ties included)",
-        source="004 §3, Lemma 5", statement="|u(h,S) - u(h',S)| <= 1 for neighbours h, h' and every k-set S (closed form)",
+        source="GJMR21 §3, Lemma 5", statement="|u(h,S) - u(h',S)| <= 1 for neighbours h, h' and every k-set S (closed form)",
         code="mechanisms.joint.sets.u_star", relation="add-remove",
         domain=Domain(d=4, max_count=3, params=K123),
         quick=Domain(d=4, max_count=2, params=({"k": 2},)), evaluate=C.lem5_sensitivity("closed"),
     ),
     Obligation(
         id="GJMR21.Lem5#def5-sensitivity", title="Definition 5 utility has sensitivity 1 (both tie readings)",
-        source="004 §3, Lemma 5", statement="|u*(h,S) - u*(h',S)| <= 1 with u* of Definition 5 (BFS)",
+        source="GJMR21 §3, Lemma 5", statement="|u*(h,S) - u*(h',S)| <= 1 with u* of Definition 5 (BFS)",
         code="proofs.gjmr21._brute.def5_utilities", relation="add-remove",
         domain=Domain(d=3, max_count=3, params=({"k": 1}, {"k": 2})),
         quick=Domain(d=3, max_count=2, params=({"k": 1},)), evaluate=C.lem5_sensitivity("any"),
@@ -105,7 +105,7 @@ CLAIMS = [
     ),
     Obligation(
         id="GJMR21.Lem5#ties", title="Closed form vs Definition 5 with the project's tie rule",
-        source="004 §3, Lemma 5", statement="(probe) u*(S,D) = -max_i [c_i - c_{j_i}] when TOP-K breaks ties by smaller index",
+        source="GJMR21 §3, Lemma 5", statement="(probe) u*(S,D) = -max_i [c_i - c_{j_i}] when TOP-K breaks ties by smaller index",
         code="mechanisms.joint.sets.u_star vs proofs.gjmr21._brute.def5_utilities", relation="none", expected="violated",
         probe=True,
         domain=Domain(d=3, max_count=3, relation="none", params=({"k": 1}, {"k": 2})),
@@ -115,7 +115,7 @@ CLAIMS = [
     ),
     Obligation(
         id="GJMR21.Lem5#upper-bound", title="Closed form is an upper bound on Definition 5's utility",
-        source="004 §3, Lemma 5 (corrected)",
+        source="GJMR21 §3, Lemma 5 (corrected)",
         statement="(corrected) -max_i [c_i - c_{j_i}] >= u*(D, S) for every S, ties included",
         code="mechanisms.joint.sets.u_star, proofs.gjmr21._brute.def5_utilities", relation="none", probe=True,
         domain=Domain(d=4, max_count=2, relation="none", params=K123),
@@ -124,7 +124,7 @@ CLAIMS = [
     ),
     Obligation(
         id="GJMR21.Lem5#def5-formula", title="Closed form of Definition 5 (derived here)",
-        source="004 §3, Definition 5 (corrected Lemma 5)",
+        source="GJMR21 §3, Definition 5 (corrected Lemma 5)",
         statement="(derived) u*(h,S) = -max(0, h[t*] - h[s*] + [t* < s*]) ('index') or -max(0, h[t*] - h[s*]) ('any')",
         code="mechanisms.joint.sets.u_def5 vs proofs.gjmr21._brute.def5_utilities", relation="none", probe=True,
         domain=Domain(d=4, max_count=3, relation="none", params=K123),
@@ -132,7 +132,7 @@ CLAIMS = [
         evaluate=C.def5_formula, instances=C.hist_instances,
     ),
     Obligation(
-        id="GJMR21.Claim3.2", title="O(dk) utility values", source="004 §3.1",
+        id="GJMR21.Claim3.2", title="O(dk) utility values", source="GJMR21 §3.1",
         statement="there are only O(dk) possible utility values ... each utility value takes the form -(c_{i1} - c_{i2}) for "
                   "some i1 in [k] and some i2 in [d]",
         code="mechanisms.joint.sets.SetTables.gaps", relation="none", evaluate=C.claim3_2, instances=C.hist_instances,
@@ -140,7 +140,7 @@ CLAIMS = [
         quick=Domain(d=4, max_count=3, relation="none", params=({"k": 2},)),
     ),
     Obligation(
-        id="GJMR21.Alg1", title="Algorithm 1 as printed samples the EM with utility u*", source="004 §3.1, Algorithm 1",
+        id="GJMR21.Alg1", title="Algorithm 1 as printed samples the EM with utility u*", source="GJMR21 §3.1, Algorithm 1",
         statement="Line 3: sample m = -M_ij with probability ∝ U_ij exp(-eps M_ij / 2); Line 4: a uniform set with utility m",
         code="mechanisms.joint.JointLiteral vs proofs.gjmr21._brute.em_over_sets", relation="none", expected="violated",
         domain=Domain(d=4, max_count=3, relation="none", params=({"k": 2, "eps": 1}, {"k": 3, "eps": 1})),
@@ -152,7 +152,7 @@ CLAIMS = [
     ),
     Obligation(
         id="GJMR21.Alg1#corrected", title="Corrected Algorithm 1 = EM over k-sets with utility u*",
-        source="004 §3.1, Algorithm 1 (Line 3 over distinct values)",
+        source="GJMR21 §3.1, Algorithm 1 (Line 3 over distinct values)",
         statement="(corrected) Pr[Joint(h) = S] = exp(eps u*(h,S)/2) / sum_S' exp(eps u*(h,S')/2)",
         code="mechanisms.joint.Joint vs proofs.gjmr21._brute.em_over_sets", relation="none", probe=True,
         domain=Domain(d=5, max_count=3, relation="none", params=({"k": 2, "eps": 1}, {"k": 3, "eps": Fraction(1, 2)})),
@@ -160,7 +160,7 @@ CLAIMS = [
         evaluate=C.alg1_law(Joint), instances=C.hist_instances,
     ),
     Statement(
-        id="GJMR21.Def6", title="M-hat and A^{ij}", source="004 §3.1",
+        id="GJMR21.Def6", title="M-hat and A^{ij}", source="GJMR21 §3.1",
         statement="M-hat: (k+1) x (d-k+1), M left-aligned to remove ⊥s with a row of 1s appended; A^{ij}_{lr} = 1[M-hat_lr < "
                   "M-hat_ij]",
         code="mechanisms.joint.paths.matrix_M_hat, matrix_A(strict=True as printed / strict=False)",
@@ -169,7 +169,7 @@ CLAIMS = [
         notes="A^{ij} is indexed by M's (i, j) in the example (A^{34} <-> M_34 = M-hat_32) but by M-hat's in the definition.",
     ),
     Obligation(
-        id="GJMR21.Ex1", title="Worked example k=3, d=5 (M, M-hat, A^{34}) with '<=' ", source="004 §3.1",
+        id="GJMR21.Ex1", title="Worked example k=3, d=5 (M, M-hat, A^{34}) with '<=' ", source="GJMR21 §3.1",
         statement="with c3-c4 < c2-c3 and c1-c2: A^{34} = [[1,0,0],[1,0,0],[1,1,0],[1,1,1]]",
         code="mechanisms.joint.paths.matrix_M, matrix_M_hat, matrix_A(strict=False)", relation="none",
         domain=Domain(d=5, max_count=8, relation="none"), quick=Domain(d=5, max_count=6, relation="none"),
@@ -177,7 +177,7 @@ CLAIMS = [
         notes="Every strictly decreasing count vector in 0..max_count meeting the printed conditions.",
     ),
     Obligation(
-        id="GJMR21.Ex1#as-printed-Def6", title="Worked example with Definition 6's strict '<'", source="004 §3.1",
+        id="GJMR21.Ex1#as-printed-Def6", title="Worked example with Definition 6's strict '<'", source="GJMR21 §3.1",
         statement="A^{34}_{lr} = 1[M-hat_lr < M-hat_32] equals the printed A^{34}",
         code="mechanisms.joint.paths.matrix_A(strict=True)", relation="none", expected="violated",
         domain=Domain(d=5, max_count=8, relation="none"), quick=Domain(d=5, max_count=6, relation="none"),
@@ -185,7 +185,7 @@ CLAIMS = [
         notes="ERRATUM (definition vs example): entry (3,2) is M-hat_32 < M-hat_32 = 0 under '<', printed as 1.",
     ),
     Obligation(
-        id="GJMR21.Lem6", title="Path counting (A^{ij} as printed, '<')", source="004 §3.1, Lemma 6",
+        id="GJMR21.Lem6", title="Path counting (A^{ij} as printed, '<')", source="GJMR21 §3.1, Lemma 6",
         statement="The number of paths in A^{ij} from A_11 to A_{k+1,d-k+1}, going only right and down and avoiding 0s, is the "
                   "number of sequences of decreasing counts with utility at least -M_ij",
         code="mechanisms.joint.paths.count_paths_grid, matrix_A(strict=True)", relation="none", expected="violated",
@@ -193,20 +193,20 @@ CLAIMS = [
         notes="With '<' the count is of sets with utility strictly greater than -M_ij (GJMR21.Lem6#strict-meaning).",
     ),
     Obligation(
-        id="GJMR21.Lem6#nonstrict", title="Path counting with A^{ij} built with '<='", source="004 §3.1, Lemma 6",
+        id="GJMR21.Lem6#nonstrict", title="Path counting with A^{ij} built with '<='", source="GJMR21 §3.1, Lemma 6",
         statement="(corrected) paths through A^{ij} with 1[M-hat_lr <= M-hat_ij] = #k-sets with utility >= -M-hat_ij",
         code="mechanisms.joint.paths.count_paths_grid, matrix_A(strict=False)", relation="none", probe=True,
         domain=LEM6_DOMAIN, quick=LEM6_QUICK, evaluate=C.lemma6(strict=False), instances=C.lemma6_instances,
         notes="Exhaustive d=5, counts 0..3 (ties included) plus seeded random d = 6, 7, 8; every entry (i, j), i <= k, k <= 4.",
     ),
     Obligation(
-        id="GJMR21.Lem6#strict-meaning", title="What the printed '<' counts", source="004 §3.1, Lemma 6",
+        id="GJMR21.Lem6#strict-meaning", title="What the printed '<' counts", source="GJMR21 §3.1, Lemma 6",
         statement="(probe) paths through A^{ij} with '<' = #k-sets with utility > -M-hat_ij",
         code="mechanisms.joint.paths.count_paths_grid", relation="none", probe=True,
         domain=LEM6_DOMAIN, quick=LEM6_QUICK, evaluate=C.lemma6_strict_meaning, instances=C.lemma6_instances,
     ),
     Obligation(
-        id="GJMR21.Ex2", title="Path examples", source="004 §3.1, proof of Lemma 6",
+        id="GJMR21.Ex2", title="Path examples", source="GJMR21 §3.1, proof of Lemma 6",
         statement="path M-hat11, M-hat21, M-hat31, M-hat41 <-> item indices (1,2,3); M-hat11, M-hat21, M-hat22, M-hat32, "
                   "M-hat42 <-> (1,3,4)",
         code="proofs.gjmr21._checks.path_positions", relation="none", kind="obligation",
@@ -214,7 +214,7 @@ CLAIMS = [
         notes="Item indices are sorted positions; also checks that the map is a bijection paths <-> k-sets (d=6, k=3).",
     ),
     Obligation(
-        id="GJMR21.Lem7", title="P_{A^{ij}} by products of Pascal/Toeplitz blocks", source="004 §3.1, Lemma 7",
+        id="GJMR21.Lem7", title="P_{A^{ij}} by products of Pascal/Toeplitz blocks", source="GJMR21 §3.1, Lemma 7",
         statement="we can compute P_{A^{ij}} = Q_1 Q_2 ... Q_{O(k)}; Q_j from Pascal's triangle, Toeplitz",
         code="mechanisms.joint.paths.count_paths_lemma7, count_bounded, conv_trunc", relation="none",
         domain=LEM6_DOMAIN, quick=LEM6_QUICK, evaluate=C.lemma7, instances=C.lemma6_instances,
@@ -222,7 +222,7 @@ CLAIMS = [
               "(Kronecker substitution) replaces the FFT.",
     ),
     Statement(
-        id="GJMR21.Claim3.3", title="Line costs of Algorithm 1", source="004 §3.1",
+        id="GJMR21.Claim3.3", title="Line costs of Algorithm 1", source="GJMR21 §3.1",
         statement="Line 1 O(dk); Line 3 O(dk); Line 2 O(dk^3 log k); Line 4 O(dk) by a similar counting argument",
         code="dpverify.bench.joint.bench_joint_sets", kind="experiment", expected="not-checkable",
         reason="Asymptotic running time: measured, not decided (reports/performance.md, JOINT sections of the full profile; "
@@ -230,7 +230,7 @@ CLAIMS = [
                "Line 4 is a backward-sampling pass of the same DP (O(k^2) big-int operations), not O(dk).",
     ),
     PrivacyClaim(
-        id="GJMR21.Thm8", title="JOINT is eps-DP", source="004 §3.1, Theorem 8",
+        id="GJMR21.Thm8", title="JOINT is eps-DP", source="GJMR21 §3.1, Theorem 8",
         statement="JOINT is an eps-DP algorithm for TOP-K that runs in time O(dk^3 log(k))",
         code="mechanisms.joint.Joint", relation="add-remove",
         domain=widened(Domain(d=4, max_count=3, params=THM8_PARAMS)),
@@ -240,7 +240,7 @@ CLAIMS = [
               "GJMR21.Thm8#runtime.",
     ),
     PrivacyClaim(
-        id="GJMR21.Thm8#literal", title="Algorithm 1 as printed is eps-DP", source="004 §3.1, Theorem 8 + Algorithm 1",
+        id="GJMR21.Thm8#literal", title="Algorithm 1 as printed is eps-DP", source="GJMR21 §3.1, Theorem 8 + Algorithm 1",
         statement="JOINT (Algorithm 1 as printed) is an eps-DP algorithm for TOP-K",
         code="mechanisms.joint.JointLiteral", relation="add-remove", expected="violated",
         domain=Domain(d=4, max_count=3, params=THM8_PARAMS), quick=Domain(d=3, max_count=3, params=({"k": 2, "eps": 1},)),
@@ -249,7 +249,7 @@ CLAIMS = [
     ),
     Obligation(
         id="GJMR21.Thm8#literal-distinct", title="Algorithm 1 as printed, distinct counts only",
-        source="004 §3.1, Theorem 8 + Assumption 1",
+        source="GJMR21 §3.1, Theorem 8 + Assumption 1",
         statement="(probe) Algorithm 1 as printed (entries i <= j <= d-k+i) is eps-DP on histograms with distinct counts",
         code="mechanisms.joint.JointLiteral(reading='positions')", relation="add-remove", expected="violated", probe=True,
         domain=Domain(d=4, max_count=5, params=({"k": 2, "eps": 1},)),
@@ -261,7 +261,7 @@ CLAIMS = [
     ),
     PrivacyClaim(
         id="GJMR21.Thm8#sequence", title="Sequence JOINT (ICML 2022 version) is eps-DP",
-        source="GJMR ICML 2022 (not a seed); seed 004 §2 future work",
+        source="GJMR ICML 2022 (not a seed); GJMR21 §2 future work",
         statement="(later paper) the joint EM over k-sequences with u = -max_i (c_(i) - c_{s_i}) is eps-DP",
         code="mechanisms.joint.sequence.JointSequence", relation="add-remove", probe=True,
         domain=widened(Domain(d=4, max_count=3, params=({"k": 2, "eps": 1}, {"k": 3, "eps": 1}))),
@@ -269,13 +269,13 @@ CLAIMS = [
         mechanism=lambda p: JointSequence(k=p["k"], eps=p["eps"]), points=lambda p: [(p["eps"], 0)],
     ),
     Statement(
-        id="GJMR21.Thm8#runtime", title="JOINT runs in O(dk^3 log k)", source="004 §3.1, Theorem 8; abstract: O~(dk^3)",
+        id="GJMR21.Thm8#runtime", title="JOINT runs in O(dk^3 log k)", source="GJMR21 §3.1, Theorem 8; abstract: O~(dk^3)",
         statement="JOINT ... runs in time O(dk^3 log(k))", code="dpverify.bench.joint.bench_joint_sets",
         kind="experiment", expected="not-checkable",
         reason="Running time is measured (reports/performance.md, JOINT sections; `dpverify bench`), not decided by computation.",
     ),
     Statement(
-        id="GJMR21.Exp", title="Experiments (§4)", source="004 §4",
+        id="GJMR21.Exp", title="Experiments (§4)", source="GJMR21 §4",
         statement="JOINT vs PEEL (Gumbel, k/eps) and LAPLACE (2k/eps) on U(0,10d) and MovieLens 100k, k=5, eps in {1, 0.1}; "
                   "JOINT obtains the strongest utility",
         code="mechanisms.joint.Joint, mechanisms.exponential.OneShotGumbel, mechanisms.laplace.LaplaceTopK",
@@ -284,7 +284,7 @@ CLAIMS = [
                "'latest-small' subset); utility comparisons are empirical and not re-run by this ledger.",
     ),
     Obligation(
-        id="GJMR21.Claim5.1", title="Counts reach O(d^k): overflow", source="004 §5",
+        id="GJMR21.Claim5.1", title="Counts reach O(d^k): overflow", source="GJMR21 §5",
         statement="the quantities themselves can be as large as O(d^k), which leads to numerical issues in practical "
                   "implementations",
         code="mechanisms.joint.sets.SetTables, mechanisms.joint.sequence.SequenceTables (Python ints)", relation="none",
@@ -296,7 +296,7 @@ CLAIMS = [
               "~2^1024). Python ints make this a non-issue: the 'open numerical problem' is solved exactly.",
     ),
     Statement(
-        id="GJMR21.Claim1.1", title="Baselines: O(d) time, ordered output", source="004 §1",
+        id="GJMR21.Claim1.1", title="Baselines: O(d) time, ordered output", source="GJMR21 §1",
         statement="These algorithms each admit an efficient implementation in time O(d) and also possess the advantage of "
                   "releasing an ordered sequence (not set) of top-k items",
         code="mechanisms.exponential.OneShotGumbel, PeelingEM; mechanisms.laplace.LaplaceTopK",

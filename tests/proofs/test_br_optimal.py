@@ -3,7 +3,7 @@
 Twins: the fast float-interval enclosures against the direct formula in mpmath; the certified optimum
 against an mpmath bisection on the direct formula and against the exact PLD of the winning pair; the
 candidates against interval branch-and-bound over t (ledger DDR20.NonAdaptive); every accountant held
-against exact ground truth.  Power: the golden-section search that LITERATURE.md warns about is caught
+against exact ground truth.  Power: a golden-section search over t (not a valid upper bound: br_optimal's docstring) is caught
 below the certified lower end.
 """
 

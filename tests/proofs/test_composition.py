@@ -1,4 +1,4 @@
-"""Issue 6 acceptance: every composition bound >= exact truth; mutants are caught by the same check.
+"""Every composition bound >= exact truth; mutants are caught by the same check.
 
 Truth (proofs.composition.pld): for eps-DP bounds, the exact optimal composition (randomized
 response, KOV) -- a bound below it is false; for range-bounded bounds, the exact
@@ -172,7 +172,7 @@ def test_figure1_rule_lemma_4_4_never_worse_and_sometimes_better():
 
 
 def test_literal_transcriptions_agree():
-    """eq. (2) == eq. (3) == eq. (4) homogeneous; Cor 4.1 == Theorem 3 with 2eps / eps; seed 000's Cor 4.1 form."""
+    """eq. (2) == eq. (3) == eq. (4) homogeneous; Cor 4.1 == Theorem 3 with 2eps / eps; DR19-NeurIPS's Cor 4.1 form."""
     from mechanisms.pay_what_you_get import eq3_eps as mech_eq3
 
     for k in (1, 7, 100):
@@ -184,7 +184,7 @@ def test_literal_transcriptions_agree():
                 assert close(C.cor41_eps_prime(k, e, d), C.advanced_eps(C.homogeneous(k, 2 * e), d))
                 assert close(C.cor41_eps_double_prime(k, e, d), C.advanced_eps(C.homogeneous(k, e), d))
                 if d:
-                    with exact_context(256) as ctx:  # seed 000: eps' = 2 min{k e, k e tanh(e) + e sqrt(2k ln 1/d)}
+                    with exact_context(256) as ctx:  # DR19-NeurIPS: eps' = 2 min{k e, k e tanh(e) + e sqrt(2k ln 1/d)}
                         ec = lift(ctx, e)
                         x = ctx.exp(2 * ec)
                         v000 = 2 * min(k * ec, k * ec * (x - 1) / (x + 1) + ec * ctx.sqrt(2 * k * ctx.log(1 / lift(ctx, d))))

@@ -1,4 +1,4 @@
-"""CWGM20 Lemma 3.1 (seed 002 §3): the sympy proof runs, the table covers c = 1, the bound bounds."""
+"""CWGM20 Lemma 3.1 (§3): the sympy proof runs, the table covers c = 1, the bound bounds."""
 
 from fractions import Fraction as F
 

@@ -1,7 +1,7 @@
 """Exact composition ground truth (proofs.composition.pld, proofs.composition.optimal) against brute force.
 
 Every binomial formula is checked against explicit enumeration of the k-fold product
-(STYLE.md §5), and every inversion against its forward profile.
+(docs/style.md §5), and every inversion against its forward profile.
 """
 
 from fractions import Fraction as F
