@@ -13,7 +13,7 @@ mechanisms.errors.BudgetExceeded: composing PeelingEM(k=50, eps=1/10, ...) would
 >>> len(b.items), round(b.spent().eps, 3)
 (1, 1.66)
 
-What is composed, and how each item is accounted (DR19 = seed 001):
+What is composed, and how each item is accounted (DR19 is the bibliography key of ``docs/references.md``):
 
 ``add_range_bounded(eps, count)``
     ``count`` adaptively chosen eps-range-bounded steps (DR19 Def. 4.2).  ``add`` maps
@@ -39,16 +39,15 @@ chosen *adaptively*; the budget reports the smallest valid one, rounded *up* to 
 and names it in ``Spend.method``):
 
 * ``basic`` -- (sum eps_i, sum delta_i);
-* ``theorem3`` -- DR19 Theorem 3 (KOV-improved advanced composition);
+* ``theorem3`` -- DR19 Theorem 3 (KOV17-improved advanced composition);
 * ``lemma4.4`` -- DR19 Lemma 4.4, eq. (4), only when *every* item is range-bounded;
-* ``zcdp`` -- only when every item is range-bounded: eps_i-BR is eps_i^2/8-zCDP (Cesar &
-  Rogers 2021), zCDP composes adaptively, and the optimal conversion of Canonne, Kamath &
-  Steinke 2020 gives the eps at delta (:func:`proofs.composition.zcdp.cks_eps`);
-* ``ddr20-adaptive`` -- only when every item is range-bounded: Dong, Durfee & Rogers'
-  adaptive bound (Prop. 4; :func:`proofs.composition.br_optimal.ddr20_adaptive_eps`);
+* ``zcdp`` -- only when every item is range-bounded: eps_i-BR is eps_i^2/8-zCDP (CR21),
+  zCDP composes adaptively, and the optimal conversion of CKS20 gives the eps at delta (:func:`proofs.composition.zcdp.cks_eps`);
+* ``ddr20-adaptive`` -- only when every item is range-bounded: the adaptive bound of
+  DDR20 (Prop. 4; :func:`proofs.composition.br_optimal.ddr20_adaptive_eps`);
 * ``optimal-dp`` -- the exact optimal composition of the items as (eps_i, delta_i)-DP
-  points (KOV Thm 3.3 = DR19 Lemma A.1 when homogeneous; Murtagh-Vadhan Thm 1.5 /
-  KOV Thm 3.5 otherwise), when its PLD has at most ``max_atoms`` atoms;
+  points (KOV17 Thm 3.3 = DR19 Lemma A.1 when homogeneous; MV16 Thm 1.5 /
+  KOV17 Thm 3.5 otherwise), when its PLD has at most ``max_atoms`` atoms;
 * ``theorem1`` / ``theorem2`` -- for LimitDom-only budgets (see above).  These are
   paper theorems that ``dpverify verify`` checks (DR19.Thm1, DR19.Thm2); pass
   ``use_limitdom_theorems=False`` to rely on composition theorems only.  Their eps term

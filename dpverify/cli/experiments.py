@@ -1,4 +1,5 @@
-"""``dpverify experiments [--quick] [--out reports] [--json]``: the seeds' utility experiments -> ``experiments.md``."""
+"""``dpverify experiments [--quick] [--out reports] [--json]``: the papers' utility experiments (CWGM20 §6, GJMR21 §4,
+DR19 §8) -> ``experiments.md``."""
 
 from __future__ import annotations
 

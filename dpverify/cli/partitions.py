@@ -1,5 +1,5 @@
 """``dpverify partitions [--quick] [--samples N] [--power-samples N] [--no-opendp] [--out DIR] [--json]``: the
-partition-selection page alone (issue 33).
+partition-selection page alone (also a phase of ``dpverify verify``).
 
 python-dp's strategies (truncated geometric, Laplace, Gaussian thresholding; PipelineDP builds on them) x L x eps x
 delta, checked exactly from the library's own keep probabilities and audited black-box, OpenDP's

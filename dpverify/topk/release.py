@@ -1,6 +1,6 @@
-"""Private top-k over user-level event data: the seeds' mechanisms on top of an analytics engine.
+"""Private top-k over user-level event data: the mechanisms of DR19 and CWGM20 on top of an analytics engine.
 
-Access pattern (DR19 seed 001 §1, §6.2; CWGM20 seed 002 §3).  The data system
+Access pattern (DR19 §1, §6.2; CWGM20 §3).  The data system
 (DuckDB, in-process) answers one query -- the true top-(kbar+1) items by the
 number of DISTINCT users per item -- and only those rows ever reach Python:
 
@@ -49,7 +49,7 @@ the integer-only samplers on their data-independent schedule (``exact=True,
 balanced=True``; :mod:`mechanisms.exact.noisy_race`): exact lazy Gumbel noise for
 limit-dom / strict-limit-dom, exact lazy Laplace noise for limit-dom-lap / top-stable --
 the same output laws as the float samplers, so the theorems above cover them, with no
-floating-point noise (Mironov 2012) and work that does not depend on the counts.
+floating-point noise (Mir12) and work that does not depend on the counts.
 ``"float"`` is the numpy float sampler (reference implementation; not for releases).
 
 Randomness.  :func:`release_status` says whether a release is private: only an exact

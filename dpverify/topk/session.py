@@ -1,7 +1,7 @@
 """A pay-what-you-get session persisted in SQLite: DR19 Algorithm 2 / Theorem 2 across invocations.
 
 The accounting is :class:`mechanisms.pay_what_you_get.MultiLimitDomSession`'s
-(seed 001 §3, Algorithm 2): a session is created with ``k*``, ``l*`` and the
+(DR19 §3, Algorithm 2): a session is created with ``k*``, ``l*`` and the
 per-round ``(eps, delta, Delta)``; each round runs ``LimitDom^{k_i, kbar_i}`` with
 those parameters, is refused if the session is closed (``k* <= 0`` or ``l* <= 0``
 left) or ``k_i > k*`` left, and is charged ``|o_i|`` -- ⊥ counted as one element --

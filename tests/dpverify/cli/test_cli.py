@@ -81,7 +81,8 @@ def test_internal_errors_exit_70(capsys, monkeypatch):
 
 
 def test_profile_divergences_of_the_opendp_pair(capsys):
-    """``profile --zcdp --range --renyi --pld``: the numbers of opendp issue #2911's pair (PF at scale 1, eps = 2)."""
+    """``profile --zcdp --range --renyi --pld``: the numbers of the pair in OpenDP's GitHub issue opendp/opendp#2911
+    (PF at scale 1, eps = 2)."""
     code, out, _ = run(capsys, "profile", "permute-and-flip", "--param", "eps=2", "--param", "factor2=true", "--h", "1,1",
                        "--h2", "2,0",
                        "--zcdp", "--range", "--renyi", "1,2", "--renyi", "inf", "--pld", "--json")

@@ -1,4 +1,4 @@
-"""The command line as a user sees it (issue 31): one output contract, driven by the registries.
+"""The command line as a user sees it: one output contract, driven by the registries.
 
 For every command the parser knows (read from :func:`dpverify.cli.app.build_parser`, never a fixed list,
 so a command added later is covered too): every option has help text, ``--help`` states the exit
@@ -208,7 +208,7 @@ def test_a_partial_override_means_the_same_in_check_and_search():
     code, out, err = run(["check", "DR19.Thm1", "--quick", "--param", "delta=1e-6", "--json"])
     assert code == 0, err
     code2, out2, err2 = run(["search", "DR19.Thm1", "--param", "delta=1e-6", "--evals", "30", "--json"])
-    assert code2 == 0, err2  # before issue 31: KeyError 'k', exit 70
+    assert code2 == 0, err2  # once a KeyError 'k', exit 70
     checked = one_json(out)["domain"]
     searched = one_json(out2)
     assert "delta=1/1000000" in checked and "as given" in searched["space"]
@@ -239,7 +239,7 @@ def test_timing_write_report_checks_its_prerequisite_first(tmp_path):
     code, out, err = run(["audit", "--timing", "--timing-profile", "quick", "--write-report", str(tmp_path / "audits.md"),
                           "--json"])
     assert code == 2 and "audits.json" in one_json(out)["error"]
-    assert time.perf_counter() - t < 10  # before issue 31: a minute of measuring first
+    assert time.perf_counter() - t < 10  # once a minute of measuring first
 
 
 def test_a_target_with_the_wrong_signature_gets_the_calling_convention(tmp_path):
@@ -350,7 +350,7 @@ def test_matrix_check_default_domain(cid):
     _check(cid, quick=False)
 
 
-#: searches known not to end in SEARCH_SECONDS (each is a finding, reported in issue 31's closing note)
+#: searches known not to end in SEARCH_SECONDS (each is a finding: a search that does not end in time)
 SEARCH_HANGS = {
     "GJMR21.Lem5#def5-sensitivity": "one evaluation brute-forces Definition 5 utilities (proofs/gjmr21/_brute.py) and "
                                     "never ends at the search's counts (up to 1e4); verify does not search built-in lemmas",

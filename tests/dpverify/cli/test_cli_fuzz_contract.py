@@ -1,4 +1,4 @@
-"""Property-based fuzz of the command-line contract (issue 31), with arguments generated from the parser itself.
+"""Property-based fuzz of the command-line contract, with arguments generated from the parser itself.
 
 The commands and their options are read from :func:`dpverify.cli.app.build_parser` (a command added
 later is fuzzed too); each option gets valid, boundary and malformed values chosen by its kind (flag,

@@ -217,7 +217,7 @@ def test_cli_never_crashes_and_errors_are_one_line_slow(args):
     _cli_property(args)
 
 
-# ----------------------------------------------------------------- named cases (regressions and the issue's list)
+# ----------------------------------------------------------------- named cases (regressions and reported inputs)
 @pytest.mark.parametrize("args,needle", [
     (["check", "DR19.Cor4.1", "--d", "6", "--max-count", "5", "--budget", "nan"], "--budget=nan must be finite"),
     (["check", "DR19.Cor4.1", "--d", "3", "--budget", "-5"], "--budget=-5.0 must be > 0"),
@@ -255,7 +255,7 @@ def test_named_bad_inputs_get_a_named_one_line_error(args, needle):
 
 def test_an_empty_domain_is_not_a_pass_on_the_command_line():
     code, out, err = run_cli(["check", "DR19.Cor4.1", "--d", "1", "--max-count", "0", "--budget", "5", "--json"])
-    assert code == 3 and json.loads(out)["verdict"] == "skipped"  # undecided: exit 3 (issue 31), never 0
+    assert code == 3 and json.loads(out)["verdict"] == "skipped"  # undecided: exit 3, never 0
 
 
 def test_internal_errors_still_exit_70_with_a_traceback(monkeypatch):
