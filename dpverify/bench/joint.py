@@ -2,7 +2,7 @@
 
 ``bench_joint``: exact sequence JOINT (:class:`JointSequence`, big-integer counts,
 certified gap draw) against :class:`Float64JointSequence`, an all-float64 log-space
-implementation of the same mechanism written the way the ICML 2022 paper describes
+implementation of the same mechanism written the way GJMR21's ICML 2022 version describes
 it (every one of the d*k entries of the difference matrix, made distinct by a
 data-independent tie-break term, log-counts by running sums, inverse-CDF draw over
 the entries).  Both report a one-off *setup* per histogram and a *per-sample* time.

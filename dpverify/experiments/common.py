@@ -27,7 +27,7 @@ __all__ = ["Dataset", "load_datasets", "returned_items", "precision", "relative_
            "Config", "DEFAULT_CONFIG", "NETFLIX_USERS", "Z95", "DATA", "sorted_order", "scores_matrix"]
 
 DATA = REPO_ROOT / "data"
-#: users in the Netflix prize training data (Bennett & Lanning 2007); the shipped file has per-movie counts only.
+#: users in the Netflix prize training data (BL07); the shipped file has per-movie counts only.
 NETFLIX_USERS = 480_189
 Z95 = 1.959963984540054
 

@@ -267,7 +267,7 @@ def _false_alarms(false_alarm: list[dict], st: dict) -> list[str]:
 
 
 def _spec_less_targets(targets: list[dict]) -> list[str]:
-    """Lyu et al.'s Algorithm 6 audited with no reference and no inputs, one row per d."""
+    """LSL17's Algorithm 6 audited with no reference and no inputs, one row per d."""
     rows = []
     for t in targets:
         truth = esc(f"in [{t['truth_lower']}, {t['truth_upper']}]") if "truth_lower" in t else "not DP for large d"

@@ -139,7 +139,9 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
     scope = {"mechanism": type(mech).__name__, "params": {k: str(v) for k, v in p.items()}, "relation": claim.relation,
              "notion": claim.notion, "counts": "all non-negative"}
     if _is_em_family(mech) and claim.notion in ("dp", "br"):  # the exact EM-family proofs also close eps-BR claims
-        return _em_family(claim, p, scope, t0, d)
+        from .symbolic_em import certify_em_family
+
+        return certify_em_family(claim, p, d=d)
     if claim.notion != "dp":
         return out(f"notion {claim.notion!r}: only (eps, delta) points (and the EM family's bounded range) are "
                    "certified universally so far", scope)
@@ -171,12 +173,6 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
 
 def _is_em_family(mech: Any) -> bool:
     return type(mech).__name__ in _EM_NAMES or type(mech).__module__.startswith(("mechanisms.exponential", "mechanisms.joint"))
-
-
-def _em_family(claim: Any, p: dict, scope: dict, t0: float, d: int | None = None) -> UniversalResult:
-    from .symbolic_em import certify_em_family
-
-    return certify_em_family(claim, p, d=d)
 
 
 def as_expected(res: UniversalResult) -> bool | None:

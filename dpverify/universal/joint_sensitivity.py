@@ -1,6 +1,6 @@
 """JOINT's utility has add/remove sensitivity 1 for EVERY count (lengths <= 6, exactly), and the generic EM lemma.
 
-JOINT (GJMR21 Def. 3 / Lemma 5; ICML 2022 sequences) is an exponential mechanism ``P(S) = F^{u(h,S)} / Z(h)``,
+JOINT (GJMR21 Def. 3 / Lemma 5; the sequences of its ICML 2022 version) is an exponential mechanism ``P(S) = F^{u(h,S)} / Z(h)``,
 ``F = e^{eps/2}``, with ``u(h, S) = -max_i (a_i - b_i)``: ``a_i`` the i-th largest count of h, ``b_i`` the i-th
 largest count inside the k-set S (sets) or the count of the i-th item of the sequence s (sequences).
 
