@@ -48,8 +48,8 @@ def render_audits_page(data: dict, outdir: Path | str = "reports", timing: dict 
              _cell(r["verdict"]) + ("" if r.get("as_expected") else " **(unexpected)**"),
              _cell(r.get("privacy")), _cell(r.get("fit")), _cell(r.get("claim")), _cell(r.get("samples_per_input")),
              _cell(r.get("eps_lower_bound")), _cell(r.get("witness", r.get("error", "")))] for r in data["rows"]]
-    lines.append(table(["audit", "kind", "expected", "verdict", "privacy", "fit", "claim", "samples/input", "eps lower "
-                                                                                                            "bound", "witness"],
+    lines.append(table(["audit", "kind", "expected", "verdict", "privacy", "fit", "claim", "samples/input",
+                        "eps lower bound", "witness"],
                        rows))
     if data["power"]:
         lines += ["\n## Power benchmark (delta-violation 0.05 at the claimed eps)\n\n",

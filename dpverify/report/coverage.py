@@ -158,8 +158,8 @@ def _lemmas(entries: list[dict]) -> str:
 def _mutants(rows: list[dict]) -> str:
     if not rows:
         return "_not run_\n"
-    return table(["mutant", "what is wrong", "enumeration (default "
-                                             "domain)", "search verdict", "evaluations", "witness found by the search"],
+    return table(["mutant", "what is wrong", "enumeration (default domain)", "search verdict", "evaluations",
+                  "witness found by the search"],
                  [[code(r["name"]), esc(r["mutant"]), esc(r["enumeration"]), f"**{esc(r['search_verdict'])}**",
                    str(r["evaluations"]),
                    esc(r["witness"])] for r in rows])

@@ -226,8 +226,8 @@ def _sweep_summary(res: dict) -> str:
                 v = [_ahead(r[ts]["S"], r[ld]["S"]) for r in sel]
                 cells.append(f"{v.count('TS')} / {v.count('≈')} / {v.count('LD')}")
             rows.append([esc(nm), _eps(e), str(len(sel))] + cells)
-    return table(["dataset", "eps", "k values", "printed arms: TS ahead / overlap / LD "
-                                                "ahead", "as-run arms: TS ahead / overlap / LD ahead"], rows)
+    return table(["dataset", "eps", "k values", "printed arms: TS ahead / overlap / LD ahead",
+                  "as-run arms: TS ahead / overlap / LD ahead"], rows)
 
 
 def _header(res: dict) -> list[str]:

@@ -158,8 +158,8 @@ def profile_figure(claim_id: str, path: Path, h: tuple, hp: tuple, params: Mappi
         e0, d0 = _f(pts[0][0]), _f(pts[0][1])
         ax.hlines(d0, e0, float(eps_max), color="C3", linestyle="--", linewidth=1.2, label="implied for eps >= Delta eps")
         what = "DR19 Lemma 6.1 (LimitDom_Lap, Algorithm 4, threshold ln(Delta/delta)/eps)"
-    ax.plot([_f(e) for e, _ in pts], [_f(d) for _, d in pts], "o", color="C3", markersize=5, label="claimed points checked by "
-                                                                                                   "the ledger")
+    ax.plot([_f(e) for e, _ in pts], [_f(d) for _, d in pts], "o", color="C3", markersize=5,
+            label="claimed points checked by the ledger")
     ax.set_yscale("log")
     ax.set_xlabel("eps")
     ax.set_ylabel("delta")

@@ -275,8 +275,8 @@ def render_verify_pages(data: dict, outdir: Path | str = "reports") -> list[Path
     readme = [
         "# dpverify — verification report\n\n",
         *intro,
-        "\n".join(provenance_lines({"mode": data["mode"], "randomness": "none (exact checks); statistical pages state their "
-                                                                        "seeds"},
+        "\n".join(provenance_lines({"mode": data["mode"],
+                                    "randomness": "none (exact checks); statistical pages state their seeds"},
                                   data["provenance"])) + "\n\n",
         "## Summary\n\n", _summary(entries), "\n",
         "## Neighbour relations\n\n",

@@ -73,8 +73,8 @@ def render_partition_selection_page(data: dict, outdir: Path | str = "reports") 
                      f"({bb['hits']} of {bb['samples']:,})"])
     if prow:
         lines += ["## Power checks (deliberately wrong strategies)", "",
-                  table(["strategy", "wrong how", "exact verdict", "claimed/exact", "witness", "black box (absent key vs one "
-                                                                                               "user)"], prow), ""]
+                  table(["strategy", "wrong how", "exact verdict", "claimed/exact", "witness",
+                         "black box (absent key vs one user)"], prow), ""]
     for note in data.get("notes", []):
         lines.append(f"- {note}")
     path = Path(outdir) / "partition_selection.md"

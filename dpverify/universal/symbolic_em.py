@@ -254,8 +254,8 @@ def _br(claim, mech, model, moves, m, p, scope, extra, lengths, figures, t0) -> 
         w = br_witness(mech, model, moves, eta)
         if w is None:
             return UniversalResult(claim.id, UNDECIDED, lengths, scope, True, METHOD, seconds=time.monotonic() - t0,
-                                   undecided=({"eta": str(eta), "why": "below the proved bound, no witness on d <= 4, gaps <= "
-                                                                       "5"},),
+                                   undecided=({"eta": str(eta),
+                                                "why": "below the proved bound, no witness on d <= 4, gaps <= 5"},),
                                    extra=extra, **figures)
         extra["witness_event"] = "(o, o'): P = P(o) Q(o'), Q = P(o') Q(o), excess = P - e^eta Q"
         return UniversalResult(claim.id, VIOLATED, lengths, scope, True, METHOD, witness=w,
