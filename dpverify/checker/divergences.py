@@ -491,37 +491,18 @@ def _certify_zcdp(P: Mapping, Q: Mapping, rho: Any, max_pieces: int) -> ZCDPChec
     l_max, l_min = _max_of(ctx, Ls), _min_of(ctx, Ls)
     R = l_max - l_min
     f_star, a_star = rho_search(lr)
-
-    def check_at(a: Any) -> tuple[bool, Any, Any]:
-        ac = to_ctx(ctx, a)
-        K = _K(lr, a)
-        d = K / (ac - 1)
-        return _lo(K - r * ac * (ac - 1)) > 0, d, d / ac
-
-    # 1. refutation at the best order found (the most informative witness)
-    if a_star is not None and f_star > _mid(r):
-        a = _exact_point(a_star)
-        bad, d, ratio = check_at(a)
-        if bad:
-            return ZCDPCheck("violated", a, d, ratio, "D_alpha > rho alpha at the order maximising D_alpha/alpha")
-    # 2. the limit alpha -> 1: KL > rho refutes just above 1 (D_alpha >= KL for alpha > 1)
-    if _lo(kl_v) > _hi(r):
-        a = _exact_point(1 + (_mid(kl_v) / _mid(r) - 1) / 2)
-        bad = False
-        if a > 1:  # KL above rho by a few ulps: the midpoint order rounds to exactly 1, where D_alpha / (alpha - 1) is 0/0
-            bad, d, ratio = check_at(a)
-        sup = {"sup": kl_v, "sup_at": "alpha -> 1 (KL)"} if a_star is None else {}
-        if bad:
-            return ZCDPCheck("violated", a, d, ratio, "KL > rho: D_alpha >= KL > rho alpha just above alpha = 1", extra=sup)
-        return ZCDPCheck("violated", None, kl_v, kl_v, "KL > rho: D_alpha -> KL > rho as alpha -> 1", extra=sup)
-    best = dict(alpha=None if a_star is None else _exact_point(a_star), ratio=None)
+    refuted = _refuted_near_the_top(lr, r, kl_v, f_star, a_star)
+    if refuted is not None:
+        return refuted
     if a_star is None:
-        best["d"], best["ratio"] = kl_v, kl_v
+        best = _Best(None, kl_v, kl_v)
     else:
-        _, best["d"], best["ratio"] = check_at(best["alpha"])
+        alpha = _exact_point(a_star)
+        _, d, ratio = _check_at(lr, r, alpha)
+        best = _Best(alpha, d, ratio)
     if not _lo(r - kl_v) > 0:  # KL = rho within rounding: the limit alpha -> 1 cannot be decided
-        return ZCDPCheck("inconclusive", best["alpha"], best["d"], best["ratio"], "KL equals rho within the enclosure (alpha -> "
-                                                                                  "1)")
+        return ZCDPCheck("inconclusive", best.alpha, best.d, best.ratio, "KL equals rho within the enclosure (alpha -> "
+                                                                         "1)")
     # 3. near 1: D_alpha <= KL + (alpha - 1) R^2/8
     slope = _hi(R * R / 8 - r)
     gap = _lo(r - kl_v)
@@ -530,8 +511,63 @@ def _certify_zcdp(P: Mapping, Q: Mapping, rho: Any, max_pieces: int) -> ZCDPChec
     big = mpmath.mp.mpf(_hi(l_max / r)) if _hi(l_max) > 0 else mpmath.mp.mpf(1)
     if alpha_1 >= big:
         how = "R^2/8 <= rho and KL < rho (Hoeffding)" if slope <= 0 else "Hoeffding near 1 meets D_inf/rho"
-        return ZCDPCheck("holds", best["alpha"], best["d"], best["ratio"], how)
-    # 5. the middle [alpha_1, big]: chord bounds on the convex K, bisected where needed
+        return ZCDPCheck("holds", best.alpha, best.d, best.ratio, how)
+    return _prove_middle(lr, r, R, alpha_1, big, best, max_pieces)
+
+
+@dataclass(frozen=True)
+class _Best:
+    """The order where ``D_alpha / alpha`` is largest as far as found, with ``D_alpha`` and the ratio there."""
+
+    alpha: Any
+    d: Any
+    ratio: Any
+
+
+def _check_at(lr: LogRatios, r: Any, a: Any) -> tuple[bool, Any, Any]:
+    """Whether ``D_alpha > rho alpha`` is certain at the order ``a``, with ``D_alpha`` and ``D_alpha / alpha`` there."""
+    ac = to_ctx(lr.ctx, a)
+    K = _K(lr, a)
+    d = K / (ac - 1)
+    return _lo(K - r * ac * (ac - 1)) > 0, d, d / ac
+
+
+def _refuted_near_the_top(lr: LogRatios, r: Any, kl_v: Any, f_star: Any, a_star: Any) -> ZCDPCheck | None:
+    """Steps 1 and 2 of :func:`certify_zcdp`: a refutation at the best order found, or in the limit alpha -> 1."""
+    # 1. refutation at the best order found (the most informative witness)
+    if a_star is not None and f_star > _mid(r):
+        a = _exact_point(a_star)
+        bad, d, ratio = _check_at(lr, r, a)
+        if bad:
+            return ZCDPCheck("violated", a, d, ratio, "D_alpha > rho alpha at the order maximising D_alpha/alpha")
+    # 2. the limit alpha -> 1: KL > rho refutes just above 1 (D_alpha >= KL for alpha > 1)
+    if _lo(kl_v) > _hi(r):
+        a = _exact_point(1 + (_mid(kl_v) / _mid(r) - 1) / 2)
+        bad = False
+        if a > 1:  # KL above rho by a few ulps: the midpoint order rounds to exactly 1, where D_alpha / (alpha - 1) is 0/0
+            bad, d, ratio = _check_at(lr, r, a)
+        sup = {"sup": kl_v, "sup_at": "alpha -> 1 (KL)"} if a_star is None else {}
+        if bad:
+            return ZCDPCheck("violated", a, d, ratio, "KL > rho: D_alpha >= KL > rho alpha just above alpha = 1", extra=sup)
+        return ZCDPCheck("violated", None, kl_v, kl_v, "KL > rho: D_alpha -> KL > rho as alpha -> 1", extra=sup)
+    return None
+
+
+def _chord_bound(Ka: Any, Kb: Any, ac: Any, bc: Any, r: Any) -> Any:
+    """An upper bound of ``K(alpha) - rho alpha (alpha - 1)`` on ``[a, b]`` from the chord of the convex ``K``."""
+    s = (Kb - Ka) / (bc - ac)
+    vertex = (s + r) / (2 * r)
+    if _hi(vertex) <= _lo(ac):
+        return Ka - r * ac * (ac - 1)
+    if _lo(vertex) >= _hi(bc):
+        return Kb - r * bc * (bc - 1)
+    return Ka - s * ac + (s + r) ** 2 / (4 * r)
+
+
+def _prove_middle(lr: LogRatios, r: Any, R: Any, alpha_1: Any, big: Any, best: _Best, max_pieces: int) -> ZCDPCheck:
+    """Step 5 of :func:`certify_zcdp`: the middle ``[alpha_1, big]``, by chord bounds on the convex K, bisected where
+    needed."""
+    ctx = lr.ctx
     # pieces are geometric in alpha - 1 (the scale on which D_alpha moves near 1), split at geometric means
     lo_a = max((alpha_1 - 1) * (1 - mpmath.mp.mpf(2) ** -60), mpmath.mp.mpf(2) ** -(mpmath.mp.prec // 2))
     hi_a = (big - 1) * (1 + mpmath.mp.mpf(2) ** -60)
@@ -551,28 +587,21 @@ def _certify_zcdp(P: Mapping, Q: Mapping, rho: Any, max_pieces: int) -> ZCDPChec
         pieces += 1
         ac, bc = to_ctx(ctx, a), to_ctx(ctx, b)
         Ka, Kb = K_at(a), K_at(b)
-        s = (Kb - Ka) / (bc - ac)
-        vertex = (s + r) / (2 * r)
-        if _hi(vertex) <= _lo(ac):
-            bound = Ka - r * ac * (ac - 1)
-        elif _lo(vertex) >= _hi(bc):
-            bound = Kb - r * bc * (bc - 1)
-        else:
-            bound = Ka - s * ac + (s + r) ** 2 / (4 * r)
+        bound = _chord_bound(Ka, Kb, ac, bc, r)
         if _hi(bound) <= 0 or _hi(_taylor_bound(lr, r, R, a, b, Ka)) <= 0:
             continue
         m = 1 + _binary(mpmath.mp.sqrt(to_ctx(mpmath.mp, a - 1) * to_ctx(mpmath.mp, b - 1)))
         m = m if a < m < b else (a + b) / 2
-        bad, d, ratio = check_at(m)
+        bad, d, ratio = _check_at(lr, r, m)
         if bad:
             return ZCDPCheck("violated", m, d, ratio, "D_alpha > rho alpha at a bisection point", pieces)
         if pieces >= max_pieces or b - a < (a - 1) * Fraction(1, 2**80):
-            return ZCDPCheck("inconclusive", best["alpha"], best["d"], best["ratio"],
+            return ZCDPCheck("inconclusive", best.alpha, best.d, best.ratio,
                              f"not proved on [{mpmath.nstr(mpmath.mpf(a.numerator) / a.denominator, 8)}, "
                              f"{mpmath.nstr(mpmath.mpf(b.numerator) / b.denominator, 8)}] after {pieces} pieces", pieces)
         todo += [(a, m), (m, b)]
-    return ZCDPCheck("holds", best["alpha"], best["d"], best["ratio"], f"chord / Taylor bounds on {pieces} pieces of [alpha_1, "
-                                                                       f"D_inf/rho]", pieces)
+    return ZCDPCheck("holds", best.alpha, best.d, best.ratio, f"chord / Taylor bounds on {pieces} pieces of [alpha_1, "
+                                                              f"D_inf/rho]", pieces)
 
 
 def _taylor_bound(lr: LogRatios, r: Any, R: Any, a: Fraction, b: Fraction, Ka: Any) -> Any:
