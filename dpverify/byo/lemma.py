@@ -43,7 +43,7 @@ from proofs.claims import VERDICTS, Comparison, Domain, Instance, Obligation
 from proofs.registry import CLAIMS
 
 from .guard import caller, guarded_call, show_params
-from .mechanism import DEFAULT_BYO_DOMAIN, already
+from .mechanism import DEFAULT_BYO_DOMAIN, already, new_domain
 
 __all__ = ["Lemma", "RegisteredLemma", "register_lemma", "unregister_lemma", "describe_instance"]
 
@@ -190,19 +190,11 @@ def register_lemma(
         valid = (dict(params),) if params is not None else (tuple(dict(v) for v in spec.valid) if spec is not None else ({},))
     cid = claim_id or f"BYO.{name}"
     if "." not in cid:
-        raise InvalidParameter(f"claim_id={cid!r} must be dotted (e.g. 'MyPaper.Lem3'): claim ids are dotted, mechanism names "
-                               f"not")
+        raise InvalidParameter(f"claim_id={cid!r} must be dotted (e.g. 'MyPaper.Lem3'): "
+                               "claim ids are dotted, mechanism names not")
     if cid in CLAIMS and not replace:
         raise already(cid, "claim_id")
-    if isinstance(domain, Domain):
-        dom = domain
-    elif isinstance(domain, (tuple, list)) and len(domain) == 2:
-        from mechanisms import validation as V
-
-        dom = Domain(d=V.pos_int("d", domain[0]), max_count=V.nonneg_int("max_count", domain[1]), relation=relation,
-                     params=tuple(dict(v) for v in valid))
-    else:
-        raise InvalidParameter(f"domain={domain!r} must be (d, max_count) or a proofs.claims.Domain")
+    dom = new_domain(domain, relation, valid)
     code = f"{getattr(evaluate, '__module__', '?')}.{getattr(evaluate, '__qualname__', 'evaluate')}"
     lemma = Lemma(
         id=cid, title=title or f"lemma {name}", source=source or "user-registered lemma",

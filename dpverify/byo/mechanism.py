@@ -268,6 +268,17 @@ def _domain(domain: Domain | tuple[int, int] | None, claim: Any) -> Domain:
     return dc_replace(claim.domain, d=V.pos_int("d", domain[0]), max_count=V.nonneg_int("max_count", domain[1]))
 
 
+def new_domain(domain: Domain | tuple[int, int], relation: str, valid: Sequence[Mapping[str, Any]]) -> Domain:
+    """A registered entry's domain: ``domain`` itself, or ``(d, max_count)`` under ``relation`` at the parameter
+    dicts ``valid``; ``InvalidParameter`` for anything else."""
+    if isinstance(domain, Domain):
+        return domain
+    if isinstance(domain, (tuple, list)) and len(domain) == 2:
+        return Domain(d=V.pos_int("d", domain[0]), max_count=V.nonneg_int("max_count", domain[1]), relation=relation,
+                      params=tuple(dict(v) for v in valid))
+    raise InvalidParameter(f"domain={domain!r} must be (d, max_count) or a proofs.claims.Domain")
+
+
 def already(name: str, what: str) -> InvalidParameter:
     """The "registered twice" error, saying where the first registration was (when it was a user's)."""
     first = origin_of(name)
@@ -340,8 +351,8 @@ def _checked_arguments(name: str, notion: str | None, params: Mapping[str, Any] 
         valid = (dict(params or {}),)
     cid = claim_id or f"BYO.{name}"
     if not isinstance(cid, str) or "." not in cid:
-        raise InvalidParameter(f"claim_id={cid!r} must be dotted (e.g. 'MyPaper.Thm1'): claim ids are dotted, mechanism names "
-                               f"not")
+        raise InvalidParameter(f"claim_id={cid!r} must be dotted (e.g. 'MyPaper.Thm1'): "
+                               "claim ids are dotted, mechanism names not")
     return notion, valid, cid
 
 
@@ -382,13 +393,7 @@ def _enter(spec: MechanismSpec, claim_obj: PrivacyClaim, origin: Origin, replace
 def _privacy_claim(spec: MechanismSpec, domain: Any, cid: str, notion: str, points: Callable) -> PrivacyClaim:
     """The registry entry's claim (:func:`~dpverify.checker.spec_claims.spec_claim`) with the user's points and notion,
     at every valid parameter dict."""
-    if isinstance(domain, Domain):
-        dom = domain
-    elif isinstance(domain, (tuple, list)) and len(domain) == 2:
-        dom = Domain(d=V.pos_int("d", domain[0]), max_count=V.nonneg_int("max_count", domain[1]), relation=spec.relation,
-                     params=tuple(dict(v) for v in spec.valid))
-    else:
-        raise InvalidParameter(f"domain={domain!r} must be (d, max_count) or a proofs.claims.Domain")
+    dom = new_domain(domain, spec.relation, spec.valid)
     base = spec_claim(dc_replace(spec, claim=lambda p: points(p)[0]), domain=dom, claim_id=cid)
 
     def mechanism(q: Mapping[str, Any], f: Callable[..., Any] = spec.factory) -> Any:
