@@ -89,6 +89,23 @@ def render_mutation_page(data: dict, outdir: Path | str = "reports") -> Path:
              "The issue's own first measurement (150 mutants sampled over checker/profile.py, checker/neighbours.py and the "
              "then\n",
              "single mechanisms/limited_domain.py) found 64 %, 88 % and 72 % killed (78 %, 94 %, 86 % non-equivalent).\n\n"]
+    lines.append(_modules_table(mods))
+    todo = data.get("todo") or {}
+    if todo:
+        lines.append("\n## Not yet in the harness\n\n")
+        lines += [f"- `{esc(m)}`: {esc(why)}\n" for m, why in sorted(todo.items())]
+    lines.append("\n## Test selections\n\n")
+    lines.append(table(["module", "tests"], [[esc(m), ", ".join(_code(t) for t in mods[m].get("tests", []))]
+                                              for m in sorted(mods) if "run" in mods[m]]))
+    lines += _survivors(mods)
+    p = Path(outdir) / "mutation.md"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text("".join(lines).rstrip("\n") + "\n", encoding="utf-8")
+    return p
+
+
+def _modules_table(mods: dict) -> str:
+    """One row per module: mutants run, killed, equivalent, gaps, the scores against the target, the figures before."""
     rows = []
     for m in sorted(mods):
         e = mods[m]
@@ -103,16 +120,13 @@ def render_mutation_page(data: dict, outdir: Path | str = "reports") -> Path:
         rows.append([esc(m), f"{e['run']} / {e['generated']}" + (f" (seed {e['seed']})" if e["sampled"] else ""),
                      str(e["killed"]), str(e["equivalent"]), str(gaps), _pct(e["score"]), _score(e),
                      "yes" if met else "**no**", before, f"`{e['commit']}`"])
-    lines.append(table(["module", "run / generated", "killed", "equivalent", "gaps", "score", "non-equivalent",
-                        f">= {100 * TARGET:.0f} %", "before (non-equivalent)", "commit"], rows))
-    todo = data.get("todo") or {}
-    if todo:
-        lines.append("\n## Not yet in the harness\n\n")
-        lines += [f"- `{esc(m)}`: {esc(why)}\n" for m, why in sorted(todo.items())]
-    lines.append("\n## Test selections\n\n")
-    lines.append(table(["module", "tests"], [[esc(m), ", ".join(_code(t) for t in mods[m].get("tests", []))]
-                                              for m in sorted(mods) if "run" in mods[m]]))
-    lines.append("\n## Survivors\n\n")
+    return table(["module", "run / generated", "killed", "equivalent", "gaps", "score", "non-equivalent",
+                  f">= {100 * TARGET:.0f} %", "before (non-equivalent)", "commit"], rows)
+
+
+def _survivors(mods: dict) -> list[str]:
+    """Every surviving mutant per module: its line, the change, and why it is equivalent (or that it is a gap)."""
+    lines = ["\n## Survivors\n\n"]
     for m in sorted(mods):
         e = mods[m]
         if not e.get("survivors"):
@@ -124,10 +138,7 @@ def render_mutation_page(data: dict, outdir: Path | str = "reports") -> Path:
             why = esc(s["reason"]) if s["reason"] else f"**gap** ({esc(s['status'])}): no test tells it from the original"
             srows.append([str(s["line"]), esc(s["function"]), before, after, why])
         lines.append(table(["line", "function", "original", "mutant", "equivalent because"], srows) + "\n")
-    p = Path(outdir) / "mutation.md"
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text("".join(lines).rstrip("\n") + "\n", encoding="utf-8")
-    return p
+    return lines
 
 
 def write_mutation(data: dict, outdir: Path | str = "reports") -> Path:
