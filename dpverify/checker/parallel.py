@@ -207,34 +207,14 @@ def run_jobs(
         workers start on the first claims while the parent enumerates the later ones)."""
         for j, job in enumerate(jobs):
             claim = claims[job.claim_id]
-            n, planned = 0, 0
-            if not isinstance(claim, Statement):
-                code = code_hash(_module_of(claim)) if store else ""
-                size = chunk_size
-                try:
-                    items = list(instances_of(claim, job.domain))
-                    size = job_chunk_size(len(items), chunk_size)
-                    blocks = list(_chunks(items, size))
-                except Exception as exc:  # noqa: BLE001 - enumeration itself crashed
-                    blocks = []
-                    partial_of[(j, 0)] = Partial(error=f"{type(exc).__name__}: {exc}")
-                    n = 1
-                todo = []
-                for c, block in enumerate(blocks):
-                    n += 1
-                    key = ResultStore.key(job.claim_id, repr(job.domain), c, size, job.prec, job.certify, code) if store else ""
-                    hit = store.get(key) if store else None
-                    if hit is not None and not hit.error:
-                        partial_of[(j, c)] = hit
-                    else:
-                        todo.append((c, key, block))
-                planned = len(todo)
-                counts[j], remaining[j] = n, planned
-                for c, key, block in todo:
-                    plan.append((j, c, key))
-                    yield (job.claim_id, block, job.prec, job.certify)
-            else:
-                counts[j], remaining[j] = n, planned
+            if isinstance(claim, Statement):
+                counts[j], remaining[j] = 0, 0
+                continue
+            n, todo = _job_chunks(claim, j, job, store, chunk_size, partial_of)
+            counts[j], remaining[j] = n, len(todo)
+            for c, key, block in todo:
+                plan.append((j, c, key))
+                yield (job.claim_id, block, job.prec, job.certify)
 
     try:
         for i, part in enumerate(executor.map(_scan_task, tasks())):
@@ -256,6 +236,36 @@ def run_jobs(
 def _module_of(claim: Claim) -> str:
     fn = getattr(claim, "evaluate", None) or getattr(claim, "mechanism", None)
     return getattr(fn, "__module__", "proofs.claims") or "proofs.claims"
+
+
+def _job_chunks(claim: Any, j: int, job: Job, store: ResultStore | None, chunk_size: int,
+                partial_of: dict[tuple[int, int], Partial]) -> tuple[int, list[tuple[int, str, list[Instance]]]]:
+    """Job ``j``'s instances in chunks: how many chunks it has, and those still to scan ``(index, store key, chunk)``.
+
+    Chunks the store already holds (without an error) go straight into ``partial_of``; an enumeration that raises
+    is one chunk whose partial carries the error.
+    """
+    n = 0
+    code = code_hash(_module_of(claim)) if store else ""
+    size = chunk_size
+    try:
+        items = list(instances_of(claim, job.domain))
+        size = job_chunk_size(len(items), chunk_size)
+        blocks = list(_chunks(items, size))
+    except Exception as exc:  # noqa: BLE001 - enumeration itself crashed
+        blocks = []
+        partial_of[(j, 0)] = Partial(error=f"{type(exc).__name__}: {exc}")
+        n = 1
+    todo = []
+    for c, block in enumerate(blocks):
+        n += 1
+        key = ResultStore.key(job.claim_id, repr(job.domain), c, size, job.prec, job.certify, code) if store else ""
+        hit = store.get(key) if store else None
+        if hit is not None and not hit.error:
+            partial_of[(j, c)] = hit
+        else:
+            todo.append((c, key, block))
+    return n, todo
 
 
 def _assemble(claims: dict, j: int, job: Job, nchunks: int, partial_of: dict) -> CheckResult:
