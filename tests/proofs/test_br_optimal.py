@@ -17,7 +17,7 @@ import pytest
 from proofs.composition import _float_interval as FI
 from proofs.composition import br_optimal as B
 from proofs.composition import bounds as C
-from proofs.composition import pld, range_bounded
+from proofs.composition import range_bounded
 from proofs.composition import zcdp as Z
 
 D6 = F(1, 10**6)
@@ -27,12 +27,13 @@ def _mp(x):
     return mpmath.mpf(x.numerator) / x.denominator if isinstance(x, F) else mpmath.mpf(x)
 
 
-@pytest.mark.parametrize("k,eps,g", [(1, F(1, 100), F(1, 200)), (5, F(3, 10), F(1, 2)), (30, F(1, 5), F(2)), (100, F(1, 10), F(2)),
+@pytest.mark.parametrize("k,eps,g",
+                         [(1, F(1, 100), F(1, 200)), (5, F(3, 10), F(1, 2)), (30, F(1, 5), F(2)), (100, F(1, 10), F(2)),
                                      (12, F(1), F(3)), (400, F(1, 10), F(7, 2))])
 def test_fast_enclosures_contain_the_direct_formula(k, eps, g):
     c = B.br_delta_candidates(k, eps, g)
     with mpmath.workprec(200):
-        for ell, lo, hi, ok in zip(c.ells, c.lo, c.hi, c.lower_ok):
+        for ell, lo, hi, ok in zip(c.ells, c.lo, c.hi, c.lower_ok, strict=True):
             exact = B.s_ell(mpmath.mp, k, eps, g, int(ell), B.candidate_t(k, eps, g, int(ell)))
             assert mpmath.mpf(hi) >= exact, (ell, hi, exact)
             if ok:
@@ -44,12 +45,13 @@ def test_float_interval_arithmetic_encloses_exact_results():
     for _ in range(200):
         a, b = F(rnd.randint(1, 10**6), rnd.randint(1, 10**6)), F(rnd.randint(1, 10**6), rnd.randint(1, 10**6))
         (al, ah), (bl, bh) = FI.from_fraction(a), FI.from_fraction(b)
-        for (lo, hi), exact in ((FI.mul(al, ah, bl, bh), a * b), (FI.div(al, ah, bl, bh), a / b), (FI.add(al, ah, bl, bh), a + b)):
+        for (lo, hi), exact in ((FI.mul(al, ah, bl, bh), a * b), (FI.div(al, ah, bl, bh), a / b),
+                                (FI.add(al, ah, bl, bh), a + b)):
             assert F(float(lo)) <= exact <= F(float(hi))
     xs = np.array([1e-9, 1e-4, 0.05, 0.5, 1.0, 3.0, 40.0])
     for (lo, hi), f in ((FI.expm1_pos(xs, xs), mpmath.expm1), (FI.exp_pos(xs, xs), mpmath.exp)):
         with mpmath.workprec(200):
-            for x, l_, h_ in zip(xs, lo, hi):
+            for x, l_, h_ in zip(xs, lo, hi, strict=True):
                 v = f(mpmath.mpf(float(x)))
                 assert mpmath.mpf(l_) <= v <= mpmath.mpf(h_) and (h_ - l_) <= 1e-11 * float(v)  # squarings widen exp(40)
     s = FI.spow(FI.scaled(0.5, 0.5), np.array([1000]))  # 2^-1000: far below float range, kept by the exponent
@@ -76,7 +78,8 @@ def test_certified_optimum_contains_a_direct_bisection(k, eps):
     assert float(r.eps_hi - r.eps_lo) <= 1e-9 * float(r.eps_hi)
 
 
-@pytest.mark.parametrize("k,eps,want", [(1000, F(1, 10), "8.3006452"), (100, F(1, 10), "2.2460262"), (1000, F(1, 100), "0.6479538"),
+@pytest.mark.parametrize("k,eps,want",
+                         [(1000, F(1, 10), "8.3006452"), (100, F(1, 10), "2.2460262"), (1000, F(1, 100), "0.6479538"),
                                         (10, F(1), "7.7133163"), (1000, F(1), "196.3105779")])
 def test_published_style_table_values_and_the_pld_of_the_winning_pair(k, eps, want):
     """The research notes' table (independent scratch code) and the exact PLD of RR_(eps,t*)^k (both directions)."""
@@ -97,8 +100,8 @@ def test_the_golden_section_search_is_caught_below_the_optimum():
 def test_lower_end_is_attained_by_a_pair():
     r = B.br_optimal_eps(50, F(1, 10), D6)
     with mpmath.workprec(200):
-        best = max(range_bounded.br_delta_t(50, F(1, 10), B.candidate_t(50, F(1, 10), r.eps_lo, l), r.eps_lo)
-                   for l in range(r.ell - 3, r.ell + 4))
+        best = max(range_bounded.br_delta_t(50, F(1, 10), B.candidate_t(50, F(1, 10), r.eps_lo, ell), r.eps_lo)
+                   for ell in range(r.ell - 3, r.ell + 4))
         assert best > _mp(D6)  # so no valid accountant for 50 non-adaptive steps can be below eps_lo
 
 

@@ -130,8 +130,10 @@ def test_heterogeneous_bounds_above_truth():
 
 
 @pytest.mark.parametrize("bound,inverse,truth,ks", [
-    (lambda k, e, d: C.advanced_eps(C.homogeneous(k, e), d), lambda k, e, x: C.advanced_delta(C.homogeneous(k, e), x), rr_truth, K_FAST),
-    (lambda k, e, d: C.range_bounded_eps(C.homogeneous(k, e), d), lambda k, e, x: C.range_bounded_delta(C.homogeneous(k, e), x), br_truth, (1, 5, 20)),
+    (lambda k, e, d: C.advanced_eps(C.homogeneous(k, e), d), lambda k, e, x: C.advanced_delta(C.homogeneous(k, e), x), rr_truth,
+     K_FAST),
+    (lambda k, e, d: C.range_bounded_eps(C.homogeneous(k, e), d), lambda k, e, x: C.range_bounded_delta(C.homogeneous(k, e), x),
+     br_truth, (1, 5, 20)),
 ])
 def test_delta_direction(bound, inverse, truth, ks):
     """delta-for-eps: inverse(eps) >= truth(eps) on an eps grid, and inverse(bound(delta)) <= delta."""
@@ -196,7 +198,8 @@ def test_claim_4_2_rewriting():
         t = C.range_bounded_terms(C.homogeneous(50, a * F(1, 10)), F(1, 10**6))["rb"]
         with exact_context(256) as ctx:
             L = ctx.log(lift(ctx, 10**6))
-            want = 50 * lift(ctx, a) ** 2 * lift(ctx, F(1, 100)) / 2 + ctx.sqrt(lift(ctx, a) ** 2 / 2 * 50 * L) * lift(ctx, F(1, 10))
+            want = (50 * lift(ctx, a) ** 2 * lift(ctx, F(1, 100)) / 2
+                    + ctx.sqrt(lift(ctx, a) ** 2 / 2 * 50 * L) * lift(ctx, F(1, 10)))
             assert close(t, want)
 
 
@@ -205,13 +208,17 @@ def test_claim_4_2_rewriting():
 MUTANTS = {
     "eq.(4) sqrt term dropped": (lambda k, e, d: mp(k * e * e) / 2 if k > 1 else e, br_truth, (5, 10, 50)),
     "eq.(4) times 0.95": (lambda k, e, d: C.range_bounded_eps(C.homogeneous(k, e), d) * mp(F(95, 100)), br_truth, (1, 2, 5)),
-    "eq.(4) used for eps-DP (range-bounded dropped)": (lambda k, e, d: C.range_bounded_eps(C.homogeneous(k, e), d), rr_truth, (5, 100)),
+    "eq.(4) used for eps-DP (range-bounded dropped)": (lambda k, e, d: C.range_bounded_eps(C.homogeneous(k, e), d), rr_truth,
+                                                       (5, 100)),
     "Theorem 3 with the RB sqrt term": (
-        lambda k, e, d: min(mp(k * e), C.advanced_terms(C.homogeneous(k, e), d)["kov"] - C.advanced_terms(C.homogeneous(k, e), d)["basic"] * 0
-                            - mpmath.sqrt(mp(2 * k * e * e) * mpmath.log(1 / mp(d))) + mpmath.sqrt(mp(k * e * e) * mpmath.log(1 / mp(d)) / 2)),
+        lambda k, e, d: min(mp(k * e), C.advanced_terms(C.homogeneous(k, e), d)["kov"]
+                            - C.advanced_terms(C.homogeneous(k, e), d)["basic"] * 0
+                            - mpmath.sqrt(mp(2 * k * e * e) * mpmath.log(1 / mp(d)))
+                            + mpmath.sqrt(mp(k * e * e) * mpmath.log(1 / mp(d)) / 2)),
         rr_truth, (5, 100, 1000)),
     "optimal eps of (k-1) steps": (lambda k, e, d: O.kov_eps(k - 1, e, d) if k > 1 else mp(0), rr_truth, (2, 10, 100)),
-    "DRV10 without the k eps (e^eps - 1) term": (lambda k, e, d: C.drv_eps(k, e, d) - mp(k * e) * (mpmath.exp(mp(e)) - 1), rr_truth, (100, 1000)),
+    "DRV10 without the k eps (e^eps - 1) term": (lambda k, e, d: C.drv_eps(k, e, d) - mp(k * e) * (mpmath.exp(mp(e)) - 1),
+                                                 rr_truth, (100, 1000)),
 }
 
 
@@ -231,7 +238,7 @@ def test_mutant_lemma_a1_transcriptions_are_caught():
         for i in (2, 3):  # (for i = 1 the exponent typo changes nothing: l = 0 only)
             bf = pld.product_delta_bruteforce([pair] * k, (k - 2 * i) * e)
             wrong_den = O._delta_i(ctx, k, E, i) * (1 + E) ** k / (1 + E) ** (k + 1)
-            wrong_exp = sum(ctx.mpf(math.comb(k, l)) * (E ** (k - l) - E ** (k - 2 * i - l)) for l in range(i)) / (1 + E) ** k
+            wrong_exp = sum(ctx.mpf(math.comb(k, j)) * (E ** (k - j) - E ** (k - 2 * i - j)) for j in range(i)) / (1 + E) ** k
             assert not close(wrong_den, bf) and not close(wrong_exp, bf)
             assert close(O._delta_i(ctx, k, E, i), bf)
 

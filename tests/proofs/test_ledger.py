@@ -26,5 +26,6 @@ def test_pinned_verdict(claim):
 def test_every_claim_cites_a_paper_id():
     ids = set(required_ids())
     for c in CLAIMS:
-        assert c.paper_id in ids or is_other_paper(c.id), f"{c.id} is not an id of the claims index nor of a registered other paper"
+        assert c.paper_id in ids or is_other_paper(c.id), (
+            f"{c.id} is not an id of the claims index nor of a registered other paper")
         assert c.source and c.statement and c.code, c.id

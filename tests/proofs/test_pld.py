@@ -133,7 +133,8 @@ def test_adaptive_br_dominates_non_adaptive_and_matches_k1():
         if k == 1:
             assert close(ad, fixed)
     # the gap exists (DDR20): k = 5, eps = 1/2, x = 1
-    assert range_bounded.br_adaptive_delta(5, F(1, 2), 1, m=8) > max(range_bounded.br_delta_t(5, F(1, 2), F(j, 16), 1) for j in range(1, 8))
+    assert range_bounded.br_adaptive_delta(5, F(1, 2), 1,
+                                           m=8) > max(range_bounded.br_delta_t(5, F(1, 2), F(j, 16), 1) for j in range(1, 8))
 
 
 def test_br_is_never_worse_than_rr():
