@@ -1,6 +1,6 @@
 """What every mechanism shares: outcomes, tie-breaking, the protocol, exact arithmetic.
 
-Outcomes (DESIGN.md):
+Outcomes (docs/design.md):
 - an ordered tuple of 0-based item indices, e.g. ``(2, 0)`` = "item 2 first, then item 0";
 - a ``frozenset`` of indices for unordered mechanisms (JOINT, TS's random-order output);
 - an ordered tuple that *ends* with :data:`BOT` when a mechanism stops early
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any, Hashable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Hashable, Iterator, Literal, Mapping, Protocol, Sequence, runtime_checkable
 
 import mpmath
 import numpy as np
@@ -72,13 +72,13 @@ class Bot:
     def __str__(self) -> str:
         return "⊥"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Bot], tuple[()]]:
         return (Bot, ())
 
     def __hash__(self) -> int:
         # a fixed integer, not hash("..."): str hashes are salted per process (PYTHONHASHSEED), which made the
         # iteration order of sets of outcomes -- and so the witness the checker reports among equal margins -- vary
-        # from run to run; report pages must be byte-identical for the same inputs (issue 8)
+        # from run to run; report pages must be byte-identical for the same inputs
         return _BOT_HASH
 
     def __eq__(self, other: object) -> bool:
@@ -113,12 +113,12 @@ class _IntervalPrecision:
     def __init__(self, prec: int):
         self.prec = prec
 
-    def __enter__(self):
+    def __enter__(self) -> Any:
         self.saved = mpmath.iv.prec
         mpmath.iv.prec = self.prec
         return mpmath.iv
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         mpmath.iv.prec = self.saved
         return False
 
@@ -209,7 +209,7 @@ def critical_scales_of(mechanism: Any) -> tuple[Any, ...]:
 
 @runtime_checkable
 class Mechanism(Protocol):
-    """What a mechanism offers (DESIGN.md, STYLE.md §1-3).
+    """What a mechanism offers (docs/design.md, docs/style.md §1-3).
 
     A mechanism is a frozen dataclass of parameters, validated in
     ``__post_init__``, with:

@@ -87,13 +87,15 @@ def relative_counts(h: Sequence[int]) -> np.ndarray:
     only region that matters for selection) and keeps every exponent <= 0.
     """
     a = sampler_counts(h)
-    return (a - a.max()).astype(np.float64)
+    result: np.ndarray = (a - a.max()).astype(np.float64)
+    return result
 
 
 def relative_ints(h: Sequence[int]) -> np.ndarray:
     """``h - max(h)`` as int64 (exact; counts up to 2**63-1)."""
     a = sampler_counts(h)
-    return a - a.max()
+    result: np.ndarray = a - a.max()
+    return result
 
 
 #: A float sampler adds noise of scale ``s`` (in counts) to a relative count ``r``;

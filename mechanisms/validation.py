@@ -45,7 +45,8 @@ def real(name: str, value: Any) -> Real:
         value = float(value)
         if not math.isfinite(value):
             raise InvalidParameter(f"{name}={value!r} must be finite")
-        return value
+        result: int | float | Fraction = value
+        return result
     raise InvalidParameterType(f"{name}={value!r} must be a real number")
 
 

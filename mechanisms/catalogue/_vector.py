@@ -19,7 +19,8 @@ from mechanisms import validation as V
 from mechanisms.base import MechanismBase
 from mechanisms.errors import InvalidHistogram
 
-__all__ = ["VectorMechanism", "lap_logpdf", "lap_logcdf", "lap_logsf", "exp_logpdf", "exp_logcdf", "BELOW", "ABORTED", "unique_rows"]
+__all__ = ["VectorMechanism", "lap_logpdf", "lap_logcdf", "lap_logsf", "exp_logpdf", "exp_logcdf", "BELOW", "ABORTED",
+           "unique_rows"]
 
 #: Float encodings of the sparse-vector answers that release no value: ⊥ ("below") and "aborted" (after the cutoff).
 BELOW = -math.inf
@@ -51,7 +52,8 @@ class VectorMechanism(MechanismBase):
         h = V.histogram(h)
         if n is not None and len(h) != n:
             raise InvalidHistogram(f"len(h)={len(h)} must be {n} for this mechanism")
-        return h
+        result: tuple[int, ...] = h
+        return result
 
 
 def unique_rows(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -67,14 +69,16 @@ def unique_rows(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def lap_logpdf(x: np.ndarray, mu: Any, b: float) -> np.ndarray:
     """``ln`` of the ``mu + Lap(b)`` density at ``x`` (elementwise)."""
-    return -np.abs(x - mu) / b - math.log(2 * b)
+    result: np.ndarray = -np.abs(x - mu) / b - math.log(2 * b)
+    return result
 
 
 def lap_logcdf(x: np.ndarray, mu: Any, b: float) -> np.ndarray:
     """``ln Pr[mu + Lap(b) <= x]``, accurate in both tails."""
     z = (np.asarray(x, dtype=np.float64) - mu) / b
     with np.errstate(over="ignore", invalid="ignore"):
-        return np.where(z < 0, z - math.log(2), np.log1p(-0.5 * np.exp(-np.abs(z))))
+        result: np.ndarray = np.where(z < 0, z - math.log(2), np.log1p(-0.5 * np.exp(-np.abs(z))))
+        return result
 
 
 def lap_logsf(x: np.ndarray, mu: Any, b: float) -> np.ndarray:

@@ -53,7 +53,8 @@ class TruncatedGeometric(VectorMechanism, ExactMechanism):
         self._set(eps=Fraction(v) if isinstance(v, float) else v)
         self._set(n=V.pos_int("n", self.n))
         if self.n > _MAX_N:
-            raise InvalidParameter(f"n={self.n} must be <= {_MAX_N} (d = (2^(k+1)+1)(2^k+1)^(n-1) must fit the sampler's integers)")
+            raise InvalidParameter(f"n={self.n} must be <= {_MAX_N} (d = (2^(k+1)+1)(2^k+1)^(n-1) must fit the sampler's "
+                                   f"integers)")
         if self.log not in ("ln", "log2"):
             raise InvalidParameter(f"log={self.log!r} must be 'ln' or 'log2'")
         if self.D > _MAX_D:
@@ -67,7 +68,8 @@ class TruncatedGeometric(VectorMechanism, ExactMechanism):
     @property
     def D(self) -> int:
         """``d = (2^(k+1) + 1)(2^k + 1)^(n-1)``."""
-        return (2 ** (self.k + 1) + 1) * (2**self.k + 1) ** (self.n - 1)
+        result: int = (2 ** (self.k + 1) + 1) * (2**self.k + 1) ** (self.n - 1)
+        return result
 
     @property
     def true_eps(self) -> float:

@@ -9,10 +9,13 @@ continuous); ``log_density(h, X)`` gives the exact log-density of each row of
 
 | class | source | output | true eps (relation) |
 |---|---|---|---|
-| :class:`LaplaceMechanism` | Dwork et al. 2006; StatDP Alg. 9 "histogram" (Ding et al. CCS 2018) | ``a_i + Lap(1/eps)`` for every i | ``eps`` (one query changes by 1: ``delta:1``) |
-| :class:`NoisyHistWrongScale` | Ding et al. Alg. 10 (incorrect histogram) | ``a_i + Lap(eps)`` | ``1/eps`` (``delta:1``) |
-| :class:`LaplaceParallel` | DP-Sniper's ``LaplaceParallel`` (Bichsel et al. S&P 2021) | ``copies`` independent ``a + Lap(1/eps_each)`` of one scalar | ``copies * eps_each`` |
-| :class:`PrefixSum` | ShadowDP (Wang et al. PLDI 2019) | ``s_j = sum_{i <= j} (a_i + Lap(1/eps))`` | ``eps`` under ``delta:1``; ``n eps`` when every query may change (``linf``) |
+| ``LaplaceMechanism`` | Dwork et al. 2006; StatDP Alg. 9 (Ding et al. CCS 2018) | ``a_i + Lap(1/eps)`` | ``eps`` (``delta:1``) |
+| ``NoisyHistWrongScale`` | Ding et al. Alg. 10 (incorrect histogram) | ``a_i + Lap(eps)`` | ``1/eps`` (``delta:1``) |
+| ``LaplaceParallel`` | DP-Sniper (Bichsel et al. S&P 2021) | ``a + Lap(1/eps_each)``, ``copies`` times | ``copies * eps_each`` |
+| ``PrefixSum`` | ShadowDP (Wang et al. PLDI 2019) | ``s_j = sum_{i <= j} (a_i + Lap(1/eps))`` | ``eps`` (``delta:1``) |
+
+``LaplaceMechanism`` adds noise to every query (one query changes by 1 under ``delta:1``); ``LaplaceParallel`` releases
+``copies`` independent noisy copies of one scalar; ``PrefixSum`` is ``n eps``-DP when every query may change.
 
 The prefix-sum map is a bijection of the noisy vector with Jacobian 1, so its
 density is the product of the Laplace densities of the first differences.
@@ -63,7 +66,8 @@ class LaplaceMechanism(VectorMechanism):
 
     def log_density(self, h: Sequence[int], X: np.ndarray) -> np.ndarray:
         a = np.asarray(self._h(h), dtype=np.float64)
-        return lap_logpdf(np.asarray(X, dtype=np.float64), a[None, :], self.scale).sum(axis=1)
+        result: np.ndarray = lap_logpdf(np.asarray(X, dtype=np.float64), a[None, :], self.scale).sum(axis=1)
+        return result
 
 
 @dataclass(frozen=True)
@@ -108,7 +112,9 @@ class LaplaceParallel(VectorMechanism):
 
     def log_density(self, h: Sequence[int], X: np.ndarray) -> np.ndarray:
         a = float(self._h(h, 1)[0])
-        return lap_logpdf(np.asarray(X, dtype=np.float64), a, 1 / sampler_float("eps_each", self.eps_each)).sum(axis=1)
+        b = 1 / sampler_float("eps_each", self.eps_each)
+        result: np.ndarray = lap_logpdf(np.asarray(X, dtype=np.float64), a, b).sum(axis=1)
+        return result
 
 
 @dataclass(frozen=True)
@@ -135,4 +141,5 @@ class PrefixSum(VectorMechanism):
         if X.ndim != 2 or X.shape[1] != a.size:
             raise InvalidParameter(f"X of shape {X.shape} must have {a.size} columns")
         diffs = np.diff(X, axis=1, prepend=0.0)
-        return lap_logpdf(diffs, a[None, :], 1 / sampler_float("eps", self.eps)).sum(axis=1)
+        result: np.ndarray = lap_logpdf(diffs, a[None, :], 1 / sampler_float("eps", self.eps)).sum(axis=1)
+        return result

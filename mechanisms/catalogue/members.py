@@ -70,24 +70,36 @@ MEMBERS: tuple[Member, ...] = (
            "ln(1 + 2^-3) = 0.1178 (k = ceil(ln 20) = 3)", False, "Balcer & Vadhan Alg. 4.8 (natural log, as DP-Sniper)", True),
     Member("NoisyHist1", lambda: LaplaceMechanism(EPS), 5, "delta:1", EPS, 0.1, "0.1", True, "StatDP Alg. 9"),
     Member("NoisyHist2", lambda: NoisyHistWrongScale(EPS), 5, "delta:1", EPS, 10.0, "1/eps = 10", False, "StatDP Alg. 10"),
-    Member("ReportNoisyMax1", lambda: NoisyMax(EPS, "laplace", "index"), 5, "linf", EPS, None, "<= 0.1", True, "StatDP Alg. 5", True),
-    Member("ReportNoisyMax2", lambda: NoisyMax(EPS, "exponential", "index"), 5, "linf", EPS, None, "<= 0.1", True, "StatDP Alg. 6", True),
-    Member("ReportNoisyMax3", lambda: NoisyMax(EPS, "laplace", "value"), 5, "linf", EPS, 0.25, "n eps / 2 = 0.25", False, "StatDP Alg. 7"),
-    Member("ReportNoisyMax4", lambda: NoisyMax(EPS, "exponential", "value"), 5, "linf", EPS, math.inf, "inf (support shift)", False, "StatDP Alg. 8"),
+    Member("ReportNoisyMax1", lambda: NoisyMax(EPS, "laplace", "index"), 5, "linf", EPS, None, "<= 0.1", True,
+           "StatDP Alg. 5", True),
+    Member("ReportNoisyMax2", lambda: NoisyMax(EPS, "exponential", "index"), 5, "linf", EPS, None, "<= 0.1", True,
+           "StatDP Alg. 6", True),
+    Member("ReportNoisyMax3", lambda: NoisyMax(EPS, "laplace", "value"), 5, "linf", EPS, 0.25, "n eps / 2 = "
+                                                                                               "0.25", False, "StatDP Alg. 7"),
+    Member("ReportNoisyMax4", lambda: NoisyMax(EPS, "exponential", "value"), 5, "linf", EPS, math.inf,
+           "inf (support shift)", False, "StatDP Alg. 8"),
     Member("SVT1", lambda: LyuSVT(1, EPS, Fraction(1, 2), 1), 10, "linf", EPS, None, "<= 0.1", True, "Lyu et al. Alg. 1", True),
     Member("SVT2", lambda: LyuSVT(2, EPS, 1, 1), 10, "linf", EPS, None, "<= 0.1", True, "Lyu et al. Alg. 2", True),
-    Member("SVT3", lambda: LyuSVT(3, EPS, 1, 1), 10, "linf", EPS, None, "not 0.1-DP (inf for unbounded n)", False, "Lyu et al. Alg. 3"),
-    Member("SVT4", lambda: LyuSVT(4, EPS, 1, 1), 10, "linf", EPS, None, "<= (1 + 6c) eps / 4 = 0.175, > 0.1", False, "Lyu et al. Alg. 4", True),
+    Member("SVT3", lambda: LyuSVT(3, EPS, 1, 1), 10, "linf", EPS, None, "not 0.1-DP (inf for unbounded "
+                                                                        "n)", False, "Lyu et al. Alg. 3"),
+    Member("SVT4", lambda: LyuSVT(4, EPS, 1, 1), 10, "linf", EPS, None, "<= (1 + 6c) eps / 4 = 0.175, > "
+                                                                        "0.1", False, "Lyu et al. Alg. 4", True),
     Member("SVT5", lambda: LyuSVT(5, EPS, 1, 1), 10, "linf", EPS, math.inf, "inf", False, "Lyu et al. Alg. 5", True),
-    Member("SVT6", lambda: LyuSVT(6, EPS, 1, 1), 10, "linf", EPS, None, "not 0.1-DP (inf for unbounded n)", False, "Lyu et al. Alg. 6", True),
-    Member("Rappor", lambda: Rappor(), 1, "delta:1", Fraction(2, 5), None, "<= 0.4 (0.05 per differing Bloom bit, at most 8)", True,
+    Member("SVT6", lambda: LyuSVT(6, EPS, 1, 1), 10, "linf", EPS, None, "not 0.1-DP (inf for unbounded "
+                                                                        "n)", False, "Lyu et al. Alg. 6", True),
+    Member("Rappor", lambda: Rappor(), 1, "delta:1", Fraction(2, 5), None, "<= 0.4 (0.05 per differing Bloom bit, at most "
+                                                                           "8)", True,
            "Erlingsson et al. steps 1-3"),
-    Member("OneTimeRappor", lambda: OneTimeRappor(), 1, "delta:1", Fraction(4, 5), None, "<= 0.8 (0.1 per differing Bloom bit, at most 8)", True,
+    Member("OneTimeRappor", lambda: OneTimeRappor(), 1, "delta:1", Fraction(4, 5), None, "<= 0.8 (0.1 per differing Bloom bit, "
+                                                                                         "at most 8)", True,
            "Erlingsson et al. steps 1-2"),
-    Member("LaplaceParallel", lambda: LaplaceParallel(Fraction(1, 200), 20), 1, "delta:1", EPS, 0.1, "20 x 0.005 = 0.1", True, "DP-Sniper"),
-    Member("SVT34Parallel", lambda: SVT34Parallel(EPS, 1, 2), 10, "linf", 2 * EPS, None, "not 0.2-DP (SVT4 with c = 2 alone: <= 0.325)", False,
+    Member("LaplaceParallel", lambda: LaplaceParallel(Fraction(1, 200), 20), 1, "delta:1", EPS, 0.1, "20 x 0.005 = "
+                                                                                                     "0.1", True, "DP-Sniper"),
+    Member("SVT34Parallel", lambda: SVT34Parallel(EPS, 1, 2), 10, "linf", 2 * EPS, None, "not 0.2-DP (SVT4 with c = 2 alone: <= "
+                                                                                         "0.325)", False,
            "DP-Sniper (SVT3 and SVT4 in parallel, c = 2); claim 0.2 by naive composition"),
-    Member("PrefixSum", lambda: PrefixSum(EPS), 10, "linf", EPS, 1.0, "n eps = 1.0 under linf (0.1 under delta:1)", False, "ShadowDP"),
+    Member("PrefixSum", lambda: PrefixSum(EPS), 10, "linf", EPS, 1.0, "n eps = 1.0 under linf (0.1 under "
+                                                                      "delta:1)", False, "ShadowDP"),
     Member("NumericalSVT", lambda: NumericalSVT(EPS, 1, 2), 10, "linf", EPS, None, "<= 0.1", True, "ShadowDP"),
 )
 

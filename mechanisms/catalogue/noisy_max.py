@@ -78,9 +78,12 @@ class NoisyMax(VectorMechanism, ExactMechanism):
         top = max(h)
         rel = np.asarray([c - top for c in h], dtype=np.float64)  # exact ints first: counts near 2**62 keep their gaps
         x = rel[None, :] + self._noise(rng, (size, rel.size))
+        result: np.ndarray
         if self.release == "index":
-            return x.argmax(axis=1).astype(np.int64)[:, None]
-        return top + x.max(axis=1)[:, None]
+            result = x.argmax(axis=1).astype(np.int64)[:, None]
+        else:
+            result = top + x.max(axis=1)[:, None]
+        return result
 
     # -- exact law of the index ------------------------------------------------
     def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:

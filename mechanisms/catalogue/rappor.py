@@ -153,7 +153,8 @@ class Rappor(VectorMechanism, ExactMechanism):
         X = np.asarray(X)
         if X.ndim != 2 or X.shape[1] != self.bits:
             raise InvalidParameter(f"X of shape {X.shape} must have {self.bits} columns")
-        return np.where(X == 1, np.log(pr)[None, :], np.log1p(-pr)[None, :]).sum(axis=1)
+        result: np.ndarray = np.where(X == 1, np.log(pr)[None, :], np.log1p(-pr)[None, :]).sum(axis=1)
+        return result
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Sparse-vector members of the catalogue: Lyu, Su & Li's Algorithms 1-6 (PVLDB 10(6) 2017), NumericalSVT, SVT3 + SVT4 in parallel.
+"""Sparse-vector members of the catalogue: Lyu, Su & Li's Algorithms 1-6 (PVLDB 10(6) 2017), NumericalSVT,
+SVT3 + SVT4 in parallel.
 
 Common shape.  Queries ``a_1..a_n`` (sensitivity 1), threshold ``T``, threshold
 noise ``rho``, query noise ``nu_i``; query i is answered ⊤ iff ``a_i + nu_i >= T + rho``
@@ -9,7 +10,7 @@ noise ``rho``, query noise ``nu_i``; query i is answered ⊤ iff ``a_i + nu_i >=
 |---|---|---|---|---|---|---|
 | 1 (Lyu Alg. 1) | eps/2, eps/2 | Lap(1/eps_1) | Lap(2c/eps_2) | ⊤ | c | <= eps |
 | 2 (Alg. 2, Dwork–Roth) | eps/2, eps/2 | Lap(c/eps_1), re-drawn after each ⊤ | Lap(2c/eps_2) | ⊤ | c | <= eps |
-| 3 (Alg. 3, Roth) | eps/2, eps/2 | Lap(1/eps_1) | Lap(c/eps_2) | the noisy value ``a_i + nu_i`` | c | not eps-DP (Lyu: infinite over unbounded n) |
+| 3 (Alg. 3, Roth) | eps/2, eps/2 | Lap(1/eps_1) | Lap(c/eps_2) | ``a_i + nu_i`` | c | not eps-DP (Lyu: infinite over n) |
 | 4 (Alg. 4, Lee–Clifton) | eps/4, 3eps/4 | Lap(1/eps_1) | Lap(1/eps_2) | ⊤ | c | ``(1 + 6c) eps / 4`` |
 | 5 (Alg. 5, Stoddard et al.) | eps/2, - | Lap(1/eps_1) | none | ⊤ | none | infinite |
 | 6 (Alg. 6, Chen et al.) | eps/2, eps/2 | Lap(1/eps_1) | Lap(1/eps_2) | ⊤ | none | not eps-DP (Lyu: infinite over unbounded n) |
@@ -76,7 +77,8 @@ def _exact_pos(name: str, x: Any) -> Any:
 def _aborted_mask(passed: np.ndarray, c: int) -> np.ndarray:
     """Positions after the ``c``-th ⊤ of each row."""
     before = np.cumsum(passed, axis=1) - passed
-    return before >= c
+    result: np.ndarray = before >= c
+    return result
 
 
 @dataclass(frozen=True)
@@ -177,7 +179,8 @@ class LyuSVT(VectorMechanism, ExactMechanism):
                     else:
                         out[p] = out.get(p, 0) + pr
                 memo[(start, left)] = out
-            return memo[(start, left)]
+            result: dict[Any, Any] = memo[(start, left)]
+            return result
 
         return {self._encode(p, n): pr for p, pr in law(0, self.c).items()}
 
@@ -217,7 +220,8 @@ def _svt3_log_density(m: Any, h: tuple[Any, ...], X: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=512)
-def _G_table(T: Any, brho: Fraction, bnu: Fraction, h: tuple[Any, ...], B: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray, float]:
+def _G_table(T: Any, brho: Fraction, bnu: Fraction, h: tuple[Any, ...],
+             B: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray, float]:
     """Grid, ``ln G_B`` on it, and ``G_B(+inf)`` (exact exp-poly values rounded to float)."""
     with exact_context(64) as ctx:
         g = laplace_pdf(ctx, T, brho)
@@ -285,7 +289,8 @@ class NumericalSVT(VectorMechanism):
         top = pat == 1
         with np.errstate(invalid="ignore"):
             dens = np.where(top, lap_logpdf(np.where(top, X, 0.0), a[None, :], float(self.scales[2])), 0.0).sum(axis=1)
-        return dens + _lookup(pat, logp)
+        result: np.ndarray = dens + _lookup(pat, logp)
+        return result
 
 
 @dataclass(frozen=True)
@@ -321,7 +326,8 @@ class SVT34Parallel(VectorMechanism):
         n = len(h)
         s3, s4 = self.parts
         logp4 = _log_pattern_table(s4, h)
-        return s3.log_density(h, X[:, :n]) + _lookup(np.nan_to_num(X[:, n:]).astype(np.int64), logp4)
+        result: np.ndarray = s3.log_density(h, X[:, :n]) + _lookup(np.nan_to_num(X[:, n:]).astype(np.int64), logp4)
+        return result
 
 
 @lru_cache(maxsize=256)
@@ -334,13 +340,15 @@ def _lookup(rows: np.ndarray, table: dict[Any, Any]) -> np.ndarray:
     """``table[tuple(row)]`` for every row (``-inf`` where absent)."""
     uniq, inv = unique_rows(rows)
     vals = np.array([table.get(tuple(int(x) for x in r), -math.inf) for r in uniq])
-    return vals[inv]
+    result: np.ndarray = vals[inv]
+    return result
 
 
 def _lyu_discrete(**p: Any) -> LyuSVT:
     m = LyuSVT(**p)
     if m.releases_values:
-        raise InvalidParameter("variant=3 releases noisy values (continuous); cat-svt-lyu registers the discrete variants 1, 2, 4, 5, 6")
+        raise InvalidParameter("variant=3 releases noisy values (continuous); cat-svt-lyu registers the discrete variants 1, 2, "
+                               "4, 5, 6")
     return m
 
 
@@ -348,8 +356,9 @@ REGISTRY = [
     MechanismSpec(
         name="cat-svt-lyu",
         factory=_lyu_discrete,
-        valid=({"variant": 1, "eps": "1/10", "T": "1/2", "c": 1}, {"variant": 2, "eps": 1, "c": 2}, {"variant": 4, "eps": 1, "c": 2},
-               {"variant": 5, "eps": "1/2"}, {"variant": 6, "eps": "1/2"}, {"variant": 2, "eps": "1/10", "c": 1}),
+        valid=({"variant": 1, "eps": "1/10", "T": "1/2", "c": 1}, {"variant": 2, "eps": 1, "c": 2},
+               {"variant": 4, "eps": 1, "c": 2}, {"variant": 5, "eps": "1/2"}, {"variant": 6, "eps": "1/2"},
+               {"variant": 2, "eps": "1/10", "c": 1}),
         invalid=[
             ({"variant": 7, "eps": 1}, InvalidParameter, "variant=7 must be one of 1..6"),
             ({"variant": 3, "eps": 1}, InvalidParameter, "variant=3 releases noisy values"),

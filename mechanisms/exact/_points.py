@@ -45,8 +45,10 @@ def is_zero(c: Any) -> bool:
     """``c`` is exactly 0 (an ``iv`` interval only if it is ``[0, 0]``)."""
     mpi = getattr(c, "_mpi_", None)
     if mpi is not None:
-        return mpi[0] == fzero and mpi[1] == fzero
-    return c == 0
+        result: bool = mpi[0] == fzero and mpi[1] == fzero
+    else:
+        result = c == 0
+    return result
 
 
 def exact_rational(x: Any, name: str = "exponent") -> Fraction:

@@ -26,6 +26,7 @@ from typing import Any, Iterator, Sequence
 import mpmath
 from mpmath.libmp import from_man_exp
 
+_flint: Any
 try:  # optional: the ``fast`` extra
     import flint as _flint
 except ImportError:  # pragma: no cover - exercised by the fallback test with the module hidden
@@ -51,7 +52,8 @@ class ArbContext:
 
     @property
     def prec(self) -> int:
-        return _flint.ctx.prec
+        p: int = _flint.ctx.prec
+        return p
 
     def mpf(self, x: Any) -> Any:
         """``x`` as a ball: ints and floats exactly, Fractions enclosed, an mpmath number exactly (an ``iv``

@@ -19,7 +19,8 @@ __all__ = ["cached_distribution", "clear"]
 @lru_cache(maxsize=8192)
 def cached_distribution(mechanism: Any, h: tuple[Any, ...], prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
     """``mechanism.distribution(h, prec=prec, interval=interval)``, memoised (treat the result as read-only)."""
-    return mechanism.distribution(h, prec=prec, interval=interval)
+    result: dict[Any, Any] = mechanism.distribution(h, prec=prec, interval=interval)
+    return result
 
 
 def clear() -> None:

@@ -1,4 +1,4 @@
-"""Exact piecewise exponential-polynomials in one real variable (DESIGN.md, "Laplace families").
+"""Exact piecewise exponential-polynomials in one real variable (docs/design.md, "Laplace families").
 
 A :class:`PiecewiseExpPoly` ``f`` is given by sorted breakpoints
 ``b_0 < b_1 < ... < b_{m-1}`` and ``m + 1`` pieces; on the open interval
@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import gcd
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from mechanisms.core import to_ctx
 from mechanisms.errors import InvalidParameter
@@ -172,7 +172,8 @@ class ExpPoly:
 
     def antiderivative(self) -> "ExpPoly":
         """An antiderivative ``A`` with no constant term; ``A`` -> 0 at -inf (+inf) for terms with a > 0 (a < 0)."""
-        ctx, acc = self.ctx, {}
+        ctx = self.ctx
+        acc: dict[tuple[Any, Any, int], Any] = {}
         for (p, q, n), c in self._t.items():
             if p == 0:
                 _accumulate(acc, (0, 1, n + 1), c * rational(ctx, ctx.prec, 1, n + 1))
@@ -205,7 +206,7 @@ class PiecewiseExpPoly:
     __slots__ = ("ctx", "breaks", "pieces")
 
     @classmethod
-    def _trusted(cls, ctx: Any, breaks: tuple[Any, ...], pieces: list[ExpPoly]) -> "PiecewiseExpPoly":
+    def _trusted(cls, ctx: Any, breaks: Sequence[Any], pieces: list[ExpPoly]) -> "PiecewiseExpPoly":
         """Internal constructor: ``breaks`` already exact and strictly increasing (hot path)."""
         out = cls.__new__(cls)
         out.ctx, out.breaks, out.pieces = ctx, tuple(breaks), tuple(pieces)
@@ -217,7 +218,7 @@ class PiecewiseExpPoly:
         self.pieces = tuple(pieces)
         if len(self.pieces) != len(self.breaks) + 1:
             raise InvalidParameter(f"len(pieces)={len(self.pieces)} must be len(breaks)+1={len(self.breaks) + 1}")
-        for p, q in zip(self.breaks, self.breaks[1:]):
+        for p, q in zip(self.breaks, self.breaks[1:], strict=False):
             if compare_points(p, q) >= 0:
                 raise InvalidParameter(f"breaks must be strictly increasing, got {p} then {q}")
 
@@ -244,11 +245,12 @@ class PiecewiseExpPoly:
             out.append(self.pieces[i])
         return out
 
-    def _binary(self, other: "PiecewiseExpPoly", op) -> "PiecewiseExpPoly":
+    def _binary(self, other: "PiecewiseExpPoly", op: Callable[[Any, Any], Any]) -> "PiecewiseExpPoly":
         if other.ctx is not self.ctx:
             raise InvalidParameter("cannot combine functions of different mpmath contexts")
         br = self._merged_breaks(other)
-        return PiecewiseExpPoly._trusted(self.ctx, br, [op(p, q) for p, q in zip(self.refine(br), other.refine(br))])
+        pieces = [op(p, q) for p, q in zip(self.refine(br), other.refine(br), strict=True)]
+        return PiecewiseExpPoly._trusted(self.ctx, br, pieces)
 
     def __add__(self, other: Any) -> "PiecewiseExpPoly":
         if not isinstance(other, PiecewiseExpPoly):
@@ -263,10 +265,12 @@ class PiecewiseExpPoly:
     def __sub__(self, other: Any) -> "PiecewiseExpPoly":
         if not isinstance(other, PiecewiseExpPoly):
             other = constant(self.ctx, other)
-        return self + (-other)
+        result: PiecewiseExpPoly = self + (-other)
+        return result
 
     def __rsub__(self, other: Any) -> "PiecewiseExpPoly":
-        return (-self) + other
+        result: PiecewiseExpPoly = (-self) + other
+        return result
 
     def __mul__(self, other: Any) -> "PiecewiseExpPoly":
         if not isinstance(other, PiecewiseExpPoly):
@@ -327,7 +331,7 @@ class PiecewiseExpPoly:
         inner = [b for b in self.breaks if compare_points(lo, b) < 0 and compare_points(b, hi) < 0]
         pts = [lo] + inner + [hi]
         total = self.ctx.mpf(0)
-        for u, v in zip(pts, pts[1:]):
+        for u, v in zip(pts, pts[1:], strict=False):
             A = self.pieces[self.piece_index(u)].antiderivative()
             total += A(v) - A(u)
         return total

@@ -1,7 +1,7 @@
 """Exact order probabilities of independent shifted Laplace variables.
 
 Variables ``X_i = c_i + Lap(b_i)`` (density ``exp(-|x - c_i|/b_i) / (2 b_i)``,
-DR19 eq. (1), seed 001 §2) are independent and continuous, so ties have
+DR19 eq. (1), DR19 §2) are independent and continuous, so ties have
 probability 0.  For a *chain* ``v_1, ..., v_j`` of distinct variables and a set
 ``W`` of others,
 
@@ -68,7 +68,7 @@ def lap_vars(centers: Sequence[Any], scales: Any) -> list[LapVar]:
     else:
         scales = [scales] * len(centers)
     out = []
-    for i, (c, b) in enumerate(zip(centers, scales)):
+    for i, (c, b) in enumerate(zip(centers, scales, strict=True)):
         b = exact_rational(b, f"scales[{i}]")
         if not b > 0:
             raise InvalidParameter(f"scales[{i}]={b} must be > 0")
@@ -117,7 +117,7 @@ def guard_bits(ctx: Any, centers: Sequence[Any], scales: Sequence[Any] = ()) -> 
     """
     scales = list(scales) + [1] * (len(centers) - len(scales))
     worst = 0
-    for c, b in zip(centers, scales):
+    for c, b in zip(centers, scales, strict=False):
         b = Fraction(b) if isinstance(b, (int, Fraction)) else b
         m = _magnitude(c) / (b if b else 1)
         worst = max(worst, int(math.ceil(m)) if isinstance(m, (int, Fraction)) else int(mpmath.ceil(m)))

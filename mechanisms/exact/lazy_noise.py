@@ -117,11 +117,11 @@ def ln_int_bounds(x: int, prec: int) -> tuple[int, int]:
 def log_bounds(num: int, den: int, prec: int) -> tuple[int, int]:
     """Integers ``lo <= ln(num/den) 2^prec <= hi`` for integers ``num, den >= 1`` (a lower and an upper bound)."""
     a_lo, a_hi = ln_int_bounds(num, prec + 2)
-    if den & (den - 1) == 0:  # den = 2^l: l ln 2 (the Gumbel enclosures' case)
-        l = den.bit_length() - 1
-        w = prec + 10 + max(1, l.bit_length())
+    if den & (den - 1) == 0:  # den = 2^log2_den: log2_den ln 2 (the Gumbel enclosures' case)
+        log2_den = den.bit_length() - 1
+        w = prec + 10 + max(1, log2_den.bit_length())
         l2lo, l2hi = _ln2_bounds(w)
-        b_lo, b_hi = (l * l2lo) >> (w - prec - 2), -((-l * l2hi) >> (w - prec - 2))
+        b_lo, b_hi = (log2_den * l2lo) >> (w - prec - 2), -((-log2_den * l2hi) >> (w - prec - 2))
     else:
         b_lo, b_hi = ln_int_bounds(den, prec + 2)
     return (a_lo - b_hi) >> 2, -((-(a_hi - b_lo)) >> 2)

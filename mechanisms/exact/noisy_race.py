@@ -45,7 +45,8 @@ from typing import Any, Callable, Sequence
 from .lazy_noise import GumbelNoise, LaplaceNoise, log_bounds
 from .sampling import WORD_BITS, RandomWords
 
-__all__ = ["Centre", "NoisyValue", "make_centres", "greater", "race_topk", "first_pass", "make_values", "BALANCED_WORDS", "NOISES"]
+__all__ = ["Centre", "NoisyValue", "make_centres", "greater", "race_topk", "first_pass", "make_values", "BALANCED_WORDS",
+           "NOISES"]
 
 #: Words of every noise revealed up front in the balanced schedule (62 bits each).
 BALANCED_WORDS = 2
@@ -164,7 +165,7 @@ def race_topk(values: Sequence[NoisyValue], k: int, stop: int | None, words: Ran
     if not balanced:
         real = [i for i in range(n) if not dummy[i]]
         top = heapq.nsmallest(k, (_Desc(values[i], i, words) for i in real))  # smallest key = largest value
-        chosen = []
+        chosen: list[int] = []
         for d in top:
             if d.i == stop:
                 return chosen, True
@@ -176,7 +177,7 @@ def race_topk(values: Sequence[NoisyValue], k: int, stop: int | None, words: Ran
         v.noise.reveal(bits, words)
     encl = [v.bounds(p) for v in values]
     taken = list(dummy)
-    chosen: list[int] = []
+    chosen = []
     stopped = False
     for _ in range(k):
         # exactly n - 1 comparisons per round, whichever entries are taken or dummies: the running

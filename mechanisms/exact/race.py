@@ -41,7 +41,8 @@ from .sampling import ExactWeights, RandomWords, rational
 __all__ = ["em_topk_exact", "race_exact", "peel"]
 
 
-def peel(table: ExactWeights, k: int, rng: "np.random.Generator | RandomWords", stop: int | None = None) -> tuple[list[int], bool]:
+def peel(table: ExactWeights, k: int, rng: "np.random.Generator | "
+                                           "RandomWords", stop: int | None = None) -> tuple[list[int], bool]:
     """Up to ``k`` draws without replacement from ``table``; stops early at index ``stop``.
 
     Returns ``(chosen indices, stopped)``; the table is restored afterwards.
@@ -64,7 +65,8 @@ def peel(table: ExactWeights, k: int, rng: "np.random.Generator | RandomWords", 
     return chosen, stopped
 
 
-def em_topk_exact(h: Sequence[int], k: int, eps_q: Any, *, rng: np.random.Generator, size: int) -> list[tuple[int, ...]]:
+def em_topk_exact(h: Sequence[int], k: int, eps_q: Any, *, rng: np.random.Generator | RandomWords,
+                  size: int) -> list[tuple[int, ...]]:
     """``size`` exact draws of peeling EM (module docstring) on a validated histogram ``h``."""
     e = rational("eps", eps_q)
     top = max(h)
@@ -75,8 +77,8 @@ def em_topk_exact(h: Sequence[int], k: int, eps_q: Any, *, rng: np.random.Genera
 
 
 def race_exact(
-    h: Sequence[int], domain: Sequence[int], k: int, eps: Any, bot_count: int, m: int, delta: Any,
-    *, rng: np.random.Generator, size: int,
+    h: Sequence[int] | np.ndarray, domain: Sequence[int] | np.ndarray, k: int, eps: Any, bot_count: int, m: int,
+    delta: Any, *, rng: np.random.Generator, size: int,
 ) -> list[tuple[Any, ...]]:
     """``size`` exact draws of the Gumbel race over ``domain ∪ {⊥}`` (module docstring)."""
     e, dl = rational("eps", eps), rational("delta", delta)

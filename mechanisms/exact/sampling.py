@@ -277,7 +277,7 @@ def exp_neg_bounds(x: Fraction, prec: int) -> tuple[int, int]:
     return (f[0] * e[0]) >> shift, max(1, _ceil_div(f[1] * e[1], 1 << shift))
 
 
-def scaled_bounds(r: Fraction, x: Fraction, prec: int) -> tuple[int, int]:
+def scaled_bounds(r: Fraction | int, x: Fraction, prec: int) -> tuple[int, int]:
     """Integers ``lo <= r e^{-x} 2^prec <= hi`` for rational ``r > 0``, ``x >= 0`` (``hi >= 1``)."""
     r = Fraction(r)
     a, b = r.numerator, r.denominator
@@ -419,7 +419,8 @@ class ExactWeights:
             sub = ExactWeights([self.xnum[i] - s for i in idx], self.den,
                                {pos[i]: r for i, r in self.factors.items() if i in pos}, prec=self.prec)
             self._rescaled[key] = (sub, idx)
-        return self._rescaled[key]
+        result: tuple[ExactWeights, list[int]] | None = self._rescaled[key]
+        return result
 
     def draw(self, rng: "np.random.Generator | RandomWords") -> int:
         """One exact draw among the items present (raises ``ValueError`` if none is)."""
@@ -467,7 +468,7 @@ def rational(name: str, value: Any) -> Fraction:
             f"(an int, a fractions.Fraction or a decimal string such as '0.5')"
         )
     if isinstance(value, (int, np.integer, Fraction)):
-        return Fraction(value)
+        return Fraction(int(value)) if isinstance(value, np.integer) else Fraction(value)
     if isinstance(value, str):
         try:
             return Fraction(value.strip())

@@ -1,4 +1,4 @@
-"""Exact laws of "noisy queries against one noisy threshold" runs (CWGM20, seed 002, §2.2-§3, App. A).
+"""Exact laws of "noisy queries against one noisy threshold" runs (CWGM20 §2.2-§3, App. A).
 
 SVT (Alg. 2), A_stab inside TS (Alg. 3), FS (Alg. 4) and A_OQR-v2 (Alg. 5) all
 draw one threshold ``X = T + Lap(b_T)`` and then test queries in a fixed order:
@@ -67,7 +67,7 @@ def _run_distribution(ctx: Any, t_center: Any, t_scale: Any, centers: Sequence[A
     pdf = _one(ctx) if point_mass else laplace_pdf(ctx, t_center, t_scale)
     out: dict[Pattern, Any] = {}
     base = (id(ctx), ctx.prec, _key(t_center), _key(t_scale))
-    keys = [(_key(c), _key(b)) for c, b in zip(centers, scales)]
+    keys = [(_key(c), _key(b)) for c, b in zip(centers, scales, strict=False)]
 
     def factor(i: int, passed: bool) -> PiecewiseExpPoly:
         """Test ``i``'s pass (sf) or fail (cdf) probability given the threshold, built once per centre and scale."""
@@ -77,7 +77,8 @@ def _run_distribution(ctx: Any, t_center: Any, t_scale: Any, centers: Sequence[A
             c, b = centers[i], scales[i]
             f = _step(ctx, c, passed) if b == 0 else (laplace_sf if passed else laplace_cdf)(ctx, c, b)
             f = _remember(_FACTORS, fkey, f)
-        return f
+        result: PiecewiseExpPoly = f
+        return result
 
     def leaf(h: PiecewiseExpPoly) -> Any:
         return h(t_center) if point_mass else h.integral()
@@ -166,7 +167,8 @@ def run_sample(
     """
     x = t_center + rng.laplace(0.0, 1.0, size=size) * t_scale
     noisy = centers[None, :] + rng.laplace(0.0, 1.0, size=(size, centers.shape[0])) * scales[None, :]
-    return noisy >= x[:, None]
+    result: np.ndarray = noisy >= x[:, None]
+    return result
 
 
 def laplace_tail_exact(ctx: Any, shift: Any, b_a: Any, b_b: Any) -> Any:

@@ -1,4 +1,5 @@
-"""The exponential-mechanism family: EM, peeling EM, one-shot Gumbel (DR19 §4.1), and permute-and-flip (MS20) with its peeled top-k."""
+"""The exponential-mechanism family: EM, peeling EM, one-shot Gumbel (DR19 §4.1), and permute-and-flip (MS20) with
+its peeled top-k."""
 
 from .em import ExponentialMechanism, OneShotGumbel, PeelingEM, em_weights, peeling_probability
 from .permute_flip import PeelingPF, PermuteAndFlip, pf_expected_error, pf_probabilities

@@ -1,4 +1,4 @@
-"""The exponential-mechanism family of Durfee & Rogers §4.1 (seed 001) and its baselines.
+"""The exponential-mechanism family of Durfee & Rogers §4.1 (DR19) and its baselines.
 
 All three select items of a histogram with quality score ``q(h, i) = h_i``
 (DR19 §4.1: "we will be using the following quality score q(h, i) = h_i"), whose
@@ -19,7 +19,7 @@ Exact output distributions (DR19 Definition 4.1, Lemma 4.2):
   (see :func:`one_shot_integral`), so DR19 Lemma 4.2 (equality in distribution)
   is a genuine check rather than a tautology.
 
-The GJMR21 baseline PEEL (seed 004 §4: "add Gumbel noise with parameter k/eps to
+The GJMR21 baseline PEEL (§4: "add Gumbel noise with parameter k/eps to
 each count ... and take the k items with the highest noisy counts") is
 ``OneShotGumbel.gjmr21_peel(k, eps)`` = ``OneShotGumbel(k, eps / k)``.
 """
@@ -96,6 +96,7 @@ class _EMFamily(ExactMechanism):
     """What the three classes share: parameter checks, ``k <= d``, the certified context on ``eps`` and
     ``sensitivity``, the exact sampler (the peeling form, DR19 Lemma 4.2) and the critical scale."""
 
+    k: int  # PeelingEM and OneShotGumbel only
     eps: Any
     sensitivity: Any
     factor2: bool
@@ -110,7 +111,7 @@ class _EMFamily(ExactMechanism):
 
     def __post_init__(self) -> None:
         if hasattr(self, "k"):
-            self._set(k=V.pos_int("k", getattr(self, "k")))
+            self._set(k=V.pos_int("k", self.k))
         self._set(eps=V.positive("eps", self.eps), sensitivity=V.positive("sensitivity", self.sensitivity))
         if not isinstance(self.factor2, bool):
             raise InvalidParameterType(f"factor2={self.factor2!r} must be a bool")
@@ -230,7 +231,7 @@ class OneShotGumbel(_EMFamily):
 
     @classmethod
     def gjmr21_peel(cls, k: int, eps: Any) -> "OneShotGumbel":
-        """GJMR21's PEEL baseline: Gumbel noise with parameter ``k/eps`` (seed 004 §4), eps-DP overall."""
+        """GJMR21's PEEL baseline: Gumbel noise with parameter ``k/eps`` (§4), eps-DP overall."""
         k = V.pos_int("k", k)
         eps = V.positive("eps", eps)
         from fractions import Fraction

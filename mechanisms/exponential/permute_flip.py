@@ -85,7 +85,7 @@ def pf_expected_error(ctx: Any, h: Sequence[int], eps_q: Any) -> Any:
     """``max h - E[h_PF]``: the expected error of PF in score units (MS20 §4)."""
     probs = pf_probabilities(ctx, h, eps_q)
     top = max(h)
-    return sum((p * (top - c) for p, c in zip(probs, h)), ctx.mpf(0))
+    return sum((p * (top - c) for p, c in zip(probs, h, strict=True)), ctx.mpf(0))
 
 
 def exponential_noise_top(rel: np.ndarray, scale: float, *, rng: np.random.Generator, size: int,
@@ -105,7 +105,8 @@ def exponential_noise_top(rel: np.ndarray, scale: float, *, rng: np.random.Gener
     noisy = rel.astype(np.float64)[None, :] + noise
     if removed is not None:
         noisy = np.where(removed, -np.inf, noisy)
-    return np.argmax(noisy, axis=1)
+    result: np.ndarray = np.argmax(noisy, axis=1)
+    return result
 
 
 def _literal_pf(rel: np.ndarray, eps_q: float, rng: np.random.Generator, size: int) -> np.ndarray:
@@ -124,6 +125,7 @@ def _literal_pf(rel: np.ndarray, eps_q: float, rng: np.random.Generator, size: i
 class _PFFamily(ExactMechanism):
     """What the two classes share: parameter checks, ``k <= d``, the scale and the declared symmetries."""
 
+    k: int  # PeelingPF only
     eps: Any
     sensitivity: Any
     factor2: bool
@@ -137,7 +139,7 @@ class _PFFamily(ExactMechanism):
 
     def __post_init__(self) -> None:
         if hasattr(self, "k"):
-            self._set(k=V.pos_int("k", getattr(self, "k")))
+            self._set(k=V.pos_int("k", self.k))
         self._set(eps=V.positive("eps", self.eps), sensitivity=V.positive("sensitivity", self.sensitivity))
         for name in ("factor2", "literal"):
             if not isinstance(getattr(self, name), bool):
@@ -280,7 +282,8 @@ REGISTRY = [
         valid=({"eps": 1}, {"eps": "0.5"}, {"eps": 2, "factor2": True}, {"eps": 1, "literal": True}),
         invalid=_invalid(),
         examples=((3, 1, 1, 0), (0, 0, 0), (2, 2), (5, 4, 4, 1, 0)),
-        paper="McKenna & Sheldon 2020, Algorithm 1 (permute-and-flip); = report-noisy-max with exponential noise (arXiv:2105.07260)",
+        paper="McKenna & Sheldon 2020, Algorithm 1 (permute-and-flip); = report-noisy-max with exponential noise "
+              "(arXiv:2105.07260)",
         claim=lambda p: (V.real("eps", p["eps"]), 0),
     ),
     MechanismSpec(

@@ -1,4 +1,4 @@
-"""Exact path counting for JOINT (seed 004 §3.1: matrix M, M-hat, A^{ij}, Lemmas 6-7).
+"""Exact path counting for JOINT (GJMR21 §3.1: matrix M, M-hat, A^{ij}, Lemmas 6-7).
 
 Everything here is combinatorics on Python integers: no float, no log.  The seed
 (§5) says the counts reach O(d^k) and calls the overflow an open numerical
@@ -21,7 +21,10 @@ a set has ``max_i (v_i - v_{q_i}) <= m`` iff ``q_i <= t_i(m)`` for every i, and
 from __future__ import annotations
 
 from math import comb
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "matrix_M",
@@ -38,6 +41,7 @@ __all__ = [
 
 BOT_ENTRY = None  #: the ⊥ entries of M (Algorithm 1, Line 1)
 
+_flint: Any
 try:  # optional exact accelerator for Lemma 7's Toeplitz products (identical integers)
     import flint as _flint
 except ImportError:  # pragma: no cover - plain Python ints are the reference path
@@ -92,8 +96,8 @@ def matrix_A(Mh: Sequence[Sequence[int]], i: int, j: int, *, strict: bool = True
     ref = Mh[i - 1][j - 1]
     k1 = len(Mh)
     out = []
-    for l, row in enumerate(Mh, start=1):
-        if l == k1:
+    for row_no, row in enumerate(Mh, start=1):
+        if row_no == k1:
             out.append([1] * len(row))
         else:
             out.append([int(x < ref) if strict else int(x <= ref) for x in row])
@@ -105,14 +109,14 @@ def count_paths_grid(A: Sequence[Sequence[int]]) -> int:
     ``A_{1,1}`` to the bottom-right corner visiting only 1s (the brute-force twin)."""
     rows, cols = len(A), len(A[0])
     f = [[0] * cols for _ in range(rows)]
-    for l in range(rows):
+    for row_no in range(rows):
         for r in range(cols):
-            if not A[l][r]:
+            if not A[row_no][r]:
                 continue
-            if l == 0 and r == 0:
-                f[l][r] = 1
+            if row_no == 0 and r == 0:
+                f[row_no][r] = 1
             else:
-                f[l][r] = (f[l - 1][r] if l else 0) + (f[l][r - 1] if r else 0)
+                f[row_no][r] = (f[row_no - 1][r] if row_no else 0) + (f[row_no][r - 1] if r else 0)
     return f[-1][-1]
 
 
@@ -136,8 +140,8 @@ def count_paths_lemma7(A: Sequence[Sequence[int]]) -> int:
         while n < cols and row[n]:
             n += 1
         p.append(n)
-    for l in range(rows - 2, -1, -1):
-        p[l] = min(p[l], p[l + 1])
+    for row_no in range(rows - 2, -1, -1):
+        p[row_no] = min(p[row_no], p[row_no + 1])
     if p[0] == 0 or p[-1] < cols:
         return 0
     # vector over rows 0..rows-1: number of paths that leave the current boundary column
@@ -145,9 +149,9 @@ def count_paths_lemma7(A: Sequence[Sequence[int]]) -> int:
     vec = [1] + [0] * (rows - 1)
     c0 = 0
     for c1 in sorted(set(p)):
-        rho = next(l for l in range(rows) if p[l] >= c1)       # first open row of the block
-        for l in range(rho):                                     # rows above the block are closed
-            vec[l] = 0
+        rho = next(row_no for row_no in range(rows) if p[row_no] >= c1)  # first open row of the block
+        for row_no in range(rho):  # rows above the block are closed
+            vec[row_no] = 0
         # Toeplitz block: Q[r, r'] = binom(c1 - c0 - 1 + r' - r, r' - r), r' >= r.
         steps = c1 - c0 - 1
         kern = [comb(steps + t, t) for t in range(rows)]
@@ -314,9 +318,10 @@ class FlagDP:
                         cands.append((s0, fp))
                         cum.append(tot)
             self._steps[key] = (cands, cum)
-        return self._steps[key]
+        result: tuple[list[tuple[int, int]], list[int]] = self._steps[key]
+        return result
 
-    def sample(self, rng) -> list[int]:
+    def sample(self, rng: np.random.Generator) -> list[int]:
         """One accepted set, uniformly, as 1-based sorted positions."""
         from bisect import bisect_right
 
@@ -337,7 +342,7 @@ class FlagDP:
         return sorted(chosen)
 
 
-def floyd_subset(rng, n: int, a: int) -> set[int]:
+def floyd_subset(rng: np.random.Generator, n: int, a: int) -> set[int]:
     """A uniformly random a-subset of range(n) (Floyd's algorithm: a draws, exact)."""
     out: set[int] = set()
     for j in range(n - a, n):

@@ -1,4 +1,4 @@
-"""Exact sampling helpers shared by the JOINT mechanisms (seed 004, Algorithm 1 Line 3).
+"""Exact sampling helpers shared by the JOINT mechanisms (GJMR21, Algorithm 1 Line 3).
 
 :class:`ExactCategorical` draws an index J with probability exactly
 ``count_J * exp(-eps * gap_J / 2) / Z`` -- big-integer counts, real weights --
@@ -17,7 +17,7 @@ from whole bytes).  Only the injected ``numpy.random.Generator`` is used.
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from mpmath.libmp import to_man_exp
@@ -80,7 +80,7 @@ class ExactCategorical:
         with exact_context(prec, interval=True) as iv:
             e = to_ctx(iv, self.eps) / 2
             s = iv.mpf(0)
-            for c, g in zip(self.counts, self.gaps):
+            for c, g in zip(self.counts, self.gaps, strict=True):
                 if c:
                     s = s + iv.mpf(c) * iv.exp(-e * to_ctx(iv, g))
                 lo.append(s._mpi_[0])
@@ -97,7 +97,7 @@ class ExactCategorical:
         upper bound) -- exact integer arithmetic, valid bounds at any precision.  ``P``
         keeps ``prec`` relative bits down to weights ``2^-4096`` (smaller ones still get
         valid, if loose, bounds; the lazy refinement takes care of them)."""
-        top = max((g for c, g in zip(self.counts, self.gaps) if c), default=0)
+        top = max((g for c, g in zip(self.counts, self.gaps, strict=True) if c), default=0)
         extra = min(4096, int(float(self.eps) / 2 * top * 1.4427) + 2)
         P = prec + 64 + extra
         with exact_context(P + 64, interval=True) as iv:
@@ -111,7 +111,7 @@ class ExactCategorical:
         def mul_hi(a: int, b: int) -> int:
             return -((-a * b) >> P)
 
-        def power(x: int, t: int, mul) -> int:
+        def power(x: int, t: int, mul: Callable[[int, int], int]) -> int:
             r = one
             while t:
                 if t & 1:
@@ -124,7 +124,7 @@ class ExactCategorical:
         at = 0
         sl = sh = 0
         self.L, self.H = [], []
-        for c, g in zip(self.counts, self.gaps):
+        for c, g in zip(self.counts, self.gaps, strict=True):
             if g != at:
                 if g < at:                       # gaps not ascending: restart from q^0
                     wl = wh = one
@@ -159,7 +159,7 @@ class ExactCategorical:
         """The exact probabilities evaluated in ``ctx`` (``mp`` or ``iv`` from exact_context)."""
         e = to_ctx(ctx, self.eps) / 2
         w = [ctx.mpf(c) * ctx.exp(-e * to_ctx(ctx, g)) if c else ctx.mpf(0)
-             for c, g in zip(self.counts, self.gaps)]
+             for c, g in zip(self.counts, self.gaps, strict=True)]
         z = sum(w)
         return [x / z for x in w]
 
@@ -167,4 +167,5 @@ class ExactCategorical:
 def gumbel_argmax(rng: np.random.Generator, logw: np.ndarray, size: int) -> np.ndarray:
     """Float fast path: ``size`` draws of argmax(logw + Gumbel) (softmax of ``logw``, float64)."""
     g = rng.gumbel(size=(size, len(logw)))
-    return np.argmax(logw[None, :] + g, axis=1)
+    result: np.ndarray = np.argmax(logw[None, :] + g, axis=1)
+    return result

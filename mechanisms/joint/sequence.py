@@ -1,6 +1,6 @@
 """JOINT over ordered k-sequences, "as later published by the same authors"
 (Gillenwater, Joseph, Muñoz Medina & Ribero, ICML 2022, "A Joint Exponential
-Mechanism for Differentially Private Top-k"; the sequence extension that seed 004
+Mechanism for Differentially Private Top-k"; the sequence extension that GJMR21
 §2 names as future work).
 
 Output space: ordered k-tuples ``s = (s_1, ..., s_k)`` of *distinct* 0-based items.
@@ -107,7 +107,7 @@ class SequenceTables:
                 t[i] = newt
             self.gaps.append(m)
             self.below.append(prod if zeros == 0 else 0)
-        self.counts = [b - a for a, b in zip([0] + self.below[:-1], self.below)]
+        self.counts = [b - a for a, b in zip([0] + self.below[:-1], self.below, strict=True)]
         keep = [g for g, c in enumerate(self.counts) if c]
         self.gaps = [self.gaps[g] for g in keep]
         self.below = [self.below[g] for g in keep]
@@ -188,14 +188,15 @@ class JointSequence(ExactMechanism):
         cache = tab.__dict__.setdefault("_cats", {})
         if self.eps not in cache:
             cache[self.eps] = ExactCategorical(tab.counts, tab.gaps, self.eps)
-        return cache[self.eps]
+        result: ExactCategorical = cache[self.eps]
+        return result
 
-    def gap_distribution(self, h, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
+    def gap_distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
         """``{m: P(gap = m)}`` exactly, any d."""
         tab = self.tables(h)
         cat = ExactCategorical(tab.counts, tab.gaps, self.eps)
         with exact_context(prec, interval) as ctx:
-            return dict(zip(tab.gaps, cat.probabilities(ctx)))
+            return dict(zip(tab.gaps, cat.probabilities(ctx), strict=True))
 
     def symmetries(self, d: int) -> frozenset[str]:
         """Utility ``-max_i (c_(i) - h_{s_i})`` of count values: no index used (:mod:`dpverify.checker.reductions`)."""

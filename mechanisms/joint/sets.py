@@ -1,4 +1,4 @@
-"""JOINT: the exponential mechanism over k-subsets (seed 004, Gillenwater, Joseph,
+"""JOINT: the exponential mechanism over k-subsets (GJMR21, Gillenwater, Joseph,
 Muñoz Medina & Ribero, "A Joint Exponential Mechanism for Differentially Private
 Top-k Set", §3, Algorithm 1, Lemmas 5-7, Theorem 8).
 
@@ -82,7 +82,8 @@ def u_star(h: Sequence[int], S: Any) -> int:
     """Lemma 5 closed form ``-max_i (c_(i) - c_{j_i})`` for a k-set ``S`` of 0-based items."""
     top = sorted(h, reverse=True)
     mine = sorted((h[i] for i in S), reverse=True)
-    return -max(top[i] - mine[i] for i in range(len(mine)))
+    result: int = -max(top[i] - mine[i] for i in range(len(mine)))
+    return result
 
 
 def u_def5(h: Sequence[int], S: Any, *, ties: str = "index") -> int:
@@ -131,7 +132,7 @@ class SetTables:
                 vals.add(self.v[i] - self.v[p])
         self.gaps = sorted(vals)
         self.below = [count_bounded(self.thresholds(m), k) for m in self.gaps]
-        self.counts = [b - a for a, b in zip([0] + self.below[:-1], self.below)]
+        self.counts = [b - a for a, b in zip([0] + self.below[:-1], self.below, strict=True)]
         self._flag: dict[int, FlagDP] = {}
 
     def thresholds(self, m: int) -> list[int]:
@@ -172,7 +173,7 @@ def _check_k(k: int, d: int) -> None:
 
 @dataclass(frozen=True)
 class Joint(ExactMechanism):
-    """JOINT, the EM over k-subsets with utility :func:`u_star` (seed 004 §3, Thm 8).
+    """JOINT, the EM over k-subsets with utility :func:`u_star` (GJMR21 §3, Thm 8).
 
     ``P(S) = exp(eps * u(h, S) / 2) / Z`` over all k-subsets S of ``range(d)``
     (Definition 3 with Delta_u = 1).  See the module docstring.
@@ -199,7 +200,8 @@ class Joint(ExactMechanism):
         cache = tab.__dict__.setdefault("_cats", {})
         if key not in cache:
             cache[key] = ExactCategorical(self._weights(tab), tab.gaps, self.eps)
-        return cache[key]
+        result: ExactCategorical = cache[key]
+        return result
 
     def gap_distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC,
                          interval: bool = False) -> dict[int, Any]:
@@ -208,7 +210,7 @@ class Joint(ExactMechanism):
         cat = ExactCategorical(self._weights(tab), tab.gaps, self.eps)
         with exact_context(prec, interval) as ctx:
             probs = cat.probabilities(ctx)
-        return {m: p for m, p, c in zip(tab.gaps, probs, tab.counts) if c}
+        return {m: p for m, p, c in zip(tab.gaps, probs, tab.counts, strict=True) if c}
 
     def symmetries(self, d: int) -> frozenset[str]:
         """Utilities are functions of count values (Lemma 5), counted by value: no index used
@@ -251,8 +253,8 @@ class Joint(ExactMechanism):
         else:
             logw = np.array([math.log(w) if w else -np.inf for w in wts]) \
                 - sampler_float("eps", self.eps) / 2 * np.array(tab.gaps, dtype=float)
-            gs = rng.gumbel(size=(size, len(logw))) + logw[None, :]
-            gs = [int(x) for x in np.argmax(gs, axis=1)]
+            noisy = rng.gumbel(size=(size, len(logw))) + logw[None, :]
+            gs = [int(x) for x in np.argmax(noisy, axis=1)]
         out = []
         for g in gs:
             pos = tab.flag_dp(g).sample(rng)
@@ -262,7 +264,7 @@ class Joint(ExactMechanism):
 
 @dataclass(frozen=True)
 class JointLiteral(Joint):
-    """Algorithm 1 exactly as printed (seed 004 §3.1): entries of M sampled with multiplicity.
+    """Algorithm 1 exactly as printed (GJMR21 §3.1): entries of M sampled with multiplicity.
 
     ``P(S) = r_h(m) exp(-eps m/2) / Z_lit`` with ``m = -u(h, S)`` and ``r_h(m)`` the
     number of entries of M equal to m.  ``reading="line1"`` counts Line 1's entries
@@ -279,7 +281,7 @@ class JointLiteral(Joint):
             raise InvalidParameter(f"reading={self.reading!r} must be 'line1' or 'positions'")
 
     def _weights(self, tab: SetTables) -> list[int]:
-        return [c * r for c, r in zip(tab.counts, tab.literal_multiplicity(self.reading))]
+        return [c * r for c, r in zip(tab.counts, tab.literal_multiplicity(self.reading), strict=True)]
 
 
 _INVALID = (

@@ -1,7 +1,7 @@
 """Report-noisy-max with Laplace noise, one selection and one-shot ordered top-k.
 
 Both mechanisms add independent Laplace noise once, ``X_i = h_i + Lap(b)`` with
-density ``exp(-|z|/b) / (2b)`` (DR19 eq. (1), seed 001 §2), and release indices
+density ``exp(-|z|/b) / (2b)`` (DR19 eq. (1), DR19 §2), and release indices
 by decreasing ``X_i`` (continuous noise: ties have probability 0).  The exact
 law of an ordered outcome ``o = (o_1, ..., o_k)`` is
 
@@ -21,7 +21,7 @@ Scale conventions (the seeds give no formula for report noisy max itself):
   ℓ∞-sensitivity Δ; for *monotone* counting queries Dwork–Roth Claim 3.9 already
   gets ε-DP with Lap(Δ/ε), so on add/remove neighbours the default is conservative).
 - :class:`LaplaceTopK` uses ``b = 2 * k * sensitivity / eps``, the GJMR21
-  baseline LAPLACE (seed 004 §4: "For LAPLACE, we instead add Laplace noise with
+  baseline LAPLACE (GJMR21 §4: "For LAPLACE, we instead add Laplace noise with
   parameter 2k/eps" and take the k largest; one-shot top-k of Qiao–Su–Zhang,
   GJMR21 ref. [12]).  The seed uses it as an eps-DP algorithm under add/remove
   neighbours (§4: "In all cases, we use the eps-DP variant of the algorithm");
@@ -62,7 +62,8 @@ def _check_hk(h: Any, k: int) -> tuple[int, ...]:
     h = V.histogram(h)
     if k > len(h):
         raise InvalidParameter(f"k={k} must be <= d={len(h)} (the number of items)")
-    return h
+    result: tuple[int, ...] = h
+    return result
 
 
 def _exact_scale(name: str, value: Any) -> Fraction:
@@ -111,6 +112,7 @@ class _LaplaceTop(ExactMechanism):
     ordered top-k of Laplace noisy counts, :func:`mechanisms.exact.laplace_order.ordered_top_distribution`)
     and the float sampler (:func:`laplace_top_indices`)."""
 
+    k: int  # LaplaceTopK only
     eps: Any
     sensitivity: Any
 
@@ -126,7 +128,7 @@ class _LaplaceTop(ExactMechanism):
 
     def __post_init__(self) -> None:
         if hasattr(self, "k"):
-            self._set(k=V.pos_int("k", getattr(self, "k")))
+            self._set(k=V.pos_int("k", self.k))
         self._set(eps=V.positive("eps", self.eps), sensitivity=V.positive("sensitivity", self.sensitivity))
 
     def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
@@ -180,7 +182,7 @@ class LaplaceTopK(_LaplaceTop):
 
     @classmethod
     def gjmr21(cls, k: int, eps: Any) -> "LaplaceTopK":
-        """GJMR21's LAPLACE: "add Laplace noise with parameter 2k/eps" then top-k (GJMR21 §4)."""
+        """GJMR21's LAPLACE: "add Laplace noise with parameter 2k/eps" then top-k (§4)."""
         return cls(k=k, eps=eps)
 
     @property

@@ -1,4 +1,4 @@
-"""The limited-domain family of Durfee & Rogers (seed 001 §3, §5, §6, App. F).
+"""The limited-domain family of Durfee & Rogers (DR19 §3, §5, §6, App. F).
 
 - :mod:`~mechanisms.limited_domain.domain`: eq. (5) / (9) domains and the ⊥ multiplier (shared);
 - :mod:`~mechanisms.limited_domain.gumbel`: LimitDom (Algorithm 1), StrictLimitDom (Algorithm 5);

@@ -1,10 +1,10 @@
 """Batched sampling of the limited-domain Gumbel race as an int64 array (no Python objects per draw).
 
 Law (the same as :func:`mechanisms.limited_domain.race_sample` and
-:func:`mechanisms.limited_domain.race_distribution`; seed 001, DR19 Algorithm 1
+:func:`mechanisms.limited_domain.race_distribution`; DR19, DR19 Algorithm 1
 and the module docstring of :mod:`mechanisms.limited_domain`): the Gumbel race
 over ``domain ∪ {⊥}`` with rates ``w_i = exp(eps h_i)`` and ``w_⊥ = exp(eps
-bot_count) m / delta``.  By DR19 Lemma 4.2 (seed 001 §4.1: the one-shot Gumbel
+bot_count) m / delta``.  By DR19 Lemma 4.2 (§4.1: the one-shot Gumbel
 order *is* peeling the exponential mechanism) the race order is the order of
 sequential sampling **without replacement** proportional to ``w``.  So a draw is:
 pick ``o_1`` with probability ``w_{o_1} / sum w``, then ``o_2`` among the rest,
@@ -60,7 +60,8 @@ import numpy as np
 from mechanisms.float_sampling import log_ratio
 from mechanisms.core import BOT
 
-__all__ = ["race_sample_array", "array_to_outcomes", "outcomes_to_array", "race_tables", "MAX_TABLE_ENTRIES", "MAX_REJECTION_ROUNDS"]
+__all__ = ["race_sample_array", "array_to_outcomes", "outcomes_to_array", "race_tables", "MAX_TABLE_ENTRIES",
+           "MAX_REJECTION_ROUNDS"]
 
 #: Largest ``rows * (n + 2)`` table the sampler builds (float64 W and S, int64 guide: ~100 MiB at the cap).
 #: Beyond it :func:`race_sample_array` returns ``None`` and the caller falls back to the Gumbel race.
@@ -215,7 +216,8 @@ def _search(u: np.ndarray, f: np.ndarray, total: np.ndarray, guide: np.ndarray, 
     while idx.size:
         i[idx] -= 1
         idx = idx[s_flat[base[idx] + i[idx]] <= t[idx]]
-    return i
+    result: np.ndarray = i
+    return result
 
 
 def _is_picked(picks: np.ndarray, pos: np.ndarray) -> np.ndarray:
@@ -235,7 +237,8 @@ def _direct(W: np.ndarray, picks: np.ndarray, f: np.ndarray, rng: np.random.Gene
     s = np.cumsum(w[:, ::-1], axis=1)[:, ::-1]
     t = rng.random(f.size) * s[:, 0]
     # largest i with s[i] > t: count of suffix sums above t, minus one
-    return (s > t[:, None]).sum(axis=1) - 1
+    result: np.ndarray = (s > t[:, None]).sum(axis=1) - 1
+    return result
 
 
 def array_to_outcomes(arr: np.ndarray) -> list[Any]:

@@ -1,10 +1,10 @@
-"""The limited domains of Durfee & Rogers and the ⊥ threshold's multiplier (seed 001 §3, §6.2; seed 000 §3).
+"""The limited domains of Durfee & Rogers and the ⊥ threshold's multiplier (DR19 §3, §6.2; DR19-NeurIPS §3).
 
 * :func:`limited_domain` -- eq. (5), ``d^kbar(h)``: the first kbar items of
   :func:`mechanisms.core.sorted_items` (larger count first, ties -> smaller index).
 * :func:`strict_domain` -- eq. (9), ``d^k_>(h) = {i : h_i > h_(k+1)}``.
 * :func:`bot_multiplier` -- the ``m`` of eq. (6)'s ``h_⊥ = h_(kbar+1) + 1 + ln(m / delta) / eps``:
-  ``min{Delta, kbar}`` (seed 001), ``min{Delta, kbar, d - kbar}`` (seed 000, ``variant="neurips"``).
+  ``min{Delta, kbar}`` (DR19), ``min{Delta, kbar, d - kbar}`` (DR19-NeurIPS, ``variant="neurips"``).
 * :func:`top_sorted` / :func:`as_counts` -- reading only the top of a numpy histogram, as an
   unknown-domain system does (DR19 §1, §6.2).
 
@@ -54,7 +54,7 @@ def strict_domain(h: Sequence[int], k: int) -> tuple[int, ...]:
 
 
 def bot_multiplier(kbar: int, Delta: int | None, d: int, variant: str = "long") -> int:
-    """The ``m`` of ``ln(m/delta)/eps`` in h_⊥: ``min{Delta, kbar}`` (001), ``min{Delta, kbar, d-kbar}`` (000)."""
+    """The ``m`` of ``ln(m/delta)/eps`` in h_⊥: ``min{Delta, kbar}`` (DR19), ``min{Delta, kbar, d-kbar}`` (DR19-NeurIPS)."""
     m = kbar if Delta is None else min(Delta, kbar)
     if variant == "neurips":
         m = min(m, d - kbar)

@@ -1,4 +1,4 @@
-"""Fixed-threshold top-k of Durfee & Rogers (seed 001 App. F): tRR (Def. F.1), fT (Alg. 8), fT|_D (Def. F.2).
+"""Fixed-threshold top-k of Durfee & Rogers (DR19 App. F): tRR (Def. F.1), fT (Alg. 8), fT|_D (Def. F.2).
 
 Notation: ``h_(k+1)`` is the (k+1)-th largest count (``mechanisms.core.order_stat``),
 ``d^k_>(h) = {i : h_i > h_(k+1)}`` (eq. (9), :func:`mechanisms.limited_domain.strict_domain`)
@@ -39,7 +39,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -106,7 +106,8 @@ def _check_h(h: Any, k: int) -> tuple[int, ...]:
     h = V.histogram(h)
     if k >= len(h):
         raise InvalidParameter(f"k={k} must be < d={len(h)} (DR19 Def. F.1: k < d)")
-    return h
+    result: tuple[int, ...] = h
+    return result
 
 
 def _offset(ctx: Any, eps: Any, delta: Any) -> Any:
@@ -126,7 +127,8 @@ def considered_items(h: Sequence[int], k: int, eps: Any, delta: Any, literal: bo
     return _considered(sorted_items(h)[:k], h, order_stat(h, k + 1), eps, delta, literal)
 
 
-def _considered(ranked: Sequence[int], h: Sequence[int], t: int, eps: Any, delta: Any, literal: bool) -> tuple[int, ...]:
+def _considered(ranked: Sequence[int], h: Sequence[int] | np.ndarray, t: int, eps: Any, delta: Any,
+                literal: bool) -> tuple[int, ...]:
     """The items of ``ranked`` (ranks 1..k) passing Algorithm 8's pre-check, given ``t = h_(k+1)``."""
     if literal:
         return tuple(i for i in ranked if exceeds_offset(int(h[i]) - t - 1, eps, delta))
@@ -147,7 +149,7 @@ def _trr_prob(ctx: Any, h: tuple[int, ...], i: int, k: int, eps: Any, delta: Any
 
 @dataclass(frozen=True)
 class TruncatedRR(_FixedThresholdFamily):
-    """``tRR_i^k`` -- DR19 Definition F.1 (001 App. F); outcomes ``(i,)`` and ``(BOT,)`` (module docstring).
+    """``tRR_i^k`` -- DR19 Definition F.1 (DR19 App. F); outcomes ``(i,)`` and ``(BOT,)`` (module docstring).
 
     Claimed: (eps, delta)-DP (Corollary F.1), properties of Lemma F.2.
     """
@@ -192,18 +194,19 @@ def _subset_law(ctx: Any, items: Sequence[int], q: Sequence[Any]) -> dict[Any, A
     out: dict[Any, Any] = {}
     for bits in itertools.product((False, True), repeat=len(items)):
         p = ctx.mpf(1)
-        for b, qi in zip(bits, q):
+        for b, qi in zip(bits, q, strict=True):
             p = p * (qi if b else 1 - qi)
-        out[frozenset(i for i, b in zip(items, bits) if b)] = p
+        out[frozenset(i for i, b in zip(items, bits, strict=True) if b)] = p
     return out
 
 
 @dataclass(frozen=True)
 class FixedThreshold(_FixedThresholdFamily):
-    """``fT^k`` -- DR19 Algorithm 8 (001 App. F); outcome a ``frozenset`` of item indices (module docstring).
+    """``fT^k`` -- DR19 Algorithm 8 (DR19 App. F); outcome a ``frozenset`` of item indices (module docstring).
 
     ``literal=True``: the printed pre-check ``h_(i) > h_⊥``; default ``h_(i) > h_(k+1)``.
-    Claimed: ``(k eps, k delta)``-DP and ``(eps sqrt(2k ln(1/delta')) + k eps (e^eps-1)/(e^eps+1), k delta + delta')``-DP (Theorem 5).
+    Claimed: ``(k eps, k delta)``-DP and ``(eps sqrt(2k ln(1/delta')) + k eps (e^eps-1)/(e^eps+1), k delta + delta')``-DP (Theorem
+    5).
     """
 
     k: int
@@ -246,7 +249,7 @@ class FixedThreshold(_FixedThresholdFamily):
 
 @dataclass(frozen=True)
 class RestrictedFixedThreshold(_FixedThresholdFamily):
-    """``fT^k|_{d^k_>(ĥ)}`` -- DR19 Definition F.2 (001 App. F), on ``H_k(ĥ)`` only (module docstring).
+    """``fT^k|_{d^k_>(ĥ)}`` -- DR19 Definition F.2 (DR19 App. F), on ``H_k(ĥ)`` only (module docstring).
 
     ``h_hat`` fixes the domain ``d^k_>(ĥ)`` (sorted order = the bijection ``π_ĥ``); an
     input ``h`` with ``d^k_>(h)`` not inside it raises ``InvalidParameter``.  Outcome: a
@@ -309,7 +312,7 @@ def _invalid_common(extra: dict[Any, Any]) -> list[Any]:
     ]
 
 
-def _thm5_claim(p: dict[Any, Any]) -> tuple[Any, Any]:
+def _thm5_claim(p: Mapping[str, Any]) -> tuple[Any, Any]:
     """Theorem 5's ``(k eps, k delta)`` (audits)."""
     return p["k"] * V.real("eps", p["eps"]), p["k"] * V.real("delta", p["delta"])
 
@@ -319,7 +322,8 @@ REGISTRY = [
         name="fixed-threshold",
         factory=FixedThreshold,
         valid=({"k": 2, "eps": 1, "delta": "0.1"}, {"k": 1, "eps": "0.5", "delta": "0.05"}),
-        invalid=_invalid_common({}) + [({"k": 2, "eps": 1, "delta": "0.1", "literal": 1}, InvalidParameterType, "literal=1 must be a bool")],
+        invalid=_invalid_common({}) + [({"k": 2, "eps": 1, "delta": "0.1", "literal": 1}, InvalidParameterType,
+                                         "literal=1 must be a bool")],
         examples=((3, 1, 1, 0), (6, 5, 2, 2), (4, 4, 4, 1)),
         paper="DR19 Algorithm 8 (seed 001 App. F) with the pre-check h_(i) > h_(k+1) of Claim F.1; Theorem 5",
         claim=_thm5_claim,

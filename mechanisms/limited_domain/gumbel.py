@@ -1,4 +1,4 @@
-"""The Gumbel limited-domain family of Durfee & Rogers (seed 001 §3, §5, §6.2; seed 000 §3).
+"""The Gumbel limited-domain family of Durfee & Rogers (DR19 §3, §5, §6.2; DR19-NeurIPS §3).
 
 Every mechanism here runs Gumbel noise (equivalently: the exponential mechanism,
 DR19 §4.1) over a *limited* domain of items plus one extra item ⊥ whose count is
@@ -6,7 +6,7 @@ the data-dependent threshold of eq. (6)::
 
     h_⊥ = h_(kbar+1) + 1 + ln(m / delta) / eps,     m = min{Delta, kbar}
 
-(``Delta=None`` = unrestricted sensitivity, so ``m = kbar``; seed 000 prints
+(``Delta=None`` = unrestricted sensitivity, so ``m = kbar``; DR19-NeurIPS prints
 ``m = min{Delta, kbar, d - kbar}``, available as ``variant="neurips"``).
 ``h_(j)`` is the j-th largest count (``mechanisms.core.order_stat``) and, DR19
 footnote 1, ``h_(d+1) = 0`` so ``kbar = d`` is allowed.
@@ -31,7 +31,7 @@ Unknown domain (DR19 §1, §6.2).  A histogram passed here is the *whole* domain
 zero counts included, and the index order is the fixed data-independent list the
 paper pads with: "maintain a fixed list of kbar indices, and anytime the true
 top-kbar has fewer than kbar non-zeros we auto-populate the histogram with
-indices from our fixed list" (001 §6.2).  ``sample`` reads only the true
+indices from our fixed list" (DR19 §6.2).  ``sample`` reads only the true
 top-(kbar+1) (``np.argpartition``, O(d)); :meth:`LimitDom.release` takes exactly
 what an unknown-domain system provides -- the true top items as (label, count)
 pairs -- and pads from a caller-supplied fixed list.  ``kbar > d`` is refused
@@ -75,11 +75,12 @@ __all__ = [
 ]
 
 
-def race_distribution(ctx: Any, h: Sequence[int], domain: Sequence[int], k: int, eps: Any, bot_count: int, m: int, delta: Any) -> dict[Any, Any]:
+def race_distribution(ctx: Any, h: Sequence[int], domain: Sequence[int], k: int, eps: Any, bot_count: int, m: int,
+                      delta: Any) -> dict[Any, Any]:
     """Exact law of the Gumbel race over ``domain ∪ {⊥}`` (module docstring), evaluated in ``ctx``.
 
     ``exp(eps h_⊥) = exp(eps (bot_count)) * m / delta`` with ``bot_count = h_(kbar+1) + 1``.
-    Rates are shifted by the top count (ratios unchanged).  ``m = 0`` (000's
+    Rates are shifted by the top count (ratios unchanged).  ``m = 0`` (DR19-NeurIPS's
     ``d - kbar = 0``) means ⊥ has weight 0 and BOT outcomes are absent.  Asked of ``iv`` with
     exact ``eps``, ``delta``, it computes on Arb balls (:mod:`mechanisms.exact.arb_context`).
     """
@@ -107,7 +108,8 @@ def _race_distribution(ctx: Any, h: Sequence[int], domain: Sequence[int], k: int
     return out
 
 
-def race_sample(h: np.ndarray, domain: np.ndarray, k: int, eps: float, bot_count: int, m: int, delta: Any, *, rng: np.random.Generator, size: int) -> list[Any]:
+def race_sample(h: np.ndarray, domain: np.ndarray, k: int, eps: float, bot_count: int, m: int, delta: Any, *,
+                rng: np.random.Generator, size: int) -> list[Any]:
     """``size`` draws of the Gumbel race over ``domain ∪ {⊥}`` (floats; counts relative to the max).
 
     Working in units of ``1/eps``: ``eps v_i = eps (h_i - top) + Gumbel(1)``, with
@@ -138,7 +140,7 @@ def race_sample(h: np.ndarray, domain: np.ndarray, k: int, eps: float, bot_count
         else:
             above = np.full(size, kk)
         labels = domain[idx]
-        return [tuple(row) if j >= k else tuple(row[:j]) + (BOT,) for row, j in zip(labels.tolist(), above.tolist())]
+        return [tuple(row) if j >= k else tuple(row[:j]) + (BOT,) for row, j in zip(labels.tolist(), above.tolist(), strict=True)]
     if kk < n:
         part = np.argpartition(-noisy, kk - 1, axis=1)[:, :kk]
     else:
@@ -149,12 +151,13 @@ def race_sample(h: np.ndarray, domain: np.ndarray, k: int, eps: float, bot_count
     above = (np.take_along_axis(vals, order, axis=1) > vb[:, None]).sum(axis=1)
     labels = domain[idx]
     out = []
-    for row, j in zip(labels.tolist(), above.tolist()):
+    for row, j in zip(labels.tolist(), above.tolist(), strict=True):
         out.append(tuple(row) if j >= k else tuple(row[:j]) + (BOT,))
     return out
 
 
-def race_array(a: np.ndarray, dom: np.ndarray, mech: Any, bot_count: int, m: int, *, rng: np.random.Generator, size: int) -> np.ndarray:
+def race_array(a: np.ndarray, dom: np.ndarray, mech: Any, bot_count: int, m: int, *, rng: np.random.Generator,
+               size: int) -> np.ndarray:
     """``sample_array`` of the race classes: :func:`mechanisms.limited_domain.batch.race_sample_array` (sequential
     sampling without replacement; float path), else the per-draw samplers converted (``exact=True``, or
     tables above ``MAX_TABLE_ENTRIES``).  Same law either way; see :mod:`mechanisms.limited_domain.batch`."""
@@ -185,7 +188,7 @@ def _validate_delta_cap(self: _GumbelRace) -> None:
         raise InvalidParameter(f"variant={self.variant!r} must be one of {VARIANTS}")
 
 
-def gumbel_race_exact(h: Any, dom: Sequence[int], k: int, eps: Any, bot_count: int, m: int, delta: Any, *,
+def gumbel_race_exact(h: Any, dom: Sequence[int] | np.ndarray, k: int, eps: Any, bot_count: int, m: int, delta: Any, *,
                       rng: Any, size: int, balanced: bool, pad_to: int | None = None,
                       n_real: int | None = None) -> list[tuple[Any, ...]]:
     """The Gumbel race over ``dom ∪ {⊥}`` drawn with exact lazy Gumbel noise (:mod:`mechanisms.exact.noisy_race`).
@@ -256,7 +259,8 @@ class _GumbelRace(ExactMechanism):
 
     def _prepare(self, h: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...], int, int]:
         hv = self._law_histogram(h)
-        return hv, self._domain(hv), order_stat(hv, self.kbar + 1) + 1, bot_multiplier(self.kbar, self.Delta, len(hv), self.variant)
+        m = bot_multiplier(self.kbar, self.Delta, len(hv), self.variant)
+        return hv, self._domain(hv), order_stat(hv, self.kbar + 1) + 1, m
 
     def critical_scales(self) -> tuple[float, ...]:
         """The ⊥ threshold's offset above h_(kbar+1), 1 + ln(m/delta)/eps, and the noise scale 1/eps (count units;
@@ -312,13 +316,13 @@ class _GumbelRace(ExactMechanism):
 
 @dataclass(frozen=True)
 class LimitDom(_GumbelRace):
-    """LimitDom^{k,kbar} -- DR19 Algorithm 1 (001 §3), transcribed literally.
+    """LimitDom^{k,kbar} -- DR19 Algorithm 1 (§3), transcribed literally.
 
     Domain ``D = d^kbar(h)`` (eq. (5)); threshold ``h_⊥ = h_(kbar+1) + 1 +
     ln(min{Delta, kbar}/delta)/eps`` (``Delta=None``: unrestricted, min = kbar);
     outputs as in the module docstring: at most ``k`` indices in noisy order,
     ending with BOT when fewer than k beat the noisy threshold.
-    ``variant="neurips"`` uses seed 000's ``min{Delta, kbar, d - kbar}``.
+    ``variant="neurips"`` uses DR19-NeurIPS's ``min{Delta, kbar, d - kbar}``.
     Privacy: DR19 Theorem 1 (curve eq. (2)); Delta-restricted threshold under
     Delta-restricted neighbours.
     ``exact=True``: :meth:`sample` uses integer/rational arithmetic only (same law;
@@ -345,7 +349,8 @@ class LimitDom(_GumbelRace):
         top, c, m = self._race_parts(a)
         return gumbel_race_exact(a, top[: self.kbar], self.k, self.eps, c, m, self.delta, rng=rng, size=size, balanced=True)
 
-    def release(self, top: Sequence[tuple[Hashable, int]], *, rng: np.random.Generator, size: int = 1, pad: Sequence[Hashable] = ()) -> list[Any]:
+    def release(self, top: Sequence[tuple[Hashable, int]], *, rng: np.random.Generator, size: int = 1,
+                pad: Sequence[Hashable] = ()) -> list[Any]:
         """Unknown-domain use: run on the true top items only, given as ``(label, count)`` pairs.
 
         ``top`` must be the true top-(kbar+1) in sorted order (the caller's data system
@@ -375,21 +380,22 @@ class LimitDom(_GumbelRace):
             counts += [0] * need
         labels, counts = labels[: self.kbar + 1], counts[: self.kbar + 1]
         a = np.asarray(counts, dtype=np.int64)
-        # d is unknown here, so seed 000's d - kbar term cannot be used: the 001 threshold always.
+        # d is unknown here, so DR19-NeurIPS's d - kbar term cannot be used: the DR19 threshold always.
         m = bot_multiplier(self.kbar, self.Delta, self.kbar + 1, "long")
         if self.exact:
             # every place of the padded top is in D (no d is known): kbar values and ⊥, whatever the data
             out = gumbel_race_exact(a, list(range(self.kbar)), self.k, self.eps, counts[self.kbar] + 1, m, self.delta,
                                     rng=rng, size=size, balanced=self.balanced)
             return [tuple(x if x is BOT else labels[x] for x in o) for o in out]
-        out = race_sample(a, np.arange(self.kbar), self.k, sampler_float("eps", self.eps), counts[self.kbar] + 1, m, self.delta, rng=rng, size=size)
+        out = race_sample(a, np.arange(self.kbar), self.k, sampler_float("eps", self.eps), counts[self.kbar] + 1, m,
+                          self.delta, rng=rng, size=size)
         return [tuple(x if x is BOT else labels[x] for x in o) for o in out]
 
 
 
 @dataclass(frozen=True)
 class StrictLimitDom(_GumbelRace):
-    """DR19 Algorithm 5 (001 §6.2): top-k from the strictly limited domain, literal.
+    """DR19 Algorithm 5 (§6.2): top-k from the strictly limited domain, literal.
 
     Domain ``D = d^kbar_>(h) = {i : h_i > h_(kbar+1)}`` (eq. (9)), which may have
     fewer than kbar items (even none); threshold ``h_⊥ = h_(kbar+1) + 1 +
@@ -412,7 +418,8 @@ class StrictLimitDom(_GumbelRace):
 
     def _sample_domain(self, a: np.ndarray, top: np.ndarray, c: int) -> np.ndarray:
         cand = top[: self.kbar]
-        return cand[a[cand] > c - 1]
+        result: np.ndarray = cand[a[cand] > c - 1]
+        return result
 
     def symmetries(self, d: int) -> frozenset[str]:
         """Domain {i : h_i > h_(kbar+1)} and the threshold are symmetric in the items; kbar < d always (Algorithm 5)
@@ -457,7 +464,8 @@ REGISTRY = [
     MechanismSpec(
         name="limit-dom-delta",
         factory=LimitDom,
-        valid=({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "Delta": 1}, {"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "Delta": 2}),
+        valid=({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "Delta": 1},
+               {"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "Delta": 2}),
         invalid=[({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "Delta": 0}, InvalidParameter, "Delta=0 must be >= 1")],
         examples=((3, 1, 1, 0), (5, 5, 2, 2)),
         paper="DR19 Algorithm 1 with the Delta-restricted threshold ln(min{Delta, kbar}/delta)/eps (seed 001 §3)",

@@ -1,4 +1,4 @@
-"""The Laplace limited domain of Durfee & Rogers (seed 001 §6.1, Algorithm 4, Definition 6.1).
+"""The Laplace limited domain of Durfee & Rogers (DR19 §6.1, Algorithm 4, Definition 6.1).
 
 Both mechanisms run a race of independent Laplace variables (DR19 eq. (1):
 density ``exp(-|z| eps) eps / 2`` for ``Lap(1/eps)``) over a domain ``D`` plus one
@@ -56,7 +56,7 @@ import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -79,7 +79,8 @@ _BATCH_CELLS = 1 << 22
 
 
 def threshold_offset(ctx: Any, eps: Any, delta: Any, Delta: int, literal: bool) -> Any:
-    """``h_⊥ - h_(kbar+1) - 1`` in ``ctx``: ``ln(Delta/delta)/eps`` (corrected) or ``ln(Delta/eps)`` (literal, Alg. 4 / eq. (7))."""
+    """``h_⊥ - h_(kbar+1) - 1`` in ``ctx``: ``ln(Delta/delta)/eps`` (corrected) or ``ln(Delta/eps)`` (literal,
+    Alg. 4 / eq. (7))."""
     if literal:
         return ctx.log(to_ctx(ctx, Delta) / to_ctx(ctx, eps))
     return ctx.log(to_ctx(ctx, Delta) / to_ctx(ctx, delta)) / to_ctx(ctx, eps)
@@ -139,7 +140,7 @@ def laplace_race_sample(
             above_parts.append(np.zeros(m, dtype=np.int64))
             continue
         z = rng.laplace(0.0, scale, size=(m, n))
-        if wide:  # float64 cannot resolve the noise on these centres: exact (integer, fraction) pairs
+        if wide and rel is not None:  # float64 cannot resolve the noise on these centres: exact (integer, fraction) pairs
             ip, fr = split_noisy(rel[None, :], z)
             ipb, frb = split_noisy(np.zeros(m, dtype=np.int64), thr + zb)
             idx_parts.append(exact_top(ip, fr, kk))
@@ -182,14 +183,14 @@ def _outcomes(labels: np.ndarray, idx: np.ndarray, above: np.ndarray, k: int) ->
     """Race results -> outcome tuples: first ``k`` labels, or the first ``j < k`` then BOT."""
     lab = labels[idx] if idx.size else idx
     out = []
-    for row, j in zip(lab.tolist(), above.tolist()):
+    for row, j in zip(lab.tolist(), above.tolist(), strict=True):
         out.append(tuple(row[:k]) if j >= k else tuple(row[:j]) + (BOT,))
     return out
 
 
 @dataclass(frozen=True)
 class LimitDomLap(ExactMechanism):
-    """``LimitDom^{k,kbar}_Lap`` -- DR19 Algorithm 4 (001 §6.1), Delta-restricted random threshold.
+    """``LimitDom^{k,kbar}_Lap`` -- DR19 Algorithm 4 (§6.1), Delta-restricted random threshold.
 
     ``D = d^kbar(h)``, threshold ``h_⊥`` as in the module docstring (``literal=True``:
     ``ln(Delta/eps)`` as printed).  Output law: module docstring.  Claimed privacy
@@ -263,7 +264,7 @@ class LimitDomLap(ExactMechanism):
 
 @dataclass(frozen=True)
 class LapMax(ExactMechanism):
-    """``LapMax^{k,kbar}(h, D)`` -- DR19 Definition 6.1 (001 §6.1) on the fixed domain ``D = domain``.
+    """``LapMax^{k,kbar}(h, D)`` -- DR19 Definition 6.1 (§6.1) on the fixed domain ``D = domain``.
 
     Noisy values ``X_i = h_i + Lap(1/eps)`` for ``i in D`` (the print writes
     ``v_i = h_(i) + Lap(1/eps)`` "for each i in d"; read as the count of item i) and
@@ -350,7 +351,7 @@ def _invalid(extra: dict[Any, Any]) -> list[Any]:
     ]
 
 
-def _lemma_6_1_claim(p: dict[Any, Any]) -> tuple[Any, Any]:
+def _lemma_6_1_claim(p: Mapping[str, Any]) -> tuple[Any, Any]:
     """Lemma 6.1's ``(Delta eps, (e^{Delta eps}+1) delta_bar)`` as floats (audits only; the ledger is exact)."""
     De = p.get("Delta", 1) * float(V.real("eps", p["eps"]))
     d = float(V.real("delta", p["delta"]))
@@ -401,7 +402,8 @@ REGISTRY = [
                {"k": 2, "kbar": 2, "eps": "0.5", "delta": "0.1", "Delta": 2, "literal": True}),
         invalid=_invalid({"literal": True}),
         examples=((3, 1, 1, 0), (2, 2, 1), (0, 0, 0)),
-        paper="DR19 Algorithm 4 as printed: h_⊥ = h_(kbar+1) + 1 + ln(Delta/eps) (an erratum: fails Lemma 6.1, ledger DR19.Lem6.1)",
+        paper="DR19 Algorithm 4 as printed: h_⊥ = h_(kbar+1) + 1 + ln(Delta/eps) (an erratum: fails Lemma 6.1, ledger "
+              "DR19.Lem6.1)",
         relation="delta:1",
         claim=_lemma_6_1_claim,
     ),

@@ -1,4 +1,4 @@
-"""DR19 Algorithm 6 (seed 001 §6.3): choose the threshold index kbar privately, then run LimitDom.
+"""DR19 Algorithm 6 (§6.3): choose the threshold index kbar privately, then run LimitDom.
 
 As printed::
 
@@ -141,16 +141,19 @@ class OptimalThreshold(ExactMechanism):
             return selection_distribution(ctx, h, self.lo, self.dbar, self.eps, self.delta, self.literal)
 
     def symmetries(self, d: int) -> frozenset[Any]:
-        """Selection from order statistics h_(i), i <= dbar, then LimitDom over d^kbar(h) (index only breaks ties); shift-free unless dbar = d (:mod:`dpverify.checker.reductions`)."""
+        """Selection from order statistics h_(i), i <= dbar, then LimitDom over d^kbar(h) (index only breaks ties);
+        shift-free unless dbar = d (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"permute-ties"} | ({"shift"} if self.dbar < d else set()))
 
     @staticmethod
     def relabel(outcome: tuple[Any, ...], items: Sequence[int]) -> tuple[Any, ...]:
-        """``(kbar, o)`` with ``o``'s items relabelled (``items[j]``: original index of position ``j``); kbar is a count, not an item."""
+        """``(kbar, o)`` with ``o``'s items relabelled (``items[j]``: original index of position ``j``); kbar is a
+        count, not an item."""
         return (outcome[0], relabel_outcome(None, outcome[1], items))
 
     def critical_scales(self) -> tuple[Any, ...]:
-        """The selection offsets ln(i/delta)/eps (i = k..dbar), LimitDom's ⊥ offset and the noise scale 1/eps (count units; the worst-case search builds its gaps around them)."""
+        """The selection offsets ln(i/delta)/eps (i = k..dbar), LimitDom's ⊥ offset and the noise scale 1/eps (count
+        units; the worst-case search builds its gaps around them)."""
         return tuple(log_ratio(i, self.delta) / float(self.eps) for i in range(self.k, self.dbar + 1)) + (1 / float(self.eps),)
 
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
@@ -217,7 +220,7 @@ REGISTRY = [
         ],
         examples=((3, 1, 1, 0), (5, 5, 2, 2), (4, 0, 2, 1, 1)),
         paper="DR19 Algorithm 6 (seed 001 §6.3), Lemma 6.8, Lemma 3.1, footnote 6",
-        claim=lambda p: (p["k"] * V.real("eps", p["eps"]) if p.get("inner_k") is None else (p["inner_k"] + 1) * V.real("eps", p["eps"]),
+        claim=lambda p: ((p["k"] if p.get("inner_k") is None else p["inner_k"] + 1) * V.real("eps", p["eps"]),
                          V.real("delta", p["delta"])),
     ),
 ]

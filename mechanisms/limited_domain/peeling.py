@@ -1,4 +1,4 @@
-"""LEM (DR19 Definition 5.1) and its peeling form pLEM (Algorithm 3), seed 001 §5.2.
+"""LEM (DR19 Definition 5.1) and its peeling form pLEM (Algorithm 3), DR19 §5.2.
 
 ``LEM^kbar(h, D)`` is the exponential mechanism over ``D ∪ {⊥}`` with weights
 ``exp(eps h_i)`` and ``exp(eps h_⊥)``, ``h_⊥ = h_(kbar+1) + 1 + ln(m/delta)/eps`` (eq. (6),
@@ -65,7 +65,8 @@ def _resolve_domain(domain: tuple[int, ...] | None, h: tuple[int, ...], kbar: in
     return domain
 
 
-def lem_weights(ctx: Any, h: Sequence[int], domain: Sequence[int], eps: Any, tkbar: int, m: int, delta: Any) -> tuple[dict[Any, Any], Any]:
+def lem_weights(ctx: Any, h: Sequence[int], domain: Sequence[int], eps: Any, tkbar: int, m: int,
+                delta: Any) -> tuple[dict[Any, Any], Any]:
     """``({i: exp(eps (h_i - top))}, exp(eps (h_⊥ - top)))`` with ``h_⊥`` from ``h_(tkbar+1)`` and ``m``.
 
     Each ``exp(eps n)`` (``n <= 0`` an integer) and ``m / delta`` is computed once per context, precision and
@@ -97,6 +98,7 @@ class _LimitedEM(ExactMechanism):
     """What :class:`LEM` and :class:`PLEM` share: the parameter checks, the certified context on ``eps`` and
     ``delta``, the symmetries and the critical scales."""
 
+    k: int  # PLEM only
     kbar: int
     eps: Any
     delta: Any
@@ -107,10 +109,10 @@ class _LimitedEM(ExactMechanism):
 
     def _validate(self, with_k: bool) -> None:
         if with_k:
-            self._set(k=V.pos_int("k", getattr(self, "k")))
+            self._set(k=V.pos_int("k", self.k))
         self._set(kbar=V.pos_int("kbar", self.kbar))
-        if with_k and getattr(self, "k") > self.kbar:
-            raise InvalidParameter(f"k={getattr(self, 'k')} must be <= kbar={self.kbar}")
+        if with_k and self.k > self.kbar:
+            raise InvalidParameter(f"k={self.k} must be <= kbar={self.kbar}")
         self._set(eps=V.positive("eps", self.eps), delta=V.probability("delta", self.delta))
         if self.Delta is not None:
             self._set(Delta=V.pos_int("Delta", self.Delta))
@@ -157,7 +159,7 @@ class LEM(_LimitedEM):
         h, dom, m = prepared
         w, wb = lem_weights(ctx, h, dom, self.eps, self.kbar, m, self.delta)
         total = wb + sum(w.values())
-        out = {(i,): w[i] / total for i in dom}
+        out: dict[tuple[Any, ...], Any] = {(i,): w[i] / total for i in dom}
         if m > 0:
             out[(BOT,)] = wb / total
         return out
@@ -277,7 +279,8 @@ class PLEM(_LimitedEM):
             out.append(items if len(items) == self.k else items + (BOT,))
         return out
 
-    def _sample_wide(self, rel: np.ndarray, rel_bot: int, L: float, eps: float, d_arr: np.ndarray, rng: np.random.Generator, size: int) -> list[Any]:
+    def _sample_wide(self, rel: np.ndarray, rel_bot: int, L: float, eps: float, d_arr: np.ndarray,
+                     rng: np.random.Generator, size: int) -> list[Any]:
         """The rounds of :meth:`sample` with exact (integer, fraction) comparisons in count units, for
         counts spread wider than float64 resolves at this noise scale (``mechanisms.float_sampling.is_wide``)."""
         n = rel.size

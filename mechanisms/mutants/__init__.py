@@ -1,4 +1,4 @@
-"""The mutant zoo: deliberately broken mechanisms, each labelled with what is wrong (STYLE.md §6).
+"""The mutant zoo: deliberately broken mechanisms, each labelled with what is wrong (docs/style.md §6).
 
 :mod:`~mechanisms.mutants.basic` holds the mutants every checker and audit must catch on small domains;
 :mod:`~mechanisms.mutants.searched` those whose violation shows only where the claim binds (large gaps,

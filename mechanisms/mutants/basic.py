@@ -1,4 +1,4 @@
-"""The mutant zoo: deliberately broken mechanisms, each labelled with what is wrong (STYLE.md §6).
+"""The mutant zoo: deliberately broken mechanisms, each labelled with what is wrong (docs/style.md §6).
 
 Every mutant is a complete mechanism (fast ``sample`` + exact ``distribution``,
 consistent with each other) registered with ``mutant="<what is wrong>"`` and
@@ -18,14 +18,14 @@ Privacy mutants that also carry ``implements:<name>`` are audited both ways
 |---|---|---|
 | ``mutant-em-half-scale`` | EM (DR19 Def. 4.1) | Gumbel(Δ/(2ε)) noise, i.e. weights ``exp(2ε h_i)``, claimed ε-DP |
 | ``mutant-gumbel-budget-not-split`` | GJMR21 §4 PEEL | Gumbel(1/ε) per count instead of Gumbel(k/ε), claimed ε-DP overall |
-| ``mutant-em-linf-monotone`` | EM (DR19 Lemma 4.1) | ε (not 2ε) under ℓ∞ neighbours, where ``q = h_i`` is not monotone (sensitivity mistake) |
+| ``mutant-em-linf-monotone`` | EM (DR19 Lemma 4.1) | ε (not 2ε) under ℓ∞ neighbours, where ``q = h_i`` is not monotone |
 | ``mutant-noisy-max-value`` | report noisy max | also releases the noisy maximum (rounded, clipped), claimed ε-DP like EM |
-| ``mutant-laplace-rnm-half-scale`` | report noisy max (Laplace) | Lap(1/(2ε)) instead of Lap(2/ε): the scale 2Δ/ε misread as Δ/(2ε) |
+| ``mutant-laplace-rnm-half-scale`` | report noisy max (Laplace) | Lap(1/(2ε)) for Lap(2/ε): scale 2Δ/ε misread as Δ/(2ε) |
 | ``mutant-limit-dom-no-log-term`` | DR19 Alg. 1 | threshold ``h_(kbar+1) + 1`` without ``ln(min{Δ,kbar}/δ)/ε`` |
 | ``mutant-limit-dom-no-plus-one`` | DR19 Alg. 1 | threshold ``h_(kbar+1) + ln(m/δ)/ε`` without the ``+ 1`` |
-| ``mutant-limit-dom-order-off-by-one`` | DR19 Alg. 1 | threshold built on ``h_(kbar+2)`` instead of ``h_(kbar+1)`` (order-statistic off-by-one) |
-| ``mutant-limit-dom-delta-threshold`` | DR19 Alg. 1 | the Δ-restricted threshold ``ln(1/δ)/ε`` (Δ=1) used under unrestricted add/remove (sensitivity mistake) |
-| ``mutant-peeling-with-replacement`` | DR19 §4.1 pEM | chosen items are not removed (k EM draws with replacement): private, but not pEM^k |
+| ``mutant-limit-dom-order-off-by-one`` | DR19 Alg. 1 | threshold on ``h_(kbar+2)``, not ``h_(kbar+1)`` (off by one) |
+| ``mutant-limit-dom-delta-threshold`` | DR19 Alg. 1 | Δ-restricted threshold ``ln(1/δ)/ε`` (Δ=1) under unrestricted add/remove |
+| ``mutant-peeling-with-replacement`` | DR19 §4.1 pEM | chosen items not removed (k EM draws with replacement): not pEM^k |
 
 Docstrings of the classes below define each output law exactly.
 """
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -116,7 +116,7 @@ class GumbelBudgetNotSplit(_Delegate):
     """MUTANT (wrong noise scale): GJMR21's PEEL with Gumbel(1/eps) per count instead of Gumbel(k/eps).
 
     Law: :class:`OneShotGumbel` ``(k, eps)`` -- the top k of ``h_i + Gumbel(1/eps)``
-    in order; claimed eps-DP overall (seed 004 §4 uses ``k/eps``), truly only
+    in order; claimed eps-DP overall (GJMR21 §4 uses ``k/eps``), truly only
     about ``k eps``.
     """
 
@@ -327,7 +327,7 @@ class PeelingWithReplacement(ExactMechanism):
 _LD = {"k": 2, "kbar": 3, "eps": 1, "delta": "0.1"}
 
 
-def _ld_claim(p: dict[Any, Any]) -> tuple[Any, ...]:
+def _ld_claim(p: Mapping[str, Any]) -> tuple[Any, Any]:
     return (p["k"] * V.real("eps", p["eps"]), V.real("delta", p["delta"]))
 
 

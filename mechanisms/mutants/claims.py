@@ -2,7 +2,9 @@
 
 | name | family | what is wrong |
 |---|---|---|
-| ``mutant-pf-em-zcdp-claim`` | permute-and-flip (MS20) | carries the exponential mechanism's eps^2/8-zCDP (OpenDP 0.15.1 ``make_noisy_max``, opendp/opendp issue #2911); permute-and-flip is not eps-bounded-range and not eps^2/8-zCDP |
+| ``mutant-pf-em-zcdp-claim`` | permute-and-flip (MS20) | carries EM's eps^2/8-zCDP (OpenDP 0.15.1 ``make_noisy_max``) |
+
+OpenDP's claim is discussed in opendp/opendp issue #2911; permute-and-flip is not eps-bounded-range and not eps^2/8-zCDP.
 
 The audits check (eps, delta) points, so the zCDP claim enters through the point it implies at
 ``eps' = eps/2`` (:func:`mechanisms.registry.zcdp_claim`, the optimal conversion of Canonne, Kamath &

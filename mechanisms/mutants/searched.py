@@ -1,4 +1,4 @@
-"""Mutants whose privacy violation shows only where the claim binds: near a threshold, or with many items (issue 16).
+"""Mutants whose privacy violation shows only where the claim binds: near a threshold, or with many items.
 
 Each is a complete mechanism (sample + exact law) registered with the (eps, delta) its author
 would claim at a realistic ``delta = 1e-6``.  On the small domains the checker enumerates (length

@@ -1,8 +1,8 @@
-"""Stability-family mutants whose bug shows only at large counts (STYLE.md §6).
+"""Stability-family mutants whose bug shows only at large counts (docs/style.md §6).
 
 | name | family | what is wrong |
 |---|---|---|
-| ``mutant-top-stable-query-noise-halved`` | CWGM20 Alg. 3 (TS) | A_stab's query noise ``Lap(1/eps_2)`` instead of ``Lap(2/eps_2)`` |
+| ``mutant-top-stable-query-noise-halved`` | CWGM20 Alg. 3 (TS) | A_stab's query noise ``Lap(1/eps_2)``, not ``Lap(2/eps_2)`` |
 
 Why large counts: TS tests the gaps ``q_i = h_(i) - h_(i+1) - 1`` against the noisy threshold
 ``T_hat = T + Lap(1/eps_1)`` with ``T = ln(1/delta_q)/(eps_2/2)``.  With half the query noise each
@@ -33,7 +33,8 @@ __all__ = ["TopStableHalvedQueryNoise"]
 
 @dataclass(frozen=True)
 class TopStableHalvedQueryNoise(TopStable):
-    """MUTANT: :class:`mechanisms.stability.TopStable` with A_stab query noise ``Lap(1/eps_2)`` (the factor 2 of ``2/eps_2`` dropped).
+    """MUTANT: :class:`mechanisms.stability.TopStable` with A_stab query noise ``Lap(1/eps_2)`` (the factor 2 of
+    ``2/eps_2`` dropped).
 
     Law: exactly TS's (its module docstring), with ``F_j(x) = Pr[q_j + Lap(1/eps_2) <= x]``.
     Claimed ``(eps + eps_EM, delta)``-DP like TS (Theorem 3.2).
@@ -48,7 +49,8 @@ REGISTRY = [
     MechanismSpec(
         name="mutant-top-stable-query-noise-halved",
         factory=TopStableHalvedQueryNoise,
-        valid=({"k": 1, "kbar": 2, "eps": 3, "delta": Fraction(1, 10**6)}, {"k": 1, "kbar": 2, "eps": 1, "delta": Fraction(1, 10**6)}),
+        valid=({"k": 1, "kbar": 2, "eps": 3, "delta": Fraction(1, 10**6)},
+               {"k": 1, "kbar": 2, "eps": 1, "delta": Fraction(1, 10**6)}),
         examples=((3, 1, 1), (2, 2, 0)),
         paper="mutant of CWGM20 Alg. 3 (seed 002 §3)",
         mutant="A_stab query noise Lap(1/eps_2) instead of Lap(2/eps_2): each test costs up to twice its share; "

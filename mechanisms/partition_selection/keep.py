@@ -67,7 +67,8 @@ MAX_RECURSION_STEPS = 200_000
 
 def _is_one(p: Any) -> bool:
     """p is exactly 1 (an interval: both ends) -- the recursion's fixed point."""
-    return (p.a == 1 and p.b == 1) if hasattr(p, "a") else p == 1
+    result: bool = (p.a == 1 and p.b == 1) if hasattr(p, "a") else p == 1
+    return result
 
 
 def tg_recursive(ctx: Any, n: int, eps: Any, delta: Any) -> Any:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -73,7 +73,7 @@ class PartitionSelection(ExactMechanism):
             raise InvalidParameter(f"delta={self.delta} must be <= 1/2 for {self.strategy} thresholding")
         if self.strategy == "truncated-geometric-closed":
             try:
-                self._crossovers  # Google's double-precision crossovers: refused here, not at the first law
+                _ = self._crossovers  # Google's double-precision crossovers: refused here, not at the first law
             except (OverflowError, ValueError):
                 raise InvalidParameter(f"eps={self.eps}, delta={self.delta}: the closed form's crossovers overflow in "
                                        "double precision (as in the library); use strategy 'truncated-geometric'") from None
@@ -92,7 +92,8 @@ class PartitionSelection(ExactMechanism):
     def scale(self) -> Fraction | None:
         """The noise scale: Laplace b = L / eps, Gaussian sigma; None for the truncated geometric."""
         if self.strategy == "laplace":
-            return self.L / self.eps
+            result: Fraction | None = self.L / self.eps
+            return result
         if self.strategy == "gaussian":
             return self._gauss[0]
         return None
@@ -167,7 +168,9 @@ class PartitionSelection(ExactMechanism):
         if self.strategy in ("laplace", "gaussian"):
             with exact_context(80) as mp:
                 t = float(self.threshold(mp))
-            b = float(self.scale())
+            scale = self.scale()
+            assert scale is not None  # thresholding strategies have a noise scale
+            b = float(scale)
             z = rng.laplace(0.0, b, (size, len(h))) if self.strategy == "laplace" else rng.normal(0.0, b, (size, len(h)))
             kept = (n[None, :] + z >= t) & (n[None, :] > 0)
         else:
@@ -186,13 +189,15 @@ class PartitionSelection(ExactMechanism):
             return tuple(float(c) for c in self._crossovers)
         with exact_context(80) as mp:
             t = self.threshold(mp)
-        if t is None:
+        scale = self.scale()
+        if t is None or scale is None:
             return (float(self.L / self.eps),)
-        return (float(t), float(self.scale()))
+        return (float(t), float(scale))
 
 
 def _valid(strategy: str) -> tuple[Any, ...]:
-    return ({"strategy": strategy, "eps": 1, "delta": "1/100000", "L": 1}, {"strategy": strategy, "eps": "1/2", "delta": "1/1000", "L": 2},
+    return ({"strategy": strategy, "eps": 1, "delta": "1/100000", "L": 1},
+            {"strategy": strategy, "eps": "1/2", "delta": "1/1000", "L": 2},
             {"strategy": strategy, "eps": 1, "delta": "1/1000", "L": 1, "tau": 3, "base": 2})
 
 

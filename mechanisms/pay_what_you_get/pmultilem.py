@@ -1,4 +1,4 @@
-"""pMultiLEM^{k*, l*}_{H^(0), H^(1)} -- DR19 Algorithm 7 (seed 001 §7), the analysis device of Theorem 2.
+"""pMultiLEM^{k*, l*}_{H^(0), H^(1)} -- DR19 Algorithm 7 (§7), the analysis device of Theorem 2.
 
 Setting (DR19 §7, Definition 7.1).  Two *neighbouring families of adaptive
 histogram sequences* H^(0), H^(1): for every transcript prefix ``o_<i`` the
@@ -101,7 +101,8 @@ class PMultiLEM:
 
         return step
 
-    def distribution_on(self, h0: Sequence[int], h1: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
+    def distribution_on(self, h0: Sequence[int], h1: Sequence[int], *, prec: int = DEFAULT_PREC,
+                        interval: bool = False) -> dict[Any, Any]:
         """Exact law of pMultiLEM(b) on the family pair built from ``(h0, h1)``."""
         return transcript_distribution(self.rounds(h0, h1), k_star=self.k_star, l_star=self.l_star, prec=prec, interval=interval)
 
@@ -109,6 +110,7 @@ class PMultiLEM:
         return sample_transcripts(self.rounds(h0, h1), k_star=self.k_star, l_star=self.l_star, rng=rng, size=size)
 
 
-def multilimitdom_side(device: PMultiLEM, h0: Sequence[int], h1: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
+def multilimitdom_side(device: PMultiLEM, h0: Sequence[int], h1: Sequence[int], *, prec: int = DEFAULT_PREC,
+                       interval: bool = False) -> dict[Any, Any]:
     """``multiLimitDom^{k*, l*}(H^(b))``: Algorithm 2 on side ``device.b`` of the family pair."""
     return device.session().distribution((h0, h1)[device.b], prec=prec, interval=interval)

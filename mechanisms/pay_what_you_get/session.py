@@ -1,4 +1,4 @@
-"""Pay-what-you-get composition: multiLimitDom^{k*, l*} (DR19 Algorithm 2, seed 001 §3; Theorem 2, §7).
+"""Pay-what-you-get composition: multiLimitDom^{k*, l*} (DR19 Algorithm 2, DR19 §3; Theorem 2, §7).
 
 Algorithm 2, transcribed::
 
@@ -173,7 +173,8 @@ class MultiLimitDomSession:
         mech = LimitDom(k, kbar, self.eps, self.delta, self.Delta, self.variant)
         return self._run(mech, h, rng)
 
-    def query_optimal(self, h: Sequence[int], k: int, dbar: int, *, rng: np.random.Generator, literal: bool = False) -> tuple[Any, ...]:
+    def query_optimal(self, h: Sequence[int], k: int, dbar: int, *, rng: np.random.Generator,
+                      literal: bool = False) -> tuple[Any, ...]:
         """One round with Algorithm 6 (choose kbar in [k, dbar] privately, then LimitDom^{k-1, kbar});
         returns ``(kbar, o_i)`` and charges ``|o_i| + 1`` (DR19 footnote 6).  At most k is charged,
         so the same ``k <= k*`` test applies.  Unrestricted threshold only (DR19 §6.3)."""
@@ -208,7 +209,8 @@ class MultiLimitDomSession:
         self._transcript.append(o)
         self._k_left -= charge_of(o, self.charge)
         self._l_left -= 1
-        return o
+        result: tuple[Any, ...] = o
+        return result
 
 
 def _budget_left(t: tuple[Any, ...], k_star: int, l_star: int, charge: str) -> tuple[int, int]:
@@ -238,7 +240,7 @@ def transcript_distribution(
     out: dict[Any, Any] = {}
     # certified: the products along the transcript tree on Arb balls (each round's iv law taken as balls once)
     with exact_context(prec, interval) as asked, certified_context(asked, ()) as ctx:
-        stack = [((), ctx.mpf(1))]
+        stack: list[tuple[tuple[Any, ...], Any]] = [((), ctx.mpf(1))]
         while stack:
             t, p = stack.pop()
             k_left, l_left = _budget_left(t, k_star, l_star, charge)
@@ -322,7 +324,8 @@ class MultiLimitDom(ExactMechanism):
         if isinstance(self.strategy, str):
             self._set(strategy=get_strategy(self.strategy))
         elif not callable(self.strategy):
-            raise InvalidParameterType(f"strategy={self.strategy!r} must be a strategy name or a callable (transcript -> Step or None)")
+            raise InvalidParameterType(f"strategy={self.strategy!r} must be a strategy name or a callable (transcript -> Step "
+                                       f"or None)")
         charge_of((), self.charge)
         if self.algorithm not in ALGORITHMS:
             raise InvalidParameter(f"algorithm={self.algorithm!r} must be one of {ALGORITHMS}")

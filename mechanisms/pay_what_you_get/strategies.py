@@ -1,4 +1,4 @@
-"""Analyst strategies for pay-what-you-get sessions (DR19 Algorithm 2, seed 001 §3 and §7).
+"""Analyst strategies for pay-what-you-get sessions (DR19 Algorithm 2, DR19 §3 and §7).
 
 DR19 Algorithm 2 lets the analyst, "based on previous outcomes, select adaptive
 histogram h_i and parameters k_i, kbar_i".  Here a *strategy* is a deterministic
@@ -84,7 +84,7 @@ class View:
         if self.shift is not None:
             if len(self.shift) != len(x):
                 raise InvalidParameter(f"shift has length {len(self.shift)} but the view has {len(x)} items")
-            x = [v + s for v, s in zip(x, self.shift)]
+            x = [v + s for v, s in zip(x, self.shift, strict=True)]
         return tuple(x)
 
     @staticmethod

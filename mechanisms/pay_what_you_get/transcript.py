@@ -1,4 +1,4 @@
-"""What one pay-what-you-get round released and what it costs (DR19 Algorithm 2, seed 001 §3; footnote 6, §7).
+"""What one pay-what-you-get round released and what it costs (DR19 Algorithm 2, DR19 §3; footnote 6, §7).
 
 A round of :class:`mechanisms.pay_what_you_get.session.MultiLimitDomSession` releases a
 LimitDom outcome ``o_i`` -- or ``(kbar, o_i)`` for a round run with Algorithm 6 -- and is

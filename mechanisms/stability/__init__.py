@@ -1,4 +1,4 @@
-"""Stability-based selection of Carvalho et al. (CWGM20, seed 002): A_stab, SVT, TS, FS, A_OQR-v2, and their calibration."""
+"""Stability-based selection of Carvalho et al. (CWGM20): A_stab, SVT, TS, FS, A_OQR-v2, and their calibration."""
 
 from .astab import AStab, StableTopSet, distance_to_instability, gap_query, top_set
 from .calibration import delta_max, solve_delta_q

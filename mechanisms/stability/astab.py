@@ -1,6 +1,6 @@
-"""Stability-based release: the gap queries of TS and A_stab (CWGM20, seed 002 §2.2, §3).
+"""Stability-based release: the gap queries of TS and A_stab (CWGM20 §2.2, §3).
 
-Top sets and gaps (seed 002 §3, "Top-k selection" and the text before Alg. 3):
+Top sets and gaps (CWGM20 §3, "Top-k selection" and the text before Alg. 3):
 
 - :func:`top_set` ``f_i(h)``: the frozenset of original indices at sorted
   positions ``1..i`` (order of :func:`mechanisms.core.sorted_items`: larger count
@@ -60,7 +60,8 @@ def gap_query(h: Sequence[int], i: int) -> int:
     return order_stat(h, i) - order_stat(h, i + 1) - 1
 
 
-def distance_to_instability(f: Callable[[tuple[Any, ...]], Hashable], h: Sequence[int], *, cap: int, relation: str = "add-remove") -> int:
+def distance_to_instability(f: Callable[[tuple[Any, ...]], Hashable], h: Sequence[int], *, cap: int,
+                            relation: str = "add-remove") -> int:
     """Def. 2.6 by breadth-first search: fewest neighbour steps from ``h`` to some ``h'`` with ``f(h') != f(h)``.
 
     Steps follow ``relation`` (``"add-remove"``: ``h +- e``, ``e in {0,1}^d \\ 0``,
@@ -84,7 +85,7 @@ def distance_to_instability(f: Callable[[tuple[Any, ...]], Hashable], h: Sequenc
         if dist + 1 >= cap:
             continue
         for mv in moves:
-            n = tuple(a + b for a, b in zip(g, mv))
+            n = tuple(a + b for a, b in zip(g, mv, strict=True))
             if min(n) < 0 or n in seen:
                 continue
             if f(n) != target:
@@ -118,7 +119,7 @@ def _exact_real(name: str, x: Any) -> Any:
 
 @dataclass(frozen=True)
 class AStab(ExactMechanism):
-    """A_stab(D, f, dist_f, T, eps) -- CWGM20 Alg. 1 (seed 002 §2.2), for any ``f`` / ``dist``.
+    """A_stab(D, f, dist_f, T, eps) -- CWGM20 Alg. 1 (§2.2), for any ``f`` / ``dist``.
 
     ``f(h)`` and ``dist(h)`` are callables on validated histograms (tuples of
     ints); ``dist`` must return an int (or Fraction).  ``T = threshold`` if given,
@@ -159,7 +160,7 @@ class AStab(ExactMechanism):
 
 
 #: Distances offered by :class:`StableTopSet` ("gap" is the printed one; the rest are mutants).
-TOPSET_DISTANCES = {
+TOPSET_DISTANCES: dict[str, Callable[[Sequence[int], int], int]] = {
     "gap": lambda h, j: gap_query(h, j),
     "gap-plus-1": lambda h, j: order_stat(h, j) - order_stat(h, j + 1),  # mutant: the "- 1" dropped
     "next-but-one": lambda h, j: order_stat(h, j) - order_stat(h, j + 2) - 1,  # mutant: gap to position j+2
@@ -227,10 +228,11 @@ class _Dist:
     j: int
 
     def __call__(self, h: tuple[Any, ...]) -> int:
-        return self.fn(h, self.j)
+        result: int = self.fn(h, self.j)
+        return result
 
 
-_INVALID = [
+_INVALID: list[tuple[dict[str, Any], type, str]] = [
     ({"j": 1, "eps": -1, "delta": Fraction(1, 10)}, InvalidParameter, "eps=-1 must be > 0"),
     ({"j": 1, "eps": 1, "delta": 0}, InvalidParameter, "delta=0 must be in (0, 1)"),
     ({"j": 0, "eps": 1, "delta": Fraction(1, 10)}, InvalidParameter, "j=0 must be >= 1"),
@@ -254,7 +256,8 @@ REGISTRY = [
         valid=({"j": 1, "eps": 1, "delta": Fraction(1, 10)},),
         examples=((3, 1, 1, 0), (2, 1, 0)),
         paper="mutant of CWGM20 Alg. 1 + Claim 3.1",
-        mutant="distance to instability overstated by 1 (q_j = h_(j) - h_(j+1), the '- 1' dropped): an unstable top set passes with probability delta*e^eps/2",
+        mutant="distance to instability overstated by 1 (q_j = h_(j) - h_(j+1), the '- 1' dropped): an unstable top set passes "
+               "with probability delta*e^eps/2",
         claim=lambda p: (p["eps"], p["delta"]),
     ),
     MechanismSpec(

@@ -1,6 +1,6 @@
-"""Threshold calibration of TS / FS / A_OQR-v2: Lemma 3.1's bound and the delta_q root (CWGM20, seed 002).
+"""Threshold calibration of TS / FS / A_OQR-v2: Lemma 3.1's bound and the delta_q root (CWGM20).
 
-Lemma 3.1 (seed 002 §3): for ``c = eps_b / eps_a != 1``,
+Lemma 3.1 (CWGM20 §3): for ``c = eps_b / eps_a != 1``,
 
     Pr[Lap(1/eps_a) > ln(1/delta)/eps_a + Lap(1/eps_b)]
         <= delta_max(delta, c) = (2 delta^c + delta - c (delta^c + 2 delta)) / (4 (1 - c)).
@@ -55,7 +55,8 @@ def split_c(p1: Any) -> Fraction | float:
     if isinstance(p1, float):
         return 2 * p1 / (1 - p1)
     p1 = Fraction(p1)
-    return 2 * p1 / (1 - p1)
+    result: Fraction | float = 2 * p1 / (1 - p1)
+    return result
 
 
 def _pow(ctx: Any, x: Any, c: Any) -> Any:
@@ -105,7 +106,9 @@ def delta_max_float(x: float, c: float) -> float:
 def _exact_ok(x: float, c: Any, target: Any, c1_limit: bool) -> bool:
     """Exact (256-bit) test of ``delta_max(x, c) <= target`` at the double ``x``."""
     with exact_context(256) as ctx:
-        return delta_max(ctx, to_ctx(ctx, Fraction(x)), c, c1_limit=c1_limit) <= to_ctx(ctx, Fraction(target) if not isinstance(target, float) else target)
+        bound = to_ctx(ctx, Fraction(target) if not isinstance(target, float) else target)
+        result: bool = delta_max(ctx, to_ctx(ctx, Fraction(x)), c, c1_limit=c1_limit) <= bound
+        return result
 
 
 def solve_delta_q(c: Any, target: Any, *, c1_limit: bool = False) -> Fraction:
@@ -121,7 +124,10 @@ def solve_delta_q(c: Any, target: Any, *, c1_limit: bool = False) -> Fraction:
     if c == 1 and not c1_limit:
         raise InvalidParameter("p1=1/3 gives c=1, which Lemma 3.1 excludes (TS needs p1 != 1/3)")
     cf = float(c)
-    g = lambda u: math.log(delta_max_float(math.exp(u), cf)) - math.log(t)  # noqa: E731
+
+    def g(u: float) -> float:
+        return math.log(delta_max_float(math.exp(u), cf)) - math.log(t)
+
     hi = 0.0  # g is increasing with g(1) = 3/4 > target
     lo = math.log(t) - 1.0
     while g(lo) > 0:

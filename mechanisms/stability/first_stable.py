@@ -1,4 +1,4 @@
-"""FS (First Stable) and A_OQR-v2 for general queries -- CWGM20 supplementary Algorithms 4 and 5 (seed 002, App. A).
+"""FS (First Stable) and A_OQR-v2 for general queries -- CWGM20 supplementary Algorithms 4 and 5 (CWGM20, App. A).
 
 A *stability query* is a pair ``(f, dist_f)``: ``f(h)`` any hashable value and
 ``dist_f(h)`` a distance to instability (sensitivity 1, ``<= 0`` whenever a
@@ -63,7 +63,7 @@ class StabQuery:
 def _resolve(queries: Any) -> tuple[Any, ...]:
     if isinstance(queries, (str, bytes)) or not isinstance(queries, Sequence) or len(queries) == 0:
         raise InvalidParameter(f"queries={queries!r} must be a non-empty sequence of ints j or StabQuery")
-    out = []
+    out: list[StabQuery | int] = []
     for i, q in enumerate(queries):
         if isinstance(q, StabQuery):
             out.append(q)
@@ -248,7 +248,8 @@ class AOQRv2(ExactMechanism):
         return out
 
 
-_FS_VALID = ({"queries": (1, 2), "eps": 1, "delta": Fraction(1, 10)}, {"queries": (2, 1, 3), "eps": 2, "delta": Fraction(1, 5), "p1": Fraction(1, 2)})
+_FS_VALID = ({"queries": (1, 2), "eps": 1, "delta": Fraction(1, 10)},
+             {"queries": (2, 1, 3), "eps": 2, "delta": Fraction(1, 5), "p1": Fraction(1, 2)})
 _FS_INVALID = [
     ({"queries": (), "eps": 1, "delta": Fraction(1, 10)}, InvalidParameter, "queries=() must be a non-empty sequence"),
     ({"queries": (1, "x"), "eps": 1, "delta": Fraction(1, 10)}, InvalidParameterType, "queries[1]='x' must be an int j"),
@@ -265,7 +266,8 @@ REGISTRY = [
     ),
     MechanismSpec(
         name="aoqr-v2", factory=AOQRv2,
-        valid=({"queries": (1, 2), "k": 1, "eps": 1, "delta": Fraction(1, 10)}, {"queries": (1, 2, 1), "k": 2, "eps": 2, "delta": Fraction(1, 5), "fresh_noise": True}),
+        valid=({"queries": (1, 2), "k": 1, "eps": 1, "delta": Fraction(1, 10)},
+               {"queries": (1, 2, 1), "k": 2, "eps": 2, "delta": Fraction(1, 5), "fresh_noise": True}),
         invalid=[({**p, "k": 1}, e, msg) for p, e, msg in _FS_INVALID]
         + [({"queries": (1,), "k": 0, "eps": 1, "delta": Fraction(1, 10)}, InvalidParameter, "k=0 must be >= 1")],
         examples=((3, 1, 1, 0), (4, 2, 0)), paper="CWGM20 Alg. 5 (seed 002 App. A), Claim A.2",

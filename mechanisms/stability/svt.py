@@ -1,4 +1,4 @@
-"""The sparse vector technique as printed in CWGM20 Algorithm 2 (seed 002 §2.3; Lyu-Su-Li style).
+"""The sparse vector technique as printed in CWGM20 Algorithm 2 (§2.3; Lyu-Su-Li style).
 
 SVT(D, {q_1..q_m}, T, eps_1, eps_2, c): ``T_hat = T + Lap(c/eps_1)`` once
 ("Lap(1/(eps_1/c))"); for each query in order, ``nu_i = Lap(2c/eps_2)``
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -42,7 +42,7 @@ from mechanisms.registry import MechanismSpec
 __all__ = ["SVT", "CALIBRATIONS"]
 
 #: ``calibration -> (threshold scale, query scale)`` as functions of (eps1, eps2, c).
-CALIBRATIONS = {
+CALIBRATIONS: dict[str, Callable[[Fraction, Fraction, int], tuple[Any, Any]]] = {
     "printed": lambda e1, e2, c: (c / e1, 2 * c / e2),
     # mutants (noise calibration broken):
     "no-query-noise": lambda e1, e2, c: (c / e1, 0),
@@ -109,7 +109,7 @@ class SVT(ExactMechanism):
 
 
 _VALID = ({"T": 1, "eps1": Fraction(1, 2), "eps2": Fraction(1, 2)}, {"T": 2, "eps1": 1, "eps2": 1, "c": 2})
-_INVALID = [
+_INVALID: list[tuple[dict[str, Any], type, str]] = [
     ({"T": 1, "eps1": -1, "eps2": 1}, InvalidParameter, "eps1=-1 must be > 0"),
     ({"T": 1, "eps1": 1, "eps2": 0}, InvalidParameter, "eps2=0 must be > 0"),
     ({"T": 1, "eps1": 1, "eps2": 1, "c": 0}, InvalidParameter, "c=0 must be >= 1"),
@@ -143,9 +143,13 @@ REGISTRY = [
         relation="linf",
         claim=lambda p: (p["eps1"] + p["eps2"], 0),
     ),
-    _mutant("no-query-noise", "no noise on the queries (nu_i = 0): the answer pattern is a deterministic function of T_hat, supports differ between neighbours", ({"T": Fraction(3, 2), "eps1": 1, "eps2": 1},)),
-    _mutant("no-threshold-noise", "threshold noise never drawn (T_hat = T): every query then costs eps_2/2 separately, so the loss grows with the number of ⊥ answers", ({"T": Fraction(3, 2), "eps1": Fraction(1, 10), "eps2": 1},)),
-    _mutant("query-noise-1-over-eps2", "query noise Lap(1/eps_2) instead of Lap(2c/eps_2): too little for non-monotone sensitivity-1 queries", ({"T": 1, "eps1": Fraction(1, 10), "eps2": 1},)),
+    _mutant("no-query-noise", "no noise on the queries (nu_i = 0): the answer pattern is a deterministic function of T_hat, "
+                              "supports differ between neighbours", ({"T": Fraction(3, 2), "eps1": 1, "eps2": 1},)),
+    _mutant("no-threshold-noise", "threshold noise never drawn (T_hat = T): every query then costs eps_2/2 separately, so the "
+                                  "loss grows with the number of ⊥ "
+                                  "answers", ({"T": Fraction(3, 2), "eps1": Fraction(1, 10), "eps2": 1},)),
+    _mutant("query-noise-1-over-eps2", "query noise Lap(1/eps_2) instead of Lap(2c/eps_2): too little for non-monotone "
+                                       "sensitivity-1 queries", ({"T": 1, "eps1": Fraction(1, 10), "eps2": 1},)),
 ]
 
 

@@ -1,4 +1,4 @@
-"""TS, Top Stable -- CWGM20 Algorithm 3 (seed 002 §3), transcribed literally.
+"""TS, Top Stable -- CWGM20 Algorithm 3 (§3), transcribed literally.
 
 TS(D, k, kbar, eps, p1, eps_EM, delta):
 
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from fractions import Fraction
 from math import comb
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -59,20 +59,20 @@ from .calibration import solve_delta_q, split_c
 __all__ = ["TopStable", "DISTANCES", "THRESHOLDS", "DELTA_SPLITS", "first_pass_distribution"]
 
 #: distance functions ``(h, i) -> q_i`` ("gap" is Alg. 3 line 6; the others are mutants).
-DISTANCES = {
+DISTANCES: dict[str, Callable[[Sequence[int], int], int]] = {
     "gap": lambda h, i: order_stat(h, i) - order_stat(h, i + 1) - 1,
     "gap-to-bottom": lambda h, i: order_stat(h, 1) - order_stat(h, i + 1) - 1,  # mutant: not a distance of f_i
     "next-rank": lambda h, i: order_stat(h, i + 1) - order_stat(h, i + 2) - 1,  # mutant: the gap one rank too low
     "next-but-one": lambda h, i: order_stat(h, i) - order_stat(h, i + 2) - 1,  # mutant: compared with h_(i+2), not h_(i+1)
 }
 #: threshold centre as a function of (ctx, delta_q, eps_2): "printed" is Alg. 3 line 3.
-THRESHOLDS = {
+THRESHOLDS: dict[str, Callable[[Any, Any, Any], Any]] = {
     "printed": lambda ctx, dq, e2: ctx.log(1 / to_ctx(ctx, dq)) / (to_ctx(ctx, e2) / 2),
     "zero": lambda ctx, dq, e2: ctx.mpf(0),  # mutant: no stability margin
 }
 
 #: line 2's share of delta per query: "kbar" is the printed delta / kbar; "none" (a mutant) gives every query all of delta
-DELTA_SPLITS = {"kbar": lambda kbar: kbar, "none": lambda kbar: 1}
+DELTA_SPLITS: dict[str, Callable[[int], int]] = {"kbar": lambda kbar: kbar, "none": lambda kbar: 1}
 
 
 def first_pass_distribution(ctx: Any, t_center: Any, t_scale: Any, qs: Sequence[Any], q_scale: Any) -> dict[int | None, Any]:
@@ -191,7 +191,9 @@ class TopStable(ExactMechanism):
         order = [int(i) for i in top_sorted(sampler_counts(h), min(self.kbar + 1, len(h)))]
         top_counts = [h[i] for i in order]
         qs = np.asarray(self.queries(top_counts), dtype=np.float64)
-        passed = run_sample(T, 1 / sampler_float("eps1", self.eps1), qs, np.full(qs.shape, sampler_float("query noise scale", self.query_scale)), rng=rng, size=size)
+        threshold_scale = 1 / sampler_float("eps1", self.eps1)
+        query_scales = np.full(qs.shape, sampler_float("query noise scale", self.query_scale))
+        passed = run_sample(T, threshold_scale, qs, query_scales, rng=rng, size=size)
         first = np.where(passed.any(axis=1), np.argmax(passed, axis=1), -1)
         out = []
         for pos in first:
@@ -234,8 +236,8 @@ class TopStable(ExactMechanism):
         top_counts = [h[i] for i in order]
         half = Fraction(self.eps2) / 2
         dq = Fraction(self.delta_q)
-        tests = [(half * q, 0, 1, 1) for q in self.queries(top_counts)]
-        thr = (0, 1, 1 / dq, half / Fraction(self.eps1))
+        tests: list[tuple[Any, Any, Any, Any]] = [(half * q, 0, 1, 1) for q in self.queries(top_counts)]
+        thr: tuple[Any, Any, Any, Any] = (0, 1, 1 / dq, half / Fraction(self.eps1))
         words = RandomWords.of(rng)
         centres = make_centres([thr] + tests)  # once: enclosures cached across draws
         out = []
@@ -251,6 +253,7 @@ class TopStable(ExactMechanism):
             if i <= self.k:
                 out.append(self._wrap(i, frozenset(items)))
             elif self.eps_em == 0:
+                pick: Sequence[int]
                 if perm is not None:
                     pick = [j for j in perm if j < i][: self.k]
                 else:
@@ -289,12 +292,14 @@ class TopStable(ExactMechanism):
         return out
 
     def symmetries(self, d: int) -> frozenset[Any]:
-        """Top sets by sorted_items (index only breaks ties), gaps and EM from count differences; shift-free unless kbar = d (gap q_kbar uses h_(kbar+1)) (:mod:`dpverify.checker.reductions`)."""
+        """Top sets by sorted_items (index only breaks ties), gaps and EM from count differences; shift-free unless
+        kbar = d (gap q_kbar uses h_(kbar+1)) (:mod:`dpverify.checker.reductions`)."""
         last = self.kbar + (2 if self.distance in ("next-rank", "next-but-one") else 1)  # the lowest order statistic a gap reads
         return frozenset({"permute-ties"} | ({"shift"} if last <= d else set()))
 
     def critical_scales(self) -> tuple[Any, ...]:
-        """The stability threshold T = ln(1/delta_q)/(eps_2/2) (gap q_i = h_(i) - h_(i+1) - 1 must beat it) and the noise scales (count units; the worst-case search builds its gaps around them)."""
+        """The stability threshold T = ln(1/delta_q)/(eps_2/2) (gap q_i = h_(i) - h_(i+1) - 1 must beat it) and the
+        noise scales (count units; the worst-case search builds its gaps around them)."""
         return (self.threshold_float(), 1 / float(self.eps1), 2 / float(self.eps2))
 
     def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
@@ -324,14 +329,15 @@ _VALID = (
     {"k": 1, "kbar": 3, "eps": 1, "delta": Fraction(1, 5), "eps_em": Fraction(1, 2)},
     {"k": 1, "kbar": 2, "eps": 1, "delta": Fraction(1, 5), "transcript": False},
 )
-_INVALID = [
+_INVALID: list[tuple[dict[str, Any], type, str]] = [
     ({"k": 2, "kbar": 1, "eps": 1, "delta": Fraction(1, 10)}, InvalidParameter, "kbar=1 must be >= k=2"),
     ({"k": 1, "kbar": 2, "eps": 0, "delta": Fraction(1, 10)}, InvalidParameter, "eps=0 must be > 0"),
     ({"k": 1, "kbar": 2, "eps": 1, "delta": 1}, InvalidParameter, "delta=1 must be in (0, 1)"),
     ({"k": 1, "kbar": 2, "eps": 1, "delta": Fraction(1, 10), "p1": Fraction(1, 3)}, InvalidParameter, "p1=1/3 gives c=1"),
     ({"k": 1, "kbar": 2, "eps": 1, "delta": Fraction(1, 10), "eps_em": -1}, InvalidParameter, "eps_em=-1 must be >= 0"),
     ({"k": 0, "kbar": 2, "eps": 1, "delta": Fraction(1, 10)}, InvalidParameter, "k=0 must be >= 1"),
-    ({"k": 1, "kbar": 2, "eps": 1, "delta": Fraction(1, 10), "transcript": 1}, InvalidParameterType, "transcript=1 must be a bool"),
+    ({"k": 1, "kbar": 2, "eps": 1, "delta": Fraction(1, 10), "transcript": 1}, InvalidParameterType, "transcript=1 must be a "
+                                                                                                     "bool"),
 ]
 
 REGISTRY = [
@@ -370,7 +376,8 @@ REGISTRY = [
         valid=({"k": 1, "kbar": 2, "eps": 1, "delta": Fraction(1, 10)},),
         examples=((3, 1, 1, 0), (2, 2, 0)),
         paper="mutant of CWGM20 Alg. 3",
-        mutant="threshold T = 0 instead of ln(1/delta_q)/(eps_2/2): the SVT noise is calibrated but the stability margin is gone, so unstable top sets pass with probability ~1/2",
+        mutant="threshold T = 0 instead of ln(1/delta_q)/(eps_2/2): the SVT noise is calibrated but the stability margin is "
+               "gone, so unstable top sets pass with probability ~1/2",
         claim=lambda p: (p["eps"], p["delta"]),
     ),
     MechanismSpec(
@@ -379,7 +386,8 @@ REGISTRY = [
         valid=({"k": 2, "kbar": 2, "eps": 2, "delta": Fraction(1, 5)},),
         examples=((3, 1, 1, 0), (0, 1, 3)),
         paper="mutant of CWGM20 Alg. 3",
-        mutant="q_i = h_(1) - h_(i+1) - 1 (gap from the top, not at position i): not a distance to instability of f_i, breaks the stability argument",
+        mutant="q_i = h_(1) - h_(i+1) - 1 (gap from the top, not at position i): not a distance to instability of f_i, breaks "
+               "the stability argument",
         claim=lambda p: (p["eps"], p["delta"]),
     ),
 ]

@@ -111,14 +111,20 @@ def test_exponential_argmax_law_against_quadrature():
     with mpmath.workprec(128):
         pdf = lambda x, c: mpmath.exp(-(x - c) / b) / b if x > c else mpmath.mpf(0)  # noqa: E731
         cdf = lambda x, c: 1 - mpmath.exp(-(x - c) / b) if x > c else mpmath.mpf(0)  # noqa: E731
+
+        def wins(i, c):
+            """Pr[item i has the largest noisy value], by quadrature."""
+            return mpmath.quad(lambda x: pdf(x, c) * mpmath.fprod(cdf(x, o) for j, o in enumerate(h) if j != i),
+                               [c, 2, 3, mpmath.inf])
+
         for i, c in enumerate(h):
-            q = mpmath.quad(lambda x: pdf(x, c) * mpmath.fprod(cdf(x, o) for j, o in enumerate(h) if j != i), [c, 2, 3, mpmath.inf])
-            assert abs(law[(i,)] - q) < mpmath.mpf(10) ** -25
+            assert abs(law[(i,)] - wins(i, c)) < mpmath.mpf(10) ** -25
         assert abs(sum(law.values()) - 1) < mpmath.mpf(10) ** -30
 
 
 @pytest.mark.parametrize("mech,h", [(LyuSVT(2, 1, 1, 2), (1, 0, 2, 1)), (LyuSVT(1, 1, F(1, 2), 2), (1, 0, 2, 1)),
-                                     (LyuSVT(5, "1/2"), (2, 0, 1)), (LyuSVT(6, "1/2"), (1, 2, 0)), (TruncatedGeometric("1/10", 5), (2,))])
+                                     (LyuSVT(5, "1/2"), (2, 0, 1)), (LyuSVT(6, "1/2"), (1, 2, 0)),
+                                     (TruncatedGeometric("1/10", 5), (2,))])
 def test_discrete_sampler_fits_its_exact_law(mech, h):
     """Seeded G-tests of the array sampler against the exact law (variant 2 with c = 2 checks the segment product)."""
     law = {o: float(p) for o, p in mech.distribution(h, prec=64).items()}

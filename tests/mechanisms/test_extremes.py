@@ -125,7 +125,8 @@ def test_sampler_fit_at_extremes_can_fail():
     assert r.p_value < LEVEL
 
 
-@pytest.mark.parametrize("name", ["limit-dom", "strict-limit-dom", "plem", "fixed-threshold", "limit-dom-lap", "optimal-threshold"])
+@pytest.mark.parametrize("name", ["limit-dom", "strict-limit-dom", "plem", "fixed-threshold", "limit-dom-lap",
+                                  "optimal-threshold"])
 def test_delta_1e300_reaches_the_float_samplers_exactly(name):
     """ln(m/delta) for delta = 1e-300 (and 1e-400, below the float range) is formed from the rational."""
     spec = all_mechanisms()[name]

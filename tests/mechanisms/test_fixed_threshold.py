@@ -125,12 +125,12 @@ def test_claim_f_1_factorisation_corrected_and_printed():
 def test_interval_laws_enclose():
     h = (6, 5, 2, 2)
     for m in (FixedThreshold(2, F(1, 2), F(1, 10)), TruncatedRR(1, 2, F(1, 2), F(1, 10))):
-        P, I = m.distribution(h), m.distribution(h, interval=True)
-        assert set(P) == set(I)
+        P, Iv = m.distribution(h), m.distribution(h, interval=True)
+        assert set(P) == set(Iv)
         with exact_context(256, interval=True):
-            tot = sum(I.values())
+            tot = sum(Iv.values())
             assert tot.a <= 1 <= tot.b
-        assert all(I[o].a <= P[o] <= I[o].b for o in P)
+        assert all(Iv[o].a <= P[o] <= Iv[o].b for o in P)
 
 
 def test_restricted_map_is_ft_read_as_a_vector():
@@ -200,7 +200,8 @@ def test_sampler_reads_only_the_top_k_plus_one():
         (FixedThreshold, {"k": 0, "eps": 1, "delta": F(1, 10)}, InvalidParameter, "k=0 must be >= 1"),
         (FixedThreshold, {"k": 1, "eps": 0, "delta": F(1, 10)}, InvalidParameter, "eps=0 must be > 0"),
         (FixedThreshold, {"k": 1, "eps": 1, "delta": 1}, InvalidParameter, r"delta=1 must be in \(0, 1\)"),
-        (FixedThreshold, {"k": 1, "eps": 1, "delta": F(1, 10), "literal": "no"}, InvalidParameterType, "literal='no' must be a bool"),
+        (FixedThreshold, {"k": 1, "eps": 1, "delta": F(1, 10), "literal": "no"}, InvalidParameterType, "literal='no' must be a "
+                                                                                                       "bool"),
         (TruncatedRR, {"i": -1, "k": 1, "eps": 1, "delta": F(1, 10)}, InvalidParameter, "i=-1 must be >= 0"),
         (TruncatedRR, {"i": 0, "k": 1, "eps": -2, "delta": F(1, 10)}, InvalidParameter, "eps=-2 must be > 0"),
     ],

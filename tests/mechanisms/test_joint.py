@@ -98,7 +98,7 @@ def test_lemma5_sensitivity_one_ties_included():
         moves = [e for e in itertools.product((0, 1), repeat=d) if any(e)]
         for h in _hists(d, m):
             for e in moves:
-                g = tuple(a + b for a, b in zip(h, e))
+                g = tuple(a + b for a, b in zip(h, e, strict=True))
                 if max(g) <= m:
                     yield h, g
 
@@ -136,7 +136,7 @@ def test_gap_counts_equal_brute_force():
     for h, k in _instances():
         tab = set_tables(h, k)
         brute = Counter(-u_star(h, S) for S in itertools.combinations(range(len(h)), k))
-        assert {m: c for m, c in zip(tab.gaps, tab.counts) if c} == brute, (h, k)
+        assert {m: c for m, c in zip(tab.gaps, tab.counts, strict=True) if c} == brute, (h, k)
         assert sum(tab.counts) == math.comb(len(h), k)
         n += 1
     assert n == 4 + 16 * 2 + 64 * 3 + 256 * 4 + 4 * 15 * 4     # 1492 (h, k) instances
@@ -208,7 +208,7 @@ def test_literal_is_not_the_em_and_weights_top_set_k_fold():
     assert max(abs(L[S] - E[S]) for S in E) > 0.05
     top, other = frozenset({0, 1}), frozenset({1, 3})     # gaps 0 and 2
     ratio = (L[top] / L[other]) / (E[top] / E[other])
-    r = dict(zip(set_tables(h, k).gaps, set_tables(h, k).literal_multiplicity()))
+    r = dict(zip(set_tables(h, k).gaps, set_tables(h, k).literal_multiplicity(), strict=True))
     assert abs(ratio - mpmath.mpf(r[0]) / r[2]) < 1e-60
 
 
@@ -221,7 +221,7 @@ def test_sequence_counts_and_law_brute_force():
         h = tuple(rnd.randint(0, 5) for _ in range(d))
         tab = sequence_tables(h, k)
         brute = Counter(-u_sequence(h, s) for s in itertools.permutations(range(d), k))
-        assert dict(zip(tab.gaps, tab.counts)) == brute
+        assert dict(zip(tab.gaps, tab.counts, strict=True)) == brute
         n += 1
     assert n == 150
     h, k, eps = (4, 2, 2, 0, 1), 3, 1
@@ -232,7 +232,7 @@ def test_sequence_counts_and_law_brute_force():
         assert max(abs(P[s] - w[s] / z) for s in w) < mpmath.mpf(2) ** -90
     # the |.| variant is a different utility (module docstring witness)
     assert -u_sequence((10, 9, 0), (1, 2, 0)) == 9
-    assert max(abs(a - b) for a, b in zip(sorted((10, 9, 0), reverse=True), (9, 0, 10))) == 10
+    assert max(abs(a - b) for a, b in zip(sorted((10, 9, 0), reverse=True), (9, 0, 10), strict=True)) == 10
 
 
 # ----------------------------------------------------------------------------- samplers
@@ -449,7 +449,7 @@ def _enclosure_holds(cat, weights, ctx_prec=600):
     with mpmath.workprec(ctx_prec):
         S = list(itertools.accumulate(weights))
         return all(mpmath.mpf(lo) / cat.Zh <= s / S[-1] <= mpmath.mpf(hi) / cat.Zl
-                   for lo, hi, s in zip(cat.L, cat.H, S))
+                   for lo, hi, s in zip(cat.L, cat.H, S, strict=True))
 
 
 def test_exact_categorical_encloses_partial_sums_with_fraction_gaps():
@@ -458,10 +458,11 @@ def test_exact_categorical_encloses_partial_sums_with_fraction_gaps():
     counts, gaps, eps = [2, 3, 0, 1], [Fraction(0), Fraction(1, 3), Fraction(1, 2), Fraction(5, 2)], Fraction(1, 2)
     cat = ExactCategorical(counts, gaps, eps)
     with mpmath.workprec(600):
-        w = [c * mpmath.exp(-mpmath.mpf(1) / 4 * mpmath.mpf(g.numerator) / g.denominator) for c, g in zip(counts, gaps)]
+        w = [c * mpmath.exp(-mpmath.mpf(1) / 4 * mpmath.mpf(g.numerator) / g.denominator)
+             for c, g in zip(counts, gaps, strict=True)]
     assert _enclosure_holds(cat, w)
     assert cat.Zh.bit_length() == cat.prec == 128
-    assert all(0 <= hi - lo <= 4 for lo, hi in zip(cat.L, cat.H))
+    assert all(0 <= hi - lo <= 4 for lo, hi in zip(cat.L, cat.H, strict=True))
     with exact_context(120) as ctx:
         probs = cat.probabilities(ctx)
     xs = cat.sample(np.random.default_rng(12), N_SAMPLES)
@@ -472,7 +473,7 @@ def test_exact_categorical_integer_gaps_in_any_order():
     counts, gaps = [1, 2, 1, 3], [2, 5, 1, 3]            # not ascending, the first gap not 0
     cat = ExactCategorical(counts, gaps, 1)
     with mpmath.workprec(600):
-        w = [c * mpmath.exp(-mpmath.mpf(g) / 2) for c, g in zip(counts, gaps)]
+        w = [c * mpmath.exp(-mpmath.mpf(g) / 2) for c, g in zip(counts, gaps, strict=True)]
     assert _enclosure_holds(cat, w)
 
 

@@ -420,10 +420,10 @@ def test_gumbel_bounds_enclose_minus_log_of_the_revealed_interval(prec):
         g = GumbelNoise(w)
         g.reveal(62 * (1 + i % 3), w)
         lo, hi = g.bounds(prec)
-        a, l = (g.n << g.u.l) + g.u.m, g.u.l
+        a, bits = (g.n << g.u.l) + g.u.m, g.u.l
         assert type(lo) is int and type(hi) is int
         with mpmath.workprec(prec + 400):
             two = mpmath.mpf(2) ** prec
-            top, bottom = -mpmath.log(mpmath.mpf(a) / 2**l) * two, -mpmath.log(mpmath.mpf(a + 1) / 2**l) * two
+            top, bottom = -mpmath.log(mpmath.mpf(a) / 2**bits) * two, -mpmath.log(mpmath.mpf(a + 1) / 2**bits) * two
             assert lo <= bottom and top <= hi, (i, prec)
             assert hi - lo <= two / a + 4

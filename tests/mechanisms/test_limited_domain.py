@@ -130,7 +130,8 @@ def test_literal_selection_matches_quadrature():
 # ----------------------------------------------------------------------------- Lemma 5.4 and other twins
 
 
-SMALL_PARAMS = [(1, 1, 1, F(1, 10)), (1, 2, F(1, 2), F(1, 10)), (2, 2, 1, F(1, 20)), (2, 3, F(1, 2), F(1, 10)), (3, 3, 1, F(1, 2))]
+SMALL_PARAMS = [(1, 1, 1, F(1, 10)), (1, 2, F(1, 2), F(1, 10)), (2, 2, 1, F(1, 20)), (2, 3, F(1, 2), F(1, 10)),
+                (3, 3, 1, F(1, 2))]
 
 
 @pytest.mark.parametrize("k,kbar,eps,delta", SMALL_PARAMS)

@@ -52,7 +52,8 @@ def test_release_pad_list_at_its_exact_boundary():
     want = [tuple(x if x is BOT else names[x] for x in o) for o in ref]
     # exactly as many usable pad labels as needed (labels already in top are skipped, not counted)
     assert M.release([("a", 3), ("b", 1)], rng=np.random.default_rng(11), size=200, pad=["b", "x", "a", "y"]) == want
-    with pytest.raises(InvalidParameter, match=r"^pad has 1 usable labels but 2 are needed to fill the top-\(kbar\+1\) \(kbar=3\)"):
+    with pytest.raises(InvalidParameter, match=r"^pad has 1 usable labels but 2 are needed to fill the top-\(kbar\+1\) "
+                                               r"\(kbar=3\)"):
         M.release([("a", 3), ("b", 1)], rng=np.random.default_rng(0), pad=["a", "x", "b"])
     # a full top-(kbar+1) needs no pad at all; a longer top is cut to kbar+1
     full = [("a", 3), ("b", 1), ("x", 0), ("y", 0)]

@@ -80,7 +80,8 @@ def _quad_law(h, k, kbar, eps, delta, Delta, literal):
     """Algorithm 4's law by quadrature (k <= 2): outcome -> probability."""
     dom = limited_domain(h, kbar)
     e = mpmath.mpf(eps.numerator) / eps.denominator if isinstance(eps, F) else mpmath.mpf(eps)
-    off = mpmath.log(mpmath.mpf(Delta) / e) if literal else mpmath.log(Delta / (mpmath.mpf(delta.numerator) / delta.denominator)) / e
+    dl = mpmath.mpf(delta.numerator) / delta.denominator
+    off = mpmath.log(mpmath.mpf(Delta) / e) if literal else mpmath.log(Delta / dl) / e
     centers = {i: mpmath.mpf(h[i]) for i in dom}
     centers["T"] = order_stat(h, kbar + 1) + 1 + off
     out = {}
@@ -137,12 +138,12 @@ def test_law_sums_to_one_and_interval_encloses_it(h, k, kbar, eps, delta, Delta,
     P = m.distribution(h)
     with mpmath.workprec(256):
         assert abs(sum(P.values()) - 1) < mpmath.mpf(2) ** -200
-    I = m.distribution(h, interval=True)
+    Iv = m.distribution(h, interval=True)
     with exact_context(256, interval=True):
-        total = sum(I.values())
+        total = sum(Iv.values())
         assert total.a <= 1 <= total.b and total.delta < mpmath.mpf(10) ** -60
     for o in P:
-        assert I[o].a <= P[o] <= I[o].b
+        assert Iv[o].a <= P[o] <= Iv[o].b
 
 
 def test_corollary_6_1_lapmax_on_the_top_domain_is_algorithm_4():

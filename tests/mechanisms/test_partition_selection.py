@@ -161,7 +161,8 @@ def test_laplace_l_keys_proof_and_its_power(L):
 
 def test_laplace_l_keys_proof_agrees_with_the_checker_on_a_window():
     # the proof's tight vector is the checker's worst pair: L = 2 absent keys appearing, claimed/exact = 1
-    r = check(get_claim("DVGM22.Laplace"), Domain(d=2, max_count=3, relation="delta:L", params=({"eps": 1, "delta": D5, "L": 2},)), certify=True)
+    domain = Domain(d=2, max_count=3, relation="delta:L", params=({"eps": 1, "delta": D5, "L": 2},))
+    r = check(get_claim("DVGM22.Laplace"), domain, certify=True)
     assert r.verdict == "holds" and r.worst.h == (0, 0) and r.worst.h_prime == (1, 1)
 
 
@@ -180,7 +181,8 @@ def test_byo_registration_takes_a_relation_parameterised_by_L():
     from dpverify.byo.mechanism import register, unregister
     from dpverify.checker.core import check as run_check
 
-    reg = register("ps-laplace-L-test", lambda eps, delta, L: P("laplace", eps, delta, L=L), claim=lambda p: (p["eps"], p["delta"]),
+    reg = register("ps-laplace-L-test", lambda eps, delta, L: P("laplace", eps, delta, L=L),
+                   claim=lambda p: (p["eps"], p["delta"]),
                    valid=[{"eps": 1, "delta": D5, "L": 2}], relation="delta:L", domain=(2, 3), examples=((0, 1),), replace=True)
     try:
         r = run_check(reg.claim, certify=True)

@@ -136,9 +136,9 @@ def test_guarantee_is_theorem_2():
 def test_bad_session_parameters(kw, exc, msg):
     base = {"k_star": 2, "l_star": 2, "eps": 1, "delta": "0.1"}
     base.update(kw)
-    k, l, e, d = (base.pop(x) for x in ("k_star", "l_star", "eps", "delta"))
+    k, ls, e, d = (base.pop(x) for x in ("k_star", "l_star", "eps", "delta"))
     with pytest.raises(exc, match=msg.replace("(", "\\(").replace(")", "\\)")):
-        MultiLimitDomSession(k, l, e, d, **base)
+        MultiLimitDomSession(k, ls, e, d, **base)
 
 
 def test_session_budgets_are_normalised_to_python_ints():
@@ -228,7 +228,8 @@ CASE = dict(h=(4, 1, 0), strategy=ReaskOnBot(1, 2))
 
 
 def _law(**kw):
-    return {t: float(p) for t, p in MultiLimitDom(2, 3, kw.get("eps", 1), F(1, 10), CASE["strategy"]).distribution(CASE["h"]).items()}
+    law = MultiLimitDom(2, 3, kw.get("eps", 1), F(1, 10), CASE["strategy"]).distribution(CASE["h"])
+    return {t: float(p) for t, p in law.items()}
 
 
 def test_simulated_sessions_fit_the_exact_transcript_law():

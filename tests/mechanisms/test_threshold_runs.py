@@ -35,7 +35,7 @@ def _cdf(x, c, b):
 def _quad_pattern(t, bt, centers, scales, pattern):
     def f(x):
         v = _pdf(x, t, bt)
-        for p, c, b in zip(pattern, centers, scales):
+        for p, c, b in zip(pattern, centers, scales, strict=False):
             v *= (1 - _cdf(x, c, b)) if p else _cdf(x, c, b)
         return v
 
@@ -91,15 +91,18 @@ def test_run_law_in_interval_mode_encloses_the_mp_law():
         assert iv_law[pat].a <= p <= iv_law[pat].b and iv_law[pat].delta < mpmath.mpf(10) ** -30
 
 
+def _tail_by_quadrature(shift, ba, bb):
+    """Pr[A > shift + B] = int pdf_{shift+B}(y) Pr[Lap(b_a) > y] dy, by quadrature."""
+    return mpmath.quad(lambda y: _pdf(y, M(shift), M(bb)) * (1 - _cdf(y, 0, M(ba))),
+                       sorted({-mpmath.inf, 0, M(shift), mpmath.inf}))
+
+
 def test_laplace_tail_equals_quadrature():
     with exact_context(160) as ctx:
         for shift, ba, bb in ((F(1, 2), F(1), F(2)), (F(-1), F(1, 3), F(1, 3)), (F(3), F(2), F(1, 2))):
             v = laplace_tail_exact(ctx, shift, ba, bb)
             with mpmath.workprec(80):
-                # Pr[A > shift + B] = int pdf_{shift+B}(y) Pr[Lap(b_a) > y] dy
-                q = mpmath.quad(lambda y: _pdf(y, M(shift), M(bb)) * (1 - _cdf(y, 0, M(ba))),
-                                sorted({-mpmath.inf, 0, M(shift), mpmath.inf}))
-                assert abs(v - q) < mpmath.mpf(10) ** -18
+                assert abs(v - _tail_by_quadrature(shift, ba, bb)) < mpmath.mpf(10) ** -18
 
 
 def test_run_sample_fits_the_exact_law():
@@ -111,7 +114,8 @@ def test_run_sample_fits_the_exact_law():
     fit = goodness_of_fit(Counter(tuple(bool(x) for x in row) for row in m), {k: float(v) for k, v in law.items()})
     assert fit.p_value > 0.001, fit.as_json()
     wrong = run_sample(t, 0.5, centers, scales, rng=np.random.default_rng(20261125), size=6000)  # threshold scale forgotten
-    assert goodness_of_fit(Counter(tuple(bool(x) for x in row) for row in wrong), {k: float(v) for k, v in law.items()}).p_value < 0.001
+    counts = Counter(tuple(bool(x) for x in row) for row in wrong)
+    assert goodness_of_fit(counts, {k: float(v) for k, v in law.items()}).p_value < 0.001
 
 
 def test_run_law_keeps_its_precision_at_large_centres():
