@@ -293,6 +293,17 @@ def _thm41_claim(id_: str, title: str, p1: Any, expected: str, probe: bool, note
         evaluate=_thm41, instances=_thm41_instances, notes=notes)
 
 
+#: why the §6 experiments are not re-run here
+_NO_DATA = "not reproducible here: needs the Gowalla / BrightKite / Foursquare datasets"
+_TS_LD_SAMPLERS = "mechanisms.stability.top_stable.TopStable.sample, mechanisms.limited_domain.LimitDom.sample"
+
+
+def _experiment(id_: str, title: str, where: str, *, statement: str, code: str, reason: str) -> Statement:
+    """A §6 experiment of CWGM20 (``where``: its section and table): stated, not re-run (no data)."""
+    return Statement(id=id_, title=title, source=f"{SRC} {where}", kind="experiment", expected="not-checkable",
+                     statement=statement, code=code, reason=reason)
+
+
 CLAIMS = [
     _thm41_claim("CWGM20.Thm4.1", "Utility of TS (hypothesis 3/2 < c < 2 satisfied)", F(9, 20), "holds", False,
                  "p1 = 0.45 (c = 18/11). Worst histogram for the statement: gap g (the printed minimum, rounded up) at position "
@@ -349,34 +360,24 @@ CLAIMS = [
                evaluate=_claim41_exact, instances=_thm42_instances,
                notes="Worst-case histograms, beta = 0.1, LD with eps_iter = eps/sqrt(k/2). §6.2's Foursquare observation (TS "
                      "better only from k >= 200) is data-dependent: the real data are not worst cases."),
-    Statement(id="CWGM20.Exp", title="Experimental setup (§6)", source=f"{SRC} §6", kind="experiment", expected="not-checkable",
-              statement="delta = 1/n; eps in {0.4, 0.8, 1.0}; k in {3, 10, 50}; TS with p1 = 0.37, eps_EM = 0, kbar = k; LD "
-                        "composes k + 1 iterations with kbar chosen in [k, 5k]; 2,000 trials",
-              code="proofs.cwgm20.utility.experiment_settings (delta_q and T per setting)",
-              reason="not reproducible here: the Gowalla / BrightKite / Foursquare check-in data are not available; the "
-                     "data-free part (delta = 1/n, delta_q, T for each setting) is computed by experiment_settings()."),
-    Statement(id="CWGM20.Table1", title="Dataset overview", source=f"{SRC} §6, Table 1", kind="experiment",
-              expected="not-checkable",
-              statement="users, elements, % of count 1, 50/99/100 percentiles for Gowalla, BrightKite, Foursquare",
-              code="-",
-              reason="not reproducible here: needs the Gowalla / BrightKite / Foursquare datasets (only their user counts are "
-                     "used, as delta = 1/n)."),
-    Statement(id="CWGM20.Table2", title="P (proportion of true top-k), TS vs LD", source=f"{SRC} §6.1, Table 2",
-              kind="experiment", expected="not-checkable",
-              statement="P for eps in {0.4, 0.8, 1}, k in {3, 10, 50} on three datasets",
-              code="mechanisms.stability.top_stable.TopStable.sample, mechanisms.limited_domain.LimitDom.sample",
-              reason="not reproducible here: needs the Gowalla / BrightKite / Foursquare datasets (the same design runs on "
-                     "../shared/data in the reports issue)."),
-    Statement(id="CWGM20.Table3", title="S (relative sum), TS vs LD", source=f"{SRC} §6.1, Table 3", kind="experiment",
-              expected="not-checkable",
-              statement="S for eps in {0.4, 0.8, 1}, k in {3, 10, 50} on three datasets",
-              code="mechanisms.stability.top_stable.TopStable.sample, mechanisms.limited_domain.LimitDom.sample",
-              reason="not reproducible here: needs the Gowalla / BrightKite / Foursquare datasets."),
-    Statement(id="CWGM20.Table4", title="Stable / bad range averages and §6.2 text claims",
-              source=f"{SRC} §6.2, Table 4, Figure 1", kind="experiment", expected="not-checkable",
-              statement="stable range 1 <= k <= 60 on Gowalla (eps = 0.8); BrightKite eps = 0.4 consistently better; Foursquare "
-                        "eps = 1.0 consistently worse, TS better from k >= 200",
-              code="proofs.cwgm20.utility.kc_rows (the data-free k_c)",
-              reason="not reproducible here: needs the Gowalla / BrightKite / Foursquare datasets; the data-free statement "
-                     "behind 'Very large k' (k_c exists) is CWGM20.Claim4.1."),
+    _experiment("CWGM20.Exp", "Experimental setup (§6)", "§6",
+                statement="delta = 1/n; eps in {0.4, 0.8, 1.0}; k in {3, 10, 50}; TS with p1 = 0.37, eps_EM = 0, kbar = k; LD "
+                          "composes k + 1 iterations with kbar chosen in [k, 5k]; 2,000 trials",
+                code="proofs.cwgm20.utility.experiment_settings (delta_q and T per setting)",
+                reason="not reproducible here: the Gowalla / BrightKite / Foursquare check-in data are not available; the "
+                       "data-free part (delta = 1/n, delta_q, T for each setting) is computed by experiment_settings()."),
+    _experiment("CWGM20.Table1", "Dataset overview", "§6, Table 1",
+                statement="users, elements, % of count 1, 50/99/100 percentiles for Gowalla, BrightKite, Foursquare",
+                code="-", reason=f"{_NO_DATA} (only their user counts are used, as delta = 1/n)."),
+    _experiment("CWGM20.Table2", "P (proportion of true top-k), TS vs LD", "§6.1, Table 2",
+                statement="P for eps in {0.4, 0.8, 1}, k in {3, 10, 50} on three datasets", code=_TS_LD_SAMPLERS,
+                reason=f"{_NO_DATA} (the same design runs on ../shared/data in the reports issue)."),
+    _experiment("CWGM20.Table3", "S (relative sum), TS vs LD", "§6.1, Table 3",
+                statement="S for eps in {0.4, 0.8, 1}, k in {3, 10, 50} on three datasets", code=_TS_LD_SAMPLERS,
+                reason=f"{_NO_DATA}."),
+    _experiment("CWGM20.Table4", "Stable / bad range averages and §6.2 text claims", "§6.2, Table 4, Figure 1",
+                statement="stable range 1 <= k <= 60 on Gowalla (eps = 0.8); BrightKite eps = 0.4 consistently better; "
+                          "Foursquare eps = 1.0 consistently worse, TS better from k >= 200",
+                code="proofs.cwgm20.utility.kc_rows (the data-free k_c)",
+                reason=f"{_NO_DATA}; the data-free statement behind 'Very large k' (k_c exists) is CWGM20.Claim4.1."),
 ]
