@@ -41,9 +41,8 @@ CLAIMS = [
         code="dpverify.checker.divergences (step 3 of certify_zcdp: D_alpha <= KL + (alpha-1) R^2/8)",
         kind="not-checkable",
         reason="A theorem over every eta-BR pair, not a finite statement. Its Hoeffding step (K'' <= R^2/4) is what "
-        "dpverify.checker.divergences uses to certify zCDP near alpha = 1; tests/dpverify/checker/test_divergences.py checks "
-        "the inequality "
-        "sup_alpha D_alpha/alpha <= R^2/8 on random pairs and on every pair of the entries below.",
+               "dpverify.checker.divergences uses to certify zCDP near alpha = 1; tests/dpverify/checker/test_divergences.py "
+               "checks the inequality sup_alpha D_alpha/alpha <= R^2/8 on random pairs and on every pair of the entries below.",
     ),
     PrivacyClaim(
         id="CR21.BR#em", title="EM (monotone q) is eps-bounded-range",
@@ -107,9 +106,10 @@ CLAIMS = [
         quick=Domain(d=4, max_count=2, params=({"k": 2, "eps": 1},)),
         mechanism=lambda p: OneShotGumbel(p["k"], p["eps"]), points=lambda p: [p["k"] * p["eps"]],
         notes="False: each step's loss lies in an interval of length eps, but where that interval sits depends on the earlier "
-        "outputs, so the total loss can spread over more than k eps (witness h=(0,0,2,3), h'=(0,1,3,3): range 2.855 > 2). "
-        "What is true: k eps-DP (DR19 Cor. 4.1), hence 2k eps-BR (CR21.BR#topk-2k-eps), and k eps^2/8-zCDP (CR21.BR-zCDP#topk); "
-        "its (eps, delta) composition is the *adaptive* BR composition (proofs.ddr20), not the non-adaptive optimum of k eps-BR.",
+              "outputs, so the total loss can spread over more than k eps (witness h=(0,0,2,3), h'=(0,1,3,3): range 2.855 > 2). "
+              "What is true: k eps-DP (DR19 Cor. 4.1), hence 2k eps-BR (CR21.BR#topk-2k-eps), and k eps^2/8-zCDP "
+              "(CR21.BR-zCDP#topk); its (eps, delta) composition is the *adaptive* BR composition (proofs.ddr20), not the "
+              "non-adaptive optimum of k eps-BR.",
     ),
     PrivacyClaim(
         id="CR21.BR#topk-2k-eps", title="One-shot Gumbel top-k is 2k eps-bounded-range",
@@ -141,9 +141,8 @@ CLAIMS = [
     ),
     PrivacyClaim(
         id="CR21.BR-zCDP#laplace-rnm", title="Probe: report-noisy-max with Laplace noise is eps^2/8-zCDP",
-        source=SRC + "; Steinke, "
-        "'The exponential mechanism is bounded range' (differentialprivacy.org, 2021): report noisy max with Laplace noise "
-        "does not enjoy EM's bounded-range / zCDP guarantees",
+        source=SRC + "; Steinke, 'The exponential mechanism is bounded range' (differentialprivacy.org, 2021): report noisy max "
+                     "with Laplace noise does not enjoy EM's bounded-range / zCDP guarantees",
         statement="(probe) report-noisy-max with Lap(1/eps) on monotone counts (eps-DP) is eps^2/8-zCDP like the exponential "
                   "mechanism",
         code="mechanisms.laplace.ReportNoisyMaxLaplace(eps, sensitivity=1/2)", relation="add-remove", notion="zcdp", probe=True,
@@ -151,8 +150,9 @@ CLAIMS = [
         domain=widened(Domain(d=3, max_count=1, params=({"eps": 1},)), **COSTLY),
         quick=Domain(d=3, max_count=1, params=({"eps": 1},)),
         mechanism=lambda p: ReportNoisyMaxLaplace(p["eps"], sensitivity=F(1, 2)), points=lambda p: [_rho(p["eps"])],
-        notes="sensitivity=1/2 gives the scale b = 2*sensitivity/eps = 1/eps: eps-DP for monotone counts (Dwork-Roth Claim 3.9), "
-        "checked as BS16.Prop1.4#laplace-rnm's premise; it is neither eps-BR nor eps^2/8-zCDP. Valid: eps^2/2 (BS16 Prop. 1.4).",
+        notes="sensitivity=1/2 gives the scale b = 2*sensitivity/eps = 1/eps: eps-DP for monotone counts (Dwork-Roth Claim "
+              "3.9), checked as BS16.Prop1.4#laplace-rnm's premise; it is neither eps-BR nor eps^2/8-zCDP. Valid: eps^2/2 (BS16 "
+              "Prop. 1.4).",
     ),
     PrivacyClaim(
         id="CR21.BR-zCDP#limit-dom", title="Probe: LimitDom is k eps^2/8-zCDP like peeling EM",
@@ -163,8 +163,7 @@ CLAIMS = [
         quick=Domain(d=3, max_count=1, params=({"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10)},)),
         mechanism=lambda p: LimitDom(p["k"], p["kbar"], p["eps"], p["delta"]), points=lambda p: [p["k"] * _rho(p["eps"])],
         notes="No rho works: a neighbour moves an item into the limited domain, so one side outputs it with probability 0 and "
-        "D_alpha = inf for every alpha > 1. DR19 (seed 001) makes no zCDP claim for the limited-domain family; the right notion "
-        "would "
-        "be approximate (delta) zCDP, not checked here.",
+              "D_alpha = inf for every alpha > 1. DR19 (seed 001) makes no zCDP claim for the limited-domain family; the right "
+              "notion would be approximate (delta) zCDP, not checked here.",
     ),
 ]

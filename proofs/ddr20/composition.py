@@ -22,8 +22,7 @@ CLAIMS = [
     Obligation(
         id="DDR20.Reduction", title="Bounded-range pairs reduce to generalized randomized response", source=SRC + " §4",
         statement="Every eps-BR pair is a post-processing of some RR_{eps,t}: its delta(x), and that of its k-fold product, is "
-                  "at most "
-        "sup_t of RR_{eps,t}'s",
+                  "at most sup_t of RR_{eps,t}'s",
         code="proofs.ddr20._checks.reduction; proofs.composition.br_optimal.br_nonadaptive_delta", relation="add-remove",
         domain=Domain(d=3, max_count=2, params=tuple({"eps": e, "x": x} for e in (1, F(1, 2)) for x in (0, F(1, 4), F(1, 2)))),
         quick=Domain(d=3, max_count=1, params=({"eps": 1, "x": F(1, 4)},)), evaluate=K.reduction,
@@ -32,8 +31,7 @@ CLAIMS = [
     Obligation(
         id="DDR20.NonAdaptive", title="The non-adaptive optimum is the best stationary candidate", source=SRC + " §5",
         statement="For k non-adaptive eps-BR mechanisms, sup_t delta_t(x) of RR_{eps,t}^k is attained at one of t_l = (x + "
-                  "(l+1) eps)/(k+1) "
-        "(an efficiently computable optimum)",
+                  "(l+1) eps)/(k+1) (an efficiently computable optimum)",
         code="proofs.composition.br_optimal.br_nonadaptive_delta vs br_sup_t_branch_and_bound", relation="none",
         domain=Domain(**_NONE, extra={"points": tuple({"k": k, "eps": e, "x": x, "tol": tol} for k, e, x, tol in (
             (1, 1, 0, F(1, 10**4)), (2, 1, 0, F(1, 10**4)), (2, 1, F(1, 4), F(1, 10**4)), (3, F(1, 2), F(1, 2), F(1, 10**4)),
@@ -74,40 +72,35 @@ CLAIMS = [
         quick=Domain(**_NONE, extra={"points": ({"eps": 1, "x": 0, "t1": F(1, 2), "t2_high": F(1, 4), "t2_low": F(3, 4)},)}),
         evaluate=K.gap, instances=K.grid,
         notes="Witness k = 2, eps = 1, x = 0: t1 = 1/2, then t2 = 1/4 after the high-loss output, 3/4 after the low one: delta "
-              "= 0.3033655 "
-        "(exact) against the non-adaptive sup 0.2883173 (rigorous upper end within 1e-3); at x = 1/4 (t2 = 3/8 | 7/8, the best "
-        "2-step "
-        "policy on a 1/16 grid): 0.2209273 vs 0.2160545. At x >= 1/2 the two coincide to 1e-6 on such grids.",
+              "= 0.3033655 (exact) against the non-adaptive sup 0.2883173 (rigorous upper end within 1e-3); at x = 1/4 (t2 = "
+              "3/8 | 7/8, the best 2-step policy on a 1/16 grid): 0.2209273 vs 0.2160545. At x >= 1/2 the two coincide to 1e-6 "
+              "on such grids.",
     ),
     Obligation(
         id="DDR20.Prop4", title="Adaptive bound: Azuma-Hoeffding with the bounded-range mean",
         source=SRC + " Prop. 4 (ICML version)",
         statement="k adaptively chosen eps_i-BR mechanisms are (eps_g, delta)-DP with eps_g = min{sum eps_i, sum (x_i - 1 - ln "
-                  "x_i) + "
-        "sqrt(1/2 sum eps_i^2 ln(1/delta))}, x_i = eps_i/(1 - e^-eps_i)",
+                  "x_i) + sqrt(1/2 sum eps_i^2 ln(1/delta))}, x_i = eps_i/(1 - e^-eps_i)",
         code="proofs.composition.br_optimal.ddr20_adaptive_eps; truth proofs.composition.range_bounded.br_adaptive_delta",
         relation="none",
         domain=Domain(**_NONE, extra={"k": (2, 5, 10), "eps": (F(1, 10), F(1, 2), 1), "delta": (F(1, 100), F(1, 10**6))}),
         quick=Domain(**_NONE, extra={"k": (5,), "eps": (F(1, 2),), "delta": (F(1, 100),)}),
         evaluate=K.adaptive_bound, instances=K.grid,
         notes="Formula transcribed from a public re-implementation citing the proceedings' Proposition 4 (the stored copies "
-              "show no "
-        "formulas) and re-derived: each loss increment lies in an interval of length eps_i with conditional mean <= the largest "
-        "KL of "
-        "an eps_i-BR pair. Truth: the best adaptive policy on a lattice of t (exact; a lower bound on the adaptive worst case).",
+              "show no formulas) and re-derived: each loss increment lies in an interval of length eps_i with conditional mean "
+              "<= the largest KL of an eps_i-BR pair. Truth: the best adaptive policy on a lattice of t (exact; a lower bound "
+              "on the adaptive worst case).",
     ),
     Obligation(
         id="DDR20.Compare", title="Valid accountants are never below the optimum",
         source=SRC + " §7 comparison; DR19 Lemma 4.4; CR21 + CKS20",
         statement="DR19 Lemma 4.4, DDR20's adaptive bound and the zCDP route (eps^2/8 per step, optimal CKS20 conversion) are "
-                  ">= the "
-        "optimal non-adaptive eps of k eps-BR mechanisms",
+                  ">= the optimal non-adaptive eps of k eps-BR mechanisms",
         code="proofs.ddr20._checks.valid_bounds_above_optimum", relation="none",
         domain=Domain(**_NONE, extra={"k": (1, 10, 100, 1000), "eps": (F(1, 100), F(1, 10), 1), "delta": (F(1, 10**6),)}),
         quick=Domain(**_NONE, extra={"k": (10,), "eps": (F(1, 10),), "delta": (F(1, 10**6),)}),
         evaluate=K.valid_bounds_above_optimum, instances=K.grid,
         notes="A necessary check (an accountant below the optimum of the *non-adaptive* case is false); the table with every "
-              "value "
-        "and its run time is reports/composition.md.",
+              "value and its run time is reports/composition.md.",
     ),
 ]

@@ -38,21 +38,20 @@ def _all_n(params: tuple[Mapping[str, Any], ...]) -> Domain:
 CLAIMS = [
     PrivacyClaim(
         id="DVGM22.Thm1", title="The truncated-geometric strategy is (eps, delta)-DP and optimal", source=SRC + " §3, Theorem 1",
-        statement="For L = 1 the optimal partition selection keeps a key with n users with probability p(n) = "
-        "min(e^eps p(n-1) + delta, 1 - e^-eps (1 - delta - p(n-1)), 1), p(0) = 0; it is (eps, delta)-DP",
+        statement="For L = 1 the optimal partition selection keeps a key with n users with probability p(n) = min(e^eps p(n-1) "
+                  "+ delta, 1 - e^-eps (1 - delta - p(n-1)), 1), p(0) = 0; it is (eps, delta)-DP",
         code=CODE + "('truncated-geometric')", relation="delta:L",
         domain=_win(2, 12, _p(1, D5), _p(1, D5, base=8), _p(F(1, 2), F(1, 10**10), base=40)),
         quick=_win(1, 25, _p(1, D5)), mechanism=mechanism("truncated-geometric"), points=points,
-        notes="Tight by construction: delta_0(eps) = p(1) = delta. Windows: counts 0..12, 8..20 (the crossover c1 = 11), "
-        "40..52 at eps = 1/2, delta = 1e-10.",
+        notes="Tight by construction: delta_0(eps) = p(1) = delta. Windows: counts 0..12, 8..20 (the crossover c1 = 11), 40..52 "
+              "at eps = 1/2, delta = 1e-10.",
     ),
     PrivacyClaim(
         id="DVGM22.Thm1#closed", title="Google's closed form (floored crossovers) is (eps, delta)-DP",
         source="python-dp 1.1.5 truncated_geometric; google/differential-privacy partition-selection.h "
                "(PreaggPartitionSelection)",
         statement="p(n) = delta (e^{n eps} - 1)/(e^eps - 1) up to c1, p(c1) - (1 - p(c1) + delta/(e^eps - 1))(e^{-(n-c1) eps} - "
-                  "1) "
-        "up to c2, then 1 (crossovers floored) is (eps, delta)-DP at eps/L, delta_L per key",
+                  "1) up to c2, then 1 (crossovers floored) is (eps, delta)-DP at eps/L, delta_L per key",
         code=CODE + "('truncated-geometric-closed')", relation="delta:L",
         domain=_win(2, 12, _p(1, D5), _p(1, D5, base=8), _p(1, D5, base=16)),
         quick=_win(1, 25, _p(1, D5)), mechanism=mechanism("truncated-geometric-closed"), points=points,
@@ -143,8 +142,7 @@ CLAIMS = [
         domain=_all_n(tuple(_p(e, dl, L) for e in (1, F(1, 10)) for dl in (D5, F(1, 10**10), F(1, 10**15)) for L in (1, 2, 3))),
         quick=_all_n((_p(1, D5, 3),)), evaluate=l_keys_all_n("laplace"), instances=per_params,
         notes="Per-key loss <= eps/L for n >= 1 (the Laplace hazard rates are <= 1/b), p(1) = delta_L, eps/L >= -ln(1 - "
-              "delta_L); "
-        "tight at L absent keys appearing.",
+              "delta_L); tight at L absent keys appearing.",
     ),
     Obligation(
         id="DVGM22.Laplace#all-n-L-shifted", title="Power check: the lowered threshold refuted for every L by the same proof",

@@ -102,8 +102,8 @@ def prove_one_key(mech: PartitionSelection, *, prec: int = 120) -> AllCounts:
     (n, n+1) to the inner pair (0, 0) (identical laws) or (m, m+1), m = n - tau + 1, so the inner strategy is proved."""
     inner = PartitionSelection(mech.strategy, mech.eps, mech.delta, mech.L, 1, mech.threshold_shift)
     if mech.strategy == "gaussian" and mech.L > 1:
-        return AllCounts("undecided", "out of scope: Gaussian thresholding's L-key guarantee comes from l2-sensitivity "
-                         "sqrt(L), not from a per-key split, so no one-key statement is claimed for L > 1")
+        return AllCounts("undecided", "out of scope: Gaussian thresholding's L-key guarantee comes from l2-sensitivity sqrt(L), "
+                                      "not from a per-key split, so no one-key statement is claimed for L > 1")
     with exact_context(prec, interval=True) as iv:
         e, dl = split(iv, inner.eps, inner.delta, inner.L)
         ee, floor_p = iv.exp(e), iv.exp(-e)

@@ -40,9 +40,8 @@ CLAIMS = [
                   "first success",
         code="mechanisms.exponential.permute_flip.PermuteAndFlip (literal=True: the algorithm itself)",
         reason="Implemented twice: the literal algorithm and report-noisy-max with exponential noise (arXiv:2105.07260), both "
-        "fitted against the exact law p_r int_0^1 prod_{j != r}(1 - t p_j) dt, which tests/mechanisms/test_permute_flip.py "
-        "checks against "
-        "the algorithm summed over every order and coin pattern.",
+               "fitted against the exact law p_r int_0^1 prod_{j != r}(1 - t p_j) dt, which "
+               "tests/mechanisms/test_permute_flip.py checks against the algorithm summed over every order and coin pattern.",
     ),
     PrivacyClaim(
         id="MS20.Thm1", title="Permute-and-flip is eps-DP", source="MS20 §3 (privacy theorem of Algorithm 1)",
@@ -84,9 +83,9 @@ CLAIMS = [
         domain=widened(Domain(d=2, max_count=2, relation="linf", params=({"eps": 2}, {"eps": 1})), **COSTLY),
         quick=Domain(d=2, max_count=2, relation="linf", params=({"eps": 2},)),
         mechanism=lambda p: PermuteAndFlip(p["eps"], factor2=True), points=lambda p: [_rho(p["eps"])],
-        notes="The issue's reproducer is the pair h=(1,1), h'=(2,0) at eps=2 (scores [0,0] vs [1,-1], scale 1): PF(h)=(1/2,1/2), "
-        "PF(h')=(1-e^-2/2, e^-2/2). rho = eps^2/8 is EM's constant (eps-BR); PF is not eps-BR (MS20.PF#br-shipped). Valid: "
-        "eps tanh(eps/2) (BS16.Prop1.4#pf-tight).",
+        notes="The issue's reproducer is the pair h=(1,1), h'=(2,0) at eps=2 (scores [0,0] vs [1,-1], scale 1): "
+              "PF(h)=(1/2,1/2), PF(h')=(1-e^-2/2, e^-2/2). rho = eps^2/8 is EM's constant (eps-BR); PF is not eps-BR "
+              "(MS20.PF#br-shipped). Valid: eps tanh(eps/2) (BS16.Prop1.4#pf-tight).",
     ),
     PrivacyClaim(
         id="MS20.PF#zcdp-shipped-monotone", title="Permute-and-flip (monotone score) is eps^2/8-zCDP",
@@ -132,7 +131,6 @@ CLAIMS = [
         quick=Domain(d=3, max_count=1, params=({"k": 2, "eps": 1},)),
         mechanism=lambda p: PeelingPF(p["k"], p["eps"]), points=lambda p: [p["k"] * _rho(p["eps"])],
         notes="OpenDP's zCDP top-k runs permute-and-flip *with replacement* (a rejection sampler of EM, issue #2548), for which "
-              "the "
-        "claim is right; the peeled permute-and-flip of its pure-DP path does not have it.",
+              "the claim is right; the peeled permute-and-flip of its pure-DP path does not have it.",
     ),
 ]
