@@ -52,7 +52,7 @@ def _fmt(x: Any) -> str:
 
 
 def _thm3(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
-    """delta_opt(eps'(delta')) <= sum delta_i + delta' (truth: KOV/MV optimal composition, exact)."""
+    """delta_opt(eps'(delta')) <= sum delta_i + delta' (truth: KOV17 / MV16 optimal composition, exact)."""
     p = inst.params
     steps = _steps(p)
     d0, dp = p.get("delta0", 0), p["delta_prime"]

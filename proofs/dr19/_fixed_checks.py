@@ -1,4 +1,4 @@
-"""Evaluators and claimed curves of the DR19 App. F ledger (``proofs/dr19_fixed.py``): tRR, fT, fT|_D.
+"""Evaluators and claimed curves of the DR19 App. F ledger (:mod:`proofs.dr19.fixed`): tRR, fT, fT|_D.
 
 Params of an instance: ``k, eps, delta`` (+ ``i`` for tRR, ``literal`` for Algorithm 8's
 printed pre-check ``h_(i) > h_⊥``).  Claimed eps values are the *lower* ends of their

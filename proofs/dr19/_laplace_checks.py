@@ -1,4 +1,4 @@
-"""Evaluators and instance generators of the DR19 §6.1 / App. D ledger (``proofs/dr19_laplace.py``).
+"""Evaluators and instance generators of the DR19 §6.1 / App. D ledger (:mod:`proofs.dr19.laplace`).
 
 Every evaluator takes an :class:`~proofs.claims.Instance` whose ``params`` hold
 ``k, kbar, eps, delta, Delta`` and ``literal`` (``True``: eq. (7) / Algorithm 4's

@@ -1,4 +1,4 @@
-"""Evaluators for the ledger :mod:`proofs.dr19.limited_sec5` (Durfee & Rogers §5, Appendix C).
+"""Evaluators for the ledger :mod:`proofs.dr19.limited_sec5` (DR19 §5, Appendix C).
 
 Relations.  §2 defines neighbours by adding/removing a user, then describes the
 histograms as ``||h-h'||_inf <= 1`` (and Delta-restricted ones as additionally

@@ -1,4 +1,4 @@
-"""Pinned verdicts of the DR19 §6.1 / App. D / App. F ledgers (proofs/dr19_laplace.py, proofs/dr19_fixed.py)
+"""Pinned verdicts of the DR19 §6.1 / App. D / App. F ledgers (proofs/dr19/laplace.py, proofs/dr19/fixed.py)
 on their quick domains, and the witnesses of every erratum reproduced exactly."""
 
 from fractions import Fraction as F

@@ -1,4 +1,4 @@
-"""Pinned verdicts of the DR19 limited-domain ledgers (proofs/dr19_limited*.py) on their quick domains,
+"""Pinned verdicts of the DR19 limited-domain ledgers (proofs/dr19/limited*.py) on their quick domains,
 and the witnesses of the errata reproduced from the mechanisms directly."""
 
 from fractions import Fraction as F

@@ -1,4 +1,4 @@
-"""Pinned verdicts of the pay-what-you-get ledger (proofs/dr19_pwyg.py) on quick domains, and the
+"""Pinned verdicts of the pay-what-you-get ledger (proofs/dr19/pwyg.py) on quick domains, and the
 witnesses of its findings reproduced exactly."""
 
 from fractions import Fraction as F
