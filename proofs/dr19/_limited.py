@@ -35,6 +35,7 @@ __all__ = [
     "subsets",
     "all_histograms",
     "pair_of",
+    "symbolic_instance",
 ]
 
 #: A histogram (item counts).
@@ -86,6 +87,11 @@ def subsets(items: Sequence[int]) -> Iterator[tuple[int, ...]]:
 def all_histograms(d: int, max_count: int) -> Iterator[Hist]:
     """Every histogram of length d with counts 0..max_count (lexicographic order)."""
     return histograms(d, max_count)
+
+
+def symbolic_instance(domain: Domain) -> Iterator[Instance]:
+    """The one instance of a symbolic proof: no histograms, no parameters."""
+    yield Instance(None, None, {})
 
 
 def pair_of(inst: Instance) -> tuple[Hist, Hist]:

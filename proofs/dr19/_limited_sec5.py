@@ -19,7 +19,7 @@ from __future__ import annotations
 from fractions import Fraction as F
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from mechanisms.core import BOT, order_stat
+from mechanisms.core import BOT, Distribution, order_stat
 from mechanisms.limited_domain.domain import limited_domain
 from mechanisms.limited_domain.gumbel import LimitDom
 from mechanisms.limited_domain.peeling import LEM, PLEM
@@ -191,13 +191,25 @@ def _lemma_5_6(corrected: bool) -> Callable[..., list[Comparison]]:
                                                                       f"S^delta]"))
             return out
         q = event_prob(dist(_lem(p, sorted(T)), h, prec, interval), [(i,) for i in T])
-        for o in common:
-            out.append(Comparison(P[o], "<=", R.get(o, z), f"Pr[pLEM(h,d(h))={o}] <= Pr[pLEM(h,d^eps)={o}]"))
-            out.append(Comparison(P[o], ">=", (1 - q) ** len(o) * R.get(o, z), f"Pr[pLEM(h,d(h))={o}] >= (1-q)^|o| "
-                                                                               f"Pr[pLEM(h,d^eps)={o}]"))
-        return out
+        return _sandwich(P, R, common, q, ("pLEM(h,d(h))", "pLEM(h,d^eps)", "1-q"))
 
     return evaluate
+
+
+def _sandwich(P: Distribution, R: Distribution, outcomes: Iterable[Any], q: Any,
+              names: tuple[str, str, str]) -> list[Comparison]:
+    """The corrected sandwich of Lemma 5.6 / Corollary C.1 per outcome: ``(1-q)^|o| R(o) <= P(o) <= R(o)``.
+
+    ``names``: how the labels call P's mechanism, R's mechanism and ``1 - q``.
+    """
+    p_name, r_name, one_minus_q = names
+    z = zero_like(P)
+    out = []
+    for o in outcomes:
+        out.append(Comparison(P[o], "<=", R.get(o, z), f"Pr[{p_name}={o}] <= Pr[{r_name}={o}]"))
+        out.append(Comparison(P[o], ">=", (1 - q) ** len(o) * R.get(o, z),
+                              f"Pr[{p_name}={o}] >= ({one_minus_q})^|o| Pr[{r_name}={o}]"))
+    return out
 
 
 def _lemma_c_1(inst: Instance, *, prec: int, interval: bool) -> list[Comparison]:
@@ -241,11 +253,6 @@ def _claim_5_1_symbolic(inst: Instance, *, prec: int, interval: bool) -> list[Co
         diff = sp.simplify((x + M - lhs) * (1 - d2) - factorised)
         out.append(Comparison(diff, "==", sp.Integer(0), f"case {case}: (1-d2)(rhs-lhs) = {factorised}", exact=True))
     return out
-
-
-def _single(domain: Domain) -> Iterator[Instance]:
-    """One instance without histograms or parameters (a symbolic proof)."""
-    yield Instance(None, None, {})
 
 
 # ----------------------------------------------------------------------------- Lemmas C.2-C.4, Corollary C.1
@@ -322,13 +329,7 @@ def _cor_c_1(corrected: bool) -> Callable[..., list[Comparison]]:
             return [Comparison(P[o], "==", R.get(o, z) * keep, f"Pr[pLEM(h,d)={o}] = Pr[pLEM(h,d\\T)={o}] Pr[not "
                                                                f"T-set]") for o in avoid]
         L = dist(_lem(p, sorted(T)), h, prec, interval)
-        q = 1 - L[(BOT,)]
-        out = []
-        for o in avoid:
-            out.append(Comparison(P[o], "<=", R.get(o, z), f"Pr[pLEM(h,d)={o}] <= Pr[pLEM(h,d\\T)={o}]"))
-            out.append(Comparison(P[o], ">=", (1 - q) ** len(o) * R.get(o, z), f"Pr[pLEM(h,d)={o}] >= (1-q_T)^|o| "
-                                                                               f"Pr[pLEM(h,d\\T)={o}]"))
-        return out
+        return _sandwich(P, R, avoid, 1 - L[(BOT,)], ("pLEM(h,d)", "pLEM(h,d\\T)", "1-q_T"))
 
     return evaluate
 

@@ -64,8 +64,7 @@ CLAIMS = [
             + tuple({"k": 1000, "eps": e, "delta_prime": d, "delta0": 0} for e in _EPS for d in (F(1, 10**12), F(1, 10**2))),
         }),
         quick=_grid_dom({"k": (1, 10, 100), "eps": (F(1, 10), F(1)), "delta_prime": (F(1, 10**6),), "delta0": (0, F(1, 10**6)),
-                                     "points": ({"k": 5, "eps": F(1, 10), "k2": 3, "eps2": F(1, 2),
-                                                 "delta_prime": F(1, 10**3)},)}),
+                         "points": ({"k": 5, "eps": F(1, 10), "k2": 3, "eps2": F(1, 2), "delta_prime": F(1, 10**3)},)}),
         evaluate=_thm3, instances=_grid,
         notes="Truth: the exact optimal composition (KOV17 Thm 3.3/3.5, MV16 Thm 1.5) -- randomized response, with an atom "
               "delta0 at +inf. "
@@ -192,7 +191,7 @@ CLAIMS = [
         "alpha*eps-range-bounded mechanisms with alpha <= 2",
         code="proofs.composition.range_bounded_terms", relation="none",
         domain=_grid_dom({"alpha": (F(1, 2), F(1), F(3, 2), F(19, 10), F(2)), "k": (1, 10, 100, 1000),
-                                      "eps": (F(1, 10), F(1)), "delta_prime": (F(1, 10**6), F(1, 100))}),
+                          "eps": (F(1, 10), F(1)), "delta_prime": (F(1, 10**6), F(1, 100))}),
         quick=_grid_dom({"alpha": (F(1), F(2)), "k": (10,), "eps": (F(1, 10),), "delta_prime": (F(1, 10**6),)}),
         evaluate=_claim42, instances=_grid,
     ),
@@ -205,7 +204,7 @@ CLAIMS = [
         code="proofs.composition.range_bounded_terms vs "
              "proofs.composition.drv_eps", relation="none", probe=True, expected="violated",
         domain=_grid_dom({"alpha": (F(1), F(3, 2), F(19, 10)), "k": (10, 100, 1000), "eps": (F(1, 10), F(1, 2)),
-                                      "delta_prime": (F(1, 10**6),)}),
+                          "delta_prime": (F(1, 10**6),)}),
         quick=_grid_dom({"alpha": (F(19, 10),), "k": (1000,), "eps": (F(1, 10),), "delta_prime": (F(1, 10**6),)}),
         evaluate=_claim42_whole, instances=_grid,
         notes="Only the sqrt term improves for alpha < 2; the mean term k a^2 e^2/2 exceeds k e (e^e - 1) once alpha > ~sqrt(2) "

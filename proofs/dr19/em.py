@@ -6,7 +6,7 @@ Every entry's ``statement`` transcribes the printed text (DR19 unless noted).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from mechanisms.core import to_ctx
 from mechanisms.exact.cache import cached_distribution
@@ -14,6 +14,8 @@ from mechanisms.exponential.em import ExponentialMechanism, OneShotGumbel, Peeli
 
 from proofs.claims import Comparison, Domain, Instance, Obligation, PrivacyClaim, Statement, widened
 from proofs.measures import ctx_of, log_ratio_range
+
+from ._limited import symbolic_instance
 
 SMALL = Domain(d=4, max_count=3)
 EPS_GRID = ({"eps": 1}, {"eps": Fraction(1, 2)})
@@ -94,11 +96,6 @@ def _symbolic_lemma_4_2(inst: Instance, *, prec: int, interval: bool) -> list[Co
         Comparison(sp.simplify(k1 - peel1), "==", sp.Integer(0), label="k=1: integral - peeling product", exact=True),
         Comparison(sp.simplify(k2 - peel2), "==", sp.Integer(0), label="k=2: integral - peeling product", exact=True),
     ]
-
-
-def _single(domain: Domain) -> Iterator[Instance]:
-    """One instance without histograms or parameters (a symbolic proof)."""
-    yield Instance(None, None, {})
 
 
 CLAIMS = [
@@ -183,7 +180,7 @@ CLAIMS = [
         id="DR19.Lem4.2#symbolic", title="Lemma 4.2 symbolically for k <= 2", source="DR19 App. B.1",
         statement="the integral of the Gumbel densities over {o_1 > ... > o_k > rest} equals the peeling product (k = 1, 2)",
         code="proofs.dr19.em._symbolic_lemma_4_2", kind="symbolic", relation="none",
-        evaluate=_symbolic_lemma_4_2, instances=_single,
+        evaluate=_symbolic_lemma_4_2, instances=symbolic_instance,
     ),
     Statement(
         id="DR19.Def4.2", title="Range-bounded", source="DR19 §4.2, Definition 4.2",

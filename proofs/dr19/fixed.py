@@ -16,11 +16,11 @@ from __future__ import annotations
 from fractions import Fraction as F
 from typing import Iterable
 
-from proofs.claims import Instance, Obligation, PrivacyClaim, Statement, widened
+from proofs.claims import Obligation, PrivacyClaim, Statement, widened
 from proofs.dr19 import _fixed_checks as X
 
 from ._laplace_checks import PairsPrivacyClaim, pairs_for_delta
-from ._limited import Params, dom
+from ._limited import Params, dom, symbolic_instance
 
 SF = "DR19 App. F"
 PF = ({"k": 1, "eps": 1, "delta": F(1, 10)}, {"k": 2, "eps": F(1, 2), "delta": F(1, 20)})
@@ -235,7 +235,7 @@ CLAIMS = [
         id="DR19.ClaimF.2", title="Threshold savings ln(2)/eps", source=f"{SF} (introduction)",
         statement="it requires a smaller additive factor to the threshold (an additive savings of ln(2)/eps)",
         code="proofs.dr19._fixed_checks.claim_f_2_symbolic", kind="symbolic", relation="none",
-        evaluate=X.claim_f_2_symbolic, instances=lambda dom: iter([Instance(None, None, {})]),
+        evaluate=X.claim_f_2_symbolic, instances=symbolic_instance,
         notes="Read as: Algorithm 1 with kbar = k has offset ln(min{Delta,k}/delta)/eps, Algorithm 8 ln(1/(2 delta))/eps; the "
               "saving is "
               "ln(2)/eps at Delta = 1, or for the unrestricted threshold when fT runs at delta/k per item (equal total delta). "

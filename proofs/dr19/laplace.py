@@ -17,10 +17,10 @@ from __future__ import annotations
 from fractions import Fraction as F
 from typing import Any, Callable, Iterable, Sequence
 
-from proofs.claims import Comparison, Instance, Obligation, PrivacyClaim, Statement, widened
+from proofs.claims import Comparison, Obligation, PrivacyClaim, Statement, widened
 from proofs.dr19 import _laplace_checks as L
 
-from ._limited import Params, dom
+from ._limited import Params, dom, symbolic_instance
 
 S61, SD = "DR19 §6.1", "DR19 App. D"
 E1 = {"eps": 1, "delta": F(1, 100), "Delta": 1}
@@ -290,7 +290,7 @@ CLAIMS += [
         id="DR19.LemD.1#symbolic", title="Lemma D.1's three integrals, symbolically", source=f"{SD}, eqs. (10)-(12)",
         statement="int_{-inf}^0 <= delta/(4 Delta); int_0^T = delta ln(Delta/delta)/(4 Delta); int_T^inf <= delta/(2 Delta)",
         code="proofs.dr19._laplace_checks.lemma_d_1_symbolic", kind="symbolic", relation="none",
-        evaluate=L.lemma_d_1_symbolic, instances=lambda dom: iter([Instance(None, None, {})]),
+        evaluate=L.lemma_d_1_symbolic, instances=symbolic_instance,
         notes="Exact values: e^{-eps T}/8, (eps T/4) e^{-eps T}, (3/8) e^{-eps T}; total e^{-eps T}(2 + eps T)/4.",
     ),
     Obligation(

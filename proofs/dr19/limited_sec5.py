@@ -17,7 +17,7 @@ from mechanisms.limited_domain.peeling import LEM, PLEM
 from proofs.claims import Domain, Obligation, PrivacyClaim, Statement, widened
 from proofs.dr19 import _limited_sec5 as E
 
-from ._limited import curve_points, dom, pair_instances
+from ._limited import curve_points, dom, pair_instances, symbolic_instance
 
 GRID, P3, P2, KBARS = E.GRID, E.P3, E.P2, E.KBARS
 LEM_BASE = ({"kbar": 2, "eps": 1, "delta": F(1, 10)}, {"kbar": 1, "eps": F(1, 2), "delta": F(1, 10)})
@@ -247,7 +247,7 @@ CLAIMS = [
         statement="(1-delta2)(rhs - lhs) = x(delta1 - delta2) if delta1 >= delta2, (delta2 - delta1)(1 - delta2 - x) otherwise; "
                   "both >= 0",
         code="proofs.dr19._limited_sec5._claim_5_1_symbolic", kind="symbolic", relation="none",
-        evaluate=E._claim_5_1_symbolic, instances=E._single,
+        evaluate=E._claim_5_1_symbolic, instances=symbolic_instance,
     ),
     PrivacyClaim(
         id="DR19.Lem5.7", title="Main pairwise bound", source=f"{C5}, Lemma 5.7",
