@@ -107,6 +107,8 @@ def load_target(spec: str, params: Mapping[str, Any] | None = None) -> Any:
         module = sys.modules.get(modname)  # a file is executed once per process
         if module is None:
             loader = importlib.util.spec_from_file_location(modname, path)
+            if loader is None or loader.loader is None:
+                raise InvalidParameter(f"target={spec!r}: {where} cannot be loaded as a Python module")
             module = importlib.util.module_from_spec(loader)
             sys.modules[modname] = module
             try:
@@ -128,7 +130,8 @@ def load_target(spec: str, params: Mapping[str, Any] | None = None) -> Any:
         try:
             obj = obj(**dict(params or {}))
         except TypeError as exc:
-            raise InvalidParameter(f"target={spec!r} is a class; constructing it with {dict(params or {})} failed: {exc}") from exc
+            raise InvalidParameter(f"target={spec!r} is a class; constructing it with {dict(params or {})} failed: "
+                                   f"{exc}") from exc
     return obj
 
 
@@ -143,13 +146,14 @@ CALLING_CONVENTION = (
     "instantiated with the --param values.")
 
 #: second parameters that say the target expects a mechanism parameter where the audit passes its generator
-_NOT_AN_RNG = frozenset({"eps", "epsilon", "delta", "k", "kbar", "rho", "sensitivity", "params", "beta", "alpha", "scale", "t", "T"})
+_NOT_AN_RNG = frozenset({"eps", "epsilon", "delta", "k", "kbar", "rho", "sensitivity", "params", "beta", "alpha", "scale", "t",
+                         "T"})
 
 
 def detect_shape(obj: Any) -> str:
     """The target shape of ``obj`` (module docstring), from its methods / signature."""
-    if not callable(obj) or (hasattr(obj, "sample") and callable(getattr(obj, "sample"))):
-        if hasattr(obj, "sample") and callable(getattr(obj, "sample")):
+    if not callable(obj) or (hasattr(obj, "sample") and callable(obj.sample)):
+        if hasattr(obj, "sample") and callable(obj.sample):
             return "mechanism"
         raise AdapterError(f"target {obj!r} is neither callable nor has a sample(h, *, rng, size) method")
     try:
@@ -255,7 +259,8 @@ class Target:
             try:
                 rows = list(batch)
             except TypeError:
-                raise AdapterError(f"target {self.name} returned {type(batch).__name__} for a batch of {m}; expected a list or array of {m} outputs") from None
+                raise AdapterError(f"target {self.name} returned {type(batch).__name__} for a batch of {m}; expected a list or "
+                                   f"array of {m} outputs") from None
         if len(rows) != m:
             raise AdapterError(f"target {self.name} returned {len(rows)} outputs for size={m}")
         return rows
@@ -328,7 +333,7 @@ class OutcomeAdapter:
         if isinstance(x, numbers.Integral):
             i = int(x)
         elif isinstance(x, numbers.Real) and float(x).is_integer():
-            i = int(x)
+            i = int(float(x))
         elif isinstance(x, numbers.Real):
             raise self._fail(raw, f"element {x!r} is not an integer item index (a released noisy value?)")
         else:

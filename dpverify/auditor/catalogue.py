@@ -21,7 +21,8 @@ logs of the DP-Sniper repository (:data:`PUBLISHED_SOURCE`).
 The false-alarm run audits every *correct* member (its claim holds) with ``seeds`` further seeds
 and counts certified violations at 90% (the benchmark's level: a correct mechanism whose claim is
 tight may be refuted with probability up to 10%, and the two one-sided bounds make it about 1%) and
-at 99%, ``dpverify audit``'s default confidence for a verdict (the same counts, bounds at 0.5% each).  The targets section audits Lyu et al.'s
+at 99%, ``dpverify audit``'s default confidence for a verdict (the same counts, bounds at 0.5% each).  The targets section audits
+Lyu et al.'s
 Algorithm 6 (not DP) spec-less at d = 10 and d = 3 through :func:`dpverify.auditor.core.audit`,
 exactly as ``dpverify audit FILE:svt6 --eps 1/2 --delta 0 --relation linf --d N`` does.
 """
@@ -130,7 +131,8 @@ def _loglik(mech: Any, discrete: bool) -> Callable[[tuple, np.ndarray], np.ndarr
     return logp
 
 
-def _exact_pairs(m: Member, mech: Any, n_cert: int, level: float, keep: int = 4, n_target: int | None = None) -> tuple[list, dict]:
+def _exact_pairs(m: Member, mech: Any, n_cert: int, level: float, keep: int = 4,
+                 n_target: int | None = None) -> tuple[list, dict]:
     """Pairs ranked by the eps lower bound their best Neyman–Pearson event would certify (exact laws, discrete members).
 
     ``n_target``: also the best such bound over every pair scored at that certification size (``best_at_target``,
@@ -213,7 +215,8 @@ def run_member(m: Member | str, *, mode: str = "black box", seed: int = SEED, bu
     t = max(tests, key=lambda x: x.eps_lower) if tests else None
     lcb = t.eps_lower if t is not None else -math.inf
     # the same counts at the audit's default confidence (99%: the level of dpverify audit's verdicts)
-    lcb99 = eps_lower_bound(cp_lower(t.x_a, t.n_a, VERDICT_ALPHA / 2), cp_upper(t.x_b, t.n_b, VERDICT_ALPHA / 2), 0) if t else -math.inf
+    lcb99 = (eps_lower_bound(cp_lower(t.x_a, t.n_a, VERDICT_ALPHA / 2), cp_upper(t.x_b, t.n_b, VERDICT_ALPHA / 2), 0) if t
+             else -math.inf)
     total = sum(parts["used"].values())
     pub = PUBLISHED.get(m.name, (None, None, None, None))
     dps = max(x for x in pub[:2] if x is not None) if pub[0] is not None else None
@@ -262,8 +265,10 @@ def false_alarm(names: Iterable[str] | None = None, *, seeds: int = 20, budget: 
         lcbs = [r["eps_lower_bound"] for r in mine if not isinstance(r["eps_lower_bound"], str)]
         out.append({"member": m.name, "mode": mode, "claim_eps": str(m.claim_eps), "runs": len(mine),
                     "false_fails": sum(r["verdict"] == "FAIL" for r in mine),
-                    "false_fails_99": sum(r["verdict_99"] == "FAIL" for r in mine), "max_eps_lower_bound": max(lcbs, default=None),
-                    "max_samples_total": max(r["samples_total"] for r in mine), "seconds": round(sum(r["seconds"] for r in mine), 1)})
+                    "false_fails_99": sum(r["verdict_99"] == "FAIL" for r in mine),
+                    "max_eps_lower_bound": max(lcbs, default=None),
+                    "max_samples_total": max(r["samples_total"] for r in mine),
+                    "seconds": round(sum(r["seconds"] for r in mine), 1)})
     return out
 
 
@@ -286,7 +291,10 @@ def _map(fn: Callable, tasks: list, workers: int, executor: Any) -> Iterable:
 
 
 def svt6_targets(*, samples: int = 100_000, seed: int = SEED) -> list[dict]:
-    """Lyu et al.'s Algorithm 6 at eps = 1/2 (T = 1), spec-less, ``--d 10`` and ``--d 3``, default confidence; with d = 3's truth bounds."""
+    """Lyu et al.'s Algorithm 6 at eps = 1/2 (T = 1), spec-less, ``--d 10`` and ``--d 3``, default confidence.
+
+    With d = 3's truth bounds.
+    """
     from mechanisms.catalogue import LyuSVT
 
     from .core import audit
@@ -298,9 +306,11 @@ def svt6_targets(*, samples: int = 100_000, seed: int = SEED) -> list[dict]:
         r = audit(mech, eps=Fraction(1, 2), delta=0, relation="linf", d=d, samples=samples, seed=seed)
         row = {"d": d, "verdict": r.verdict, "finding": r.finding, "eps_lower_bound": _r(r.eps_lower_bound),
                "samples_total": r.total_samples, "seconds": round(time.perf_counter() - t0, 1),
-               "command": f"dpverify audit FILE:svt6 --eps 1/2 --delta 0 --relation linf --d {d} --samples {samples} --seed {seed}"}
+               "command": f"dpverify audit FILE:svt6 --eps 1/2 --delta 0 --relation linf --d {d} --samples {samples} --seed "
+                          f"{seed}"}
         if r.witness is not None:
-            row["witness"] = {"h": list(r.witness.event.a), "h_prime": list(r.witness.event.b), "event": r.witness.as_json()["event"][0]}
+            row["witness"] = {"h": list(r.witness.event.a), "h_prime": list(r.witness.event.b),
+                              "event": r.witness.as_json()["event"][0]}
         if r.power:
             row["detectable_eps"] = r.power["detectable_eps"]
             row["power_curve"] = r.power["curve"]
@@ -325,7 +335,8 @@ def _svt6_exact_lower(mech: Any, d: int) -> float:
         pe = max([abs(math.log(A[o] / B[o])) for o in A if A[o] > 0 and B.get(o, 0) > 0] + [0.0])
         return pe, 0.0
 
-    ranked, _ = exact_search(score, d, "linf", scales_for(mech, eps=Fraction(1, 2), delta=0, d=d, params=_params(mech)), max_laws=1500)
+    scales = scales_for(mech, eps=Fraction(1, 2), delta=0, d=d, params=_params(mech))
+    ranked, _ = exact_search(score, d, "linf", scales, max_laws=1500)
     return round(ranked[0][0], 6)
 
 

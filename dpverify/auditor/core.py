@@ -237,7 +237,8 @@ class Sampler:
             except AdapterError:
                 raise
             except Exception as exc:  # report the target's own failure clearly
-                hint = (" -- it was called with a numpy Generator as rng; " + CALLING_CONVENTION) if "Generator" in str(exc) else ""
+                hint = (" -- it was called with a numpy Generator as "
+                        "rng; " + CALLING_CONVENTION) if "Generator" in str(exc) else ""
                 raise AdapterError(f"target {self.target.name} raised {exc!r} on h={list(h)}{hint}") from exc
             c.update(ad.count(raws))
             self.drawn[key] = n
@@ -344,7 +345,8 @@ def _add_selection_events(plan: AuditPlan, ref: Reference, s: AuditSettings) -> 
     if spec_less and len(plan.chosen) > s.max_pairs:
         hs = {x for p in plan.chosen for x in p}
         if len(hs) > MAX_SCREEN_HISTOGRAMS:
-            raise InvalidParameter(f"{len(hs)} histograms to screen (> {MAX_SCREEN_HISTOGRAMS}): give inputs= or a smaller domain")
+            raise InvalidParameter(f"{len(hs)} histograms to screen (> {MAX_SCREEN_HISTOGRAMS}): give inputs= or a smaller "
+                                   f"domain")
     scored = []
     for h, g in plan.chosen:
         ch, cg = plan.sampler.draw(h, s.n_selection, 0), plan.sampler.draw(g, s.n_selection, 0)
@@ -432,7 +434,8 @@ def _audit_counts(tgt: Target, ref: Reference, s: AuditSettings, notes: list[str
         notes.append("no event to test (the target's outputs never differ between the inputs)")
     fit = fit_reference(plan.sampler, ref, s)
     if fit.verdict == AuditVerdict.FAIL and privacy.verdict != AuditVerdict.FAIL:
-        notes.append("the target's output law differs from the reference's (fit rejected) though no privacy violation was certified")
+        notes.append("the target's output law differs from the reference's (fit rejected) though no privacy violation was "
+                     "certified")
     return Findings(privacy, fit, est.tests, est.looks_used, plan.pairs, plan.sampler.used(), plan.search)
 
 
@@ -576,7 +579,10 @@ def _numeric_outputs(tgt: Target, ref: Reference, inputs: Any, domain: Any, seed
 
 
 def exact_pair_search(ref: Reference, d: int) -> tuple[list[Row], dict]:
-    """Rank pairs of histograms of length ``d`` by the reference's exact profile (:func:`dpverify.auditor.inputs.exact_search`)."""
+    """Rank pairs of histograms of length ``d`` by the reference's exact profile.
+
+    (:func:`dpverify.auditor.inputs.exact_search`.)
+    """
     factor = math.exp(float(ref.eps)) if ref.eps is not None else math.inf
 
     def score(h: tuple, g: tuple) -> tuple[float, float]:
@@ -598,10 +604,12 @@ def exact_pair_search(ref: Reference, d: int) -> tuple[list[Row], dict]:
     if not ranked:
         raise InvalidParameter(f"d={d}: the reference accepts none of the searched histograms")
     info = {"mode": "exact profile search", "d": d, "scales": scales, **stats,
-            "best": [{"h": list(h), "h_prime": list(g), "pattern": tag, "exact_delta_minus_claimed": ex, "exact_pure_eps": _jnum(pe)}
+            "best": [{"h": list(h), "h_prime": list(g), "pattern": tag, "exact_delta_minus_claimed": ex,
+                      "exact_pure_eps": _jnum(pe)}
                      for ex, pe, h, g, tag in ranked[:5]]}
     info["summary"] = (f"searched {stats['pairs_scored']} pairs of length {d} by the exact profile (scales {_short(scales)}; "
-                       f"{stats['refinement_steps']} refinement steps{', stopped at the ' + stats['stopped'] if stats['stopped'] else ''}); "
+                       f"{stats['refinement_steps']} refinement "
+                       f"steps{', stopped at the ' + stats['stopped'] if stats['stopped'] else ''}); "
                        f"worst: {list(ranked[0][2])} vs {list(ranked[0][3])} ({ranked[0][4]})")
     return ranked, info
 
@@ -697,7 +705,10 @@ def _valid_h(ref: Reference, h: tuple) -> bool:
 
 
 def _audit_scored(tgt: Target, ref: Reference, s: AuditSettings, law: str | None, notes: list[str]) -> Findings:
-    """The score-threshold audit (:mod:`dpverify.auditor.scored`): plan (candidate pairs) -> screening and certification -> verdict."""
+    """The score-threshold audit (:mod:`dpverify.auditor.scored`).
+
+    Plan (candidate pairs) -> screening and certification -> verdict.
+    """
     from .scored import scored_audit
 
     if s.selection <= 0:
@@ -727,7 +738,8 @@ def _score_candidates(ref: Reference, s: AuditSettings, law: str | None) -> tupl
     if law == "density" and not given and not ref.examples:
         raise InvalidParameter(f"spec={ref.name} has no exact distribution to choose inputs with: give d= (input search), "
                                "inputs= or domain=")
-    return [(h, g, "given" if given else "registry example") for h, g in candidate_pairs(ref, inputs=s.inputs, domain=s.domain)], None
+    tag = "given" if given else "registry example"
+    return [(h, g, tag) for h, g in candidate_pairs(ref, inputs=s.inputs, domain=s.domain)], None
 
 
 def _screening_summary(search_info: dict | None, pairs: list, parts: dict, d: int | None) -> dict:
@@ -738,7 +750,8 @@ def _screening_summary(search_info: dict | None, pairs: list, parts: dict, d: in
     info["chosen"] = [p.as_json() for p in screens]
     patterns = (f" of length {d} (StatDP / DP-Sniper patterns and critical scales {_short(info['scales'])})" if d else "")
     info["summary"] = (f"screened {len(pairs)} candidate pairs" + patterns
-                       + f" by successive halving ({len(parts['history'])} rounds, up to {parts['history'][-1]['rows_per_input']} "
+                       + f" by successive halving ({len(parts['history'])} rounds, up to "
+                         f"{parts['history'][-1]['rows_per_input']} "
                        f"rows per input); certified: " + "; ".join(f"{list(p.a)} vs {list(p.b)} ({p.tag})" for p in screens))
     return info
 

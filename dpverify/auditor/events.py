@@ -206,7 +206,8 @@ def resolve_reference(
         parse_relation(rel)
         return Reference(spec, repr(spec), dict(params or {}), _claim_value("eps", eps),
                          _claim_value("delta", delta or 0, delta=True), rel)
-    raise InvalidParameter(f"spec={spec!r} must be a registered mechanism name, a MechanismSpec or an object with distribution() or log_density()")
+    raise InvalidParameter(f"spec={spec!r} must be a registered mechanism name, a MechanismSpec or an object with "
+                           f"distribution() or log_density()")
 
 
 def _valid_for(ref: Reference, h: tuple) -> bool:
@@ -252,15 +253,16 @@ def candidate_pairs(
             )
         return [(tuple(a), tuple(b)) for a, b in pairs(d, m, rel)]
     if ref.mechanism is None:
-        raise InvalidParameter("a spec-less audit needs inputs= (e.g. --inputs '3,1,0;3,1,1') or relation + domain=(d, max_count)")
-    out: list = []
+        raise InvalidParameter("a spec-less audit needs inputs= (e.g. --inputs '3,1,0;3,1,1') or relation + domain=(d, "
+                               "max_count)")
+    found: list = []
     seen: set = set()
 
     def add(h: tuple, g: tuple) -> None:
         key = frozenset((h, g))
         if key not in seen and _valid_for(ref, h) and _valid_for(ref, g):
             seen.add(key)
-            out.append((h, g))
+            found.append((h, g))
 
     valid_examples = [tuple(h) for h in (ref.examples or ((3, 1, 1, 0),)) if _valid_for(ref, tuple(h))]
     for h in valid_examples:
@@ -273,9 +275,9 @@ def candidate_pairs(
         if (DEFAULT_DOMAIN_MAX_COUNT + 1) ** d <= DEFAULT_DOMAIN_HISTOGRAMS:
             for h, g in pairs(d, DEFAULT_DOMAIN_MAX_COUNT, rel):
                 add(tuple(h), tuple(g))
-    if not out:
+    if not found:
         raise InvalidParameter(f"no registry example of {ref.name} is valid for params {ref.params}; give inputs=")
-    return out
+    return found
 
 
 @dataclass
@@ -328,7 +330,8 @@ def rank_pairs_exact(ref: Reference, cands: Iterable[tuple[tuple, tuple]]) -> li
     for h, g in cands:
         seen_h.update((h, g))
         if len(seen_h) > MAX_EXACT_HISTOGRAMS:
-            raise DomainTooLarge(f"more than {MAX_EXACT_HISTOGRAMS} histograms to evaluate exactly; give inputs= or a smaller domain")
+            raise DomainTooLarge(f"more than {MAX_EXACT_HISTOGRAMS} histograms to evaluate exactly; give inputs= or a smaller "
+                                 f"domain")
         d, pe = _float_profile(ref.float_distribution(h), ref.float_distribution(g), factor)
         excess = d - float(ref.delta) if ref.eps is not None else 0.0
         rows.append((excess, pe, h, g))
@@ -359,7 +362,7 @@ def _best_prefix(ca: Counter, cb: Counter, na: int, nb: int, eps: Any, delta: An
     """Best level set for ``a`` vs ``b`` by plug-in (eps_lo, delta_lo-excess); returns (score1, score2, outcomes)."""
     outs = [o for o in set(ca) | set(cb) if ca.get(o, 0) > 0]
     outs.sort(key=lambda o: -((ca.get(o, 0) + 0.5) / na) / ((cb.get(o, 0) + 0.5) / nb))
-    best = (-math.inf, -math.inf, [])
+    best: tuple[float, float, list] = (-math.inf, -math.inf, [])
     xa = xb = 0
     for j, o in enumerate(outs[:MAX_PREFIX]):
         xa += ca.get(o, 0)

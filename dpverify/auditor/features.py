@@ -120,7 +120,8 @@ class Encoder:
                 X = np.hstack([X, np.full((X.shape[0], base - X.shape[1]), np.nan)])
             X = np.hstack([X[:, :base], np.asarray(lens, dtype=np.float64)[:, None]])
         elif X.shape[1] != self.width:
-            raise AdapterError(f"output width changed from {self.width} to {X.shape[1]}; outputs of one audit must have one length "
+            raise AdapterError(f"output width changed from {self.width} to {X.shape[1]}; outputs of one audit must have one "
+                               f"length "
                                "(or vary from the first batch on)")
         return X
 
@@ -166,20 +167,28 @@ class _Column:
         for j, a in enumerate(self.atoms):
             m = x == a
             is_atom |= m
-            rows.append(idx[m]); cols.append(np.full(m.sum(), j)); data.append(np.ones(m.sum()))
+            rows.append(idx[m])
+            cols.append(np.full(m.sum(), j))
+            data.append(np.ones(m.sum()))
         off = len(self.atoms)
         if self.nan_atom:
             m = np.isnan(x)
             is_atom |= m
-            rows.append(idx[m]); cols.append(np.full(m.sum(), off)); data.append(np.ones(m.sum()))
+            rows.append(idx[m])
+            cols.append(np.full(m.sum(), off))
+            data.append(np.ones(m.sum()))
             off += 1
         if self.continuous:
             m = ~is_atom & np.isfinite(x)
             b = np.searchsorted(self.edges, x[m], side="right")
-            rows.append(idx[m]); cols.append(off + b); data.append(np.ones(m.sum()))
+            rows.append(idx[m])
+            cols.append(off + b)
+            data.append(np.ones(m.sum()))
             off += self.edges.size + 1
             z = np.clip((x[m] - self.mean) / self.std, -50, 50)
-            rows.append(idx[m]); cols.append(np.full(m.sum(), off)); data.append(z)
+            rows.append(idx[m])
+            cols.append(np.full(m.sum(), off))
+            data.append(z)
         return rows, cols, data
 
 
@@ -191,7 +200,7 @@ class FeatureMap:
         self.width = X.shape[1]
         self.cols = [_Column(X[:, j]) for j in range(self.width)]
         cont = [j for j, c in enumerate(self.cols) if c.continuous]
-        self.pairs = [(i, j) for i, j in zip(cont, cont[1:]) if j == i + 1] if diffs else []
+        self.pairs = [(i, j) for i, j in zip(cont, cont[1:], strict=False) if j == i + 1] if diffs else []
         self.dcols = [_Column(self._diff(X, i, j)) for i, j in self.pairs]
         self.size = sum(c.size for c in self.cols) + sum(c.size for c in self.dcols)
 
@@ -207,10 +216,13 @@ class FeatureMap:
         n = X.shape[0]
         R, C, D = [], [], []
         off = 0
-        blocks = [(c, X[:, j]) for j, c in enumerate(self.cols)] + [(c, self._diff(X, i, j)) for c, (i, j) in zip(self.dcols, self.pairs)]
+        blocks = [(c, X[:, j]) for j, c in enumerate(self.cols)]
+        blocks += [(c, self._diff(X, i, j)) for c, (i, j) in zip(self.dcols, self.pairs, strict=True)]
         for col, x in blocks:
             rows, cols, data = col.block(x)
-            R += rows; C += [c + off for c in cols]; D += data
+            R += rows
+            C += [c + off for c in cols]
+            D += data
             off += col.size
         if not R:
             return sparse.csr_matrix((n, max(1, self.size)))

@@ -129,7 +129,8 @@ def derived_scales(eps: Any, delta: Any, d: int, params: dict | None = None) -> 
         except (KeyError, TypeError, ValueError):
             pass
     dl = float(delta) if delta is not None else 0.0
-    logs = [1.0] + ([math.log(x / dl) for x in sorted(xs) if x / dl > 1] if dl > 0 else [math.log(x) for x in sorted(xs) if x > 1])
+    logs = [1.0] + ([math.log(x / dl) for x in sorted(xs) if x / dl > 1] if dl > 0
+                    else [math.log(x) for x in sorted(xs) if x > 1])
     vals = set()
     for e in es:
         for L in logs:
@@ -156,7 +157,10 @@ def _grid(top: int, ratio: float = 1.25) -> list[int]:
 
 
 def scales_for(mech: Any, *, eps: Any, delta: Any, d: int, params: dict | None = None, grid: bool = True) -> list[int]:
-    """The critical scales of a search: the hook's, the mechanism's ``critical_scales()``, or :func:`derived_scales`; plus a grid."""
+    """The critical scales of a search.
+
+    The hook's, the mechanism's ``critical_scales()``, or :func:`derived_scales`; plus a grid.
+    """
     info = {"eps": eps, "delta": delta, "d": d, "params": dict(params or {})}
     own: Sequence[int] | None = None
     if _SCALES_HOOK is not None:
@@ -183,7 +187,8 @@ def _block_pairs(d: int, relation: str, G: int) -> list[Candidate]:
             for dx, dy in ((1, -1), (-1, 1), (1, 1), (-1, -1), (1, 0), (0, 1)):
                 g = tuple(v + dx for v in h[:j]) + tuple(v + dy for v in h[j:])
                 if _ok(h, g, relation):
-                    out.append((h, g, f"blocks:{j}x{x}|{y}{'+' if dx > 0 else '-' if dx else '0'}{'+' if dy > 0 else '-' if dy else '0'}"))
+                    sx, sy = ('+' if dx > 0 else '-' if dx else '0'), ('+' if dy > 0 else '-' if dy else '0')
+                    out.append((h, g, f"blocks:{j}x{x}|{y}{sx}{sy}"))
     return out
 
 
@@ -211,7 +216,8 @@ def _neighbour_list(h: tuple, relation: str) -> list[tuple]:
     return [g for g in out if _ok(h, g, relation)]
 
 
-def candidate_pairs(d: int, relation: str, scales: Sequence[int], *, limit: int = MAX_CANDIDATES, stairs: bool = True) -> list[Candidate]:
+def candidate_pairs(d: int, relation: str, scales: Sequence[int], *, limit: int = MAX_CANDIDATES,
+                    stairs: bool = True) -> list[Candidate]:
     """Candidate pairs for sample screening, literature first, at most ``limit`` (module docstring)."""
     if d < 1:
         raise InvalidParameter(f"d={d} must be >= 1")

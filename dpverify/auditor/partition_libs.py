@@ -21,9 +21,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
-import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.core import DEFAULT_PREC, exact_context, to_ctx
@@ -33,7 +32,8 @@ from proofs.claims import Domain, PrivacyClaim
 from .stats import bonferroni, cp_lower, cp_upper, eps_lower_bound
 
 __all__ = ["FP_RESOLUTION", "LibraryLaw", "pydp_strategy", "library_claim", "mutant", "exact_check", "black_box",
-           "classify_ratio", "within_double_rounding", "windows", "one_key_scan", "black_box_delta", "OpenDPLaplaceThreshold", "PipelineDPSelect"]
+           "classify_ratio", "within_double_rounding", "windows", "one_key_scan", "black_box_delta", "OpenDPLaplaceThreshold",
+           "PipelineDPSelect"]
 
 #: relative excess below which a violation is "at floating-point resolution" (rounding of a double keep probability)
 FP_RESOLUTION = 1e-12
@@ -103,7 +103,7 @@ class LibraryLaw:
     def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict:
         h = V.histogram(h)
         with exact_context(prec, interval) as ctx:
-            law = {frozenset(): ctx.mpf(1)}
+            law: dict[frozenset, Any] = {frozenset(): ctx.mpf(1)}
             exact = getattr(self.lib, "keep_probability", None)   # a target whose law is known in closed form
             for i, n in enumerate(h):
                 p = self.keep(self.base + n) if exact is None else exact(ctx, self.base + n)
@@ -151,6 +151,18 @@ def within_double_rounding(absolute_excess: float) -> bool:
     return 0 < absolute_excess <= 8 * 2.0**-52
 
 
+def _constant(law: LibraryLaw) -> Callable[[Any], LibraryLaw]:
+    """A claim's ``mechanism(params)`` that always returns ``law``."""
+    return lambda p: law
+
+
+def _shifted_witness(w: Any, base: int) -> dict | None:
+    """The checker's witness (counts within a window) as counts of the library (the window starts at ``base``)."""
+    if w is None or w.h is None or w.h_prime is None:
+        return None
+    return {"h": [c + base for c in w.h], "h_prime": [c + base for c in w.h_prime]}
+
+
 def exact_check(lib: Any, *, width: int = 6, d: int | None = None, label: str = "python-dp", extra: Sequence[int] = ()) -> dict:
     """Check the library strategy's key-set law exactly (certified) against the claim it states, on windows."""
     from dpverify.checker.core import check
@@ -159,9 +171,10 @@ def exact_check(lib: Any, *, width: int = 6, d: int | None = None, label: str = 
     results = []
     for base in windows(lib, width, extra):
         law = LibraryLaw(lib, base)
-        claim = PrivacyClaim(id=f"{label}.window{base}", title="library strategy", source=label, statement="as the library states",
-                             code=label, relation="delta:L", domain=Domain(d=d, max_count=width, relation="delta:L", params=({"L": L},)),
-                             mechanism=lambda p, law=law: law, points=lambda p: [(eps, delta)])
+        claim = PrivacyClaim(id=f"{label}.window{base}", title="library strategy", source=label,
+                             statement="as the library states", code=label, relation="delta:L",
+                             domain=Domain(d=d, max_count=width, relation="delta:L", params=({"L": L},)),
+                             mechanism=_constant(law), points=lambda p: [(eps, delta)])
         results.append((base, check(claim, certify=True)))
     def tightness(br: tuple) -> float:
         r = br[1]
@@ -169,9 +182,10 @@ def exact_check(lib: Any, *, width: int = 6, d: int | None = None, label: str = 
     worst_base, worst = min(results, key=lambda br: (tightness(br), -br[0] if br[1].verdict == "violated" else 0))
     size, rel, excess = classify_ratio(worst.ratio, delta) if worst.verdict == "violated" else ("none", 0.0, 0.0)
     w = worst.worst
-    return {"verdict": worst.verdict, "certified": worst.certified, "tight": worst.tight, "double_rounding": within_double_rounding(excess),
+    return {"verdict": worst.verdict, "certified": worst.certified, "tight": worst.tight,
+            "double_rounding": within_double_rounding(excess),
             "ratio": None if worst.ratio is None else float(worst.ratio), "size": size, "relative_excess": rel,
-            "witness": None if w is None else {"h": [base_ + worst_base for base_ in w.h], "h_prime": [c + worst_base for c in w.h_prime]},
+            "witness": _shifted_witness(w, worst_base),
             "absolute_excess": excess, "claim": {"eps": float(eps), "delta": float(delta), "L": L},
             "windows": [b for b, _ in results], "d": d}
 
@@ -212,7 +226,8 @@ def one_key_scan(lib: Any, *, limit: int = 100_000, prec: int = 120) -> dict:
         e = to_ctx(iv, eps) / L
         dl = -iv.expm1(iv.log1p(-to_ctx(iv, delta)) / L)
         ee, floor_p = iv.exp(e), iv.exp(-e)
-        worst, arg, n = None, None, 0
+        worst: Any = None  # an mpmath interval
+        arg, n = None, 0
         while n < limit:
             p, q = to_ctx(iv, law.keep(n)), to_ctx(iv, law.keep(n + 1))
             for t in (q - ee * p, (1 - p) - ee * (1 - q), p - ee * q, (1 - q) - ee * (1 - p)):
@@ -225,8 +240,10 @@ def one_key_scan(lib: Any, *, limit: int = 100_000, prec: int = 120) -> dict:
             n += 1
         ratio = float(mpmath.mpf((dl / worst).a)) if worst.b > 0 else math.inf
         verdict = "holds" if (dl - worst).a >= 0 else "violated" if (dl - worst).b < 0 else "tight (interval straddles)"
-        size, rel, excess = classify_ratio(ratio, Fraction(float(mpmath.mpf(dl.a)))) if verdict == "violated" else ("none", 0.0, 0.0)
-        return {"verdict": verdict, "n": arg, "double_rounding": within_double_rounding(excess), "upto": n + 1, "ratio": ratio, "size": size, "relative_excess": rel,
+        size, rel, excess = (classify_ratio(ratio, Fraction(float(mpmath.mpf(dl.a)))) if verdict == "violated"
+                             else ("none", 0.0, 0.0))
+        return {"verdict": verdict, "n": arg, "double_rounding": within_double_rounding(excess), "upto": n + 1, "ratio": ratio,
+                "size": size, "relative_excess": rel,
                 "absolute_excess": excess, "delta_n": float(mpmath.mpf(worst.b))}
 
 
@@ -292,7 +309,8 @@ class PipelineDPSelect:
             from pipeline_dp import partition_selection as pps
         except ImportError as exc:
             raise ImportError("the PipelineDP adapter needs `pip install pipeline-dp`") from exc
-        kinds = {"truncated_geometric": "TRUNCATED_GEOMETRIC", "laplace": "LAPLACE_THRESHOLDING", "gaussian": "GAUSSIAN_THRESHOLDING"}
+        kinds = {"truncated_geometric": "TRUNCATED_GEOMETRIC", "laplace": "LAPLACE_THRESHOLDING",
+                 "gaussian": "GAUSSIAN_THRESHOLDING"}
         self._pdp, self.kind = pipeline_dp, getattr(pipeline_dp.PartitionSelectionStrategy, kinds[strategy])
         self.epsilon, self.delta, self.max_partitions_contributed = float(eps), float(delta), int(L)
         self.inner = pps.create_partition_selection_strategy(self.kind, self.epsilon, self.delta, self.max_partitions_contributed)
@@ -307,7 +325,8 @@ class PipelineDPSelect:
         pdp = self._pdp
         acc = pdp.NaiveBudgetAccountant(total_epsilon=self.epsilon, total_delta=self.delta)
         eng = pdp.DPEngine(acc, pdp.LocalBackend())
-        params = pdp.SelectPartitionsParams(max_partitions_contributed=self.max_partitions_contributed, partition_selection_strategy=self.kind)
+        params = pdp.SelectPartitionsParams(max_partitions_contributed=self.max_partitions_contributed,
+                                            partition_selection_strategy=self.kind)
         ex = pdp.DataExtractors(privacy_id_extractor=lambda r: r[0], partition_extractor=lambda r: r[1])
         out = eng.select_partitions([(u, "k") for u in range(int(n))], params, ex)
         acc.compute_budgets()

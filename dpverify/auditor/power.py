@@ -131,9 +131,10 @@ def audit_power_benchmark(
         name = entry if isinstance(entry, str) else entry[0]
         case = bench_case(entry, violation=violation)
         if case is None:
-            rows.append({"mechanism": name, "pair": "-", "eps": "-", "claimed_delta": "-", "exact_delta": "-", "violation": violation,
-                         "alpha": alpha, "runs": 0, "detected": 0, "samples_median": "-", "samples_max": "-",
-                         "samples_budget": samples, "seconds": 0.0, "note": "no example pair with total variation above the target delta"})
+            rows.append({"mechanism": name, "pair": "-", "eps": "-", "claimed_delta": "-", "exact_delta": "-",
+                         "violation": violation, "alpha": alpha, "runs": 0, "detected": 0, "samples_median": "-",
+                         "samples_max": "-", "samples_budget": samples, "seconds": 0.0,
+                         "note": "no example pair with total variation above the target delta"})
             continue
         used, detected = [], 0
         t = time.perf_counter()
@@ -144,9 +145,11 @@ def audit_power_benchmark(
             detected += r.privacy_verdict == "FAIL"
             used.append(r.max_samples_per_input)
         rows.append({
-            "mechanism": name, "params": {k: str(v) for k, v in case["params"].items()}, "pair": f"{list(case['h'])} / {list(case['h_prime'])}", "eps": round(case["eps"], 5),
-            "claimed_delta": round(case["claimed_delta"], 5), "exact_delta": round(case["exact_delta"], 5), "violation": violation,
-            "alpha": alpha, "selection": selection, "runs": runs, "detected": detected, "samples_median": int(statistics.median(used)),
+            "mechanism": name, "params": {k: str(v) for k, v in case["params"].items()},
+            "pair": f"{list(case['h'])} / {list(case['h_prime'])}", "eps": round(case["eps"], 5),
+            "claimed_delta": round(case["claimed_delta"], 5), "exact_delta": round(case["exact_delta"], 5),
+            "violation": violation, "alpha": alpha, "selection": selection, "runs": runs, "detected": detected,
+            "samples_median": int(statistics.median(used)),
             "samples_max": max(used), "samples_budget": samples, "seconds": round(time.perf_counter() - t, 2),
         })
     return rows

@@ -68,7 +68,9 @@ EXACT_DIGITS = 9
 
 
 class ExactScore:
-    """``ln P_a(o) - ln P_b(o)`` from a reference's exact log-likelihoods (``logp(h, X) -> array``), rounded to ``digits`` decimals.
+    """``ln P_a(o) - ln P_b(o)`` from a reference's exact log-likelihoods (``logp(h, X) -> array``).
+
+    Rounded to ``digits`` decimals.
 
     Outputs impossible under ``b`` but possible under ``a`` score ``+inf`` (and vice versa).  The
     rounding matters: where the true ratio is constant (a Laplace tail: exactly ``eps`` for every
@@ -109,7 +111,10 @@ class LinearScore:
 
 
 class TableScore:
-    """The smoothed empirical log-ratio ``ln((x_a + 1/2)/n_a) - ln((x_b + 1/2)/n_b)`` of each output seen in training (0 if unseen)."""
+    """The smoothed empirical log-ratio ``ln((x_a + 1/2)/n_a) - ln((x_b + 1/2)/n_b)`` of each output seen in training.
+
+    0 if unseen.
+    """
 
     kind = "empirical ratio of discrete outputs"
 
@@ -198,15 +203,19 @@ def _candidates(sa: np.ndarray, k_min: int) -> np.ndarray:
 
 def threshold_events(sa: np.ndarray, sb: np.ndarray, *, n_cert: int, level: float, delta: float,
                      min_hits: int = MIN_HITS) -> list[ThresholdChoice]:
-    """The best upper-set event of ``sa`` vs ``sb`` and the best lower-set one (``b`` over ``a``), best first by :attr:`ThresholdChoice.rank`.
+    """The best upper-set event of ``sa`` vs ``sb`` and the best lower-set one (``b`` over ``a``).
+
+    Best first by :attr:`ThresholdChoice.rank`.
 
     ``sa``/``sb``: scores of tuning samples of ``a`` and ``b``.  Predictions use
     :func:`predicted_eps_lower` at the certification size ``n_cert`` and per-bound level
     ``level`` from conservative tuning estimates (Clopper–Pearson bounds at ``TUNE_LEVEL / TUNE_SPLIT``,
     about two standard errors, over at most :data:`THRESHOLDS` nested events: the best of many noisy
-    small-count ratios is not taken at face value, and small strong events are not drowned by the split).  The chosen threshold's plug-in prediction (tuning
+    small-count ratios is not taken at face value, and small strong events are not drowned by the split).  The chosen threshold's
+    plug-in prediction (tuning
     frequencies taken as the truth) ranks choices against each other: a conservative ranking would
-    prefer large, weak events of noise-free pairs to the strong but smaller events of the pairs that matter.  Returns up to two choices, best first.
+    prefer large, weak events of noise-free pairs to the strong but smaller events of the pairs that matter.  Returns up to two
+    choices, best first.
     """
     out = []
     for side, num, den in ((1, sa, sb), (-1, -sb, -sa)):
@@ -235,7 +244,10 @@ def threshold_events(sa: np.ndarray, sb: np.ndarray, *, n_cert: int, level: floa
 
 
 def learned_score(A: np.ndarray, B: np.ndarray, *, discrete: bool) -> Any:
-    """A score fitted on training rows ``A`` (input a) and ``B`` (input b): a table for discrete outputs, else logistic regression."""
+    """A score fitted on training rows ``A`` (input a) and ``B`` (input b).
+
+    A table for discrete outputs, else logistic regression.
+    """
     if discrete:
         return TableScore(A, B)
     fmap = FeatureMap(np.vstack([A, B]))

@@ -205,7 +205,10 @@ class AuditResult:
     @property
     def finding(self) -> str:
         """The verdict in words: a PASS is "no violation found", never "is DP"."""
-        return {"PASS": "no violation found", "FAIL": "violation certified" if self.privacy_verdict == "FAIL" else "output law differs from the reference",
+        return {"PASS": "no violation "
+                        "found", "FAIL": "violation "
+                                         "certified" if self.privacy_verdict == "FAIL" else "output law differs from the "
+                                                                                            "reference",
                 "INCONCLUSIVE": "inconclusive"}[self.verdict]
 
     @property
@@ -273,23 +276,28 @@ class AuditResult:
                  else f"    event S = {j['event'][0]}"),
                 f"    P(S) ~ {w.p_hat:.5f} in [{w.p_lo:.5f}, {w.p_hi:.5f}]  (n={w.n_a})",
                 f"    Q(S) ~ {w.q_hat:.5f} in [{w.q_lo:.5f}, {w.q_hi:.5f}]  (n={w.n_b})",
-                f"    certified: eps >= {_fmt(w.eps_lower)} (claimed {self.eps}), delta(eps) >= {_fmt(w.delta_lower)} (claimed {self.delta})",
+                f"    certified: eps >= {_fmt(w.eps_lower)} (claimed {self.eps}), delta(eps) >= {_fmt(w.delta_lower)} (claimed "
+                f"{self.delta})",
             ]
             if w.event.exact_p is not None:
                 lines.append(f"    reference law: P(S) = {w.event.exact_p:.5f}, Q(S) = {w.event.exact_q:.5f}")
         for f in self.fits:
             if f["verdict"] == "FAIL":
                 imp = f["impossible_outcomes"]
-                why = f"impossible outcomes {dict(list(imp.items())[:4])}" if imp else f"p = {f['p_value']:.3g} < {f['level']:.3g}"
+                why = (f"impossible outcomes {dict(list(imp.items())[:4])}" if imp
+                       else f"p = {f['p_value']:.3g} < {f['level']:.3g}")
                 lines.append(f"  fit rejected on h={f['h']}: {why}")
         if self.samples_needed:
             lines.append(f"  about {self.samples_needed} samples per input would settle it")
         if self.power and self.verdict != "FAIL":
             pw = self.power
             lines.append(
-                f"  power: a violation with eps >= {_fmt(_num(pw['detectable_eps']))} at delta={self.delta} on an event of probability >= "
-                f"{pw['mass']:g} under h' (on the pairs tested) would have been certified with probability >= {pw['detection_probability']:g} "
-                f"({pw['samples_per_input']} samples per input, each bound at level {pw['level_each_bound']:.3g}); violations on rarer "
+                f"  power: a violation with eps >= {_fmt(_num(pw['detectable_eps']))} at delta={self.delta} on an event of "
+                f"probability >= "
+                f"{pw['mass']:g} under h' (on the pairs tested) would have been certified with probability >= "
+                f"{pw['detection_probability']:g} "
+                f"({pw['samples_per_input']} samples per input, each bound at level {pw['level_each_bound']:.3g}); violations "
+                f"on rarer "
                 "events, on other inputs or on events the search ranked low could be missed")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)

@@ -68,6 +68,8 @@ class ScoreEvent(Event):
         k = id(self.score)
         if k not in cache:
             cache[k] = self.score(X)
+        if self.choice is None:
+            raise ValueError("a score event without a threshold choice has no members")
         return self.choice.member(cache[k])
 
 
@@ -148,7 +150,8 @@ def _j(x: float) -> Any:
     return x if math.isfinite(x) else str(x)
 
 
-def _screen_pair(ps: PairScreen, sampler: RowSampler, n: int, exact: Callable | None, *, n_cert: int, level: float, delta: float) -> None:
+def _screen_pair(ps: PairScreen, sampler: RowSampler, n: int, exact: Callable | None, *, n_cert: int, level: float,
+                 delta: float) -> None:
     A, B = sampler.screening(ps.a, n), sampler.screening(ps.b, n)
     ps.rows = n
     if exact is not None:
@@ -161,13 +164,14 @@ def _screen_pair(ps: PairScreen, sampler: RowSampler, n: int, exact: Callable | 
     ta, tb = A[half:], B[half:]
     ps.discrete = is_discrete(np.vstack([tr_a, tr_b]))
     # discrete outputs: the table of empirical ratios and the logistic regression compete on the tuning half
-    best = None
+    best: tuple[float, Any, list[ThresholdChoice]] | None = None
     for kind in ((True, False) if ps.discrete else (False,)):
         sc = learned_score(tr_a, tr_b, discrete=kind)
         ch = threshold_events(sc(ta), sc(tb), n_cert=n_cert, level=level, delta=delta)
         r = ch[0].rank if ch else -math.inf
         if best is None or r > best[0]:
             best = (r, sc, ch)
+    assert best is not None  # at least one kind was tried
     _, ps.score, ps.choices = best
 
 

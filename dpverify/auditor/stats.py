@@ -145,20 +145,25 @@ def _quantile(x: np.ndarray, n: np.ndarray, a: float, upper: bool) -> np.ndarray
         cand = np.minimum(guess * (1 + safe * rel), 1.0)
         ok = todo & accept(cand)
         out[ok], todo = cand[ok], todo & ~ok
-    for i in zip(*np.nonzero(todo)):
-        xi, ni = float(x[i]), float(n[i])
-        p = _solve_log(lambda q: float(tail(xi, ni, q)), ni, a)
-        for _ in range(200):  # to the safe side of the root, a few ulps at most
-            if float(tail(xi, ni, p)) <= a:
-                break
-            p = min(math.nextafter(p, safe * math.inf), 1.0)
-        out[i] = p
+    for i in zip(*np.nonzero(todo), strict=True):
+        out[i] = _safe_root(tail, float(x[i]), float(n[i]), a, safe)
     return out
+
+
+def _safe_root(tail: Any, xi: float, ni: float, a: float, safe: float) -> float:
+    """The root of ``tail(xi, ni, p) = a`` by bracketing, moved to the safe side (``safe``: +1 up, -1 down)."""
+    p = _solve_log(lambda q: float(tail(xi, ni, q)), ni, a)
+    for _ in range(200):  # to the safe side of the root, a few ulps at most
+        if float(tail(xi, ni, p)) <= a:
+            break
+        p = min(math.nextafter(p, safe * math.inf), 1.0)
+    return p
 
 
 def cp_lower_array(x: Any, n: Any, a: float) -> np.ndarray:
     """Clopper–Pearson lower bounds at level ``a`` for arrays of counts ``x`` of ``n`` (broadcast), *not*
-    rounded (``0`` where ``x <= 0``, nan where ``x > n`` or not finite); each quantile verified against the forward tail (module docstring)."""
+    rounded (``0`` where ``x <= 0``, nan where ``x > n`` or not finite); each quantile verified against the
+    forward tail (module docstring)."""
     _level(a)
     x, n = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(n, dtype=float))
     out = np.where(np.isfinite(x) & np.isfinite(n) & (x <= n), 0.0, np.nan)  # more successes than trials: nan
@@ -170,7 +175,8 @@ def cp_lower_array(x: Any, n: Any, a: float) -> np.ndarray:
 
 def cp_upper_array(x: Any, n: Any, a: float) -> np.ndarray:
     """Clopper–Pearson upper bounds at level ``a`` for arrays of counts ``x`` of ``n`` (broadcast), *not*
-    rounded (``1`` where ``x >= n``, nan where ``x < 0`` or not finite); each quantile verified against the forward tail (module docstring)."""
+    rounded (``1`` where ``x >= n``, nan where ``x < 0`` or not finite); each quantile verified against the
+    forward tail (module docstring)."""
     _level(a)
     x, n = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(n, dtype=float))
     out = np.where(np.isfinite(x) & np.isfinite(n) & (x >= 0), 1.0, np.nan)  # negative successes: nan
@@ -294,7 +300,7 @@ def goodness_of_fit(
         pool_o += cells[i][1]
         pooled += 1
         i += 1
-    bins = [(e, o) for e, o, _ in cells[i:]]
+    bins: list[tuple[float, float]] = [(e, o) for e, o, _ in cells[i:]]
     if pooled:
         bins.append((pool_e, pool_o))
     df = len(bins) - 1
@@ -348,7 +354,8 @@ POWER_MASS = 0.01
 
 
 def detection_probability(p: float, q: float, n: int, a: float, eps: Any, delta: Any) -> float:
-    """Probability that Clopper–Pearson bounds at level ``a`` on ``X ~ Bin(n, p)``, ``Y ~ Bin(n, q)`` certify ``(eps, delta)`` violated.
+    """Probability that Clopper–Pearson bounds at level ``a`` on ``X ~ Bin(n, p)``, ``Y ~ Bin(n, q)`` certify
+    ``(eps, delta)`` violated.
 
     Certified means ``cp_lower(X) - e^eps cp_upper(Y) > delta`` (the audit's test).  Exact binomial
     sums: for each ``y`` the smallest certifying ``x`` comes from the duality ``cp_lower(x) > t``

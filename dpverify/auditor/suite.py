@@ -102,7 +102,7 @@ def compute_audits(
         else:
             results = (fn(a) for _, fn, a in tasks)
         outs = []
-        for (kind, _, _), res in zip(tasks, results):
+        for (kind, _, _), res in zip(tasks, results, strict=True):
             outs.append(res)
             if on_row and kind == "zoo":
                 for r in res:
@@ -111,8 +111,9 @@ def compute_audits(
         if own:
             pool.shutdown()
     data: dict[str, Any] = {"provenance": snapshot(), "command": command, "packages": _package_versions(),
-                            "settings": {"seed": seed, "alpha": alpha, "samples": samples}, "rows": [], "power": [], "thirdparty": []}
-    for (kind, _, _), res in zip(tasks, outs):
+                            "settings": {"seed": seed, "alpha": alpha, "samples": samples},
+                            "rows": [], "power": [], "thirdparty": []}
+    for (kind, _, _), res in zip(tasks, outs, strict=True):
         data["rows" if kind == "zoo" else "power" if kind == "power" else "thirdparty"].extend(res)
     data["all_as_expected"] = (all(r.get("as_expected") for r in data["rows"])
                                and all(p["detected"] == p["runs"] for p in data["power"] if p["runs"]))

@@ -112,7 +112,8 @@ def _pipelinedp_scoring(values: list, shift: float, monotonic: bool, sensitivity
     return ExponentialMechanism(_Counts())
 
 
-def pipelinedp_exponential(eps: float = 1.0, monotonic: bool = True, sensitivity: float = 1.0, shift: bool = True) -> Callable[[Any], int]:
+def pipelinedp_exponential(eps: float = 1.0, monotonic: bool = True, sensitivity: float = 1.0,
+                           shift: bool = True) -> Callable[[Any], int]:
     """``f(h) -> index``: PipelineDP's exponential mechanism over the items, utility ``h`` (module docstring)."""
 
     def pipelinedp_target(h: Any) -> int:
@@ -144,7 +145,7 @@ def thirdparty_audits(*, samples: int = 20_000, seed: int = DEFAULT_SEED) -> lis
     """Audit the worked examples of the module docstring; one row each (see ``dpverify.auditor.suite``)."""
     from .core import audit
 
-    plans = [
+    plans: list[tuple[str, Callable[[], Any], dict[str, Any], str]] = [
         ("OpenDP make_noisy_max (zCDP, Gumbel, scale 1)", lambda: opendp_noisy_top_k(1, 1.0, "zCDP"),
          dict(spec="em", params={"eps": 1}), "reference em, eps = 1/scale"),
         ("OpenDP make_noisy_top_k (zCDP, Gumbel, k=2, scale 1)", lambda: opendp_noisy_top_k(2, 1.0, "zCDP"),

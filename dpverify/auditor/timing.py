@@ -105,7 +105,8 @@ class TimingResult:
              "n_select": self.n_select, "n_certify": self.n_certify, "candidates": self.candidates,
              "median_us": [round(x, 1) for x in self.median_us], "alpha": self.alpha, "seed": self.seed,
              "detectable_eps": None if self.detectable_ratio is None else round(math.log(self.detectable_ratio), 3),
-             "base_rate": None if self.base_rate is None else round(self.base_rate, 3), "wall_seconds": round(self.wall_seconds, 1)}
+             "base_rate": None if self.base_rate is None else round(self.base_rate, 3),
+             "wall_seconds": round(self.wall_seconds, 1)}
         r.update(self.extra)
         return r
 
@@ -206,7 +207,7 @@ def timing_audit(name: str, run: Callable[[Any], Any], pairs: Sequence[tuple[str
     """Audit ``run(h)``'s running time on the labelled neighbouring ``pairs`` ``(label, h, h')`` (module docstring)."""
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
-    best = None
+    best: tuple | None = None
     for label, h, h2 in pairs:
         th, t2 = measure_pairs(run, h, h2, n_select, rng, clock)
         pooled = np.concatenate([th, t2])
@@ -216,6 +217,8 @@ def timing_audit(name: str, run: Callable[[Any], Any], pairs: Sequence[tuple[str
                 s = _score(int(ca.sum()), int(cb.sum()), n_select)
                 if best is None or s > best[0]:
                     best = (s, tuple(x), tuple(y), op, tau, label if x is h else _flip(label))
+    if best is None:
+        raise ValueError("timing_audit: no pair and event to select (give at least one pair)")
     _, h, h2, op, tau, label = best
     th, t2 = measure_pairs(run, h, h2, n_certify, rng, clock)
     ea, eb = _in(th, op, tau), _in(t2, op, tau)

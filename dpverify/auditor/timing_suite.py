@@ -21,6 +21,7 @@ Laplace race), so the top-(kbar+1) is the whole histogram (``d = 9``).
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any, Callable
 
 import numpy as np
@@ -31,7 +32,7 @@ from .timing import DEFAULT_CERTIFY, DEFAULT_SELECT, TIMING_ALPHA, timing_audit
 
 __all__ = ["PARAMS", "LEAK_LOOP", "candidate_pairs", "timing_plan", "compute_timing", "PROFILES"]
 
-PARAMS = {"k": 2, "kbar": 8, "eps": 1, "delta": "1/1000"}
+PARAMS: dict[str, Any] = {"k": 2, "kbar": 8, "eps": 1, "delta": "1/1000"}
 #: Busy-loop iterations per unit of the top gap in the power mutant (about 20-40 ns each).
 LEAK_LOOP = 2000
 #: (n_select, n_certify) per profile.
@@ -112,23 +113,26 @@ OURS = [
 ]
 
 
+def _entry(target: str, role: str, expected: str | None, make: Callable[[], Callable[[Any], Any]], d: int) -> dict[str, Any]:
+    return {"target": target, "role": role, "expected": expected, "make": make, "d": d}
+
+
 def timing_plan() -> list[dict]:
     """Every timing target: ``{"target", "role", "expected", "make", "d"}`` (``make()`` builds ``run``)."""
     plan = []
     for before, after in OURS:
-        plan.append({"target": before, "role": "ours, lazy schedule (before)", "expected": None,
-                     "make": (lambda n=before: _mech_run(n)), "d": 9})
+        plan.append(_entry(before, "ours, lazy schedule (before)", None, partial(_mech_run, before), 9))
         if after:
-            plan.append({"target": after, "role": "ours, balanced schedule (after; the release path)", "expected": "no violation found",
-                         "make": (lambda n=after: _mech_run(n)), "d": 9})
+            plan.append(_entry(after, "ours, balanced schedule (after; the release path)", "no violation found",
+                               partial(_mech_run, after), 9))
     base = "limit-dom-exact-balanced"
-    plan.append({"target": f"control: {base} on a fixed input", "role": "control (time cannot depend on the input)",
-                 "expected": "no violation found", "make": (lambda: _control(_mech_run(base), (3, 2, 1, 0, 0, 0, 0, 0, 0))), "d": 9})
-    plan.append({"target": f"mutant: {base} + {LEAK_LOOP} loop steps per unit of top gap", "role": "power mutant (leaks by design)",
-                 "expected": "LEAK", "make": (lambda: _leaky(_mech_run(base))), "d": 9})
+    plan.append(_entry(f"control: {base} on a fixed input", "control (time cannot depend on the input)", "no violation found",
+                       lambda: _control(_mech_run(base), (3, 2, 1, 0, 0, 0, 0, 0, 0)), 9))
+    plan.append(_entry(f"mutant: {base} + {LEAK_LOOP} loop steps per unit of top gap", "power mutant (leaks by design)", "LEAK",
+                       lambda: _leaky(_mech_run(base)), 9))
     for d in (9, 1000):
-        plan.append({"target": f"OpenDP make_noisy_top_k (k=2, zCDP, scale 1), d={d}", "role": "third party", "expected": None,
-                     "make": (lambda: _opendp_run(2)), "d": d})
+        plan.append(_entry(f"OpenDP make_noisy_top_k (k=2, zCDP, scale 1), d={d}", "third party", None,
+                           partial(_opendp_run, 2), d))
     return plan
 
 

@@ -53,7 +53,8 @@ from .core import (
 from .events import candidate_pairs, resolve_reference
 from .stats import DEFAULT_ALPHA, DEFAULT_SEED, POWER_TARGET, detection_probability
 
-__all__ = ["ZooCase", "zoo_plan", "exact_claim_check", "run_case", "audit_registry", "exact_catch", "implements", "SLOW_SAMPLERS", "SLOW_AUDIT_SAMPLES", "planned_samples", "PLANNED_EVENTS"]
+__all__ = ["ZooCase", "zoo_plan", "exact_claim_check", "run_case", "audit_registry", "exact_catch", "implements", "SLOW_SAMPLERS",
+           "SLOW_AUDIT_SAMPLES", "planned_samples", "PLANNED_EVENTS"]
 
 #: kind suffix of the privacy audit of a ``search-inputs`` mutant, and how many searched pairs its exact check takes
 SEARCHED = " (inputs searched)"
@@ -125,6 +126,8 @@ def searched_pair(spec: MechanismSpec, params: dict) -> tuple[tuple, tuple]:
         from dpverify.search import search
 
         res = search(spec_claim(spec, params), grid=None, evals=SEARCH_EVALS, seed=0)
+        if res.best is None:
+            raise ValueError(f"the worst-case search found no pair for {spec.name} {params}")
         _SEARCHED[key] = (res.best.h, res.best.h_prime)
     return _SEARCHED[key]
 
@@ -184,7 +187,8 @@ def planned_samples(case: ZooCase, samples: int, alpha: float = DEFAULT_ALPHA, p
     return max(samples, math.ceil(hi / (1 - n_sel)) + 1)  # samples - int(samples * selection) >= hi estimation samples
 
 
-def run_case(case: ZooCase, *, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED, alpha: float = DEFAULT_ALPHA) -> AuditResult:
+def run_case(case: ZooCase, *, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
+             alpha: float = DEFAULT_ALPHA) -> AuditResult:
     """Run one planned audit (the target's registry parameters are its first ``valid`` entry; the budget is
     :func:`planned_samples`)."""
     tspec = get_mechanism(case.target)
@@ -242,7 +246,10 @@ def exact_catch(name: str) -> tuple[bool, str]:
     spec = get_mechanism(name)
     params = dict(spec.valid[0])
     if "still-private" in spec.tags:
-        ref = get_mechanism(implements(spec))
+        implemented = implements(spec)
+        if implemented is None:
+            raise ValueError(f"{name} is tagged still-private but names no implements:<name> tag")
+        ref = get_mechanism(implemented)
         a, b = spec.factory(**params), ref.factory(**params)
         with mpmath.mp.workprec(64):
             for h in spec.examples:
@@ -253,7 +260,8 @@ def exact_catch(name: str) -> tuple[bool, str]:
         return False, f"exact laws equal to {ref.name} on every example"
     res = exact_claim_check(spec)
     w = res.worst
-    return res.verdict == "violated", f"{res.verdict} at h={list(w.h)} h'={list(w.h_prime)}: {w.label}: {mpmath.nstr(mpmath.mpf(w.lhs), 6)} vs {w.rhs}"
+    return res.verdict == "violated", (f"{res.verdict} at h={list(w.h)} h'={list(w.h_prime)}: {w.label}: "
+                                       f"{mpmath.nstr(mpmath.mpf(w.lhs), 6)} vs {w.rhs}")
 
 
 def exact_claim_check(spec: MechanismSpec, params: dict | None = None) -> Any:

@@ -111,7 +111,8 @@ def test_candidate_pairs_from_inputs_or_a_domain():
     ref = resolve_reference(Coin(), eps=1)
     assert candidate_pairs(ref, inputs=[[1]]) == [((1,), (2,)), ((1,), (0,))]  # neighbours with counts up to max + 1
     assert candidate_pairs(ref, inputs=[[0], [2], [1]]) == [((0,), (1,)), ((2,), (1,))]
-    with pytest.raises(InvalidParameter, match=r"^inputs=\[\[0\], \[2\]\]: no two of them are neighbours under relation 'add-remove'"):
+    with pytest.raises(InvalidParameter, match=r"^inputs=\[\[0\], \[2\]\]: no two of them are neighbours under relation "
+                                               r"'add-remove'"):
         candidate_pairs(ref, inputs=[[0], [2]])
     assert candidate_pairs(ref, domain=(1, 2)) == [((0,), (1,)), ((1,), (2,))]
     assert len(candidate_pairs(ref, domain=(2, 19))) == len(list(E.pairs(2, 19)))  # 400 histograms: the largest allowed
@@ -128,8 +129,8 @@ def test_default_candidates_are_the_examples_neighbours_then_the_small_domain():
     cands = candidate_pairs(ref)
     expected, seen = [], set()
     examples = [tuple(h) for h in get_mechanism("em").examples]
-    for h, g in [(h, tuple(g)) for h in examples for g in E.neighbours(h, "add-remove", max(h) + 1)] + \
-                [(tuple(h), tuple(g)) for h, g in E.pairs(len(examples[0]), 2, "add-remove")]:
+    for h, g in [(x, tuple(y)) for x in examples for y in E.neighbours(x, "add-remove", max(x) + 1)] + \
+                [(tuple(x), tuple(y)) for x, y in E.pairs(len(examples[0]), 2, "add-remove")]:
         if frozenset((h, g)) not in seen:
             seen.add(frozenset((h, g)))
             expected.append((h, g))
@@ -150,8 +151,11 @@ class Three:
 
     def distribution(self, h, *, prec=53, interval=False):
         with exact_context(prec, interval) as ctx:
-            p = (ctx.mpf(1) / 2, ctx.mpf(1) / 4, ctx.mpf(1) / 4) if h[0] == 0 else (ctx.mpf(1) / 8, ctx.mpf(1) / 8, ctx.mpf(3) / 4)
-            return dict(zip("abc", p))
+            if h[0] == 0:
+                p = (ctx.mpf(1) / 2, ctx.mpf(1) / 4, ctx.mpf(1) / 4)
+            else:
+                p = (ctx.mpf(1) / 8, ctx.mpf(1) / 8, ctx.mpf(3) / 4)
+            return dict(zip("abc", p, strict=True))
 
 
 def test_rank_pairs_and_exact_events_on_dyadic_laws():
@@ -206,7 +210,8 @@ def test_empirical_events_choose_the_best_level_set_in_each_direction():
     assert empirical_events((0,), (1,), ch, cg, 1, 0) == best[:1]
     # spec-less (eps None): ranked by the eps lower bound alone; delta shifts it
     (t1, t2), _ = empirical_events((0,), (1,), ch, cg, None, Fraction(1, 10))[0]
-    assert t2 == -math.inf and t1 == pytest.approx(E.eps_lower_bound(E.cp_lower(600, 1000, 0.05), E.cp_upper(100, 1000, 0.05), 0.1))
+    assert t2 == -math.inf
+    assert t1 == pytest.approx(E.eps_lower_bound(E.cp_lower(600, 1000, 0.05), E.cp_upper(100, 1000, 0.05), 0.1))
     # outcomes never seen on the first side are not in its level sets; an empty side gives no candidate
     only = empirical_events((0,), (1,), Counter({"a": 10}), Counter({"b": 10}), 1, 0, per_pair=2)
     assert [e.outcomes for _, e in only] == [frozenset({"a"}), frozenset({"b"})]

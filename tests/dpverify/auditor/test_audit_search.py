@@ -12,9 +12,16 @@ from mechanisms.errors import AdapterError, InvalidParameter
 
 from dpverify.auditor.core import audit
 from dpverify.auditor.features import Encoder, FeatureMap
-from dpverify.auditor.inputs import candidate_pairs, derived_scales, exact_search, install_scales_hook, literature_pairs, scales_for
+from dpverify.auditor.inputs import (
+    candidate_pairs,
+    derived_scales,
+    exact_search,
+    install_scales_hook,
+    literature_pairs,
+    scales_for,
+)
 from dpverify.auditor.ratio import fit_logistic, threshold_events
-from dpverify.auditor.stats import cp_lower, cp_upper, detectable_eps, detection_probability, exp_up
+from dpverify.auditor.stats import cp_lower, cp_upper, detection_probability, exp_up
 from dpverify.cli import main
 
 
@@ -27,7 +34,8 @@ def test_literature_pairs_are_statdps_patterns():
         (ones, (2,) * 5 + (0,) * 5), (ones, (2,) * 10), (ones, (0,) * 10), ((1,) * 5 + (0,) * 5, (0,) * 5 + (1,) * 5)]
     assert [t for _, _, t in literature_pairs(5, "delta:1")] == ["statdp:one-below", "statdp:one-above"]
     # add/remove keeps the one-signed ones only
-    assert {t for _, _, t in literature_pairs(4, "add-remove")} == {"statdp:one-below", "statdp:one-above", "statdp:all-above", "statdp:all-below"}
+    assert {t for _, _, t in literature_pairs(4, "add-remove")} == {
+        "statdp:one-below", "statdp:one-above", "statdp:all-above", "statdp:all-below"}
 
 
 def test_derived_scales_and_the_critical_scales_hook():
@@ -56,7 +64,8 @@ def test_exact_search_climbs_to_a_narrow_large_gap_window():
         g1, g2 = h[0] - h[1], h[1] - h[2]
         return -((g1 - 47) ** 2 + (g2 - 53) ** 2) / 100.0, 0.0
 
-    ranked, stats = exact_search(score, 3, "add-remove", scales_for(None, eps=1, delta=F(1, 10**6), d=3), max_laws=4000, seconds=60)
+    scales = scales_for(None, eps=1, delta=F(1, 10**6), d=3)
+    ranked, stats = exact_search(score, 3, "add-remove", scales, max_laws=4000, seconds=60)
     h = ranked[0][2]
     assert abs(h[0] - h[1] - 47) <= 2 and abs(h[1] - h[2] - 53) <= 2, (ranked[0], stats)
     assert stats["refinement_steps"] > 0
@@ -104,7 +113,7 @@ def test_detection_probability_against_simulation():
     rng = np.random.default_rng(3)
     n, a, eps, p, q = 2000, 0.01, 0.2, 0.3, 0.2
     x, y = rng.binomial(n, p, 4000), rng.binomial(n, q, 4000)
-    hits = np.mean([cp_lower(int(i), n, a) - exp_up(eps) * cp_upper(int(j), n, a) > 0 for i, j in zip(x, y)])
+    hits = np.mean([cp_lower(int(i), n, a) - exp_up(eps) * cp_upper(int(j), n, a) > 0 for i, j in zip(x, y, strict=True)])
     assert abs(detection_probability(p, q, n, a, eps, 0) - hits) < 0.03
 
 
@@ -128,7 +137,8 @@ def test_the_power_statement_holds_on_mechanisms_with_known_eps():
     assert r0.verdict == "PASS" and r0.power is not None
     stated = r0.power["detectable_eps"]
     above = [audit(_rr_target(stated + 0.02), eps=claim, inputs=[(1, 0), (0, 0)], samples=n, seed=s).verdict for s in range(40)]
-    below = [audit(_rr_target((0.5 + stated) / 2), eps=claim, inputs=[(1, 0), (0, 0)], samples=n, seed=s).verdict for s in range(40)]
+    below = [audit(_rr_target((0.5 + stated) / 2), eps=claim, inputs=[(1, 0), (0, 0)], samples=n, seed=s).verdict
+             for s in range(40)]
     assert above.count("FAIL") >= 34, above.count("FAIL")  # 0.9 x 40 = 36, minus binomial slack
     assert below.count("FAIL") < 34
 
@@ -242,11 +252,12 @@ def test_noisy_max_value_ceiling_grows_with_samples_below_the_truth():
     from dpverify.auditor.ratio import predicted_eps_lower
 
     c = [noisy_max_value_ceiling(5, 20.0, n, 0.05) for n in (10**5, 750_000, plan()["n_cert"], 10**7, 10**8, 2 * 10**8)]
-    assert all(a < b for a, b in zip(c, c[1:])) and c[-1] < 0.25 and c[-2] > 0.247
+    assert all(a < b for a, b in zip(c, c[1:], strict=False)) and c[-1] < 0.25 and c[-2] > 0.247
     assert c[2] < c[3] < min(PUBLISHED["ReportNoisyMax3"][:2])  # even with the whole 2e7 certifying (1e7 per input)
     assert abs(c[-1] - PUBLISHED["ReportNoisyMax3"][1]) < 0.0005  # at DP-Sniper's 2e8: its published 0.2488 (ours 0.2486)
     # the event {max <= 0} on the all-shift pair: P = 2^-5, Q = (e^-0.05 / 2)^5, ratio e^0.25 exactly
-    at0 = float(predicted_eps_lower(np.array([2.0 ** -5]), np.array([(math.exp(-0.05) / 2) ** 5]), plan()["n_cert"], 0.05, 0.0)[0])
+    p, q = np.array([2.0 ** -5]), np.array([(math.exp(-0.05) / 2) ** 5])
+    at0 = float(predicted_eps_lower(p, q, plan()["n_cert"], 0.05, 0.0)[0])
     assert at0 <= c[2] < at0 + 0.002
 
 
@@ -267,7 +278,8 @@ def test_catalogue_page_names_targets_out_of_reach():
     row = {"member": "ReportNoisyMax3", "mode": "exact law", "d": 5, "relation": "linf", "claim_eps": "1/10", "truth": "0.25",
            "eps_lower_bound": 0.2, "dpsniper_lr": 0.2478, "dpsniper_mlp": 0.2488, "statdp_1": 0.19, "statdp_2": 0.19,
            "meets_dpsniper": False, "samples_total": 2e6, "seconds": 3, "within_budget": True, "verdict": "FAIL",
-           "closed_form_ceiling_at_target": 0.2429, "closed_form_ceiling_whole_budget": 0.2438, "closed_form_ceiling_at_dpsniper": 0.2486}
+           "closed_form_ceiling_at_target": 0.2429, "closed_form_ceiling_whole_budget": 0.2438,
+           "closed_form_ceiling_at_dpsniper": 0.2486}
     ok = {**row, "member": "Laplace", "closed_form_ceiling_at_target": None, "closed_form_ceiling_whole_budget": None,
           "exact_ceiling_at_target": 0.099, "dpsniper_lr": 0.0968,
           "dpsniper_mlp": 0.0976}
@@ -277,19 +289,22 @@ def test_catalogue_page_names_targets_out_of_reach():
     text = "".join(catalogue_section(cat))
     assert "Out of reach at the issue's budget" in text and "ReportNoisyMax3 (ceiling 0.2429 < 0.2488, over every pair)" in text
     assert "Laplace (ceiling" not in text and "| 0.2429 |" in text
-    assert ("ReportNoisyMax3's closed-form ceiling (every pair, every event) with the whole 2e7 certifying one event (1e7 per input, "
+    assert ("ReportNoisyMax3's closed-form ceiling (every pair, every event) with the whole 2e7 certifying one event (1e7 per "
+            "input, "
             "no screening): 0.2438; at DP-Sniper's 2e8 per input: 0.2486, beside its published 0.2488." in text)
     assert text.count("closed-form ceiling (every pair") == 1
     assert "a false alarm that level allows" not in text  # no correct member FAILs here
-    wrong = {**ok, "correct": True, "verdict": "FAIL", "eps_lower_bound": 0.100011, "claim_eps": "1/10", "eps_lower_bound_99": 0.0991,
-             "verdict_99": "PASS", "mode": "black box"}
+    wrong = {**ok, "correct": True, "verdict": "FAIL", "eps_lower_bound": 0.100011, "claim_eps": "1/10",
+             "eps_lower_bound_99": 0.0991, "verdict_99": "PASS", "mode": "black box"}
     text = "".join(catalogue_section({**cat, "rows": [row, wrong]}))
     fa = {"member": "NoisyHist1", "mode": "black box", "claim_eps": "1/10", "runs": 20, "false_fails": 0, "false_fails_99": 0,
           "max_eps_lower_bound": 0.04, "max_samples_total": 203_000, "seconds": 40}
-    fa_text = "".join(catalogue_section({**cat, "settings": {**cat["settings"], "false_alarm_seeds": 20, "false_alarm_budget": 200_000},
+    settings = {**cat["settings"], "false_alarm_seeds": 20, "false_alarm_budget": 200_000}
+    fa_text = "".join(catalogue_section({**cat, "settings": settings,
                                          "false_alarm": [fa, {**fa, "member": "SVT1", "max_samples_total": 195_000}]}))
     assert "(20 seeds, a budget of 2e+05 samples each)" in fa_text
-    assert "Over that budget in some run" in fa_text and "NoisyHist1 black box (2.03e+05)" in fa_text and "SVT1 black box (" not in fa_text
+    assert "Over that budget in some run" in fa_text and "NoisyHist1 black box (2.03e+05)" in fa_text
+    assert "SVT1 black box (" not in fa_text
     assert ("A correct member's own row FAILs at 90% (a false alarm that level allows in up to 10% of runs on a tight claim; "
             "`dpverify audit` decides at 99%): Laplace black box: 0.1000 > 1/10, at 99% 0.0991 (PASS)." in text)
 

@@ -305,9 +305,9 @@ def test_every_quantile_is_re_solved_when_scipys_guess_fails_its_check(monkeypat
     xs = np.array([0, 1, 2, 50, 999_999, 10**6])
     lo, hi = st.cp_lower_array(xs, n, a), st.cp_upper_array(xs, n, a)
     assert lo[0] == 0.0 and hi[-1] == 1.0
-    for x, l, h in zip(xs[1:], lo[1:], hi[:-1]):
-        assert _mp_tail_ge(int(x), n, l) <= a * (1 + 1e-12) and _mp_tail_ge(int(x), n, l * (1 + 1e-9)) > a
-    for x, h in zip(xs[:-1], hi[:-1]):
+    for x, lb in zip(xs[1:], lo[1:], strict=True):
+        assert _mp_tail_ge(int(x), n, lb) <= a * (1 + 1e-12) and _mp_tail_ge(int(x), n, lb * (1 + 1e-9)) > a
+    for x, h in zip(xs[:-1], hi[:-1], strict=True):
         assert _mp_tail_le(int(x), n, h) <= a * (1 + 1e-12) and _mp_tail_le(int(x), n, h * (1 - 1e-9)) > a
     assert np.array_equal(st.cp_lower_array([[3], [4]], [10, 20], a).shape, (2, 2))
 

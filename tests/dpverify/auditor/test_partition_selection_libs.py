@@ -8,7 +8,8 @@ import pytest
 
 from dpverify.auditor import partition_libs as PL
 
-ps = pytest.importorskip("pydp.algorithms.partition_selection", reason="python-dp not installed: these checks are skipped, never passed")
+ps = pytest.importorskip("pydp.algorithms.partition_selection", reason="python-dp not installed: these checks are skipped, "
+                                                                       "never passed")
 
 
 def test_claim_is_read_from_the_library():
@@ -73,7 +74,8 @@ def test_power_black_box_refutes_a_lowered_threshold_and_passes_the_real_one():
 
 @pytest.mark.parametrize("kind", ["delta-tripled", "threshold-minus-one"])
 def test_power_black_box_refutes_the_wrong_strategies_on_the_absent_key(kind):
-    r = PL.black_box_delta(PL.mutant("truncated_geometric" if kind == "delta-tripled" else "laplace", 1.0, 1e-4, 1, kind), samples=300_000)
+    strategy = "truncated_geometric" if kind == "delta-tripled" else "laplace"
+    r = PL.black_box_delta(PL.mutant(strategy, 1.0, 1e-4, 1, kind), samples=300_000)
     assert r["refutes"] and r["delta_lower_bound"] > 1e-4
 
 

@@ -64,7 +64,8 @@ def _busy(ns: int) -> None:
 
 
 def test_real_clock_power_a_data_dependent_sampler_is_found_leaking():
-    r = TM.timing_audit("busy", lambda h: _busy(1_000_000 if h[0] == 6 else 0), PAIRS[:1], n_select=30, n_certify=200, power_runs=20)
+    r = TM.timing_audit("busy", lambda h: _busy(1_000_000 if h[0] == 6 else 0), PAIRS[:1], n_select=30, n_certify=200,
+                        power_runs=20)
     assert r.verdict == "LEAK" and r.eps_lower_bound > 1
 
 
