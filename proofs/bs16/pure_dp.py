@@ -46,7 +46,7 @@ CLAIMS = [
         quick=Domain(d=2, max_count=2, relation="linf", params=({"eps": 2},)),
         mechanism=lambda p: PermuteAndFlip(p["eps"], factor2=True), points=lambda p: [tanh_rho(p["eps"])],
         notes="The setting of the shipped claim (MS20.PF#zcdp-shipped): the valid constant is 2 tanh(1) = 1.523 at eps = 2, "
-        "against the claimed 0.5. The rational rho used is eps tanh(eps/2) rounded down (a slightly stronger claim).",
+              "against the claimed 0.5. The rational rho used is eps tanh(eps/2) rounded down (a slightly stronger claim).",
     ),
     PrivacyClaim(
         id="BS16.Prop1.4#laplace-rnm", title="Report-noisy-max with Laplace noise is eps^2/2-zCDP",

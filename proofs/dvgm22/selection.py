@@ -60,7 +60,7 @@ CLAIMS = [
         id="DVGM22.Split", title="The L-key split (eps/L, delta_L = 1 - (1 - delta)^(1/L)) is (eps, delta)-DP for L keys",
         source=SRC + " §3 (L > 1); partition-selection.h CalculateAdjustedDelta",
         statement="Running the one-key strategy at eps/L and delta_L = 1 - (1 - delta)^(1/L) per key is (eps, delta)-DP when a "
-        "user contributes to at most L keys",
+                  "user contributes to at most L keys",
         code=CODE + "('truncated-geometric', L)", relation="delta:L",
         domain=_win(2, 6, _p(1, D5, L=2), _p(1, D5, L=2, base=18), _p(1, D5, L=2, base=38)),
         quick=_win(2, 4, _p(1, D5, L=2)), mechanism=mechanism("truncated-geometric"), points=points,
@@ -84,7 +84,7 @@ CLAIMS = [
         id="DVGM22.Gaussian", title="Gaussian thresholding (delta split in halves) is (eps, delta)-DP",
         source="python-dp 1.1.5 gaussian; partition-selection.h GaussianPartitionSelection (Delta_For_Thresholding)",
         statement="Keep iff n + N(0, sigma^2) >= 1 + sigma Phi^-1(1 - delta_thr,L), sigma calibrated to (eps, delta/2) at "
-        "l2-sensitivity sqrt(L), delta_thr = delta/2: (eps, delta)-DP for users in at most L keys",
+                  "l2-sensitivity sqrt(L), delta_thr = delta/2: (eps, delta)-DP for users in at most L keys",
         code=CODE + "('gaussian')", relation="delta:L",
         domain=_win(2, 6, _p(1, D5), _p(1, D5, base=20), _p(1, D5, L=2), _p(1, D5, L=2, base=24)),
         quick=_win(1, 12, _p(1, D5)), mechanism=mechanism("gaussian"), points=points,
