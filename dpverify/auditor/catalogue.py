@@ -53,7 +53,7 @@ from .stats import cp_lower, cp_upper, eps_lower_bound
 __all__ = ["PUBLISHED", "PUBLISHED_SOURCE", "BUDGET", "ALPHA", "CERT_SHARE", "run_member", "false_alarm", "svt6_targets",
            "compute_catalogue", "plan", "noisy_max_value_ceiling"]
 
-#: samples an audit of one member may draw in total (the issue's target: DP-Sniper uses about 2.2e8)
+#: samples an audit of one member may draw in total (the catalogue's target budget: DP-Sniper uses about 2.2e8)
 BUDGET = 20_000_000
 #: samples per input of DP-Sniper's final estimate (its published bounds)
 DPSNIPER_SAMPLES = 200_000_000
@@ -136,7 +136,7 @@ def _exact_pairs(m: Member, mech: Any, n_cert: int, level: float, keep: int = 4,
     """Pairs ranked by the eps lower bound their best Neyman–Pearson event would certify (exact laws, discrete members).
 
     ``n_target``: also the best such bound over every pair scored at that certification size (``best_at_target``,
-    the ceiling of an audit with the issue's budget on these pairs)."""
+    the ceiling of an audit with the target budget :data:`BUDGET` on these pairs)."""
     laws: dict = {}
     at_target = [-math.inf]
 

@@ -1,5 +1,5 @@
 """Partition selection as deployed: python-dp's strategies (and PipelineDP, built on them) checked exactly through
-their own ``probability_of_keep`` and black-box through ``should_keep`` (issue 33).
+their own ``probability_of_keep`` and black-box through ``should_keep``.
 
 * :class:`LibraryLaw` turns a library strategy's ``probability_of_keep(n)`` (a double, taken at its exact binary
   value) into the exact law of the released key set -- keys independent, ``p(0) = 0`` -- which the checker decides

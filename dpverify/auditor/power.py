@@ -1,6 +1,6 @@
 """Power benchmark of the audit: samples needed to detect a delta-violation of 0.05 at the claimed eps.
 
-The issue's target: *with an exact reference, detect a delta-violation of 0.05
+The audit's performance target: *with an exact reference, detect a delta-violation of 0.05
 at the claimed eps with at most 1e5 samples per input at 95% confidence* (for
 comparison, StatDP uses ~6e5 and DP-Sniper over 2e8 samples per check).
 
@@ -48,7 +48,7 @@ BENCH_CASES = (
 #: Exact delta(eps0) of the constructed case; the claim is this minus the violation.
 BENCH_EXACT_DELTA = 0.1
 
-#: The delta-violation to detect (issue #7).
+#: The delta-violation to detect (the performance target of the module docstring).
 BENCH_VIOLATION = 0.05
 
 
@@ -118,9 +118,9 @@ def audit_power_benchmark(
 ) -> list[dict]:
     """One row per case (:func:`bench_case`): detections out of ``runs`` and samples per input used (see the module docstring).
 
-    ``alpha=0.05`` is the issue's 95% confidence.  ``selection=0`` (default):
+    ``alpha=0.05`` is the target's 95% confidence.  ``selection=0`` (default):
     the events come from the exact reference alone, so every sample estimates
-    (the issue's "with an exact reference"); ``selection=0.1`` reproduces the
+    (the target's "with an exact reference"); ``selection=0.1`` reproduces the
     default audit, which also spends 10% of the budget choosing empirical
     events.  Rows: ``mechanism, params, pair, eps, claimed_delta, exact_delta,
     violation, alpha, selection, runs, detected, samples_median, samples_max,

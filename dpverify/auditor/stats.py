@@ -69,7 +69,7 @@ __all__ = [
 #: correct implementation gets a FAIL is at most this, whatever the number of
 #: tests inside the audit (Bonferroni).  0.01 (99% confidence) rather than 0.05
 #: because a false alarm on a correct mechanism is as serious as a miss; the
-#: power benchmark also reports the issue's 95% setting (``alpha=0.05``).
+#: power benchmark also reports the 95% setting of its target (``alpha=0.05``, :mod:`dpverify.auditor.power`).
 DEFAULT_ALPHA = 0.01
 
 #: Seed of every audit unless the caller gives one (audits are deterministic).

@@ -1,7 +1,7 @@
 """Audit the whole registry: every correct mechanism must PASS, every mutant must be caught.
 
 :func:`zoo_plan` lists, generically over ``mechanisms.registry``, the audits
-that establish this (STYLE.md §6):
+that establish this (docs/style.md §6):
 
 * a correct mechanism with a claim: its own sampler against its own exact law
   and claim -- expected ``PASS`` (a FAIL is a false alarm), unless the exact

@@ -1,4 +1,4 @@
-"""The performance target of issue #7: a delta-violation of 0.05 at the claimed eps is detected with at most
+"""The audit's performance target (dpverify.auditor.power): a delta-violation of 0.05 at the claimed eps is detected with at most
 1e5 samples per input at 95% confidence, given an exact reference."""
 
 import pytest
@@ -29,7 +29,7 @@ def test_a_claim_that_holds_is_not_flagged_by_the_benchmark_construction():
     assert r.privacy_verdict != "FAIL"
 
 
-# ---- issue 23: mutation testing of power.py ------------------------------------------------------------------
+# ---- mutation testing of power.py: exact expectations ------------------------------------------------------------------
 
 
 def test_bench_case_tries_parameter_sets_in_order_and_returns_none_below_the_target(monkeypatch):

@@ -1,6 +1,6 @@
 """Where an audit looks (dpverify.auditor.events): references, candidate pairs, exact and empirical events.
 
-Issue 23: this module was reached only through whole audits.  A one-item "coin" with dyadic laws
+Mutation testing found this module reached only through whole audits.  A one-item "coin" with dyadic laws
 makes the ranking and the witness events exact: ``P_h(1) = (1 + h_0) / 4`` for h_0 in 0..2.
 """
 
@@ -241,7 +241,7 @@ def test_level_sets_smooth_unseen_outcomes_on_the_other_side():
     assert evs[(0,), (1,)] == frozenset({"a"})  # a never seen on (1): smoothed ratio (500.5/1000)/(0.5/1000) ranks it first
 
 
-# ---- issue 23: mutation testing of events.py, round 2 --------------------------------------------------------
+# ---- mutation testing of events.py, round 2 -----------------------------------------------------------------
 
 
 @dataclass(frozen=True)

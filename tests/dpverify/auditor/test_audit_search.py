@@ -1,4 +1,4 @@
-"""Input search, learned and exact score events, continuous outputs and the power statement of dpverify.audit (issue 17)."""
+"""Input search, learned and exact score events, continuous outputs and the power statement of dpverify.audit."""
 
 import json
 import math
@@ -245,7 +245,7 @@ def test_cli_catalogue_writes_its_section_and_report_rerenders_it(tmp_path, caps
 
 def test_noisy_max_value_ceiling_grows_with_samples_below_the_truth():
     """ReportNoisyMax3's closed-form ceiling: below the truth d/scale = 0.25, increasing in n, near it at 2e8 samples;
-    at the issue's budget (7.5e6 per input) below DP-Sniper's published 0.2478 -- a bound that needs more samples."""
+    at the catalogue's target budget (7.5e6 per input) below DP-Sniper's published 0.2478 -- a bound that needs more samples."""
     import math
 
     from dpverify.auditor.catalogue import PUBLISHED, noisy_max_value_ceiling, plan
@@ -309,7 +309,7 @@ def test_catalogue_page_names_targets_out_of_reach():
             "`dpverify audit` decides at 99%): Laplace black box: 0.1000 > 1/10, at 99% 0.0991 (PASS)." in text)
 
 
-# ----------------------------------------------------------------- issue 23: mutation testing of ratio.py
+# ----------------------------------------------------------------- mutation testing of ratio.py
 def test_table_score_is_the_smoothed_log_ratio_of_seen_outputs_and_0_elsewhere():
     from dpverify.auditor.ratio import TableScore
 

@@ -109,7 +109,7 @@ def test_samples_to_certify_is_consistent():
     assert samples_to_certify(0.2, 0.1, 1, 0.0, 0.001) is None  # no violation in the estimates
 
 
-# ---- issue 23: exact expectations for every branch (mutants of stats.py survived the tests above) ----
+# ---- exact expectations for every branch (mutants of stats.py survived the tests above) ----
 
 from scipy import stats as _st  # noqa: E402
 
@@ -238,7 +238,7 @@ def test_samples_to_certify_edges():
     assert samples_to_certify(0.9, 0.05, 0, 0.3, 0.01, limit=31) is None
 
 
-# ---- issue 23: mutation testing of stats.py, round 2 --------------------------------------------------------
+# ---- mutation testing of stats.py, round 2 -----------------------------------------------------------------
 
 
 @pytest.mark.parametrize("n, a", [(200, 1e-3), (1000, 0.05)])
