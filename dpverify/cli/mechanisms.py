@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from mechanisms.registry import all_mechanisms
-
 from .common import EXIT_OK, print_json
 
 __all__ = ["HELP", "add_arguments", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
+    from mechanisms.registry import all_mechanisms
+
     regs = all_mechanisms()
     rows = [{"name": s.name, "paper": s.paper, "mutant": s.mutant, "relation": s.relation} for s in regs.values()]
     if args.json:

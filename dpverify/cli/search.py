@@ -16,7 +16,6 @@ from dataclasses import replace
 from typing import Any
 
 from mechanisms.errors import InvalidParameter
-from mechanisms.registry import all_mechanisms, get_mechanism
 
 from .common import print_json, print_verdict, progress, verdict_exit
 from .parse import parse_params
@@ -30,6 +29,8 @@ def resolve_target(name: str, params: dict, items: list[str] | None = None) -> t
     A claim id with ``--param items``: the claim with its parameter sets overridden (:mod:`dpverify.cli.params`)
     and ``{}`` as the marker "search at exactly these sets".
     """
+    from mechanisms.registry import all_mechanisms, construct, get_mechanism
+
     from proofs.registry import all_claims, get_claim
 
     from dpverify.byo import claim_of
@@ -48,8 +49,6 @@ def resolve_target(name: str, params: dict, items: list[str] | None = None) -> t
     if name in all_mechanisms():
         spec = get_mechanism(name)
         p = {**dict(spec.valid[0]), **params}
-        from mechanisms.registry import construct
-
         construct(spec, **p)  # an unknown name or a rejected value: a user error naming the parameter
         own = claim_of(name)  # a mechanism registered by the user's file: the claim it was registered with (any notion)
         if own is not None:
