@@ -244,6 +244,33 @@ def br_delta_candidates(k: int, eps: Fraction, eps_g: Fraction, *, fallback_for:
 def _candidates(k: int, eps: Fraction, eps_g: Fraction, ells: np.ndarray, fallback_for: Any) -> _Cands:
     c = _iv_consts(k, eps, eps_g)
     Einv = np.array([[_plain(c["Einv"])[0]], [_plain(c["Einv"])[1]]])
+    u, p, rho = _rr_at_candidates(k, eps, eps_g, ells)
+    um = (u[0] + u[1]) / 2
+    mean, sd = k * um, np.sqrt(np.maximum(k * um * (1 - um), 0.0))
+    w = _WINDOW_SIGMAS * sd + 10
+    j_s = np.minimum(ells, np.ceil(mean + w)).astype(np.int64)
+    j_lo = np.maximum(0, np.floor(np.minimum(j_s, mean) - w)).astype(np.int64)
+    T = FI.smul(FI.smul(_binomials(k).take(j_s), FI.spow(FI.scaled(*p), k - j_s)), FI.spow(FI.scaled(*u), j_s))
+    term = np.array(T.plain())
+    first_hi = term[1].copy()
+    # y = e^{eps_g - k t_l + j_s eps} = e^{(eps_g - k eps)/(k+1)} e^{-k eps l/(k+1)} e^{eps j_s}
+    Y = FI.smul(FI.smul(FI.from_iv(c["G"]), _exp_table(-k * eps / (k + 1), k + 1).take(ells)), _exp_table(eps, k + 1).take(j_s))
+    y = np.array(Y.plain())
+    S, term = _window_sum(k, j_s, j_lo, term, y, rho, Einv)
+    up_tail, lo_tail = _tails(k, ells, j_s, j_lo, rho, first_hi, term[1])
+    s_hi = FI.up(FI.up(S[1] + up_tail) + lo_tail)
+    lower_ok = ells < (k - eps_g / eps)  # every term of S_l(t_l) positive: the lower end is valid
+    s_lo = np.where(lower_ok, S[0], 0.0)
+    bad = ~np.isfinite(s_hi) | (p[0] <= 0)
+    out = _Cands(ells, s_lo, np.where(bad, np.inf, s_hi), lower_ok)
+    if fallback_for is not None:
+        _fall_back(out, k, eps, eps_g, fallback_for)
+    return out
+
+
+def _rr_at_candidates(k: int, eps: Fraction, eps_g: Fraction, ells: np.ndarray) -> tuple[Any, Any, np.ndarray]:
+    """``(u, p, u/p)`` of ``RR_{eps,t_l}`` at every candidate, as stacked float intervals (``u/p`` inf where p's lower end
+    is 0)."""
     # t_l and eps - t_l as float intervals, then u = expm1(t)/expm1(eps), p = e^t expm1(eps - t)/expm1(eps)
     # (expm1 by its series: e^t - 1 from e^t would lose log10(1/t) digits, amplified k-fold by the powers below)
     ef, gf = FI.from_fraction(eps), FI.from_fraction(eps_g)
@@ -256,18 +283,13 @@ def _candidates(k: int, eps: Fraction, eps_g: Fraction, ells: np.ndarray, fallba
     p = FI.div(*FI.mul(*Et, *em_c), *em_e)
     with np.errstate(divide="ignore", invalid="ignore"):
         rho = np.array(FI.div(*em_t, *FI.mul(*Et, *em_c)))  # u/p (stacked lo; hi), inf where p's lower end is 0
-    um = (u[0] + u[1]) / 2
-    mean, sd = k * um, np.sqrt(np.maximum(k * um * (1 - um), 0.0))
-    w = _WINDOW_SIGMAS * sd + 10
-    j_s = np.minimum(ells, np.ceil(mean + w)).astype(np.int64)
-    j_lo = np.maximum(0, np.floor(np.minimum(j_s, mean) - w)).astype(np.int64)
-    T = FI.smul(FI.smul(_binomials(k).take(j_s), FI.spow(FI.scaled(*p), k - j_s)), FI.spow(FI.scaled(*u), j_s))
-    term = np.array(T.plain())
-    first_hi = term[1].copy()
-    # y = e^{eps_g - k t_l + j_s eps} = e^{(eps_g - k eps)/(k+1)} e^{-k eps l/(k+1)} e^{eps j_s}
-    Y = FI.smul(FI.smul(FI.from_iv(c["G"]), _exp_table(-k * eps / (k + 1), k + 1).take(ells)), _exp_table(eps, k + 1).take(j_s))
-    y = np.array(Y.plain())
-    S = np.zeros((2, ells.size))
+    return u, p, rho
+
+
+def _window_sum(k: int, j_s: np.ndarray, j_lo: np.ndarray, term: np.ndarray, y: np.ndarray, rho: np.ndarray,
+                Einv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The terms ``j = j_s, j_s - 1, ..., j_lo`` of every candidate's sum, enclosed: ``(S, the last term)``."""
+    S = np.zeros((2, j_s.size))
     span = j_s - j_lo
     kf = float(k)
     for d in range(int(span.max()) + 1):
@@ -282,29 +304,33 @@ def _candidates(k: int, eps: Fraction, eps_g: Fraction, ells: np.ndarray, fallba
         step = d < span
         term = np.where(step, _out(term * f), term)
         y = np.where(step, _out(y * Einv), y)
-    # tails, bounded geometrically (every factor 1 - y <= 1)
+    return S, term
+
+
+def _tails(k: int, ells: np.ndarray, j_s: np.ndarray, j_lo: np.ndarray, rho: np.ndarray, first_hi: np.ndarray,
+           last_hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Upper bounds on the terms above ``j_s`` and below ``j_lo``, bounded geometrically (every factor 1 - y <= 1)."""
+    kf = float(k)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         jsf, jlf = j_s.astype(np.float64), j_lo.astype(np.float64)
         g_up = FI.div(*FI.mul(kf - jsf, kf - jsf, *rho), jsf + 1, jsf + 1)[1]
         up_tail = np.where(j_s < ells, np.where(g_up < 1, FI.up(first_hi * g_up / FI.dn(1 - g_up)), np.inf), 0.0)
         g_lo = FI.div(jlf, jlf, *FI.mul(kf - jlf + 1, kf - jlf + 1, *rho))[1]
-        lo_tail = np.where(j_lo > 0, np.where(g_lo < 1, FI.up(term[1] * g_lo / FI.dn(1 - g_lo)), np.inf), 0.0)
-    s_hi = FI.up(FI.up(S[1] + up_tail) + lo_tail)
-    lower_ok = ells < (k - eps_g / eps)  # every term of S_l(t_l) positive: the lower end is valid
-    s_lo = np.where(lower_ok, S[0], 0.0)
-    bad = ~np.isfinite(s_hi) | (p[0] <= 0)
-    out = _Cands(ells, s_lo, np.where(bad, np.inf, s_hi), lower_ok)
-    if fallback_for is not None:
-        d_lo, d_hi = _plain(_frac_iv(fallback_for))
-        todo = np.flatnonzero(~((out.hi <= d_lo) | ((out.lo > d_hi) & out.lower_ok)))
-        with exact_context(IV_PREC, True) as iv:
-            for i in todo:
-                ell = int(ells[i])
-                v = s_ell(iv, k, eps, eps_g, ell, candidate_t(k, eps, eps_g, ell))
-                out.lo[i] = max(float(FI.dn(np.float64(float(mpmath.mp.make_mpf(v._mpi_[0]))))), 0.0) if out.lower_ok[i] else 0.0
-                out.hi[i] = float(FI.up(np.float64(float(mpmath.mp.make_mpf(v._mpi_[1])))))
-                out.fallback += 1
-    return out
+        lo_tail = np.where(j_lo > 0, np.where(g_lo < 1, FI.up(last_hi * g_lo / FI.dn(1 - g_lo)), np.inf), 0.0)
+    return up_tail, lo_tail
+
+
+def _fall_back(out: _Cands, k: int, eps: Fraction, eps_g: Fraction, delta: Any) -> None:
+    """Re-enclose in ``mpmath.iv`` the candidates whose float enclosures do not decide ``<= delta`` / ``> delta``."""
+    d_lo, d_hi = _plain(_frac_iv(delta))
+    todo = np.flatnonzero(~((out.hi <= d_lo) | ((out.lo > d_hi) & out.lower_ok)))
+    with exact_context(IV_PREC, True) as iv:
+        for i in todo:
+            ell = int(out.ells[i])
+            v = s_ell(iv, k, eps, eps_g, ell, candidate_t(k, eps, eps_g, ell))
+            out.lo[i] = max(float(FI.dn(np.float64(float(mpmath.mp.make_mpf(v._mpi_[0]))))), 0.0) if out.lower_ok[i] else 0.0
+            out.hi[i] = float(FI.up(np.float64(float(mpmath.mp.make_mpf(v._mpi_[1])))))
+            out.fallback += 1
 
 
 def _float_log_s(k: int, eps: Fraction, eps_g: Fraction, ells: np.ndarray) -> np.ndarray:
