@@ -146,6 +146,26 @@ def _mechanism_fn(spec: MechanismSpec) -> Callable[[Mapping[str, Any]], Any]:
     return build
 
 
+def _check_lemma_arguments(name: str, evaluate: Callable[..., Any], expected: str) -> None:
+    """:func:`register_lemma`'s name, function and expected verdict, or ``InvalidParameter``."""
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidParameter(f"name={name!r} must be a non-empty string")
+    if not callable(evaluate):
+        raise InvalidParameter(f"evaluate={evaluate!r} must be a function of the instance returning comparisons")
+    if expected not in VERDICTS:
+        raise InvalidParameter(f"expected={expected!r} must be one of {', '.join(VERDICTS)}")
+
+
+def _lemma_relation(relation: str | None, spec: MechanismSpec | None) -> str:
+    """The lemma's relation: as given (checked), else its mechanism's, else add-remove."""
+    from dpverify.checker.neighbours import parse_relation
+
+    relation = relation or (spec.relation if spec is not None else "add-remove")
+    if relation != "none":
+        parse_relation(relation)
+    return relation
+
+
 def register_lemma(
     name: str,
     evaluate: Callable[..., Any],
@@ -174,18 +194,9 @@ def register_lemma(
     mechanism the lemma is about (search hints).  ``expected``: the verdict you expect (``"violated"`` for a
     statement you believe wrong).
     """
-    from dpverify.checker.neighbours import parse_relation
-
-    if not isinstance(name, str) or not name.strip():
-        raise InvalidParameter(f"name={name!r} must be a non-empty string")
-    if not callable(evaluate):
-        raise InvalidParameter(f"evaluate={evaluate!r} must be a function of the instance returning comparisons")
-    if expected not in VERDICTS:
-        raise InvalidParameter(f"expected={expected!r} must be one of {', '.join(VERDICTS)}")
+    _check_lemma_arguments(name, evaluate, expected)
     spec = get_mechanism(mechanism) if mechanism is not None else None
-    relation = relation or (spec.relation if spec is not None else "add-remove")
-    if relation != "none":
-        parse_relation(relation)
+    relation = _lemma_relation(relation, spec)
     if valid is None:
         valid = (dict(params),) if params is not None else (tuple(dict(v) for v in spec.valid) if spec is not None else ({},))
     cid = claim_id or f"BYO.{name}"
