@@ -57,6 +57,8 @@ class _InlinePool:
 
 def test_run_pages_runs_the_partition_phase_and_times_it(tmp_path, monkeypatch):
     """Every other phase replaced by a stub: only the wiring is tested here (the phase itself above)."""
+    import concurrent.futures
+
     import dpverify.accounting.table as acc
     import dpverify.auditor.suite as suite
     import dpverify.auditor.timing_suite as timing
@@ -66,7 +68,7 @@ def test_run_pages_runs_the_partition_phase_and_times_it(tmp_path, monkeypatch):
     import dpverify.report.performance as rp
     import dpverify.verify as V
 
-    monkeypatch.setattr(V, "ProcessPoolExecutor", _InlinePool)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", _InlinePool)   # run_pages imports it when called
     monkeypatch.setattr(suite, "compute_audits", lambda **k: {"rows": [], "all_as_expected": True})
     monkeypatch.setattr(ra, "write_audits", lambda *a, **k: None)
     monkeypatch.setattr(ra, "write_timing", lambda *a, **k: None)
