@@ -1,4 +1,5 @@
-"""``dpverify audit --catalogue``: the StatDP / DP-Sniper benchmark, reproduced and compared with the published bounds.
+"""``dpverify audit --catalogue``: the StatDP (DWWZK18) / DP-Sniper (BSBV21) benchmark, reproduced and compared with the
+published bounds.
 
 For every member of :data:`mechanisms.catalogue.MEMBERS` (claimed eps = 0.1 where the
 mechanism has an eps; the neighbour relation the benchmark uses) two audits of the
@@ -22,8 +23,7 @@ The false-alarm run audits every *correct* member (its claim holds) with ``seeds
 and counts certified violations at 90% (the benchmark's level: a correct mechanism whose claim is
 tight may be refuted with probability up to 10%, and the two one-sided bounds make it about 1%) and
 at 99%, ``dpverify audit``'s default confidence for a verdict (the same counts, bounds at 0.5% each).  The targets section audits
-Lyu et al.'s
-Algorithm 6 (not DP) spec-less at d = 10 and d = 3 through :func:`dpverify.auditor.core.audit`,
+LSL17 Algorithm 6 (not DP) spec-less at d = 10 and d = 3 through :func:`dpverify.auditor.core.audit`,
 exactly as ``dpverify audit FILE:svt6 --eps 1/2 --delta 0 --relation linf --d N`` does.
 """
 
@@ -291,7 +291,7 @@ def _map(fn: Callable, tasks: list, workers: int, executor: Any) -> Iterable:
 
 
 def svt6_targets(*, samples: int = 100_000, seed: int = SEED) -> list[dict]:
-    """Lyu et al.'s Algorithm 6 at eps = 1/2 (T = 1), spec-less, ``--d 10`` and ``--d 3``, default confidence.
+    """LSL17 Algorithm 6 at eps = 1/2 (T = 1), spec-less, ``--d 10`` and ``--d 3``, default confidence.
 
     With d = 3's truth bounds.
     """

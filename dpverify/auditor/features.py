@@ -19,7 +19,7 @@ or tuples mixing indices with released values (index + noisy count).  Here
   are linear in them).  A linear score over these features is an additive model of
   arbitrary shape per coordinate -- the exact log-likelihood ratio of a mechanism
   with independent coordinates (noisy histograms, RAPPOR, Laplace in parallel) --
-  plus the raw linear terms DP-Sniper's logistic regression uses.
+  plus the raw linear terms DP-Sniper's logistic regression uses (BSBV21).
 """
 
 from __future__ import annotations

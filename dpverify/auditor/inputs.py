@@ -5,10 +5,10 @@ nor ``--domain`` chooses its neighbouring pairs here.
 
 Candidate pairs (:func:`candidate_pairs`), each tagged with where it comes from:
 
-* ``statdp:*`` -- StatDP's patterns (Ding et al. CCS 2018, ``generate_databases``): base
+* ``statdp:*`` -- StatDP's patterns (DWWZK18, ``generate_databases``): base
   ``[1]^d`` against "one below" ``[0, 1, ..]`` and "one above" ``[2, 1, ..]``, and when every
   query may change, ``[2, 0, ..]``, ``[0, 2, ..]``, half up/half down, all up, all down and the
-  X-shape ``[1^(d/2) 0^(d/2)]`` vs ``[0^(d/2) 1^(d/2)]``.  DP-Sniper uses the same pairs in
+  X-shape ``[1^(d/2) 0^(d/2)]`` vs ``[0^(d/2) 1^(d/2)]``.  DP-Sniper (BSBV21) uses the same pairs in
   both orders (every event here is tested in both directions, so one order suffices).
 * ``shifted:*`` -- the same patterns around a base ``m`` other than 1, ``m`` a critical scale
   (thresholds and noise scales are rarely near 1).

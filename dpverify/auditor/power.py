@@ -2,7 +2,7 @@
 
 The audit's performance target: *with an exact reference, detect a delta-violation of 0.05
 at the claimed eps with at most 1e5 samples per input at 95% confidence* (for
-comparison, StatDP uses ~6e5 and DP-Sniper over 2e8 samples per check).
+comparison, StatDP (DWWZK18) uses ~6e5 and DP-Sniper (BSBV21) over 2e8 samples per check).
 
 Construction of a case (exact, so the violation is known to the digit): for a
 registered mechanism, take the neighbouring pair (a registry example and one of its

@@ -11,9 +11,9 @@ function of an output that orders outputs like that ratio (higher: more typical 
   themselves;
 * :class:`LinearScore` -- a logistic regression (L2-penalised, fitted here with scipy's
   L-BFGS on the sparse features of :mod:`dpverify.auditor.features`; the classes are
-  balanced, so the log-odds estimate the log-ratio), as DP-Sniper learns it;
+  balanced, so the log-odds estimate the log-ratio), as DP-Sniper (BSBV21) learns it;
 * :class:`TableScore` -- for discrete outputs, the smoothed empirical log-ratio of each
-  output seen in the training sample (StatDP-style counting).
+  output seen in the training sample (StatDP-style counting, DWWZK18).
 
 :func:`threshold_events` turns a score into events ``{score >= t}`` (and ``{score <= t}``
 for the other direction).  DP-Sniper pins the mass of the attack set under ``b`` at
@@ -76,7 +76,7 @@ class ExactScore:
     rounding matters: where the true ratio is constant (a Laplace tail: exactly ``eps`` for every
     ``x`` beyond both centres) the float difference ``la - lb`` scatters by an ulp with the bits of
     ``x``, and a threshold inside that scatter selects outputs by their last bits -- a
-    floating-point attack on the sampler (Mironov 2012).  The lower bound it certifies is valid
+    floating-point attack on the sampler (Mir12).  The lower bound it certifies is valid
     for the float implementation (an audit with ``digits=None`` certified eps >= 0.186 for the 0.1-DP
     Laplace sampler on ``[40]`` vs ``[39]``), but it measures the floats, not the mechanism's law,
     so the default rounds ties back together.

@@ -8,12 +8,12 @@ error can only make a verdict more conservative.
 
 Definitions (``x`` successes in ``n`` independent Bernoulli(p) trials, level ``a``):
 
-* Clopper–Pearson one-sided lower bound ``p_lo = Beta.ppf(a; x, n-x+1)`` (0 if
+* Clopper–Pearson (CP34) one-sided lower bound ``p_lo = Beta.ppf(a; x, n-x+1)`` (0 if
   ``x = 0``) satisfies ``Pr[p_lo > p] <= a``; the upper bound ``p_hi =
   Beta.ppf(1-a; x+1, n-x)`` (1 if ``x = n``) satisfies ``Pr[p_hi < p] <= a``.
   scipy's beta quantile (Boost's ``ibeta_inv``) is not trusted: it is wrong by
   factors at large ``n`` (``n = 1.5e8, x = 1000, a = 0.05``: 1.52e-5, above the
-  point estimate 6.7e-6; scipy issue 12796 is the same family).  Every quantile is
+  point estimate 6.7e-6; scipy/scipy#12796 is the same family).  Every quantile is
   checked against the forward function (``betainc``, binomial tails) and re-solved
   by bracketing where the check fails (:func:`cp_lower_array`).
 * For an event ``S`` with ``P = Pr[M(h) in S]`` and ``Q = Pr[M(h') in S]``
