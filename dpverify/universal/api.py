@@ -151,6 +151,12 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
     cap, why = _relation_cap(claim.relation)
     if why:
         return out(why, scope)
+    return _limited_domain(cid, claim, p, mech, model, cap, scope, d, seconds, t0)
+
+
+def _limited_domain(cid: str, claim: Any, p: dict, mech: Any, model: LawModel, cap: int | None, scope: dict, d: int | None,
+                    seconds: float, t0: float) -> UniversalResult:
+    """The Limited Domain certificate: branch and bound over the structures at every claimed point."""
     points = [(_frac(e), _frac(dl)) for e, dl in claim.points(p)]
     scope["points"] = [[str(e), str(dl)] for e, dl in points]
     scope["lengths_covered"] = f"every length the mechanism accepts (d >= {model.kbar + 1 if model.strict else model.kbar})"
