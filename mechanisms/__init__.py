@@ -1,7 +1,8 @@
 """What is computed: every mechanism twice -- a fast numpy sampler and its exact output law.
 
 Rooms (``ARCHITECTURE.md`` is the map): the foundation here (:mod:`~mechanisms.core`,
-:mod:`~mechanisms.errors`, :mod:`~mechanisms.validation`, :mod:`~mechanisms.registry`),
+:mod:`~mechanisms.errors`, :mod:`~mechanisms.validation`, :mod:`~mechanisms.registry`, the base class in
+:mod:`~mechanisms.base`, the float samplers' plumbing in :mod:`~mechanisms.float_sampling`),
 the exact engine in :mod:`mechanisms.exact`, one package per family
 (:mod:`~mechanisms.exponential`, :mod:`~mechanisms.laplace`, :mod:`~mechanisms.limited_domain`,
 :mod:`~mechanisms.pay_what_you_get`, :mod:`~mechanisms.stability`, :mod:`~mechanisms.joint`)

@@ -223,6 +223,10 @@ class Mechanism(Protocol):
 
     Optional: ``symmetries(d)`` (:func:`symmetries_of`) and ``critical_scales()``
     (:func:`critical_scales_of`).
+
+    The mechanisms of this package implement it by deriving from
+    :class:`mechanisms.base.ExactMechanism` (or :class:`mechanisms.base.MechanismBase` when there is no exact law),
+    which owns both methods and calls the mechanism's law and samplers.
     """
 
     def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list[Any]: ...

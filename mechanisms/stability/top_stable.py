@@ -228,7 +228,6 @@ class TopStable(ExactMechanism):
         too, and the same work for every ``i``); ``eps_EM > 0``: exact peeling EM.
         """
         from mechanisms.exact.noisy_race import first_pass, make_centres, make_values
-        from mechanisms.exact.race import em_topk_exact
         from mechanisms.exact.sampling import RandomWords
         from mechanisms.limited_domain.domain import top_sorted
 
@@ -252,23 +251,27 @@ class TopStable(ExactMechanism):
             items = order[:i]
             if i <= self.k:
                 out.append(self._wrap(i, frozenset(items)))
-            elif self.eps_em == 0:
-                pick: Sequence[int]
-                if perm is not None:
-                    pick = [j for j in perm if j < i][: self.k]
-                else:
-                    pool = list(range(i))
-                    pick = []
-                    for r in range(self.k):  # partial Fisher-Yates
-                        j = r + words.below(i - r)
-                        pool[r], pool[j] = pool[j], pool[r]
-                        pick.append(pool[r])
-                out.append(self._wrap(i, frozenset(items[j] for j in pick)))
             else:
-                sub = [h[j] for j in items]
-                pick = em_topk_exact(sub, self.k, Fraction(self.eps_em) / self.k, rng=words, size=1)[0]
+                pick = self._exact_em_pick(h, items, perm, words)
                 out.append(self._wrap(i, frozenset(items[j] for j in pick)))
         return out
+
+    def _exact_em_pick(self, h: tuple[int, ...], items: list[int], perm: list[int] | None, words: Any) -> Sequence[int]:
+        """The EM stage of :meth:`_sample_exact` on the ``i = len(items) > k`` candidates: positions in ``items``."""
+        from mechanisms.exact.race import em_topk_exact
+
+        i = len(items)
+        if self.eps_em != 0:
+            return em_topk_exact([h[j] for j in items], self.k, Fraction(self.eps_em) / self.k, rng=words, size=1)[0]
+        if perm is not None:
+            return [j for j in perm if j < i][: self.k]
+        pool = list(range(i))
+        pick = []
+        for r in range(self.k):  # partial Fisher-Yates
+            j = r + words.below(i - r)
+            pool[r], pool[j] = pool[j], pool[r]
+            pick.append(pool[r])
+        return pick
 
     def _permutation(self, words: Any) -> list[int]:
         """A uniform permutation of ``range(kbar)`` (Fisher-Yates, ``kbar - 1`` uniform integers)."""
