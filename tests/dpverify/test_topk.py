@@ -342,3 +342,24 @@ def test_budget_is_not_double_spent_by_concurrent_processes(capsys: pytest.Captu
     assert a.returncode == 0 and json.loads(a_out)["budget"]["k_used"] == 2
     assert b.returncode == 2 and "exceeds the remaining index budget" in b.stderr
     assert [c for _, c in _rounds(db)] == [1, 1]
+
+
+def test_the_command_prints_what_the_job_returns(capsys: pytest.CaptureFixture, small: str) -> None:
+    """``dpverify topk`` only parses and prints: its JSON is :meth:`TopkOutcome.as_json` of the same request."""
+    from dpverify.topk.job import TopkRequest, prepare
+
+    rc, out, _ = _cli(capsys, "topk", small, "--mechanism", "limit-dom", *BASE, "--json")
+    req = TopkRequest(small, "user", "item", "limit-dom", k="2", eps="1", delta="0.01", kbar="3", seed="3")
+    assert rc == 0 and json.loads(out) == json.loads(json.dumps(prepare(req).run().as_json(), ensure_ascii=False))
+
+
+def test_prepare_validates_before_any_data_is_read(tmp_path: Path) -> None:
+    from dpverify.topk.job import TopkRequest, prepare
+
+    absent = str(tmp_path / "absent.csv")
+    with pytest.raises(InvalidParameter, match="--seed"):
+        prepare(TopkRequest(absent, "user", "item", "limit-dom", k="2", eps="1", delta="1/10", seed="-1"))
+    with pytest.raises(InvalidParameter, match="--delta-prime"):
+        prepare(TopkRequest(absent, "user", "item", "limit-dom", k="2", eps="1", delta="1/10", delta_prime="2"))
+    job = prepare(TopkRequest(absent, "user", "item", "limit-dom", k="2", eps="1", delta="1/10"))
+    assert job.private and job.sampler == "exact" and not job.not_private  # nothing read yet: the file is absent
