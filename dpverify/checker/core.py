@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from typing import Any, cast
@@ -31,39 +30,40 @@ from typing import Any, cast
 import mpmath
 import numpy as np
 
-from mechanisms.core import DEFAULT_PREC, exact_context
+from mechanisms.core import DEFAULT_PREC
 from mechanisms.errors import InvalidParameter
 from mechanisms.neighbours import RelationKind, Symmetry
 
 from proofs.claims import Claim, Comparison, Domain, Instance, Notion, Obligation, PrivacyClaim, Statement
 
-from .batch import fast_keys, pair_margins, skippable, stack
-from .enclosure import LawArrays, delta_enclosures, float_bounds, margin_bounds, pure_margin_bounds, ratio_bounds
+from .batch import fast_keys, pair_margins, skippable
+from .enclosure import float_bounds
 from .neighbours import histograms
 from .notions import evaluate_notion
 from .numbers import fmt, is_interval, lift, margin_of, tolerance
 from .prepared import (
-    PURE_LABEL,
     CheckerCaches,
+    ClaimPlan,
     EvalPath,
     Evaluation,
     FastPoints,
     ParamsKey,
     PreparedClaim,
+    Stacked,
+    both_precisions,
     clear_caches,
     law,
     params_key,
-    point_label,
     prepare,
 )
-from .profile import eps_for_delta, pair_profile, profile_deltas, pure_eps
+from .profile import pair_profile
 from .reductions import canonical_pairs, describe
 from .zcdp_screen import WINDOW as ZCDP_WINDOW
 from .zcdp_screen import screen_keys as zcdp_screen_keys
 
 __all__ = ["Witness", "CheckResult", "Partial", "check", "scan", "finish", "base_result", "instances_of", "evaluate_instance",
            "claim_mechanism", "defined_at", "pair_symmetries", "law", "clear_caches", "prepare", "PreparedClaim",
-           "Evaluation", "CheckerCaches"]
+           "ClaimPlan", "Evaluation", "CheckerCaches"]
 
 
 @dataclass
@@ -176,9 +176,13 @@ def instances_of(claim: Claim, domain: Domain) -> Iterator[Instance]:
     :mod:`dpverify.checker.reductions`) unless ``domain.reduce`` is false; lengths ``domain.lengths``
     where a parameter dict's mechanism is undefined (e.g. ``kbar > d``) are left out for that dict.
     """
-    custom = getattr(claim, "instances", None)
-    if custom is not None:
-        yield from custom(domain)
+    return _instances(ClaimPlan.of(claim), domain)
+
+
+def _instances(plan: ClaimPlan, domain: Domain) -> Iterator[Instance]:
+    """:func:`instances_of` for a planned claim."""
+    if plan.custom is not None:
+        yield from plan.custom(domain)
         return
     if domain.rel.kind is RelationKind.NONE:
         for params in domain.params:
@@ -186,8 +190,8 @@ def instances_of(claim: Claim, domain: Domain) -> Iterator[Instance]:
                 yield Instance(tuple(h), None, dict(params))
         return
     for params in domain.params:
-        if isinstance(claim, PrivacyClaim):
-            yield from _prepared_instances(prepare(claim, params), domain)
+        if plan.privacy is not None:
+            yield from _prepared_instances(plan.at(params), domain)
             continue
         relation = domain.rel.resolve(params) if domain.rel.is_template else domain.rel.concrete()
         shared = dict(params)  # one dict for all of this parameter dict's instances (read only, like the instances)
@@ -225,110 +229,22 @@ def defined_at(claim: PrivacyClaim, params: Mapping[str, Any], d: int) -> bool:
     return prepare(claim, params).defined_at(d)
 
 
-def _privacy_evaluate(prep: PreparedClaim, inst: Instance, prec: int, interval: bool) -> list[Evaluation]:
-    """One comparison per claimed point: ``delta_exact(eps) <= delta`` (pure DP: ``eps_exact <= eps``).
-
-    The two laws are computed once (memoised per histogram), the claimed points once per
-    parameter dict, and the profile at every point in one pass per direction
-    (:func:`~dpverify.checker.profile.profile_deltas`).  The witness event and its two
-    probabilities are worked out only for the instance that ends up tightest (:func:`_witness`).
-    """
-    P = prep.law(_hist(inst.h), prec, interval)
-    Q = prep.law(_hist(inst.h_prime), prec, interval)
-    if interval:
-        quick = _enclosed(prep, inst, prec)
-        if quick is not None:
-            return quick
-    return _exact_points(prep, P, Q, range(len(prep.points)), prec)
-
-
-def _hist(h: tuple[int, ...] | None) -> tuple[int, ...]:
-    assert h is not None, "a privacy claim's instance is a pair"
-    return h
-
-
-def _exact_points(prep: PreparedClaim, P: dict[Any, Any], Q: dict[Any, Any], which: Iterable[int],
-                  prec: int) -> list[Evaluation]:
-    """The evaluations of the claimed points ``which`` on the laws ``P``, ``Q`` (the profile in one pass per
-    direction at every (eps, delta > 0) point; each point's value does not depend on the others)."""
-    points = [(i, prep.points[i]) for i in which]
-    out = []
-    with both_precisions(prec):
-        approx = [eps for _, (eps, delta_c) in points if delta_c != 0]
-        deltas = iter(profile_deltas(P, Q, approx)) if approx else iter(())
-        for i, (eps, delta_c) in points:
-            if delta_c == 0:  # pure DP: compare the exact eps itself (margin in eps units)
-                pe, arg, direction = pure_eps(P, Q)
-                A, B = (P, Q) if direction == "h->h'" else (Q, P)
-                zero = 0 * next(iter(P.values()))
-                out.append(Evaluation(
-                    Comparison(pe, "<=", eps, label=PURE_LABEL), EvalPath.PURE, eps=eps, delta_claimed=0,
-                    direction=direction, event=[arg] if arg is not None else [],
-                    p_event=A.get(arg, zero) if arg is not None else None,
-                    q_event=B.get(arg, zero) if arg is not None else None, eps_exact=pe, point=i))
-                continue
-            delta, direction = next(deltas)
-            out.append(Evaluation(Comparison(delta, "<=", delta_c, label=point_label(eps, delta_c)), EvalPath.PROFILE,
-                                  eps=eps, delta_exact=delta, delta_claimed=delta_c, direction=direction, laws=(P, Q),
-                                  point=i))
-    return out
-
-
-def _enclosed(prep: PreparedClaim, inst: Instance, prec: int) -> list[Evaluation] | None:
-    """The certified float-enclosure path (:mod:`dpverify.checker.enclosure`), or None when it cannot decide.
-
-    Used only when every comparison of the instance is decided by the enclosures -- ``delta_exact <=
-    delta`` by a margin interval entirely ``>= 0`` or entirely ``< 0``; a pure-DP point ``eps_exact <= eps``
-    by the largest probability ratio against ``e^eps`` -- otherwise the caller evaluates the instance in
-    full-precision intervals.  The margin travels as :attr:`Evaluation.margin_bounds`; the witness of the
-    tightest instance is evaluated at that point in full precision (:func:`_witness`).
-    """
-    fast = prep.fast
-    if fast is None:
-        return None
-    A, B = prep.law_arrays(_hist(inst.h), prec), prep.law_arrays(_hist(inst.h_prime), prec)
-    if A is None or B is None:
-        return None
-    points = prep.points
-    approx = [i for i, pure in enumerate(fast.pure) if not pure]
-    encl = dict(zip(approx, delta_enclosures(A, B, [fast.factors[i] for i in approx]), strict=True)) if approx else {}
-    ratios = ratio_bounds(A, B) if len(approx) < len(points) else None
-    out = []
-    for i, ((eps, delta_c), cl, label) in enumerate(zip(points, fast.claimed, fast.labels, strict=True)):
-        if i in encl:
-            lo, hi, direction = encl[i]
-            mb = margin_bounds((lo, hi), cl)
-            if not (mb[0] >= 0 or mb[1] < 0):
-                return None
-            out.append(Evaluation(Comparison((lo, hi), "<=", delta_c, label=label), EvalPath.FAST, eps=eps,
-                                  delta_exact=(lo, hi), delta_claimed=delta_c, direction=direction, margin_bounds=mb,
-                                  point=i))
-        else:
-            assert ratios is not None  # some point is pure
-            pmb = pure_margin_bounds(ratios, fast.factors[i])
-            if pmb is None:
-                return None
-            out.append(Evaluation(Comparison(ratios, "<=", eps, label=label), EvalPath.FAST, eps=eps, delta_claimed=0,
-                                  margin_bounds=pmb, point=i))
-    return out
-
-
-def _evaluations(claim: Claim, inst: Instance, prec: int, interval: bool) -> list[Evaluation]:
-    """The evaluations of one instance of ``claim`` (:func:`evaluate_instance` without the dicts)."""
+def _evaluations(plan: ClaimPlan, inst: Instance, prec: int, interval: bool) -> list[Evaluation]:
+    """The evaluations of one instance of the planned claim (:func:`evaluate_instance` without the dicts)."""
     try:
-        if isinstance(claim, PrivacyClaim):
-            prep = prepare(claim, inst.params)
-            if claim.notion is not Notion.DP:  # BR, zCDP, RDP: their own module
+        if plan.privacy is not None:
+            prep = plan.at(inst.params)
+            if plan.privacy.notion is not Notion.DP:  # BR, zCDP, RDP: their own module
                 with both_precisions(prec):
                     return evaluate_notion(prep, inst, prec=prec, interval=interval)
-            return _privacy_evaluate(prep, inst, prec, interval)
+            return prep.evaluate(inst, prec, interval)
         with both_precisions(prec):
-            comps = cast(Obligation, claim).evaluate(inst, prec=prec, interval=interval)
+            comps = cast(Obligation, plan.claim).evaluate(inst, prec=prec, interval=interval)
             return [Evaluation(c, EvalPath.OBLIGATION) for c in comps]
     except TypeError as exc:
         msg = str(exc)
         if any(t in msg for t in ("unexpected keyword argument", "required positional argument", "multiple values for keyword")):
-            raise InvalidParameter(f"params {dict(inst.params)} do not fit claim {claim.id}: {msg}") from None
+            raise InvalidParameter(f"params {dict(inst.params)} do not fit claim {plan.claim.id}: {msg}") from None
         raise
 
 
@@ -339,14 +255,7 @@ def evaluate_instance(claim: Claim, inst: Instance, *, prec: int = DEFAULT_PREC,
     A parameter name the claim's mechanism does not take (``check --param k=3`` on
     a claim without k) raises :class:`InvalidParameter` naming it, not ``TypeError``.
     """
-    return [(ev.comparison, ev.as_extra()) for ev in _evaluations(claim, inst, prec, interval)]
-
-
-@contextmanager
-def both_precisions(prec: int) -> Iterator[None]:
-    """Scope ``prec`` bits for both mpmath contexts (mp and iv) at once."""
-    with exact_context(prec, interval=True), exact_context(prec, interval=False):
-        yield
+    return [(ev.comparison, ev.as_extra()) for ev in _evaluations(ClaimPlan.of(claim), inst, prec, interval)]
 
 
 def _sort_key(x: Any) -> Any:
@@ -403,17 +312,23 @@ class Partial:
 def scan(claim: Claim, instances: Iterable[Instance], *, prec: int = DEFAULT_PREC, certify: bool = False,
          progress: Callable[[int], None] | None = None) -> Partial:
     """Evaluate ``instances`` of ``claim`` and keep the tightest comparison (see the module docstring)."""
+    return _scan(ClaimPlan.of(claim), instances, prec=prec, certify=certify, progress=progress)
+
+
+def _scan(plan: ClaimPlan, instances: Iterable[Instance], *, prec: int, certify: bool,
+          progress: Callable[[int], None] | None) -> Partial:
+    """:func:`scan` for a planned claim."""
     acc = Partial()
     start = time.perf_counter()
     for block in _blocks(instances, SCREEN if certify else 0):
-        skip = _screen(claim, block, prec) if certify and SCREEN and isinstance(block, list) else None
+        skip = _screen(plan, block, prec) if certify and SCREEN and isinstance(block, list) else None
         for i, inst in enumerate(block):
             acc.n += 1
             if skip is not None and skip[i]:  # decided "holds" and never the witness (dpverify.checker.batch)
                 if progress:
                     progress(acc.n)
                 continue
-            _take(acc, claim, inst, prec, certify)
+            _take(acc, plan, inst, prec, certify)
             if progress:
                 progress(acc.n)
     acc.seconds = time.perf_counter() - start
@@ -448,73 +363,45 @@ def _param_groups(block: list[Instance]) -> dict[ParamsKey, list[int]] | None:
     return groups
 
 
-@dataclass(frozen=True)
-class _Stacked:
-    """The interval laws of one parameter dict's pairs in a block, stacked, and each pair's two rows."""
-
-    idxs: np.ndarray
-    laws: Any  # batch.stack's result
-    a: np.ndarray
-    b: np.ndarray
-
-
-def _stacked_group(prep: PreparedClaim, block: list[Instance], idxs: list[int], prec: int) -> _Stacked | None:
-    """The interval laws of the histograms of ``block[idxs]`` (one parameter dict) stacked, and each pair's two rows
-    ``(a, b)``; None if a law is not an interval law."""
-    rows: dict[tuple[int, ...], int] = {}
-    arrays: list[LawArrays] = []
-    for i in idxs:
-        for h in (_hist(block[i].h), _hist(block[i].h_prime)):
-            if h not in rows:
-                got = prep.law_arrays(h, prec)
-                if got is None:
-                    return None
-                rows[h] = len(arrays)
-                arrays.append(got)
-    a = np.fromiter((rows[_hist(block[i].h)] for i in idxs), dtype=np.int64, count=len(idxs))
-    b = np.fromiter((rows[_hist(block[i].h_prime)] for i in idxs), dtype=np.int64, count=len(idxs))
-    return _Stacked(np.asarray(idxs), stack(arrays), a, b)
-
-
 #: a stacked group larger than this (probabilities in all) is left to the pair-by-pair scan
 STACK_LIMIT = 20_000_000
 
 
-def _screen(claim: Claim, block: list[Instance], prec: int) -> np.ndarray | None:
+def _screen(plan: ClaimPlan, block: list[Instance], prec: int) -> np.ndarray | None:
     """Which instances of ``block`` a certified scan may skip (:mod:`dpverify.checker.batch`), or None.
 
     Only (eps, delta)-DP claims whose points have float enclosures and whose laws are interval laws; the
     pairs of every parameter dict are screened against the smallest margin upper end over the block.
     Anything the screen cannot handle (a law that raises, too many outcomes) leaves it to the scan.
     """
-    if not isinstance(claim, PrivacyClaim) or len(block) < 2:
+    if plan.privacy is None or len(block) < 2:
         return None
-    if claim.notion is Notion.ZCDP:
-        return _screen_zcdp(claim, block, prec)
-    if claim.notion is not Notion.DP:
+    if plan.privacy.notion is Notion.ZCDP:
+        return _screen_zcdp(plan, block, prec)
+    if plan.privacy.notion is not Notion.DP:
         return None
     groups = _param_groups(block)
     if groups is None:
         return None
     try:
-        return _screen_dp(claim, block, groups, prec)
+        return _screen_dp(plan, block, groups, prec)
     except Exception:  # noqa: BLE001 - the scan evaluates every pair itself and raises where it must
         return None
 
 
-def _screen_dp(claim: PrivacyClaim, block: list[Instance], groups: dict[ParamsKey, list[int]],
+def _screen_dp(plan: ClaimPlan, block: list[Instance], groups: dict[ParamsKey, list[int]],
                prec: int) -> np.ndarray | None:
     """:func:`_screen` for an (eps, delta)-DP claim's block, its pairs grouped by parameter dict."""
     lo_min = np.full(len(block), -np.inf)
     holds = np.zeros(len(block), dtype=bool)
     upper = math.inf
-    screened: list[tuple[_Stacked, FastPoints]] = []
+    screened: list[tuple[Stacked, FastPoints]] = []
     for idxs in groups.values():
-        prep = prepare(claim, block[idxs[0]].params)
+        prep = plan.at(block[idxs[0]].params)
         fast = prep.fast
         if fast is None:
             continue
-        st = _stacked_group(prep, block, idxs, prec)
+        st = prep.stacked(block, idxs, prec)
         if st is None:  # not an interval law: the block is scanned pair by pair
             return None
         if st.laws.lo.size > STACK_LIMIT:
@@ -541,7 +428,7 @@ def _screen_dp(claim: PrivacyClaim, block: list[Instance], groups: dict[ParamsKe
     return skip
 
 
-def _screen_zcdp(claim: PrivacyClaim, block: list[Instance], prec: int) -> np.ndarray | None:
+def _screen_zcdp(plan: ClaimPlan, block: list[Instance], prec: int) -> np.ndarray | None:
     """Which instances of a rho-zCDP claim's ``block`` a certified scan may skip
     (:mod:`dpverify.checker.zcdp_screen`): those proved to hold in both orders at every claimed rho whose estimated
     key exceeds the smallest estimated key of the block's proved instances by more than the screen's window.  None
@@ -554,8 +441,8 @@ def _screen_zcdp(claim: PrivacyClaim, block: list[Instance], prec: int) -> np.nd
     scale = 0.0
     try:
         for idxs in groups.values():
-            prep = prepare(claim, block[idxs[0]].params)
-            st = _stacked_group(prep, block, idxs, prec)
+            prep = plan.at(block[idxs[0]].params)
+            st = prep.stacked(block, idxs, prec)
             if st is None:
                 return None
             if st.laws.lo.size > STACK_LIMIT:
@@ -574,16 +461,16 @@ def _screen_zcdp(claim: PrivacyClaim, block: list[Instance], prec: int) -> np.nd
     return holds & (keys > ref + ZCDP_WINDOW * scale)
 
 
-def _take(acc: Partial, claim: Claim, inst: Instance, prec: int, certify: bool) -> None:
+def _take(acc: Partial, plan: ClaimPlan, inst: Instance, prec: int, certify: bool) -> None:
     """Fold one instance's comparisons into ``acc`` (the tightest comparison wins)."""
-    for ev in _evaluations(claim, inst, prec, certify):
+    for ev in _evaluations(plan, inst, prec, certify):
         if ev.margin_bounds is not None:  # a decided float enclosure: certified, no tolerance involved
             lo_f, hi_f = ev.margin_bounds
             acc.violated |= hi_f < 0
             key = mpmath.mpf(lo_f)
             if acc.worst_key is None or key < acc.worst_key:
                 acc.worst_key = key
-                acc.worst = _witness(claim, inst, ev, None, prec)
+                acc.worst = _witness(plan, inst, ev, None, prec)
             continue
         comp = ev.comparison
         with both_precisions(prec):
@@ -611,16 +498,13 @@ def _take(acc: Partial, claim: Claim, inst: Instance, prec: int, certify: bool) 
         key = _sort_key(lo if not exact else m)
         if acc.worst_key is None or key < acc.worst_key:
             acc.worst_key = key
-            acc.worst = _witness(claim, inst, ev, m, prec)
+            acc.worst = _witness(plan, inst, ev, m, prec)
 
 
-def _witness(claim: Claim, inst: Instance, ev: Evaluation, m: Any, prec: int) -> Witness:
+def _witness(plan: ClaimPlan, inst: Instance, ev: Evaluation, m: Any, prec: int) -> Witness:
     """The witness of the evaluation ``ev`` of ``inst`` (margin ``m``), with what only the tightest needs."""
     if ev.path is EvalPath.FAST:  # a float enclosure ranked it: report the full-precision interval values
-        assert isinstance(claim, PrivacyClaim) and ev.point is not None
-        prep = prepare(claim, inst.params)
-        P, Q = prep.law(_hist(inst.h), prec, True), prep.law(_hist(inst.h_prime), prec, True)
-        ev = _exact_points(prep, P, Q, [ev.point], prec)[0]
+        ev = plan.at(inst.params).full_precision(ev, inst, prec)
         with both_precisions(prec):
             m = margin_of(ev.comparison.lhs, ev.comparison.op, ev.comparison.rhs)
     if ev.path is EvalPath.PROFILE:  # a profile point: the witness event of the worse direction, now
@@ -638,31 +522,30 @@ def _witness(claim: Claim, inst: Instance, ev: Evaluation, m: Any, prec: int) ->
     if ev.path is EvalPath.PURE:
         w.eps_exact = ev.eps_exact
     elif ev.path is EvalPath.PROFILE:
-        assert isinstance(claim, PrivacyClaim) and ev.laws is not None
-        P, Q = ev.laws
-        if is_interval(ev.delta_exact):  # eps(delta) inverts mp laws: evaluate them for the witness only
-            prep = prepare(claim, inst.params)
-            P, Q = prep.law(_hist(inst.h), prec, False), prep.law(_hist(inst.h_prime), prec, False)
-        with mpmath.mp.workprec(prec):
-            w.eps_exact = eps_for_delta(P, Q, ev.delta_claimed)
+        w.eps_exact = plan.at(inst.params).eps_at_claimed_delta(ev, inst, prec)
     return w
 
 
 def coverage_of(claim: Claim, domain: Domain) -> str:
     """Which pairs of ``domain`` the checker enumerates for ``claim``, in words (reductions, their reach)."""
-    if isinstance(claim, Statement):
+    return _coverage(ClaimPlan.of(claim), domain)
+
+
+def _coverage(plan: ClaimPlan, domain: Domain) -> str:
+    """:func:`coverage_of` for a planned claim."""
+    if plan.statement:
         return ""
-    if getattr(claim, "instances", None) is not None:
+    if plan.custom is not None:
         return "the claim's own instances (no reduction)"
     if domain.rel.kind is RelationKind.NONE:
         return "every histogram of the domain"
-    if not isinstance(claim, PrivacyClaim):
+    if plan.privacy is None:
         return "every pair (a lemma's quantities need not share the mechanism's symmetries: no reduction)"
     if not domain.reduce:
         return "every pair (reductions switched off)"
     seen: dict[frozenset[Symmetry], list[tuple[int, int]]] = {}
     for i, params in enumerate(domain.params):
-        prep = prepare(claim, params)
+        prep = plan.at(params)
         for d in domain.lengths:
             try:
                 if len(domain.lengths) == 1 or prep.defined_at(d):
@@ -685,10 +568,16 @@ def coverage_of(claim: Claim, domain: Domain) -> str:
 
 def base_result(claim: Claim, domain: Domain) -> CheckResult:
     """The result skeleton of ``claim`` on ``domain`` (Statements are complete at this point)."""
+    return _base(ClaimPlan.of(claim), domain)
+
+
+def _base(plan: ClaimPlan, domain: Domain) -> CheckResult:
+    """:func:`base_result` for a planned claim."""
+    claim = plan.claim
     base = CheckResult(
         claim=claim.id, title=claim.title, kind=claim.kind, verdict="holds", expected=claim.expected,
         domain=domain.describe(), relation=domain.relation, pairs_checked=0, certified=False,
-        coverage=coverage_of(claim, domain),
+        coverage=_coverage(plan, domain),
     )
     if isinstance(claim, Statement):
         verdict = "implemented" if claim.kind == "definition" else "not-checkable"
@@ -741,13 +630,14 @@ def check(
 
     ``dpverify.checker.parallel.check_parallel`` gives the identical result on a process pool.
     """
-    domain = domain or claim.domain
+    plan = ClaimPlan.of(claim)  # the claim resolved once: only the plan travels from here
+    dom = domain or plan.claim.domain
     start = time.perf_counter()
-    base = base_result(claim, domain)
-    if isinstance(claim, Statement):
+    base = _base(plan, dom)
+    if plan.statement:
         return base
     if instances is not None:
         base = replace(base, coverage="the instances given")
-    todo = instances if instances is not None else instances_of(claim, domain)
-    acc = scan(claim, todo, prec=prec, certify=certify, progress=progress)
+    todo = instances if instances is not None else _instances(plan, dom)
+    acc = _scan(plan, todo, prec=prec, certify=certify, progress=progress)
     return finish(base, acc, certify=certify, seconds=time.perf_counter() - start)

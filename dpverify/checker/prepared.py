@@ -2,6 +2,10 @@
 
 The checker's data path (:mod:`dpverify.checker.core`) is a pipeline of typed values:
 
+* :class:`ClaimPlan` -- the claim as the checker runs it, resolved once where a check starts: whether it is a
+  statement, a privacy claim (and of which notion) or a lemma, and its own instance enumeration if it has one.
+  Only the plan travels through the checker; each of its parameter points is prepared on demand
+  (:meth:`ClaimPlan.at`).
 * :class:`PreparedClaim` -- a privacy claim at one parameter dict, resolved once: its mechanism, its claimed
   points, the symmetries the mechanism declares per histogram length, the law function that uses them
   (:meth:`PreparedClaim.law`) and the points as doubles for the certified float path (:attr:`PreparedClaim.fast`).
@@ -18,32 +22,50 @@ The checker's data path (:mod:`dpverify.checker.core`) is a pipeline of typed va
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property, lru_cache
 from typing import Any
 
-from mechanisms.core import relabel_outcome, symmetries_of
+import mpmath
+import numpy as np
+
+from mechanisms.core import exact_context, relabel_outcome, symmetries_of
 from mechanisms.errors import InvalidParameter
 from mechanisms.exact import cache as exact_cache
 from mechanisms.neighbours import SYMMETRY_NAMES, Relation, Symmetry, parse_symmetries
 
-from proofs.claims import Comparison, PrivacyClaim
+from proofs.claims import Claim, Comparison, Domain, Instance, PrivacyClaim, Statement
 
 from . import divergences, laws
-from .enclosure import LawArrays, exp_bounds, float_bounds, law_arrays
+from .batch import stack
+from .enclosure import (
+    LawArrays,
+    delta_enclosures,
+    exp_bounds,
+    float_bounds,
+    law_arrays,
+    margin_bounds,
+    pure_margin_bounds,
+    ratio_bounds,
+)
 from .laws import validated_distribution
-from .numbers import fmt
+from .numbers import fmt, is_interval
+from .profile import eps_for_delta, profile_deltas, pure_eps
 
 __all__ = [
     "CACHES",
     "CheckerCaches",
+    "ClaimPlan",
     "EvalPath",
     "Evaluation",
     "FastPoints",
     "PreparedClaim",
     "ParamsKey",
+    "Stacked",
+    "both_precisions",
     "clear_caches",
     "class_law",
     "law",
@@ -166,6 +188,28 @@ def _law_arrays(mech: Any, h: tuple[int, ...], prec: int, sym: frozenset[Symmetr
     return law_arrays(class_law(mech, h, prec, True, sym))
 
 
+@contextmanager
+def both_precisions(prec: int) -> Iterator[None]:
+    """Scope ``prec`` bits for both mpmath contexts (mp and iv) at once."""
+    with exact_context(prec, interval=True), exact_context(prec, interval=False):
+        yield
+
+
+def _hist(h: tuple[int, ...] | None) -> tuple[int, ...]:
+    assert h is not None, "a privacy claim's instance is a pair"
+    return h
+
+
+@dataclass(frozen=True)
+class Stacked:
+    """The interval laws of one parameter dict's pairs in a block, stacked, and each pair's two rows."""
+
+    idxs: np.ndarray
+    laws: Any  # batch.stack's result
+    a: np.ndarray
+    b: np.ndarray
+
+
 class PreparedClaim:
     """A privacy claim at one parameter dict, resolved once (module docstring).  Build it with :func:`prepare`."""
 
@@ -228,6 +272,143 @@ class PreparedClaim:
     def law_arrays(self, h: tuple[int, ...], prec: int) -> LawArrays | None:
         """The interval law on ``h`` as outward-rounded doubles (None unless it is an interval law)."""
         return _law_arrays(self.mechanism, h, prec, self.law_symmetries(len(h)))
+
+
+    def evaluate(self, inst: Instance, prec: int, interval: bool) -> list[Evaluation]:
+        """One comparison per claimed (eps, delta) point: ``delta_exact(eps) <= delta`` (pure DP: ``eps_exact <= eps``).
+
+        The two laws are computed once (memoised per histogram), the claimed points once per
+        parameter dict, and the profile at every point in one pass per direction
+        (:func:`~dpverify.checker.profile.profile_deltas`).  The witness event and its two
+        probabilities are worked out only for the instance that ends up tightest
+        (:func:`dpverify.checker.core.scan`).
+        """
+        P = self.law(_hist(inst.h), prec, interval)
+        Q = self.law(_hist(inst.h_prime), prec, interval)
+        if interval:
+            quick = self.enclosed(inst, prec)
+            if quick is not None:
+                return quick
+        return self.exact_points(P, Q, range(len(self.points)), prec)
+
+    def exact_points(self, P: dict[Any, Any], Q: dict[Any, Any], which: Iterable[int], prec: int) -> list[Evaluation]:
+        """The evaluations of the claimed points ``which`` on the laws ``P``, ``Q`` (the profile in one pass per
+        direction at every (eps, delta > 0) point; each point's value does not depend on the others)."""
+        points = [(i, self.points[i]) for i in which]
+        out = []
+        with both_precisions(prec):
+            approx = [eps for _, (eps, delta_c) in points if delta_c != 0]
+            deltas = iter(profile_deltas(P, Q, approx)) if approx else iter(())
+            for i, (eps, delta_c) in points:
+                if delta_c == 0:  # pure DP: compare the exact eps itself (margin in eps units)
+                    pe, arg, direction = pure_eps(P, Q)
+                    A, B = (P, Q) if direction == "h->h'" else (Q, P)
+                    zero = 0 * next(iter(P.values()))
+                    out.append(Evaluation(
+                        Comparison(pe, "<=", eps, label=PURE_LABEL), EvalPath.PURE, eps=eps, delta_claimed=0,
+                        direction=direction, event=[arg] if arg is not None else [],
+                        p_event=A.get(arg, zero) if arg is not None else None,
+                        q_event=B.get(arg, zero) if arg is not None else None, eps_exact=pe, point=i))
+                    continue
+                delta, direction = next(deltas)
+                out.append(Evaluation(Comparison(delta, "<=", delta_c, label=point_label(eps, delta_c)), EvalPath.PROFILE,
+                                      eps=eps, delta_exact=delta, delta_claimed=delta_c, direction=direction, laws=(P, Q),
+                                      point=i))
+        return out
+
+    def enclosed(self, inst: Instance, prec: int) -> list[Evaluation] | None:
+        """The certified float-enclosure path (:mod:`dpverify.checker.enclosure`), or None when it cannot decide.
+
+        Used only when every comparison of the instance is decided by the enclosures -- ``delta_exact <=
+        delta`` by a margin interval entirely ``>= 0`` or entirely ``< 0``; a pure-DP point ``eps_exact <= eps``
+        by the largest probability ratio against ``e^eps`` -- otherwise the caller evaluates the instance in
+        full-precision intervals.  The margin travels as :attr:`Evaluation.margin_bounds`; the witness of the
+        tightest instance is evaluated at that point in full precision (:meth:`full_precision`).
+        """
+        fast = self.fast
+        if fast is None:
+            return None
+        A, B = self.law_arrays(_hist(inst.h), prec), self.law_arrays(_hist(inst.h_prime), prec)
+        if A is None or B is None:
+            return None
+        points = self.points
+        approx = [i for i, pure in enumerate(fast.pure) if not pure]
+        encl = dict(zip(approx, delta_enclosures(A, B, [fast.factors[i] for i in approx]), strict=True)) if approx else {}
+        ratios = ratio_bounds(A, B) if len(approx) < len(points) else None
+        out = []
+        for i, ((eps, delta_c), cl, label) in enumerate(zip(points, fast.claimed, fast.labels, strict=True)):
+            if i in encl:
+                lo, hi, direction = encl[i]
+                mb = margin_bounds((lo, hi), cl)
+                if not (mb[0] >= 0 or mb[1] < 0):
+                    return None
+                out.append(Evaluation(Comparison((lo, hi), "<=", delta_c, label=label), EvalPath.FAST, eps=eps,
+                                      delta_exact=(lo, hi), delta_claimed=delta_c, direction=direction, margin_bounds=mb,
+                                      point=i))
+            else:
+                assert ratios is not None  # some point is pure
+                pmb = pure_margin_bounds(ratios, fast.factors[i])
+                if pmb is None:
+                    return None
+                out.append(Evaluation(Comparison(ratios, "<=", eps, label=label), EvalPath.FAST, eps=eps, delta_claimed=0,
+                                      margin_bounds=pmb, point=i))
+        return out
+
+    def full_precision(self, ev: Evaluation, inst: Instance, prec: int) -> Evaluation:
+        """The full-precision interval evaluation of the point a float enclosure decided (``ev``, path ``fast``)."""
+        assert ev.point is not None
+        P, Q = self.law(_hist(inst.h), prec, True), self.law(_hist(inst.h_prime), prec, True)
+        return self.exact_points(P, Q, [ev.point], prec)[0]
+
+    def eps_at_claimed_delta(self, ev: Evaluation, inst: Instance, prec: int) -> Any:
+        """The pair's smallest eps at the claimed delta of the profile point ``ev`` (interval laws: the mp laws)."""
+        assert ev.laws is not None
+        P, Q = ev.laws
+        if is_interval(ev.delta_exact):  # eps(delta) inverts mp laws: evaluate them for the witness only
+            P, Q = self.law(_hist(inst.h), prec, False), self.law(_hist(inst.h_prime), prec, False)
+        with mpmath.mp.workprec(prec):
+            return eps_for_delta(P, Q, ev.delta_claimed)
+
+    def stacked(self, block: list[Instance], idxs: list[int], prec: int) -> Stacked | None:
+        """The interval laws of the histograms of ``block[idxs]`` (pairs of these parameters) stacked, and each pair's
+        two rows ``(a, b)``; None if a law is not an interval law."""
+        rows: dict[tuple[int, ...], int] = {}
+        arrays: list[LawArrays] = []
+        for i in idxs:
+            for h in (_hist(block[i].h), _hist(block[i].h_prime)):
+                if h not in rows:
+                    got = self.law_arrays(h, prec)
+                    if got is None:
+                        return None
+                    rows[h] = len(arrays)
+                    arrays.append(got)
+        a = np.fromiter((rows[_hist(block[i].h)] for i in idxs), dtype=np.int64, count=len(idxs))
+        b = np.fromiter((rows[_hist(block[i].h_prime)] for i in idxs), dtype=np.int64, count=len(idxs))
+        return Stacked(np.asarray(idxs), stack(arrays), a, b)
+
+
+@dataclass(frozen=True)
+class ClaimPlan:
+    """A claim as the checker runs it, resolved once (module docstring).  Build it with :meth:`of`."""
+
+    claim: Claim
+    #: the claim itself when it is a privacy claim (its notion: ``privacy.notion``), else None
+    privacy: PrivacyClaim | None
+    #: a definition, an experiment or an item not decidable by computation: no instance is checked
+    statement: bool
+    #: the claim's own enumeration of its instances (``Obligation.instances``), if it has one
+    custom: Callable[[Domain], Iterable[Instance]] | None
+
+    @classmethod
+    def of(cls, claim: Claim) -> ClaimPlan:
+        """The plan of ``claim``."""
+        return cls(claim, claim if isinstance(claim, PrivacyClaim) else None, isinstance(claim, Statement),
+                   getattr(claim, "instances", None))
+
+    def at(self, params: Mapping[str, Any]) -> PreparedClaim:
+        """The privacy claim at ``params``, resolved once per parameter dict (:func:`prepare`)."""
+        assert self.privacy is not None, "only a privacy claim has parameter points to prepare"
+        return prepare(self.privacy, params)
 
 
 class CheckerCaches:

@@ -516,10 +516,10 @@ def test_the_screen_leaves_notion_claims_and_single_pairs_to_the_scan():
     for notion, pts in (("br", [2]), ("rdp", [(2, Fraction(1, 4))])):
         c = PrivacyClaim(id="TEST.n", title="", source="", statement="", code="", domain=Domain(d=2, max_count=2),
                          mechanism=lambda p: Coin(), points=lambda p, pts=pts: pts, notion=notion)
-        assert _core._screen(c, block, 64) is None
+        assert _core._screen(_core.ClaimPlan.of(c), block, 64) is None
     dp = _pc(Coin(), [(1, Fraction(1, 8))], d=2, m=2)
-    assert _core._screen(dp, block[:1], 64) is None
-    skip = _core._screen(dp, block, 64)
+    assert _core._screen(_core.ClaimPlan.of(dp), block[:1], 64) is None
+    skip = _core._screen(_core.ClaimPlan.of(dp), block, 64)
     assert skip is not None and len(skip) == 3 and not skip.all()
 
 

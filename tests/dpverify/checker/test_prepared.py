@@ -178,18 +178,19 @@ def test_one_call_clears_every_cache():
 def test_the_walk_stays_typed_and_the_old_dicts_are_derived():
     claim = _claim()
     inst = next(iter(core.instances_of(claim, claim.domain)))
-    evs = core._evaluations(claim, inst, 128, False)
+    plan = prepared.ClaimPlan.of(claim)
+    evs = core._evaluations(plan, inst, 128, False)
     assert [ev.path for ev in evs] == [prepared.EvalPath.PURE, prepared.EvalPath.PROFILE]
     old = core.evaluate_instance(claim, inst, prec=128)
     assert [c for c, _ in old] == [ev.comparison for ev in evs]
     assert set(old[0][1]) == {"eps", "delta_exact", "delta_claimed", "direction", "event", "p_event", "q_event", "eps_exact"}
     assert set(old[1][1]) == {"eps", "delta_exact", "delta_claimed", "direction", "P", "Q"}
-    fast = core._evaluations(claim, inst, 128, True)
+    fast = core._evaluations(plan, inst, 128, True)
     assert all(ev.path is prepared.EvalPath.FAST and ev.margin_bounds is not None for ev in fast)
     # the witness of a float-decided point is its full-precision interval evaluation, the same as without the float path
-    w_fast = core._witness(claim, inst, fast[1], None, 128)
-    exact = core._exact_points(prepared.prepare(claim, inst.params), *(
-        prepared.prepare(claim, inst.params).law(h, 128, True) for h in (inst.h, inst.h_prime)), [1], 128)[0]
+    w_fast = core._witness(plan, inst, fast[1], None, 128)
+    prep = prepared.prepare(claim, inst.params)
+    exact = prep.exact_points(*(prep.law(h, 128, True) for h in (inst.h, inst.h_prime)), [1], 128)[0]
     assert w_fast.lhs == exact.comparison.lhs and w_fast.label == exact.comparison.label
 
 
@@ -198,3 +199,16 @@ def test_instances_of_a_privacy_claim_share_one_params_dict_per_point():
     insts = list(core.instances_of(claim, claim.domain))
     assert insts and all(isinstance(i, Instance) for i in insts)
     assert len({id(i.params) for i in insts}) == 1
+
+
+def test_a_plan_is_the_claim_resolved_once():
+    claim = _claim()
+    plan = prepared.ClaimPlan.of(claim)
+    assert plan.privacy is claim and not plan.statement and plan.custom is None
+    assert plan.at({"eps": 1}) is prepared.prepare(claim, {"eps": 1})
+    from proofs.claims import Statement
+
+    s = prepared.ClaimPlan.of(Statement(id="T.s", title="", source="", statement="", code="", reason="r"))
+    assert s.statement and s.privacy is None
+    with pytest.raises(AssertionError):
+        s.at({})

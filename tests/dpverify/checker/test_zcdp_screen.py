@@ -159,8 +159,8 @@ def test_zcdp_screen_skips_most_pairs_and_keeps_near_ties(monkeypatch: pytest.Mo
 def test_zcdp_screen_stands_aside_for_mp_laws_and_single_pairs() -> None:
     c = get_claim("CR21.BR-zCDP#em")
     insts = list(core.instances_of(c, dataclasses.replace(c.quick_domain, d=2, max_count=2, min_d=1)))
-    assert core._screen_zcdp(c, insts, 64) is not None
-    assert core._screen(c, insts[:1], 64) is None
+    assert core._screen_zcdp(core.ClaimPlan.of(c), insts, 64) is not None
+    assert core._screen(core.ClaimPlan.of(c), insts[:1], 64) is None
 
 
 def test_kl_above_rho_is_never_proved_even_when_the_range_is_small() -> None:
@@ -224,4 +224,4 @@ def test_estimate_zooms_into_the_bracket_left_of_its_best_grid_point(monkeypatch
 def test_a_block_of_two_pairs_is_screened() -> None:
     c = get_claim("CR21.BR-zCDP#em")
     insts = list(core.instances_of(c, dataclasses.replace(c.quick_domain, d=2, max_count=2, min_d=1)))
-    assert core._screen(c, insts[:2], 64) is not None
+    assert core._screen(core.ClaimPlan.of(c), insts[:2], 64) is not None
