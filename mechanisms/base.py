@@ -31,10 +31,19 @@ from mechanisms import validation as V
 from mechanisms.core import DEFAULT_PREC, exact_context
 from mechanisms.exact.arb_context import certified_context, iv_law
 
-__all__ = ["MechanismBase", "ExactMechanism"]
+__all__ = ["FrozenSetter", "MechanismBase", "ExactMechanism"]
 
 
-class MechanismBase:
+class FrozenSetter:
+    """``_set``: store normalised or derived values on a frozen dataclass instance, in ``__post_init__`` only (the
+    one place ``object.__setattr__`` is written; also used by the non-mechanism dataclasses of the package)."""
+
+    def _set(self, **values: Any) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+
+class MechanismBase(FrozenSetter):
     """Base of the frozen-dataclass mechanisms: the public ``sample``, hooks for the samplers.
 
     ``sample(h, rng=, size=)``: ``h`` validated by ``_sample_histogram``, ``size`` a positive int, then
@@ -42,11 +51,6 @@ class MechanismBase:
     ``_sample_float``.  A mechanism with an exact law derives from :class:`ExactMechanism` instead (callers
     ask ``hasattr(mechanism, "distribution")`` whether a law exists, so this class has none).
     """
-
-    def _set(self, **values: Any) -> None:
-        """Store normalised or derived values on the (frozen) instance; for ``__post_init__`` only."""
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
 
     def _law_histogram(self, h: Sequence[int]) -> Any:
         """``h`` validated for the law (a tuple of non-negative ints by default)."""

@@ -37,6 +37,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from mechanisms import validation as V
+from mechanisms.base import FrozenSetter
 from mechanisms.core import DEFAULT_PREC
 from mechanisms.errors import InvalidParameter
 from mechanisms.limited_domain.domain import limited_domain
@@ -58,7 +59,7 @@ def support(dist: dict[Any, Any]) -> frozenset[Any]:
 
 
 @dataclass(frozen=True)
-class PMultiLEM:
+class PMultiLEM(FrozenSetter):
     """DR19 Algorithm 7 on the family pair (strategy, h0, h1), input bit ``b`` (module docstring).
 
     Same parameters as :class:`mechanisms.pay_what_you_get.MultiLimitDom` (the
@@ -78,7 +79,7 @@ class PMultiLEM:
     def __post_init__(self) -> None:
         # validate every shared parameter exactly as the session does
         s = self.session()
-        object.__setattr__(self, "strategy", s.strategy)
+        self._set(strategy=s.strategy)
         if self.b not in (0, 1) or isinstance(self.b, bool):
             raise InvalidParameter(f"b={self.b!r} must be 0 or 1")
 

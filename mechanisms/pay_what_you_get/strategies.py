@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from mechanisms import validation as V
+from mechanisms.base import FrozenSetter
 from mechanisms.core import BOT
 from mechanisms.errors import InvalidParameter
 from mechanisms.pay_what_you_get.transcript import answer, charge_of
@@ -48,7 +49,7 @@ Transcript = tuple[Any, ...]  # tuple of per-round outputs, each an ordered tupl
 
 
 @dataclass(frozen=True)
-class View:
+class View(FrozenSetter):
     """``h -> shift + reflect(zero(select(h)))``, a neighbour-preserving fixed transform (module docstring).
 
     ``select``: coordinates kept, in order (None: all); no repeats.  ``zero``:
@@ -67,12 +68,12 @@ class View:
             sel = tuple(V.nonneg_int("select", i) for i in self.select)
             if not sel or len(set(sel)) != len(sel):
                 raise InvalidParameter(f"select={self.select!r} must be a non-empty tuple without repeats")
-            object.__setattr__(self, "select", sel)
-        object.__setattr__(self, "zero", tuple(V.nonneg_int("zero", i) for i in self.zero))
+            self._set(select=sel)
+        self._set(zero=tuple(V.nonneg_int("zero", i) for i in self.zero))
         if self.reflect is not None:
-            object.__setattr__(self, "reflect", V.nonneg_int("reflect", self.reflect))
+            self._set(reflect=V.nonneg_int("reflect", self.reflect))
         if self.shift is not None:
-            object.__setattr__(self, "shift", tuple(V.nonneg_int("shift", s) for s in self.shift))
+            self._set(shift=tuple(V.nonneg_int("shift", s) for s in self.shift))
 
     def __call__(self, h: Sequence[int]) -> tuple[int, ...]:
         h = V.histogram(h)
