@@ -110,6 +110,38 @@ def race_tables(counts: list[Any], labels: list[Any], eps: float, L: float | Non
     return W, S
 
 
+def _redraw_picked(choice: np.ndarray, picks: np.ndarray, f: np.ndarray, beyond: np.ndarray, W: np.ndarray,
+                   search: tuple[Any, ...], rng: np.random.Generator) -> None:
+    """Replace (in place) every ``choice`` of a position its row already picked (``picks``: the earlier steps):
+    up to ``MAX_REJECTION_ROUNDS - 1`` rounds of redrawing from the guide tables ``search``, then exact direct draws."""
+    total, guide, s_flat, stride, nb = search
+    # f itself is never picked, so only choices beyond f in rows with picks beyond f need a test
+    todo = np.flatnonzero((choice > f) & (beyond > 0))
+    if todo.size:
+        todo = todo[_is_picked(picks[:, todo], choice[todo])]
+    for _ in range(MAX_REJECTION_ROUNDS - 1):
+        if todo.size == 0:
+            break
+        i = _search(rng.random(todo.size), f[todo], total, guide, s_flat, stride, nb)
+        choice[todo] = i
+        bad = (i > f[todo]) & _is_picked(picks[:, todo], i)
+        todo = todo[bad]
+    if todo.size:
+        choice[todo] = _direct(W, picks[:, todo], f[todo], rng)
+
+
+def _advance_first_unpicked(choice: np.ndarray, f: np.ndarray, beyond: np.ndarray, picks: np.ndarray) -> None:
+    """Advance ``f`` (in place) past picked positions (a row that picked ⊥ stops, so f never needs to pass ⊥)."""
+    adv = np.flatnonzero(choice == f)
+    f[adv] += 1
+    adv = adv[beyond[adv] > 0]
+    while adv.size:
+        hit = _is_picked(picks[:, adv], f[adv])
+        adv = adv[hit]
+        f[adv] += 1
+        beyond[adv] -= 1
+
+
 def race_sample_array(h: np.ndarray, domain: np.ndarray, k: int, eps: float, bot_count: int, m: int, delta: Any, *,
                       rng: np.random.Generator, size: int) -> np.ndarray | None:
     """``size`` draws of the Gumbel race over ``domain ∪ {⊥}`` as a ``(size, k)`` int64 array (module docstring).
@@ -148,19 +180,7 @@ def race_sample_array(h: np.ndarray, domain: np.ndarray, k: int, eps: float, bot
         if rid.size == 0:
             break
         choice = _search(rng.random(rid.size), f, total, guide, s_flat, stride, nb)
-        # f itself is never picked, so only choices beyond f in rows with picks beyond f need a test
-        todo = np.flatnonzero((choice > f) & (beyond > 0))
-        if todo.size:
-            todo = todo[_is_picked(picks[:step, todo], choice[todo])]
-        for _ in range(MAX_REJECTION_ROUNDS - 1):
-            if todo.size == 0:
-                break
-            i = _search(rng.random(todo.size), f[todo], total, guide, s_flat, stride, nb)
-            choice[todo] = i
-            bad = (i > f[todo]) & _is_picked(picks[:step, todo], i)
-            todo = todo[bad]
-        if todo.size:
-            choice[todo] = _direct(W, picks[:step, todo], f[todo], rng)
+        _redraw_picked(choice, picks[:step], f, beyond, W, (total, guide, s_flat, stride, nb), rng)
         picks[step, : rid.size] = choice
         labs = lab[choice]
         if rid.size == size:
@@ -168,15 +188,7 @@ def race_sample_array(h: np.ndarray, domain: np.ndarray, k: int, eps: float, bot
         else:
             out_t[step, rid] = labs
         beyond += choice > f
-        # advance f past picked positions (a row that picked ⊥ stops, so f never needs to pass ⊥)
-        adv = np.flatnonzero(choice == f)
-        f[adv] += 1
-        adv = adv[beyond[adv] > 0]
-        while adv.size:
-            hit = _is_picked(picks[: step + 1, adv], f[adv])
-            adv = adv[hit]
-            f[adv] += 1
-            beyond[adv] -= 1
+        _advance_first_unpicked(choice, f, beyond, picks[: step + 1])
         keep = labs != -1
         if not keep.all():
             rid, f, beyond = rid[keep], f[keep], beyond[keep]
