@@ -1,10 +1,12 @@
 """Black-box audits: does an implementation match its reference, and does it keep its privacy claim?
 
-- :mod:`~dpverify.auditor.core`: :func:`audit` (sampling plan, looks, verdict);
+- :mod:`~dpverify.auditor.core`: :func:`audit` -- an :class:`~dpverify.auditor.core.AuditSettings` and the stages
+  plan (pairs and events) -> estimate (looks) -> verdict -> fit, its result built in one place;
 - :mod:`~dpverify.auditor.adapters`: loading someone else's sampler and normalising its outputs;
 - :mod:`~dpverify.auditor.events`: the reference, candidate pairs and the events tested;
 - :mod:`~dpverify.auditor.stats`: Clopper-Pearson bounds, goodness of fit, Bonferroni;
-- :mod:`~dpverify.auditor.result`: result values;
+- :mod:`~dpverify.auditor.result`: result values and the audit's vocabulary (:class:`~dpverify.auditor.result.AuditVerdict`,
+  mapped onto the checker's verdicts once);
 - :mod:`~dpverify.auditor.zoo`, :mod:`~dpverify.auditor.power`, :mod:`~dpverify.auditor.thirdparty`,
   :mod:`~dpverify.auditor.suite`: the registry audits, the power benchmark, third-party targets and the suite
   behind ``reports/audits.md``;
@@ -16,6 +18,6 @@ The audit function and its defaults are importable from here (``from dpverify.au
 top-level ``dpverify.audit`` is the same function.
 """
 
-from .core import DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditResult, audit
+from .core import DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditResult, AuditSettings, AuditVerdict, audit
 
-__all__ = ["audit", "AuditResult", "DEFAULT_ALPHA", "DEFAULT_SAMPLES", "DEFAULT_SEED"]
+__all__ = ["audit", "AuditResult", "AuditSettings", "AuditVerdict", "DEFAULT_ALPHA", "DEFAULT_SAMPLES", "DEFAULT_SEED"]

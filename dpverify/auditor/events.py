@@ -233,28 +233,43 @@ def candidate_pairs(
     plus every pair of the domain of the first example's length with counts
     ``0..DEFAULT_DOMAIN_MAX_COUNT`` (if small enough).
     """
-    rel = ref.relation
     if inputs:
-        hs = [V.histogram(h, f"inputs[{i}]") for i, h in enumerate(inputs)]
-        if len(hs) == 1:
-            h = hs[0]
-            return [(h, g) for g in neighbours(h, rel, max(h) + 1)]
-        out = [(a, b) for i, a in enumerate(hs) for b in hs[i + 1:] if is_neighbour(a, b, rel)]
-        if not out:
-            raise InvalidParameter(f"inputs={[list(h) for h in hs]}: no two of them are neighbours under relation {rel!r}")
-        return out
+        return _given_pairs(inputs, ref.relation)
     if domain is not None:
-        d, m = V.pos_int("d", domain[0]), V.nonneg_int("max_count", domain[1])
-        n = (m + 1) ** d
-        if n > MAX_EXACT_HISTOGRAMS:
-            size = str(n) if n < 10**12 else f"about 10^{int(n.bit_length() * 0.30103)}"  # str() of a huge int raises
-            raise DomainTooLarge(
-                f"domain d={d}, max_count={m} has {size} histograms (> {MAX_EXACT_HISTOGRAMS}); give inputs= or a smaller domain"
-            )
-        return [(tuple(a), tuple(b)) for a, b in pairs(d, m, rel)]
+        return _domain_pairs(domain, ref.relation)
     if ref.mechanism is None:
-        raise InvalidParameter("a spec-less audit needs inputs= (e.g. --inputs '3,1,0;3,1,1') or relation + domain=(d, "
-                               "max_count)")
+        raise InvalidParameter("a spec-less audit needs inputs= (e.g. --inputs '3,1,0;3,1,1') or relation + "
+                               "domain=(d, max_count)")
+    return _example_pairs(ref)
+
+
+def _given_pairs(inputs: Sequence[Sequence[int]], rel: str) -> list[tuple[tuple, tuple]]:
+    """One histogram with each of its neighbours, or every neighbouring pair among several."""
+    hs = [V.histogram(h, f"inputs[{i}]") for i, h in enumerate(inputs)]
+    if len(hs) == 1:
+        h = hs[0]
+        return [(h, g) for g in neighbours(h, rel, max(h) + 1)]
+    out = [(a, b) for i, a in enumerate(hs) for b in hs[i + 1:] if is_neighbour(a, b, rel)]
+    if not out:
+        raise InvalidParameter(f"inputs={[list(h) for h in hs]}: no two of them are neighbours under relation {rel!r}")
+    return out
+
+
+def _domain_pairs(domain: tuple[int, int], rel: str) -> list[tuple[tuple, tuple]]:
+    """Every neighbouring pair of the domain ``(d, max_count)`` (refused above :data:`MAX_EXACT_HISTOGRAMS` histograms)."""
+    d, m = V.pos_int("d", domain[0]), V.nonneg_int("max_count", domain[1])
+    n = (m + 1) ** d
+    if n > MAX_EXACT_HISTOGRAMS:
+        size = str(n) if n < 10**12 else f"about 10^{int(n.bit_length() * 0.30103)}"  # str() of a huge int raises
+        raise DomainTooLarge(
+            f"domain d={d}, max_count={m} has {size} histograms (> {MAX_EXACT_HISTOGRAMS}); give inputs= or a smaller domain"
+        )
+    return [(tuple(a), tuple(b)) for a, b in pairs(d, m, rel)]
+
+
+def _example_pairs(ref: Reference) -> list[tuple[tuple, tuple]]:
+    """The registry examples the reference accepts with their neighbours, then the small domain of their length."""
+    rel = ref.relation
     found: list = []
     seen: set = set()
 

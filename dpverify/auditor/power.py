@@ -67,43 +67,56 @@ def bench_case(case: Any, *, exact_delta: float = BENCH_EXACT_DELTA, violation: 
         name, params, h0 = case
         spec = get_mechanism(name)
         tries = [(dict(params), (tuple(h0),))]
-    best = None
     with mpmath.mp.workprec(AUDIT_PREC):
-        for params, examples in tries:
-            ref = resolve_reference(spec, params, eps=1)
-            cands = []
-            for ex in examples:  # the examples' neighbourhoods (not the default domain: cheaper)
-                try:
-                    ref.distribution(ex)
-                except ValueError:
-                    continue
-                cands += candidate_pairs(ref, inputs=[ex])
-            for h, g in cands:  # total variation in floats: it only picks the pair
-                P, Q = ref.float_distribution(h), ref.float_distribution(g)
-                tv = sum(max(0.0, p - Q.get(o, 0.0)) for o, p in P.items())
-                if best is None or tv > best[0]:
-                    best = (tv, h, g, ref, params)
-            if best is not None and best[0] > exact_delta * (1 + 1e-9):
-                break
-        if best is None:
+        best = _widest_pair(spec, tries, exact_delta)
+        if best is None or best[0] <= exact_delta * (1 + 1e-9):
             return None
-        tv, h, g, ref, params = best
-        if tv <= exact_delta * (1 + 1e-9):
-            return None
+        _, h, g, ref, params = best
         P, Q = ref.distribution(h), ref.distribution(g)
 
         def delta_at(e: Any) -> Any:
             return max(hockey_stick(P, Q, e)[0], hockey_stick(Q, P, e)[0])
 
-        lo, hi = mpmath.mpf(0), mpmath.mpf(1)
-        while delta_at(hi) > exact_delta:
-            hi *= 2
-        for _ in range(45):  # delta(eps) is decreasing in eps; 2^-45 relative is plenty
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if delta_at(mid) > exact_delta else (lo, mid)
-        eps0 = float(hi)
+        eps0 = _eps_where(delta_at, exact_delta)
         d0 = float(delta_at(eps0))
     return {"name": name, "h": h, "h_prime": g, "params": params, "eps": eps0, "exact_delta": d0, "claimed_delta": d0 - violation}
+
+
+def _widest_pair(spec: Any, tries: list[tuple[dict, tuple]], exact_delta: float) -> tuple[float, tuple, tuple, Any, dict] | None:
+    """``(total variation, h, h', reference, params)`` of the pair of largest total variation.
+
+    The parameter sets of ``tries`` in order, over their examples' neighbourhoods (not the default domain:
+    cheaper), until one exceeds ``exact_delta``.  Total variation in floats: it only picks the pair.
+    """
+    best = None
+    for params, examples in tries:
+        ref = resolve_reference(spec, params, eps=1)
+        cands = []
+        for ex in examples:
+            try:
+                ref.distribution(ex)
+            except ValueError:
+                continue
+            cands += candidate_pairs(ref, inputs=[ex])
+        for h, g in cands:
+            P, Q = ref.float_distribution(h), ref.float_distribution(g)
+            tv = sum(max(0.0, p - Q.get(o, 0.0)) for o, p in P.items())
+            if best is None or tv > best[0]:
+                best = (tv, h, g, ref, params)
+        if best is not None and best[0] > exact_delta * (1 + 1e-9):
+            break
+    return best
+
+
+def _eps_where(delta_at: Any, exact_delta: float) -> float:
+    """The ``eps`` (upper end of a 2^-45 bisection bracket) where the decreasing ``delta_at(eps)`` falls to ``exact_delta``."""
+    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+    while delta_at(hi) > exact_delta:
+        hi *= 2
+    for _ in range(45):  # delta(eps) is decreasing in eps; 2^-45 relative is plenty
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if delta_at(mid) > exact_delta else (lo, mid)
+    return float(hi)
 
 
 def audit_power_benchmark(

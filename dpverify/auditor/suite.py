@@ -58,6 +58,44 @@ def _third_rows(args: tuple) -> list[dict]:
     return thirdparty_audits(samples=min(samples, 20_000), seed=seed)
 
 
+Task = tuple[str, Callable[[tuple], list[dict]], tuple]
+
+
+def _registry_targets(names: Iterable[str] | None) -> list[str]:
+    """The target mechanisms of the registry audits, one task each, in plan order."""
+    from .zoo import zoo_plan
+
+    mech_names: list[str] = []
+    seen: set[str] = set()
+    for case in zoo_plan(names):
+        if case.target not in seen:
+            seen.add(case.target)
+            mech_names.append(case.target)
+    return mech_names
+
+
+def _run_tasks(tasks: list[Task], workers: int, executor: Any, on_row: Callable[[dict], None] | None) -> list[list[dict]]:
+    """Each task's rows, in task order (in a process pool when ``workers > 1`` or an ``executor`` is given)."""
+    own = executor is None and workers > 1
+    pool = ProcessPoolExecutor(max_workers=workers) if own else executor
+    try:
+        if pool is not None:
+            futures = [pool.submit(fn, a) for _, fn, a in tasks]
+            results: Iterable[list[dict]] = (f.result() for f in futures)
+        else:
+            results = (fn(a) for _, fn, a in tasks)
+        outs = []
+        for (kind, _, _), res in zip(tasks, results, strict=True):
+            outs.append(res)
+            if on_row and kind == "zoo":
+                for r in res:
+                    on_row(r)
+    finally:
+        if own:
+            pool.shutdown()
+    return outs
+
+
 def compute_audits(
     names: Iterable[str] | None = None,
     *,
@@ -76,40 +114,15 @@ def compute_audits(
 
     ``executor``: an existing ``concurrent.futures`` executor to submit the cases to (``workers`` is then ignored).
     """
-    from .zoo import zoo_plan
-
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidParameter(f"workers={workers!r} must be an integer >= 1")
     start = time.perf_counter()
-    mech_names: list[str] = []
-    if registry:
-        seen: set[str] = set()
-        for case in zoo_plan(names):  # one task per target mechanism, in plan order
-            if case.target not in seen:
-                seen.add(case.target)
-                mech_names.append(case.target)
-    tasks: list[tuple[str, Callable, tuple]] = [("zoo", _zoo_row, (n, samples, seed, alpha)) for n in mech_names]
+    tasks: list[Task] = [("zoo", _zoo_row, (n, samples, seed, alpha)) for n in (_registry_targets(names) if registry else [])]
     if power:
         tasks += [("power", _power_rows, (samples, 0.0)), ("power", _power_rows, (samples, 0.1))]
     if thirdparty:
         tasks.append(("third", _third_rows, (samples, seed)))
-    own = executor is None and workers > 1
-    pool = ProcessPoolExecutor(max_workers=workers) if own else executor
-    try:
-        if pool is not None:
-            futures = [pool.submit(fn, a) for _, fn, a in tasks]
-            results = (f.result() for f in futures)
-        else:
-            results = (fn(a) for _, fn, a in tasks)
-        outs = []
-        for (kind, _, _), res in zip(tasks, results, strict=True):
-            outs.append(res)
-            if on_row and kind == "zoo":
-                for r in res:
-                    on_row(r)
-    finally:
-        if own:
-            pool.shutdown()
+    outs = _run_tasks(tasks, workers, executor, on_row)
     data: dict[str, Any] = {"provenance": snapshot(), "command": command, "packages": _package_versions(),
                             "settings": {"seed": seed, "alpha": alpha, "samples": samples},
                             "rows": [], "power": [], "thirdparty": []}
