@@ -1,7 +1,8 @@
 """One registry of every mechanism, driving one contract-test battery (docs/style.md §4).
 
-Each mechanism module defines ``REGISTRY = [MechanismSpec(...), ...]``; this module
-discovers them.  Adding a mechanism = one module + its registry entries.  The
+Each mechanism module defines ``REGISTRY = [MechanismSpec(...), ...]``; :data:`MECHANISMS` (a
+:class:`~mechanisms.discovery.Registry`) discovers them on first use and takes the mechanisms a researcher
+registers (:mod:`dpverify.byo`).  Adding a mechanism = one module + its registry entries.  The
 contract battery (``tests/dpverify/test_contract.py``) checks for every entry: the exact
 distribution sums to 1, sampled outputs lie in the support, the sampler fits the
 exact distribution (seeded), and every invalid parameter set raises the stated

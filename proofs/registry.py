@@ -1,7 +1,9 @@
 """One registry of every claim: discovered from the ``CLAIMS`` list of each ledger module.
 
 A ledger module is any module ``proofs/<name>.py`` that defines ``CLAIMS``; adding a
-paper item means adding an object to one such list -- nothing else to edit.
+paper item means adding an object to one such list -- nothing else to edit.  :data:`CLAIMS` (a
+:class:`~mechanisms.discovery.Registry`) discovers them on first use and takes the claims and lemmas a
+researcher registers (:mod:`dpverify.byo`).
 ``claims_index.txt`` is the project's copy of every id the toolkit must cover
 (from the shared CLAIMS_INDEX); ids without a registered claim are reported as
 "not yet covered", never omitted.  Entries of papers beyond the index's (DR19, DR19-NeurIPS, CWGM20,
