@@ -1,6 +1,6 @@
 """One registry of every mechanism, driving one contract-test battery (docs/style.md §4).
 
-Each mechanism module defines ``REGISTRY = [MechanismSpec(...), ...]``; :data:`MECHANISMS` (a
+Each mechanism module defines ``REGISTRY = [MechanismSpec(...), ...]``; :data:`MECHANISM_REGISTRY` (a
 :class:`~mechanisms.discovery.Registry`) discovers them on first use and takes the mechanisms a researcher
 registers (:mod:`dpverify.byo`).  Adding a mechanism = one module + its registry entries.  The
 contract battery (``tests/dpverify/test_contract.py``) checks for every entry: the exact
@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .discovery import Registry
 from .errors import InvalidParameter
 
-__all__ = ["MechanismSpec", "MECHANISMS", "all_mechanisms", "get_mechanism", "build", "construct", "exact_variant",
+__all__ = ["MechanismSpec", "MECHANISM_REGISTRY", "all_mechanisms", "get_mechanism", "build", "construct", "exact_variant",
            "balanced_variant", "EXACT_TAG", "SLOW_TAG", "FLOAT_EPS", "FLOAT_DELTA",
            "zcdp_claim", "zcdp_implied_delta"]
 
@@ -54,18 +54,19 @@ def _spec_name(spec: MechanismSpec) -> str:
 
 #: The mechanism registry: every ``REGISTRY`` list of the package (discovered on first use) and the mechanisms a
 #: researcher registers (:mod:`dpverify.byo`), by name.
-MECHANISMS: Registry[MechanismSpec] = Registry("mechanisms", "REGISTRY", key=_spec_name, skip=("registry", "discovery"),
-                                               what="mechanism", lister="dpverify mechanisms")
+MECHANISM_REGISTRY: Registry[MechanismSpec] = Registry("mechanisms", "REGISTRY", key=_spec_name,
+                                                       skip=("registry", "discovery"), what="mechanism",
+                                                       lister="dpverify mechanisms")
 
 
 def all_mechanisms() -> dict[str, MechanismSpec]:
-    """Every registered mechanism (correct ones and mutants) by name (a copy of :data:`MECHANISMS`' table)."""
-    return MECHANISMS.entries()
+    """Every registered mechanism (correct ones and mutants) by name (a copy of :data:`MECHANISM_REGISTRY`'s table)."""
+    return MECHANISM_REGISTRY.entries()
 
 
 def get_mechanism(name: str) -> MechanismSpec:
     """The registry entry of ``name``; ``UnknownName`` listing close matches otherwise."""
-    return MECHANISMS.get(name)
+    return MECHANISM_REGISTRY.get(name)
 
 
 def build(name: str, **params: Any) -> Any:

@@ -1,7 +1,7 @@
 """One registry of every claim: discovered from the ``CLAIMS`` list of each ledger module.
 
 A ledger module is any module ``proofs/<name>.py`` that defines ``CLAIMS``; adding a
-paper item means adding an object to one such list -- nothing else to edit.  :data:`CLAIMS` (a
+paper item means adding an object to one such list -- nothing else to edit.  :data:`CLAIM_REGISTRY` (a
 :class:`~mechanisms.discovery.Registry`) discovers them on first use and takes the claims and lemmas a
 researcher registers (:mod:`dpverify.byo`).
 ``claims_index.txt`` is the project's copy of every id the toolkit must cover
@@ -19,7 +19,7 @@ from mechanisms.discovery import Registry
 
 from .claims import Claim
 
-__all__ = ["CLAIMS", "all_claims", "get_claim", "required_ids", "uncovered_ids", "OTHER_PAPERS", "is_other_paper"]
+__all__ = ["CLAIM_REGISTRY", "all_claims", "get_claim", "required_ids", "uncovered_ids", "OTHER_PAPERS", "is_other_paper"]
 
 #: Papers beyond the claims index whose items have ledger entries (ids ``<KEY>.*``; not in ``claims_index.txt``).
 OTHER_PAPERS = {
@@ -44,18 +44,18 @@ def _claim_id(claim: Claim) -> str:
 
 #: The claim registry: every ``CLAIMS`` list of the ledger modules (discovered on first use, in dotted-name then
 #: list order) and the claims and lemmas a researcher registers (:mod:`dpverify.byo`), by id.
-CLAIMS: Registry[Claim] = Registry("proofs", "CLAIMS", key=_claim_id, skip=("claims", "registry"),
-                                   what="claim", lister="dpverify claims")
+CLAIM_REGISTRY: Registry[Claim] = Registry("proofs", "CLAIMS", key=_claim_id, skip=("claims", "registry"),
+                                           what="claim", lister="dpverify claims")
 
 
 def all_claims() -> dict[str, Claim]:
-    """Every registered claim by id, in ledger-module then list order (a copy of :data:`CLAIMS`' table)."""
-    return CLAIMS.entries()
+    """Every registered claim by id, in ledger-module then list order (a copy of :data:`CLAIM_REGISTRY`'s table)."""
+    return CLAIM_REGISTRY.entries()
 
 
 def get_claim(claim_id: str) -> Claim:
     """The claim with this id; ``UnknownName`` (a KeyError) naming close matches otherwise."""
-    return CLAIMS.get(claim_id)
+    return CLAIM_REGISTRY.get(claim_id)
 
 
 def required_ids() -> list[str]:

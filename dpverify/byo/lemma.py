@@ -40,7 +40,7 @@ from mechanisms.errors import InvalidParameter, UserCodeError
 from mechanisms.registry import MechanismSpec, construct, get_mechanism
 
 from proofs.claims import VERDICTS, Comparison, Domain, Instance, Obligation
-from proofs.registry import CLAIMS
+from proofs.registry import CLAIM_REGISTRY
 
 from .guard import caller, guarded_call, show_params
 from .mechanism import DEFAULT_BYO_DOMAIN, already, new_domain
@@ -203,7 +203,7 @@ def register_lemma(
     if "." not in cid:
         raise InvalidParameter(f"claim_id={cid!r} must be dotted (e.g. 'MyPaper.Lem3'): "
                                "claim ids are dotted, mechanism names not")
-    if cid in CLAIMS and not replace:
+    if cid in CLAIM_REGISTRY and not replace:
         raise already(cid, "claim_id")
     dom = new_domain(domain, relation, valid)
     code = f"{getattr(evaluate, '__module__', '?')}.{getattr(evaluate, '__qualname__', 'evaluate')}"
@@ -214,12 +214,12 @@ def register_lemma(
         evaluate=_Evaluate(evaluate, cid), mechanism=_mechanism_fn(spec) if spec is not None else None,
         searched=bool(searched), search_grid=bool(search_grid),
     )
-    CLAIMS.register(lemma, caller(), replace=True)  # a taken id was refused above unless replace
+    CLAIM_REGISTRY.register(lemma, caller(), replace=True)  # a taken id was refused above unless replace
     return RegisteredLemma(lemma)
 
 
 def unregister_lemma(claim_id: str) -> None:
     """Remove a lemma registered with :func:`register_lemma` (by its claim id, ``BYO.<name>`` by default)."""
-    if not CLAIMS.is_user(claim_id):
+    if not CLAIM_REGISTRY.is_user(claim_id):
         raise InvalidParameter(f"claim_id={claim_id!r} is not a lemma registered with dpverify.byo.register_lemma")
-    CLAIMS.unregister(claim_id)
+    CLAIM_REGISTRY.unregister(claim_id)

@@ -136,9 +136,9 @@ def unload(what: str) -> list[str]:
     """Forget a loaded file: unregister the mechanisms, claims and lemmas it registered and let a later
     :func:`load` execute it again (a notebook or a test suite reloading an edited file).  Returns the
     names and claim ids removed."""
-    from mechanisms.registry import MECHANISMS
+    from mechanisms.registry import MECHANISM_REGISTRY
 
-    from proofs.registry import CLAIMS
+    from proofs.registry import CLAIM_REGISTRY
 
     from .mechanism import unregister
 
@@ -146,13 +146,13 @@ def unload(what: str) -> list[str]:
     target = key if _is_file(what) else getattr(sys.modules.get(what), "__file__", None)
     target = str(Path(target).resolve()) if target else None
     removed = []
-    for name, loc in MECHANISMS.user_entries().items():
+    for name, loc in MECHANISM_REGISTRY.user_entries().items():
         if loc is not None and target and str(Path(loc[0]).resolve()) == target:
             unregister(name)
             removed.append(name)
-    for cid, loc in CLAIMS.user_entries().items():  # the lemmas and the claims left (after their mechanisms')
+    for cid, loc in CLAIM_REGISTRY.user_entries().items():  # the lemmas and the claims left (after their mechanisms')
         if loc is not None and target and str(Path(loc[0]).resolve()) == target:
-            CLAIMS.unregister(cid)
+            CLAIM_REGISTRY.unregister(cid)
             removed.append(cid)
     sys.modules.pop(file_module_name(key) if _is_file(what) else what, None)
     if key in _LOADED:

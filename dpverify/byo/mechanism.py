@@ -28,10 +28,10 @@ from mechanisms import validation as V
 from mechanisms.core import symmetries_of
 from mechanisms.discovery import Origin
 from mechanisms.errors import DPVerifyError, InvalidParameter
-from mechanisms.registry import MECHANISMS, MechanismSpec
+from mechanisms.registry import MECHANISM_REGISTRY, MechanismSpec
 
 from proofs.claims import NOTIONS, Domain, PrivacyClaim
-from proofs.registry import CLAIMS
+from proofs.registry import CLAIM_REGISTRY
 
 from dpverify.checker.spec_claims import spec_claim
 
@@ -45,7 +45,7 @@ __all__ = ["DEFAULT_BYO_DOMAIN", "Registered", "register", "unregister", "user_c
 DEFAULT_BYO_DOMAIN = (3, 3)
 
 # Where each user's entry was registered (file, line) is kept by the registries themselves
-# (``mechanisms.registry.MECHANISMS``, ``proofs.registry.CLAIMS``: ``origin`` / ``user_entries``).
+# (``mechanisms.registry.MECHANISM_REGISTRY``, ``proofs.registry.CLAIM_REGISTRY``: ``origin`` / ``user_entries``).
 #: mechanism name -> the claim ids registered with it
 _CLAIMS_OF: dict[str, list[str]] = {}
 
@@ -55,18 +55,18 @@ SYMMETRY_TRIALS = 4
 
 def user_claims() -> dict[str, str]:
     """The claim ids registered through :mod:`dpverify.byo` in this process, with where each was registered."""
-    return {cid: place(loc) for cid, loc in CLAIMS.user_entries().items()}
+    return {cid: place(loc) for cid, loc in CLAIM_REGISTRY.user_entries().items()}
 
 
 def claim_of(name: str) -> Any:
     """The privacy claim registered with the user's mechanism ``name`` (None for a built-in or unknown name)."""
     ids = _CLAIMS_OF.get(name) or []
-    return CLAIMS.get(ids[0]) if ids and ids[0] in CLAIMS else None
+    return CLAIM_REGISTRY.get(ids[0]) if ids and ids[0] in CLAIM_REGISTRY else None
 
 
 def origin_of(name: str) -> str:
     """Where a user's mechanism or claim id was registered (``file.py, line N``), or ``""``."""
-    loc = MECHANISMS.origin(name) or CLAIMS.origin(name)
+    loc = MECHANISM_REGISTRY.origin(name) or CLAIM_REGISTRY.origin(name)
     return place(loc) if loc else ""
 
 
@@ -316,9 +316,9 @@ def register(
     ``replace=True``.
     """
     notion, valid, cid = _checked_arguments(name, notion, params, valid, relation, claim_id)
-    if name in MECHANISMS and not replace:
+    if name in MECHANISM_REGISTRY and not replace:
         raise already(name, "name")
-    if cid in CLAIMS and not replace:
+    if cid in CLAIM_REGISTRY and not replace:
         raise already(cid, "claim_id")
     points = _points_fn(claim, notion, name)
     dp_claim = (lambda p: points(p)[0]) if notion == "dp" else None  # the (eps, delta) an audit tests
@@ -383,10 +383,10 @@ def _enter(spec: MechanismSpec, claim_obj: PrivacyClaim, origin: Origin, replace
     """Put the mechanism and its claim in the two registries (replacing the claims registered with the name before)."""
     if replace:
         for old in _CLAIMS_OF.pop(spec.name, []):
-            if CLAIMS.is_user(old):
-                CLAIMS.unregister(old)
-    MECHANISMS.register(spec, origin, replace=replace)
-    CLAIMS.register(claim_obj, origin, replace=replace)
+            if CLAIM_REGISTRY.is_user(old):
+                CLAIM_REGISTRY.unregister(old)
+    MECHANISM_REGISTRY.register(spec, origin, replace=replace)
+    CLAIM_REGISTRY.register(claim_obj, origin, replace=replace)
     _CLAIMS_OF[spec.name] = [claim_obj.id]
 
 
@@ -413,9 +413,9 @@ def _privacy_claim(spec: MechanismSpec, domain: Any, cid: str, notion: str, poin
 
 def unregister(name: str) -> None:
     """Remove a mechanism registered with :func:`register` (and its claim)."""
-    if not MECHANISMS.is_user(name):
+    if not MECHANISM_REGISTRY.is_user(name):
         raise InvalidParameter(f"name={name!r} is not a mechanism registered with dpverify.byo.register")
-    MECHANISMS.unregister(name)
+    MECHANISM_REGISTRY.unregister(name)
     for cid in _CLAIMS_OF.pop(name, []):
-        if CLAIMS.is_user(cid):
-            CLAIMS.unregister(cid)
+        if CLAIM_REGISTRY.is_user(cid):
+            CLAIM_REGISTRY.unregister(cid)

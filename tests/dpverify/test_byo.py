@@ -25,7 +25,7 @@ import pytest
 from mechanisms.errors import InvalidParameter, UserCodeError
 
 from proofs.claims import Comparison
-from proofs.registry import CLAIMS, all_claims
+from proofs.registry import CLAIM_REGISTRY, all_claims
 
 from dpverify.byo import load, register, register_lemma, unload, unregister
 from dpverify.cli import main
@@ -52,8 +52,8 @@ def rnm(tmp_path):
 
 def _forget(claim_id: str) -> None:
     """Remove a claim or lemma the test registered (nothing if its registration failed)."""
-    if CLAIMS.is_user(claim_id):
-        CLAIMS.unregister(claim_id)
+    if CLAIM_REGISTRY.is_user(claim_id):
+        CLAIM_REGISTRY.unregister(claim_id)
 
 
 # ------------------------------------------------------------------------------------------- the tutorial's law
