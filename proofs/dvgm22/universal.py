@@ -96,6 +96,33 @@ def _delta_pair(ctx: Any, ee: Any, p: Any, q: Any, exact: set[Any]) -> Any:
     return ctx.mpf([lo, hi])
 
 
+def _tail_index(inner: PartitionSelection, iv: Any, floor_p: Any, dl: Any) -> int | None:
+    """The first n (galloping: steps 1, 2, 4, ... 64) with ``p(n) >= e^-eps`` and ``1 - p(n) <= delta_L``, certified;
+    None past :data:`MAX_N`."""
+    n0, step = 1, 1
+    while True:
+        p = iv.mpf(inner.keep_probability(iv, n0))
+        if p.a >= floor_p.b and (1 - p).b <= dl.a:
+            return n0
+        if n0 > MAX_N:
+            return None
+        n0 += step
+        step = min(step * 2, 64)
+
+
+def _monotone(inner: PartitionSelection, iv: Any, n0: int) -> tuple[bool, str]:
+    """Whether p(n) is non-decreasing, and the note saying why: structural for thresholding and the recursion, checked
+    up to past the second crossover for Google's closed form."""
+    if inner.strategy != "truncated-geometric-closed":
+        return True, "monotone: structural (thresholding: Pr[n + Z >= T] grows with n; recursion: every branch >= p)"
+    c2 = inner._crossovers[1]
+    more = _pvals(inner, iv, max(n0, c2 + 2))
+    bad = [n for n in range(len(more) - 1) if iv.mpf(more[n + 1] - more[n]).b < 0]
+    if bad:
+        return False, f"p decreases at n = {bad[0]}"
+    return True, f"monotone: checked on 0..{len(more) - 1}, p = 1 after c2 = {c2}"
+
+
 def prove_one_key(mech: PartitionSelection, *, prec: int = 120) -> AllCounts:
     """Decide ``delta_n(eps/L) <= delta_L`` for every count n >= 0 of one key at the mechanism's own per-key split
     (module docstring); for L = 1 that is the (eps, delta) claim itself.  The pre-threshold wrapper maps the pair
@@ -107,27 +134,15 @@ def prove_one_key(mech: PartitionSelection, *, prec: int = 120) -> AllCounts:
     with exact_context(prec, interval=True) as iv:
         e, dl = split(iv, inner.eps, inner.delta, inner.L)
         ee, floor_p = iv.exp(e), iv.exp(-e)
-        notes = []
-        n0, step = 1, 1
-        while True:   # 2. the tail index N0 (galloping)
-            p = iv.mpf(inner.keep_probability(iv, n0))
-            if p.a >= floor_p.b and (1 - p).b <= dl.a:
-                break
-            if n0 > MAX_N:
-                return AllCounts("undecided", f"no tail index N0 <= {MAX_N} found", notes=["tail not reached"])
-            n0 += step
-            step = min(step * 2, 64)
+        notes: list[str] = []
+        n0 = _tail_index(inner, iv, floor_p, dl)   # 2. the tail index N0
+        if n0 is None:
+            return AllCounts("undecided", f"no tail index N0 <= {MAX_N} found", notes=["tail not reached"])
         ps = _pvals(inner, iv, n0)
-        if inner.strategy == "truncated-geometric-closed":   # 1. monotonicity where it is not structural
-            c2 = inner._crossovers[1]
-            more = _pvals(inner, iv, max(n0, c2 + 2))
-            bad = [n for n in range(len(more) - 1) if iv.mpf(more[n + 1] - more[n]).b < 0]
-            notes.append(f"monotone: checked on 0..{len(more) - 1}, p = 1 after c2 = "
-                         f"{c2}" if not bad else f"p decreases at n = {bad[0]}")
-            if bad:
-                return AllCounts("undecided", "p is not monotone", notes=notes)
-        else:
-            notes.append("monotone: structural (thresholding: Pr[n + Z >= T] grows with n; recursion: every branch >= p)")
+        monotone, note = _monotone(inner, iv, n0)   # 1. monotonicity
+        notes.append(note)
+        if not monotone:
+            return AllCounts("undecided", "p is not monotone", notes=notes)
         worst, arg, tight = iv.mpf(0), 0, None
         for n in range(n0):   # 3. the finite part
             exact = _identities(inner, n)
