@@ -1,6 +1,10 @@
 """How a claim becomes a verdict: neighbour relations, exact privacy profiles, the checker, parallel runs and the result store.
 
-- :mod:`~dpverify.checker.neighbours`: the relations and the enumeration of bounded domains;
+- :mod:`~dpverify.checker.neighbours`: the relations and the enumeration of bounded domains (defined in
+  :mod:`mechanisms.neighbours`, re-exported);
+- :mod:`~dpverify.checker.prepared`: a claim resolved once (:class:`~dpverify.checker.prepared.ClaimPlan`, one
+  :class:`~dpverify.checker.prepared.PreparedClaim` per parameter point), per-pair evaluations as values, and
+  the checker's caches with one ``clear_caches()``;
 - :mod:`~dpverify.checker.profile`: hockey-stick profiles, eps(delta) and pure eps of a pair of exact laws;
 - :mod:`~dpverify.checker.numbers`: margins, tolerances and printing of mixed exact / interval numbers;
 - :mod:`~dpverify.checker.core`: a claim over a domain -> :class:`CheckResult` (verdict, witness, ratio);

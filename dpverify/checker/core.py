@@ -4,7 +4,13 @@
 unordered neighbouring pair of the domain under the claim's relation, for every
 parameter dict -- evaluates each to comparisons, and keeps the tightest one.
 
-Verdicts (see ``proofs.claims.VERDICTS``):
+The data path is a pipeline of typed values (:mod:`dpverify.checker.prepared`): the claim becomes a
+:class:`~dpverify.checker.prepared.ClaimPlan` once; each parameter point a
+:class:`~dpverify.checker.prepared.PreparedClaim` (mechanism, points, symmetries, law function); each pair's
+comparisons :class:`~dpverify.checker.prepared.Evaluation` values, folded into a :class:`Partial` and turned into
+a :class:`CheckResult`.
+
+Verdicts (:class:`proofs.claims.Verdict`):
 
 * ``violated`` -- some comparison fails by more than the rounding allowance
   (mp mode), or its interval lies entirely on the wrong side (``certify``).
@@ -12,6 +18,7 @@ Verdicts (see ``proofs.claims.VERDICTS``):
   evaluated in interval arithmetic and ``holds`` is reported only if every margin
   interval is >= 0; a straddling interval gives ``inconclusive``, never ``holds``.
 * ``inconclusive`` -- only in ``certify`` mode (see above).
+* ``skipped`` -- the domain has no instance; ``error`` -- the scan raised (a bug; the reason says what).
 
 ``certified`` is true only when the verdict rests on interval (or exact rational)
 arithmetic for *every* instance.  ``tight`` flags a margin within rounding of 0
@@ -34,7 +41,7 @@ from mechanisms.core import DEFAULT_PREC
 from mechanisms.errors import InvalidParameter
 from mechanisms.neighbours import RelationKind, Symmetry
 
-from proofs.claims import Claim, Comparison, Domain, Instance, Notion, Obligation, PrivacyClaim, Statement
+from proofs.claims import Claim, Comparison, Domain, Instance, Notion, Obligation, PrivacyClaim, Statement, Verdict
 
 from .batch import fast_keys, pair_margins, skippable
 from .enclosure import float_bounds
@@ -130,7 +137,7 @@ class CheckResult:
     claim: str
     title: str
     kind: str
-    verdict: str
+    verdict: str  # a Verdict (a str: JSON and reports print its value)
     expected: str
     domain: str
     relation: str
@@ -575,12 +582,12 @@ def _base(plan: ClaimPlan, domain: Domain) -> CheckResult:
     """:func:`base_result` for a planned claim."""
     claim = plan.claim
     base = CheckResult(
-        claim=claim.id, title=claim.title, kind=claim.kind, verdict="holds", expected=claim.expected,
+        claim=claim.id, title=claim.title, kind=claim.kind, verdict=Verdict.HOLDS, expected=claim.expected,
         domain=domain.describe(), relation=domain.relation, pairs_checked=0, certified=False,
         coverage=_coverage(plan, domain),
     )
     if isinstance(claim, Statement):
-        verdict = "implemented" if claim.kind == "definition" else "not-checkable"
+        verdict = Verdict.IMPLEMENTED if claim.kind == "definition" else Verdict.NOT_CHECKABLE
         return replace(base, verdict=verdict, reason=claim.reason, domain="-", relation=claim.relation)
     return base
 
@@ -588,15 +595,15 @@ def _base(plan: ClaimPlan, domain: Domain) -> CheckResult:
 def finish(base: CheckResult, acc: Partial, *, certify: bool, seconds: float) -> CheckResult:
     """Turn a (merged) scan into the verdict, ratio and certification of the result."""
     if acc.error:
-        return replace(base, verdict="error", pairs_checked=acc.n, seconds=seconds, reason=acc.error)
+        return replace(base, verdict=Verdict.ERROR, pairs_checked=acc.n, seconds=seconds, reason=acc.error)
     if acc.violated:
-        verdict = "violated"
+        verdict = Verdict.VIOLATED
     elif certify and acc.straddle:
-        verdict = "inconclusive"
+        verdict = Verdict.INCONCLUSIVE
     elif not acc.n:  # nothing was checked: never report that as "holds" (e.g. d=1 has no add-remove pair within counts 0..0)
-        verdict = "skipped"
+        verdict = Verdict.SKIPPED
     else:
-        verdict = "holds"
+        verdict = Verdict.HOLDS
     worst = acc.worst
     ratio = None
     if worst is not None and worst.delta_claimed is not None:
@@ -610,7 +617,7 @@ def finish(base: CheckResult, acc: Partial, *, certify: bool, seconds: float) ->
         num, den = worst.details["claimed"], worst.details["exact"]
         den = mpmath.mpf(den.mid) if is_interval(den) else lift(mpmath.mp, den)
         ratio = mpmath.inf if den == 0 else lift(mpmath.mp, num) / den
-    certified = bool(acc.n) and acc.all_exact_or_interval and verdict != "inconclusive"
+    certified = bool(acc.n) and acc.all_exact_or_interval and verdict is not Verdict.INCONCLUSIVE
     return replace(
         base, verdict=verdict, pairs_checked=acc.n, certified=certified, tight=acc.tight and not acc.violated,
         worst=worst, ratio=ratio, seconds=seconds, reason="" if acc.n else "no instance in the domain",
