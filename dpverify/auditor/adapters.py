@@ -130,8 +130,8 @@ def load_target(spec: str, params: Mapping[str, Any] | None = None) -> Any:
         try:
             obj = obj(**dict(params or {}))
         except TypeError as exc:
-            raise InvalidParameter(f"target={spec!r} is a class; constructing it with {dict(params or {})} failed: "
-                                   f"{exc}") from exc
+            raise InvalidParameter(f"target={spec!r} is a class; "
+                                   f"constructing it with {dict(params or {})} failed: {exc}") from exc
     return obj
 
 
@@ -146,8 +146,8 @@ CALLING_CONVENTION = (
     "instantiated with the --param values.")
 
 #: second parameters that say the target expects a mechanism parameter where the audit passes its generator
-_NOT_AN_RNG = frozenset({"eps", "epsilon", "delta", "k", "kbar", "rho", "sensitivity", "params", "beta", "alpha", "scale", "t",
-                         "T"})
+_NOT_AN_RNG = frozenset({"eps", "epsilon", "delta", "k", "kbar", "rho", "sensitivity", "params", "beta", "alpha", "scale",
+                         "t", "T"})
 
 
 def detect_shape(obj: Any) -> str:

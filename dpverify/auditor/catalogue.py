@@ -306,8 +306,8 @@ def svt6_targets(*, samples: int = 100_000, seed: int = SEED) -> list[dict]:
         r = audit(mech, eps=Fraction(1, 2), delta=0, relation="linf", d=d, samples=samples, seed=seed)
         row = {"d": d, "verdict": r.verdict, "finding": r.finding, "eps_lower_bound": _r(r.eps_lower_bound),
                "samples_total": r.total_samples, "seconds": round(time.perf_counter() - t0, 1),
-               "command": f"dpverify audit FILE:svt6 --eps 1/2 --delta 0 --relation linf --d {d} --samples {samples} --seed "
-                          f"{seed}"}
+               "command": f"dpverify audit FILE:svt6 --eps 1/2 --delta 0 --relation linf --d {d} "
+                          f"--samples {samples} --seed {seed}"}
         if r.witness is not None:
             row["witness"] = {"h": list(r.witness.event.a), "h_prime": list(r.witness.event.b),
                               "event": r.witness.as_json()["event"][0]}

@@ -237,8 +237,8 @@ class Sampler:
             except AdapterError:
                 raise
             except Exception as exc:  # report the target's own failure clearly
-                hint = (" -- it was called with a numpy Generator as "
-                        "rng; " + CALLING_CONVENTION) if "Generator" in str(exc) else ""
+                generator = "Generator" in str(exc)
+                hint = (" -- it was called with a numpy Generator as rng; " + CALLING_CONVENTION) if generator else ""
                 raise AdapterError(f"target {self.target.name} raised {exc!r} on h={list(h)}{hint}") from exc
             c.update(ad.count(raws))
             self.drawn[key] = n
@@ -345,8 +345,8 @@ def _add_selection_events(plan: AuditPlan, ref: Reference, s: AuditSettings) -> 
     if spec_less and len(plan.chosen) > s.max_pairs:
         hs = {x for p in plan.chosen for x in p}
         if len(hs) > MAX_SCREEN_HISTOGRAMS:
-            raise InvalidParameter(f"{len(hs)} histograms to screen (> {MAX_SCREEN_HISTOGRAMS}): give inputs= or a smaller "
-                                   f"domain")
+            raise InvalidParameter(f"{len(hs)} histograms to screen (> {MAX_SCREEN_HISTOGRAMS}): "
+                                   "give inputs= or a smaller domain")
     scored = []
     for h, g in plan.chosen:
         ch, cg = plan.sampler.draw(h, s.n_selection, 0), plan.sampler.draw(g, s.n_selection, 0)
@@ -434,8 +434,8 @@ def _audit_counts(tgt: Target, ref: Reference, s: AuditSettings, notes: list[str
         notes.append("no event to test (the target's outputs never differ between the inputs)")
     fit = fit_reference(plan.sampler, ref, s)
     if fit.verdict == AuditVerdict.FAIL and privacy.verdict != AuditVerdict.FAIL:
-        notes.append("the target's output law differs from the reference's (fit rejected) though no privacy violation was "
-                     "certified")
+        notes.append("the target's output law differs from the reference's (fit rejected) "
+                     "though no privacy violation was certified")
     return Findings(privacy, fit, est.tests, est.looks_used, plan.pairs, plan.sampler.used(), plan.search)
 
 
@@ -607,9 +607,9 @@ def exact_pair_search(ref: Reference, d: int) -> tuple[list[Row], dict]:
             "best": [{"h": list(h), "h_prime": list(g), "pattern": tag, "exact_delta_minus_claimed": ex,
                       "exact_pure_eps": _jnum(pe)}
                      for ex, pe, h, g, tag in ranked[:5]]}
+    stopped = ", stopped at the " + stats["stopped"] if stats["stopped"] else ""
     info["summary"] = (f"searched {stats['pairs_scored']} pairs of length {d} by the exact profile (scales {_short(scales)}; "
-                       f"{stats['refinement_steps']} refinement "
-                       f"steps{', stopped at the ' + stats['stopped'] if stats['stopped'] else ''}); "
+                       f"{stats['refinement_steps']} refinement steps{stopped}); "
                        f"worst: {list(ranked[0][2])} vs {list(ranked[0][3])} ({ranked[0][4]})")
     return ranked, info
 

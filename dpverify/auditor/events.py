@@ -345,8 +345,8 @@ def rank_pairs_exact(ref: Reference, cands: Iterable[tuple[tuple, tuple]]) -> li
     for h, g in cands:
         seen_h.update((h, g))
         if len(seen_h) > MAX_EXACT_HISTOGRAMS:
-            raise DomainTooLarge(f"more than {MAX_EXACT_HISTOGRAMS} histograms to evaluate exactly; give inputs= or a smaller "
-                                 f"domain")
+            raise DomainTooLarge(f"more than {MAX_EXACT_HISTOGRAMS} histograms to evaluate exactly; "
+                                 "give inputs= or a smaller domain")
         d, pe = _float_profile(ref.float_distribution(h), ref.float_distribution(g), factor)
         excess = d - float(ref.delta) if ref.eps is not None else 0.0
         rows.append((excess, pe, h, g))

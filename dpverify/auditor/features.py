@@ -120,9 +120,8 @@ class Encoder:
                 X = np.hstack([X, np.full((X.shape[0], base - X.shape[1]), np.nan)])
             X = np.hstack([X[:, :base], np.asarray(lens, dtype=np.float64)[:, None]])
         elif X.shape[1] != self.width:
-            raise AdapterError(f"output width changed from {self.width} to {X.shape[1]}; outputs of one audit must have one "
-                               f"length "
-                               "(or vary from the first batch on)")
+            raise AdapterError(f"output width changed from {self.width} to {X.shape[1]}; "
+                               "outputs of one audit must have one length (or vary from the first batch on)")
         return X
 
 

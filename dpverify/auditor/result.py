@@ -205,11 +205,8 @@ class AuditResult:
     @property
     def finding(self) -> str:
         """The verdict in words: a PASS is "no violation found", never "is DP"."""
-        return {"PASS": "no violation "
-                        "found", "FAIL": "violation "
-                                         "certified" if self.privacy_verdict == "FAIL" else "output law differs from the "
-                                                                                            "reference",
-                "INCONCLUSIVE": "inconclusive"}[self.verdict]
+        failed = "violation certified" if self.privacy_verdict == "FAIL" else "output law differs from the reference"
+        return {"PASS": "no violation found", "FAIL": failed, "INCONCLUSIVE": "inconclusive"}[self.verdict]
 
     @property
     def exit_status(self) -> int:
@@ -292,13 +289,11 @@ class AuditResult:
         if self.power and self.verdict != "FAIL":
             pw = self.power
             lines.append(
-                f"  power: a violation with eps >= {_fmt(_num(pw['detectable_eps']))} at delta={self.delta} on an event of "
-                f"probability >= "
-                f"{pw['mass']:g} under h' (on the pairs tested) would have been certified with probability >= "
-                f"{pw['detection_probability']:g} "
-                f"({pw['samples_per_input']} samples per input, each bound at level {pw['level_each_bound']:.3g}); violations "
-                f"on rarer "
-                "events, on other inputs or on events the search ranked low could be missed")
+                f"  power: a violation with eps >= {_fmt(_num(pw['detectable_eps']))} at delta={self.delta} "
+                f"on an event of probability >= {pw['mass']:g} under h' (on the pairs tested) "
+                f"would have been certified with probability >= {pw['detection_probability']:g} "
+                f"({pw['samples_per_input']} samples per input, each bound at level {pw['level_each_bound']:.3g}); "
+                "violations on rarer events, on other inputs or on events the search ranked low could be missed")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
 
