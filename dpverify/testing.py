@@ -230,31 +230,11 @@ def assert_claim(
     ``skipped`` or ``inconclusive`` one (nothing is passed silently), and when the search refutes a claim
     expected to hold; the message says what each verdict covers.
     """
-    from dataclasses import replace as dc_replace
-
-    from proofs.claims import Claim, Domain
-    from proofs.registry import all_claims, get_claim
-
     from dpverify.checker.core import check
-
-    obj = getattr(claim, "claim", claim)
-    if isinstance(obj, str):
-        if obj not in all_claims() and obj in all_mechanisms():
-            byo = f"BYO.{obj}"
-            if byo in all_claims():
-                obj = byo
-            else:
-                from dpverify.checker.spec_claims import spec_claim
-
-                obj = spec_claim(get_mechanism(obj))
-        obj = get_claim(obj) if isinstance(obj, str) else obj
-    if not isinstance(obj, Claim):
-        raise TypeError(f"assert_claim() needs a claim id, a registered mechanism name or a Claim, not {claim!r}")
-    if domain is not None and not isinstance(domain, Domain):
-        d, m = domain
-        domain = dc_replace(obj.domain, d=V.pos_int("d", d), max_count=V.nonneg_int("max_count", m))
     from dpverify.checker.cost import guard_domain
 
+    obj = _claim_of(claim)
+    domain = _domain_of(obj, domain)
     want = expected or obj.expected
     guard_domain(obj, domain if domain is not None else obj.domain, budget_seconds=budget, force=force)  # as `dpverify check`
     res = check(obj, domain, certify=certify)
@@ -271,6 +251,40 @@ def assert_claim(
     if bad:
         raise AssertionError(f"{obj.id}: a verdict is not the expected one ({want})\n{text}")
     return ClaimResult(res, sres)
+
+
+def _claim_of(claim: Any) -> Any:
+    """The ``Claim`` that ``assert_claim``'s argument names: a claim id, a registered mechanism name (its researcher's
+    claim ``BYO.name`` if registered, else its registry claim), a ``Claim`` or what ``dpverify.byo`` returned."""
+    from proofs.claims import Claim
+    from proofs.registry import all_claims, get_claim
+
+    obj = getattr(claim, "claim", claim)
+    if isinstance(obj, str):
+        if obj not in all_claims() and obj in all_mechanisms():
+            byo = f"BYO.{obj}"
+            if byo in all_claims():
+                obj = byo
+            else:
+                from dpverify.checker.spec_claims import spec_claim
+
+                obj = spec_claim(get_mechanism(obj))
+        obj = get_claim(obj) if isinstance(obj, str) else obj
+    if not isinstance(obj, Claim):
+        raise TypeError(f"assert_claim() needs a claim id, a registered mechanism name or a Claim, not {claim!r}")
+    return obj
+
+
+def _domain_of(claim: Any, domain: Any) -> Any:
+    """``domain`` as a ``Domain``: None (the claim's own), a ``Domain``, or ``(d, max_count)`` on the claim's domain."""
+    from dataclasses import replace as dc_replace
+
+    from proofs.claims import Domain
+
+    if domain is None or isinstance(domain, Domain):
+        return domain
+    d, m = domain
+    return dc_replace(claim.domain, d=V.pos_int("d", d), max_count=V.nonneg_int("max_count", m))
 
 
 def assert_pair_dp(mech: Any, h: Sequence[int], h_prime: Sequence[int], eps: Any, delta: Any = 0, *, prec: int = 128) -> None:
