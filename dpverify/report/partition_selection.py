@@ -28,6 +28,28 @@ def _witness(w: Any) -> str:
     return f"{tuple(w['h'])} -> {tuple(w['h_prime'])}"
 
 
+def _black_box_cell(bb: dict) -> str:
+    """A row's black-box figure: a delta lower bound, an eps lower bound, or why there is none."""
+    if bb.get("delta_lower_bound") is not None:
+        return f"delta >= {_g(bb['delta_lower_bound'], 3)} ({bb['samples_per_input']:,} draws, absent key vs count 1)"
+    if bb.get("eps_lower_bound") is None:
+        return "- (delta too small to sample)"
+    if bb["eps_lower_bound"] <= 0:  # no evidence of any privacy loss at this level: no lower bound, not a negative one
+        return f"none (> 0 not shown; {bb['samples_per_input']:,} x 2, n = {bb['pair'][0]})"
+    return f"{_g(bb['eps_lower_bound'], 3)} ({bb['samples_per_input']:,} x 2, n = {bb['pair'][0]})"
+
+
+def _strategy_row(r: dict) -> list[str]:
+    """One strategy x L x eps x delta row: the exact verdict, the model's, the black box's."""
+    c = r["claim"]
+    strat = r["strategy"] + (f" (scale {_g(r['scale'])}, T = {r['threshold']})" if "threshold" in r else "")
+    return [r["library"], strat, str(r["L"]), _g(c["eps"]), _g(c["delta"]),
+            r["verdict"] + (" (certified)" if r.get("certified") else ""), _g(r.get("ratio"), 12),
+            r.get("size", "none") + (" (double rounding)" if r.get("double_rounding") else ""),
+            _g(r.get("relative_excess"), 4), _witness(r.get("witness")), r["model"]["verdict"],
+            _black_box_cell(r["black_box"])]
+
+
 def render_partition_selection_page(data: dict, outdir: Path | str = "reports") -> Path:
     """Write ``partition_selection.md`` from the page data."""
     lines = ["# Partition selection as deployed", "",
@@ -42,24 +64,7 @@ def render_partition_selection_page(data: dict, outdir: Path | str = "reports") 
              "Versions: " + ", ".join(f"{k} {v}" for k, v in sorted(data.get("versions", {}).items())), ""]
     if data.get("skipped"):
         lines += [f"**Skipped:** {data['skipped']} (never counted as a pass).", ""]
-    rows = []
-    for r in data.get("rows", []):
-        c = r["claim"]
-        bb = r["black_box"]
-        if bb.get("delta_lower_bound") is not None:
-            bbs = f"delta >= {_g(bb['delta_lower_bound'], 3)} ({bb['samples_per_input']:,} draws, absent key vs count 1)"
-        elif bb.get("eps_lower_bound") is None:
-            bbs = "- (delta too small to sample)"
-        elif bb["eps_lower_bound"] <= 0:  # no evidence of any privacy loss at this level: no lower bound, not a negative one
-            bbs = f"none (> 0 not shown; {bb['samples_per_input']:,} x 2, n = {bb['pair'][0]})"
-        else:
-            bbs = f"{_g(bb['eps_lower_bound'], 3)} ({bb['samples_per_input']:,} x 2, n = {bb['pair'][0]})"
-        strat = r["strategy"] + (f" (scale {_g(r['scale'])}, T = {r['threshold']})" if "threshold" in r else "")
-        rows.append([r["library"], strat, str(r["L"]), _g(c["eps"]), _g(c["delta"]),
-                     r["verdict"] + (" (certified)" if r.get("certified") else ""), _g(r.get("ratio"), 12),
-                     r.get("size", "none") + (" (double rounding)" if r.get("double_rounding") else ""),
-                     _g(r.get("relative_excess"), 4), _witness(r.get("witness")), r["model"]["verdict"],
-                     bbs])
+    rows = [_strategy_row(r) for r in data.get("rows", [])]
     if rows:
         lines += ["## Strategy x L x eps x delta", "",
                   table(["library", "strategy", "L", "eps", "delta", "exact verdict", "claimed/exact", "size", "relative excess",
