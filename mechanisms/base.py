@@ -31,7 +31,10 @@ from mechanisms import validation as V
 from mechanisms.core import DEFAULT_PREC, exact_context
 from mechanisms.exact.arb_context import certified_context, iv_law
 
-__all__ = ["FrozenSetter", "MechanismBase", "ExactMechanism"]
+__all__ = ["FrozenSetter", "MechanismBase", "ExactMechanism", "HistogramLike"]
+
+#: What the public methods take as a histogram: a sequence of counts or an integer numpy array (validated by the hooks)
+HistogramLike = Sequence[int] | np.ndarray
 
 
 class FrozenSetter:
@@ -52,15 +55,15 @@ class MechanismBase(FrozenSetter):
     ask ``hasattr(mechanism, "distribution")`` whether a law exists, so this class has none).
     """
 
-    def _law_histogram(self, h: Sequence[int]) -> Any:
+    def _law_histogram(self, h: HistogramLike) -> Any:
         """``h`` validated for the law (a tuple of non-negative ints by default)."""
         return V.histogram(h)
 
-    def _sample_histogram(self, h: Sequence[int]) -> Any:
+    def _sample_histogram(self, h: HistogramLike) -> Any:
         """``h`` validated for :meth:`sample` (as for the law by default)."""
         return self._law_histogram(h)
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list[Any]:
+    def sample(self, h: HistogramLike, *, rng: np.random.Generator, size: int = 1) -> list[Any]:
         """``size`` independent outputs on ``h``, drawn with ``rng`` only."""
         hv = self._sample_histogram(h)
         n = V.pos_int("size", size)
@@ -94,7 +97,7 @@ class ExactMechanism(MechanismBase):
     #: parameters (field names) whose exact values make an ``iv`` law computable on Arb balls
     certified_params: ClassVar[tuple[str, ...]] = ()
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
+    def distribution(self, h: HistogramLike, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
         """The exact output distribution on ``h``: every outcome of positive probability -> its probability."""
         hv = self._law_histogram(h)
         with exact_context(prec, interval) as asked:

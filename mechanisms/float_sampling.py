@@ -71,7 +71,7 @@ def log_ratio(a: Any, b: Any) -> float:
     return ln(a) - ln(b)
 
 
-def check_k_le_d(k: int, h: Sequence[int], *, name: str = "k") -> tuple[int, ...]:
+def check_k_le_d(k: int, h: Sequence[int] | np.ndarray, *, name: str = "k") -> tuple[int, ...]:
     """Validate ``h`` and that ``k <= d``; return ``h`` as a tuple of ints."""
     h = histogram(h)
     if k > len(h):

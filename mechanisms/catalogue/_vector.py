@@ -11,12 +11,12 @@ and are never part of a verdict (floats, docs/design.md "Conventions").
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms.base import MechanismBase
+from mechanisms.base import HistogramLike, MechanismBase
 from mechanisms.errors import InvalidHistogram
 
 __all__ = ["VectorMechanism", "lap_logpdf", "lap_logcdf", "lap_logsf", "exp_logpdf", "exp_logcdf", "BELOW", "ABORTED",
@@ -36,7 +36,7 @@ class VectorMechanism(MechanismBase):
 
     outcome_kind = "vector"
 
-    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
+    def sample_array(self, h: HistogramLike, *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
         """``size`` draws as one ``(size, width)`` array."""
         hv = self._sample_histogram(h)
         return self._sample_array(hv, rng=rng, size=V.pos_int("size", size))

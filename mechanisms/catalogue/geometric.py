@@ -20,12 +20,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms.base import ExactMechanism
+from mechanisms.base import ExactMechanism, HistogramLike
 from mechanisms.core import to_ctx
 from mechanisms.errors import InvalidHistogram, InvalidParameter, InvalidParameterType
 from mechanisms.registry import MechanismSpec
@@ -76,7 +76,7 @@ class TruncatedGeometric(VectorMechanism, ExactMechanism):
         """``ln(1 + 2^-k)`` (Balcer–Vadhan Thm. 4.7)."""
         return math.log1p(2.0**-self.k)
 
-    def _count(self, h: Sequence[int]) -> int:
+    def _count(self, h: HistogramLike) -> int:
         (c,) = self._h(h, 1)
         if c > self.n:
             raise InvalidHistogram(f"h=[{c}]: the count must be in 0..n={self.n}")
@@ -89,7 +89,7 @@ class TruncatedGeometric(VectorMechanism, ExactMechanism):
         out += [d - 2 ** (k * (z - c + 1)) * (2**k + 1) ** (n - 1 - (z - c)) for z in range(c, n)]
         return out + [d]
 
-    def _law_histogram(self, h: Sequence[int]) -> int:
+    def _law_histogram(self, h: HistogramLike) -> int:
         return self._count(h)
 
     def _sample_array(self, c: int, *, rng: np.random.Generator, size: int) -> np.ndarray:

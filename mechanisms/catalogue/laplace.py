@@ -30,6 +30,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
+from mechanisms.base import HistogramLike
 from mechanisms.float_sampling import sampler_float
 from mechanisms.errors import InvalidParameter
 
@@ -103,7 +104,7 @@ class LaplaceParallel(VectorMechanism):
         """The composed budget ``copies * eps_each``."""
         return self.copies * self.eps_each
 
-    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+    def _law_histogram(self, h: HistogramLike) -> tuple[int, ...]:
         return self._h(h, 1)
 
     def _sample_array(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> np.ndarray:

@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms.base import ExactMechanism
+from mechanisms.base import ExactMechanism, HistogramLike
 from mechanisms.core import to_ctx
 from mechanisms.errors import DomainTooLarge, InvalidParameter
 from mechanisms.registry import MechanismSpec
@@ -120,20 +120,20 @@ class Rappor(VectorMechanism, ExactMechanism):
         keep1, keep0 = 1 - f / 2, f / 2  # Pr[PRR bit = 1 | Bloom bit]
         return keep1 * self.q + (1 - keep1) * self.p, keep0 * self.q + (1 - keep0) * self.p
 
-    def _probs(self, h: Sequence[int]) -> list[Fraction]:
+    def _probs(self, h: HistogramLike) -> list[Fraction]:
         (v,) = self._h(h, 1)
         b = bloom_bits(v, self.hashes, self.bits)
         hi, lo = self.one_probs()
         return [hi if j in b else lo for j in range(self.bits)]
 
-    def _sample_histogram(self, h: Sequence[int]) -> list[Fraction]:
+    def _sample_histogram(self, h: HistogramLike) -> list[Fraction]:
         return self._probs(h)
 
     def _sample_array(self, probs: list[Fraction], *, rng: np.random.Generator, size: int) -> np.ndarray:
         pr = np.asarray([float(x) for x in probs])
         return (rng.random((size, self.bits)) < pr[None, :]).astype(np.int64)
 
-    def _law_histogram(self, h: Sequence[int]) -> list[Fraction]:
+    def _law_histogram(self, h: HistogramLike) -> list[Fraction]:
         if self.bits > MAX_EXACT_BITS:
             raise DomainTooLarge(f"bits={self.bits}: the law has 2**{self.bits} outcomes (distribution enumerates up to "
                                  f"2**{MAX_EXACT_BITS}); use log_density")

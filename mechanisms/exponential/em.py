@@ -43,7 +43,7 @@ from mechanisms.float_sampling import (
     sampler_float,
     split_noisy,
 )
-from mechanisms.base import ExactMechanism
+from mechanisms.base import ExactMechanism, HistogramLike
 from mechanisms.core import to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.gumbel_order import one_shot_integral
@@ -117,7 +117,7 @@ class _EMFamily(ExactMechanism):
             raise InvalidParameterType(f"factor2={self.factor2!r} must be a bool")
         check_exact_flag(self, ("eps", "sensitivity"))
 
-    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+    def _law_histogram(self, h: HistogramLike) -> tuple[int, ...]:
         return check_k_le_d(self._selected, h)
 
     def _weights(self, ctx: Any, h: Sequence[int]) -> list[Any]:

@@ -42,7 +42,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import check_k_le_d, exact_top, is_wide, relative_ints, sampler_float, split_noisy
-from mechanisms.base import ExactMechanism
+from mechanisms.base import ExactMechanism, HistogramLike
 from mechanisms.core import to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.registry import MechanismSpec, zcdp_claim
@@ -145,7 +145,7 @@ class _PFFamily(ExactMechanism):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidParameterType(f"{name}={getattr(self, name)!r} must be a bool")
 
-    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+    def _law_histogram(self, h: HistogramLike) -> tuple[int, ...]:
         return check_k_le_d(self._selected, h)
 
     def critical_scales(self) -> tuple[float, ...]:

@@ -45,7 +45,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms.base import ExactMechanism
+from mechanisms.base import ExactMechanism, HistogramLike
 from mechanisms.core import DEFAULT_PREC, exact_context, sorted_items, to_ctx
 from mechanisms.errors import DomainTooLarge, InvalidParameter
 from mechanisms.registry import MechanismSpec
@@ -177,7 +177,7 @@ class JointSequence(ExactMechanism):
     def __post_init__(self) -> None:
         self._set(k=pos_int("k", self.k), eps=positive("eps", self.eps))
 
-    def tables(self, h: Sequence[int]) -> SequenceTables:
+    def tables(self, h: HistogramLike) -> SequenceTables:
         h = histogram(h)
         if self.k > len(h):
             raise InvalidParameter(f"k={self.k} must be <= d={len(h)} (the number of items)")
@@ -202,7 +202,7 @@ class JointSequence(ExactMechanism):
         """Utility ``-max_i (c_(i) - h_{s_i})`` of count values: no index used (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"shift", "permute"})
 
-    def _law_histogram(self, h: Sequence[int]) -> SequenceTables:
+    def _law_histogram(self, h: HistogramLike) -> SequenceTables:
         tab = self.tables(h)
         d = len(tab.h)
         if math.perm(d, self.k) > MAX_OUTCOMES:
@@ -219,7 +219,7 @@ class JointSequence(ExactMechanism):
         return {s: w[max(top[i] - tab.h[j] for i, j in enumerate(s))] / z
                 for s in permutations(range(d), self.k)}
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1,
+    def sample(self, h: HistogramLike, *, rng: np.random.Generator, size: int = 1,
                exact: bool = True) -> list[Any]:
         """``size`` draws; ``exact=False`` uses the float64 log-space gap draw (a per-call choice, not a parameter:
         this overrides the base's dispatch)."""

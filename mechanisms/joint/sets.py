@@ -54,7 +54,7 @@ import numpy as np
 
 from mechanisms.float_sampling import sampler_float
 from mechanisms import validation as V
-from mechanisms.base import ExactMechanism
+from mechanisms.base import ExactMechanism, HistogramLike
 from mechanisms.core import DEFAULT_PREC, exact_context, sorted_items, to_ctx
 from mechanisms.errors import DomainTooLarge, InvalidParameter
 from mechanisms.registry import MechanismSpec
@@ -189,7 +189,7 @@ class Joint(ExactMechanism):
     def _weights(self, tab: SetTables) -> list[int]:
         return list(tab.counts)
 
-    def tables(self, h: Sequence[int]) -> SetTables:
+    def tables(self, h: HistogramLike) -> SetTables:
         h = histogram(h)
         _check_k(self.k, len(h))
         return set_tables(h, self.k)
@@ -217,7 +217,7 @@ class Joint(ExactMechanism):
         (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"shift", "permute"})
 
-    def _law_histogram(self, h: Sequence[int]) -> SetTables:
+    def _law_histogram(self, h: HistogramLike) -> SetTables:
         tab = self.tables(h)
         d = len(tab.h)
         if math.comb(d, self.k) > MAX_OUTCOMES:
@@ -241,7 +241,7 @@ class Joint(ExactMechanism):
         return out
 
     # -- sampling -----------------------------------------------------------
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1,
+    def sample(self, h: HistogramLike, *, rng: np.random.Generator, size: int = 1,
                exact: bool = True) -> list[Any]:
         """``size`` draws.  ``exact=True``: exact law; ``exact=False``: float64 gap draw (a per-call choice, not a
         parameter: this overrides the base's dispatch)."""

@@ -43,7 +43,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import sampler_float
-from mechanisms.base import ExactMechanism
+from mechanisms.base import ExactMechanism, HistogramLike
 from mechanisms.errors import InvalidHistogram, InvalidParameter, InvalidParameterType
 from mechanisms.exact.laplace_order import ordered_top_distribution
 from mechanisms.registry import MechanismSpec
@@ -131,7 +131,7 @@ class _LaplaceTop(ExactMechanism):
             self._set(k=V.pos_int("k", self.k))
         self._set(eps=V.positive("eps", self.eps), sensitivity=V.positive("sensitivity", self.sensitivity))
 
-    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+    def _law_histogram(self, h: HistogramLike) -> tuple[int, ...]:
         return _check_hk(h, self._selected)
 
     def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:

@@ -45,7 +45,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import log_ratio, sampler_counts, sampler_float
-from mechanisms.base import ExactMechanism
+from mechanisms.base import ExactMechanism, HistogramLike
 from mechanisms.core import BOT, exact_context, order_stat, sorted_items, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.exppoly import laplace_sf
@@ -93,7 +93,7 @@ class _FixedThresholdFamily(ExactMechanism):
     def _validate(self) -> None:
         self._set(k=V.pos_int("k", self.k), eps=V.positive("eps", self.eps), delta=V.probability("delta", self.delta))
 
-    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+    def _law_histogram(self, h: HistogramLike) -> tuple[int, ...]:
         return _check_h(h, self.k)
 
     def critical_scales(self) -> tuple[float, ...]:
@@ -163,7 +163,7 @@ class TruncatedRR(_FixedThresholdFamily):
         self._set(i=V.nonneg_int("i", self.i))
         self._validate()
 
-    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+    def _law_histogram(self, h: HistogramLike) -> tuple[int, ...]:
         hv = _check_h(h, self.k)
         if self.i >= len(hv):
             raise InvalidParameter(f"i={self.i} must be < d={len(hv)}")
@@ -270,7 +270,7 @@ class RestrictedFixedThreshold(_FixedThresholdFamily):
         """``π_ĥ^{-1}``: the items of ``d^k_>(ĥ)`` in sorted order (coordinate j <-> item)."""
         return strict_domain(self.h_hat, self.k)
 
-    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+    def _law_histogram(self, h: HistogramLike) -> tuple[int, ...]:
         hv = _check_h(h, self.k)
         if len(hv) != len(self.h_hat):
             raise InvalidParameter(f"len(h)={len(hv)} must equal len(h_hat)={len(self.h_hat)}")

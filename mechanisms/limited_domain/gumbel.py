@@ -49,7 +49,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import exact_top, is_wide, log_ratio, sampler_float, split_noisy
-from mechanisms.base import ExactMechanism
+from mechanisms.base import ExactMechanism, HistogramLike
 from mechanisms.core import BOT, order_stat, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.arb_context import certified_context, iv_law
@@ -268,7 +268,7 @@ class _GumbelRace(ExactMechanism):
         m = bot_multiplier(self.kbar, self.Delta, self.kbar + 1)
         return (1 + log_ratio(m, self.delta) / float(self.eps), 1 / float(self.eps))
 
-    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+    def _law_histogram(self, h: HistogramLike) -> tuple[int, ...]:
         hv = V.histogram(h)
         check_kbar_le_d(self.kbar, len(hv), allow_d=self.allow_kbar_eq_d)
         return hv
@@ -277,7 +277,7 @@ class _GumbelRace(ExactMechanism):
         _, dom, c, m = self._prepare(h)
         return race_distribution(ctx, h, dom, self.k, self.eps, c, m, self.delta)
 
-    def _sample_histogram(self, h: Sequence[int]) -> np.ndarray:
+    def _sample_histogram(self, h: HistogramLike) -> np.ndarray:
         a = as_counts(h)
         check_kbar_le_d(self.kbar, len(a), allow_d=self.allow_kbar_eq_d)
         return a
@@ -300,7 +300,7 @@ class _GumbelRace(ExactMechanism):
         return race_sample(a, self._sample_domain(a, top, c), self.k, sampler_float("eps", self.eps), c, m, self.delta,
                            rng=rng, size=size)
 
-    def sample_array(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
+    def sample_array(self, h: HistogramLike, *, rng: np.random.Generator, size: int = 1) -> np.ndarray:
         """``size`` draws as a ``(size, k)`` int64 array: item indices in order, ``-1`` for ⊥ and after it.
 
         Same law as :meth:`sample` (row ``(i_1..i_j, -1, ...)`` is ``(i_1..i_j, BOT)``),

@@ -62,7 +62,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import exact_top, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
-from mechanisms.base import ExactMechanism
+from mechanisms.base import ExactMechanism, HistogramLike
 from mechanisms.core import BOT, order_stat, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.sampling import check_balanced_flag, check_exact_flag
@@ -235,7 +235,7 @@ class LimitDomLap(ExactMechanism):
             raw = ordered_top_distribution(ctx, centers, _scale(self.eps), self.k, stop=self.kbar)
         return {tuple(BOT if p == self.kbar else dom[p] for p in o): v for o, v in raw.items()}
 
-    def _sample_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+    def _sample_histogram(self, h: HistogramLike) -> tuple[int, ...]:
         hv = V.histogram(h)
         check_kbar_le_d(self.kbar, len(hv))
         return hv
@@ -287,7 +287,7 @@ class LapMax(ExactMechanism):
         dom = _domain_param(self.domain)
         self._set(domain=() if dom is None else dom)
 
-    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+    def _law_histogram(self, h: HistogramLike) -> tuple[int, ...]:
         hv = V.histogram(h)
         check_kbar_le_d(self.kbar, len(hv))
         bad = [i for i in self.domain if i >= len(hv)]

@@ -46,7 +46,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import exact_top, is_wide, log_ratio, sampler_float, split_noisy
-from mechanisms.base import ExactMechanism
+from mechanisms.base import ExactMechanism, HistogramLike
 from mechanisms.core import DEFAULT_PREC, exact_context, relabel_outcome, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.registry import MechanismSpec
@@ -156,7 +156,7 @@ class OptimalThreshold(ExactMechanism):
         units; the worst-case search builds its gaps around them)."""
         return tuple(log_ratio(i, self.delta) / float(self.eps) for i in range(self.k, self.dbar + 1)) + (1 / float(self.eps),)
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
+    def distribution(self, h: HistogramLike, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
         """The selection's law times each inner LimitDom's (a composition: it overrides the base's
         :meth:`~mechanisms.base.ExactMechanism.distribution`, its factors being laws of their own)."""
         h = self._law_histogram(h)
@@ -169,12 +169,12 @@ class OptimalThreshold(ExactMechanism):
                     out[(kbar, o)] = p * q
         return out
 
-    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+    def _law_histogram(self, h: HistogramLike) -> tuple[int, ...]:
         hv = V.histogram(h)
         check_kbar_le_d(self.dbar, len(hv))
         return hv
 
-    def _sample_histogram(self, h: Sequence[int]) -> np.ndarray:
+    def _sample_histogram(self, h: HistogramLike) -> np.ndarray:
         a = as_counts(h)
         check_kbar_le_d(self.dbar, len(a))
         return a

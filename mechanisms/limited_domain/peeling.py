@@ -34,7 +34,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import exact_top, is_wide, log_ratio, sampler_counts, sampler_float, split_noisy
-from mechanisms.base import ExactMechanism
+from mechanisms.base import ExactMechanism, HistogramLike
 from mechanisms.core import BOT, order_stat, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.sampling import check_exact_flag
@@ -150,7 +150,7 @@ class LEM(_LimitedEM):
     def __post_init__(self) -> None:
         self._validate(with_k=False)
 
-    def _law_histogram(self, h: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    def _law_histogram(self, h: HistogramLike) -> tuple[tuple[int, ...], tuple[int, ...], int]:
         hv = V.histogram(h)
         check_kbar_le_d(self.kbar, len(hv))
         return hv, _resolve_domain(self.domain, hv, self.kbar), bot_multiplier(self.kbar, self.Delta, len(hv), self.variant)
@@ -168,7 +168,7 @@ class LEM(_LimitedEM):
         """The one-round peeling mechanism whose sampler is LEM's."""
         return PLEM(1, self.kbar, self.eps, self.delta, self.Delta, self.domain, variant=self.variant)
 
-    def _sample_histogram(self, h: Sequence[int]) -> Prepared:
+    def _sample_histogram(self, h: HistogramLike) -> Prepared:
         return self._plem()._law_histogram(h)
 
     def _sample_float(self, prepared: Prepared, *, rng: np.random.Generator, size: int) -> list[Any]:
@@ -205,7 +205,7 @@ class PLEM(_LimitedEM):
     def _inner_kbar(self) -> int:
         return self.k if self.literal else self.kbar
 
-    def _law_histogram(self, h: Sequence[int]) -> Prepared:
+    def _law_histogram(self, h: HistogramLike) -> Prepared:
         """The histogram, the domain, the inner kbar and the ⊥ multiplier; refuses a domain smaller than ``k``
         with a weightless ⊥."""
         hv = V.histogram(h)

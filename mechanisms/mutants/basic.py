@@ -40,7 +40,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import check_k_le_d, gumbel_top, relative_counts, sampler_counts, sampler_float
-from mechanisms.base import ExactMechanism
+from mechanisms.base import ExactMechanism, HistogramLike
 from mechanisms.core import DEFAULT_PREC, critical_scales_of, order_stat, relabel_outcome, symmetries_of, to_ctx
 from mechanisms.exponential.em import ExponentialMechanism, OneShotGumbel, em_weights
 from mechanisms.laplace.noisy_max import ReportNoisyMaxLaplace
@@ -72,11 +72,11 @@ class _Delegate(ExactMechanism):
     def inner(self) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list[Any]:
+    def sample(self, h: HistogramLike, *, rng: np.random.Generator, size: int = 1) -> list[Any]:
         out: list[Any] = self.inner().sample(h, rng=rng, size=size)
         return out
 
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
+    def distribution(self, h: HistogramLike, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
         out: dict[Any, Any] = self.inner().distribution(h, prec=prec, interval=interval)
         return out
 
@@ -201,7 +201,7 @@ class NoisyMaxWithValue(ExactMechanism):
         (:mod:`dpverify.checker.reductions`)."""
         return frozenset({"permute"})
 
-    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+    def _law_histogram(self, h: HistogramLike) -> tuple[int, ...]:
         hv = V.histogram(h)
         if Fraction(self.eps) * (max(hv) - self.lo) > 2**16:
             # F(lo + 1) = exp(-sum exp(eps (h_j - lo - 1))) would be exp(-e^(>65536)): beyond what mpmath evaluates
@@ -211,7 +211,7 @@ class NoisyMaxWithValue(ExactMechanism):
                                    f"(needs eps*(max(h)-lo) <= 2**16)")
         return hv
 
-    def _sample_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+    def _sample_histogram(self, h: HistogramLike) -> tuple[int, ...]:
         return V.histogram(h)
 
     def _distribution(self, ctx: Any, h: tuple[int, ...]) -> dict[Any, Any]:
@@ -270,7 +270,7 @@ class LimitDomThresholdMutant(ExactMechanism):
         c, m, dl = self._parts(h)
         return race_distribution(ctx, h, dom, self.k, self.eps, c, m, dl)
 
-    def _sample_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+    def _sample_histogram(self, h: HistogramLike) -> tuple[int, ...]:
         hv = V.histogram(h)
         limited_domain(hv, self.kbar)  # validates kbar <= d
         return hv
@@ -298,7 +298,7 @@ class PeelingWithReplacement(ExactMechanism):
     def __post_init__(self) -> None:
         self._set(k=V.pos_int("k", self.k), eps=V.positive("eps", self.eps))
 
-    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+    def _law_histogram(self, h: HistogramLike) -> tuple[int, ...]:
         return check_k_le_d(self.k, h)
 
     def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:

@@ -43,7 +43,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from mechanisms import validation as V
-from mechanisms.base import ExactMechanism
+from mechanisms.base import ExactMechanism, HistogramLike
 from mechanisms.core import DEFAULT_PREC, exact_context, relabel_outcome, symmetries_of, to_ctx
 from mechanisms.errors import BudgetExceeded, InvalidParameter, InvalidParameterType
 from mechanisms.exact.arb_context import certified_context, iv_law
@@ -374,7 +374,7 @@ class MultiLimitDom(ExactMechanism):
             return tuple(relabel_outcome(None, o, items) for o in outcome)
         return tuple((o[0], relabel_outcome(None, o[1], items)) for o in outcome)
 
-    def rounds(self, h: Sequence[int]) -> Callable[[tuple[Any, ...]], Round | None]:
+    def rounds(self, h: HistogramLike) -> Callable[[tuple[Any, ...]], Round | None]:
         """The loop's rounds on data ``h``: ``t -> Round(mechanism, view(h), k)``."""
         h = V.histogram(h)
         views: dict[Any, Any] = {}  # each view applied to h once
@@ -394,11 +394,11 @@ class MultiLimitDom(ExactMechanism):
         return dict(k_star=self.k_star, l_star=self.l_star, charge=self.charge)
 
     # a composition of round mechanisms, each with its own law and sampler: both public methods are overridden
-    def distribution(self, h: Sequence[int], *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
+    def distribution(self, h: HistogramLike, *, prec: int = DEFAULT_PREC, interval: bool = False) -> dict[Any, Any]:
         """The exact transcript law (:func:`transcript_distribution`)."""
         return transcript_distribution(self.rounds(h), prec=prec, interval=interval, **self._kw())
 
-    def sample(self, h: Sequence[int], *, rng: np.random.Generator, size: int = 1) -> list[Any]:
+    def sample(self, h: HistogramLike, *, rng: np.random.Generator, size: int = 1) -> list[Any]:
         """``size`` transcripts (:func:`sample_transcripts`)."""
         return sample_transcripts(self.rounds(h), rng=rng, size=size, **self._kw())
 

@@ -35,7 +35,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import log_ratio, sampler_float
-from mechanisms.base import ExactMechanism
+from mechanisms.base import ExactMechanism, HistogramLike
 from mechanisms.core import BOT, order_stat, sorted_items, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.registry import MechanismSpec
@@ -190,7 +190,7 @@ class StableTopSet(ExactMechanism):
         j, dist = self.j, TOPSET_DISTANCES[self.distance]
         return AStab(f=_TopSetF(j), dist=_Dist(dist, j), eps=self.eps, delta=self.delta)
 
-    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+    def _law_histogram(self, h: HistogramLike) -> tuple[int, ...]:
         hv = V.histogram(h)
         if self.j > len(hv):
             raise InvalidParameter(f"j={self.j} must be <= d={len(hv)} (the number of items)")

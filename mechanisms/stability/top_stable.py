@@ -46,7 +46,7 @@ import numpy as np
 
 from mechanisms import validation as V
 from mechanisms.float_sampling import gumbel_top, relative_counts, sampler_counts, sampler_float
-from mechanisms.base import ExactMechanism
+from mechanisms.base import ExactMechanism, HistogramLike
 from mechanisms.core import BOT, exact_context, order_stat, sorted_items, to_ctx
 from mechanisms.errors import InvalidParameter, InvalidParameterType
 from mechanisms.exact.sampling import check_balanced_flag, check_exact_flag
@@ -169,7 +169,7 @@ class TopStable(ExactMechanism):
         fn = DISTANCES[self.distance]
         return [fn(h, i) for i in range(self.kbar, 0, -1)]
 
-    def _law_histogram(self, h: Sequence[int]) -> tuple[int, ...]:
+    def _law_histogram(self, h: HistogramLike) -> tuple[int, ...]:
         hv = V.histogram(h)
         if self.kbar > len(hv):
             raise InvalidParameter(f"kbar={self.kbar} must be <= d={len(hv)} (the number of items)")
