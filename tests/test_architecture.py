@@ -8,9 +8,9 @@ those inside functions), never from what happens to be loaded:
 * a private module (``_name``) is imported only from its own layer;
 * every room (package folder) of the code is on the map (``ARCHITECTURE.md``) and every room on the map exists;
 * every dotted code pointer of the claims ledger (``Claim.code``, printed in ``proofs/INDEX.md``) resolves;
-* docstrings and comments cite only what a clone holds: no notes kept outside the repository (``DESIGN.md``,
-  ``STYLE.md``: now ``docs/design.md``, ``docs/style.md``), no issue numbers, no names of the stored paper copies
-  (``seed 001``); and every paper key they cite (``DR19 Algorithm 1``, ``CWGM20 §3.2``, ids such as
+* docstrings and comments cite only what a clone holds: no design or style notes kept outside the repository
+  (they are ``docs/design.md`` and ``docs/style.md``), no issue numbers, no numbers of the stored paper copies;
+  and every paper key they cite (``DR19 Algorithm 1``, ``CWGM20 §3.2``, ids such as
   ``GJMR21.Thm8``) is defined in ``docs/references.md``.
 
 Each rule is shown able to fail on a small synthetic tree with the violation planted.
