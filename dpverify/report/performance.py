@@ -139,23 +139,36 @@ def _section(res: dict, title: str) -> list[str]:
         _rows_table(res["checker"]),
     ]
     if "verify" in res:
-        v = res["verify"]
-        wall = v.get("wall_seconds")
-        phases = v.get("phases", {})
-        lines.append("\n### `dpverify verify` (the main job)\n\n")
-        if phases:
-            lines.append(table(["phase", "seconds"], [[esc(k), _f(float(x))] for k, x in phases.items()]) + "\n")
-        met = wall is not None and wall <= 600
-        lines.append(f"Wall time: {wall} s ({'this run' if v.get('complete') else 'last recorded run'}); target: 10 minutes on "
-                     f"2 cores: "
-                     f"{'met' if met else '**not met**'}.\n")
-    for key, title2 in (("joint", "JOINT exact vs float64 sequence sampler (MovieLens; seconds)"),
-                        ("joint_sets", "k-set JOINT, exact (GJMR21 Lemmas 6-7 counts; MovieLens; seconds)"),
-                        ("joint_flint", "JOINT Lemma 7 products: Python ints vs python-flint (SetTables, all gaps; seconds)"),
-                        ("exact_samplers", "Exact (integer-only) samplers vs float samplers"),
-                        ("br_optimal", "Optimal composition of k eps-bounded-range mechanisms, certified (DDR20; target: under "
-                                       "1 s at k = 1000)"),
-                        ("audit_power", "Audit power: samples used per verdict")):
+        lines += _verify_timing(res["verify"])
+    lines += _optional_tables(res)
+    return lines
+
+
+def _verify_timing(v: dict) -> list[str]:
+    """The main job's phases and wall time against the 10-minute target."""
+    wall = v.get("wall_seconds")
+    phases = v.get("phases", {})
+    lines = ["\n### `dpverify verify` (the main job)\n\n"]
+    if phases:
+        lines.append(table(["phase", "seconds"], [[esc(k), _f(float(x))] for k, x in phases.items()]) + "\n")
+    met = wall is not None and wall <= 600
+    lines.append(f"Wall time: {wall} s ({'this run' if v.get('complete') else 'last recorded run'}); target: 10 minutes on "
+                 f"2 cores: {'met' if met else '**not met**'}.\n")
+    return lines
+
+
+def _optional_tables(res: dict) -> list[str]:
+    """The tables of the sections this run has (JOINT, exact samplers, composition, audit power)."""
+    titles = {
+        "joint": "JOINT exact vs float64 sequence sampler (MovieLens; seconds)",
+        "joint_sets": "k-set JOINT, exact (GJMR21 Lemmas 6-7 counts; MovieLens; seconds)",
+        "joint_flint": "JOINT Lemma 7 products: Python ints vs python-flint (SetTables, all gaps; seconds)",
+        "exact_samplers": "Exact (integer-only) samplers vs float samplers",
+        "br_optimal": "Optimal composition of k eps-bounded-range mechanisms, certified (DDR20; target: under 1 s at k = 1000)",
+        "audit_power": "Audit power: samples used per verdict",
+    }
+    lines: list[str] = []
+    for key, title2 in titles.items():
         if key in res:
             lines += [f"\n### {title2}\n\n", _rows_table(res[key])]
     return lines
