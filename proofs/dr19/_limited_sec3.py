@@ -212,7 +212,7 @@ def lemma_8_1_statistical(inst: Instance, *, prec: int, interval: bool) -> list[
                              * mpmath.exp(-mpmath.mpf(eps.numerator) / eps.denominator * (gap - 1))), F(1))
     rng = np.random.default_rng(20190517)
     # the sampler takes the count array as it is (np.asarray inside): no tuple of 10**5 counts
-    out = LimitDom(k, kbar, eps, delta).sample(h, rng=rng, size=n)  # type: ignore[arg-type]
+    out = LimitDom(k, kbar, eps, delta).sample(h, rng=rng, size=n)
     short = sum(1 for o in out if BOT in o)
     hk = int(np.sort(h)[-k])
     alpha = math.log(k * kbar / 0.05) / float(eps)
