@@ -48,8 +48,7 @@ def add_arguments(s: argparse.ArgumentParser) -> None:
     from dpverify.auditor.stats import DEFAULT_ALPHA, DEFAULT_SEED
 
     s.description = ("Sample TARGET on neighbouring histograms and test it against an exact reference (--spec) and a privacy "
-                     "claim. "
-                     + CALLING_CONVENTION)
+                     "claim. " + CALLING_CONVENTION)
     s.add_argument("target", nargs="?", help="package.module:name or path/to/file.py:name (omit to audit --spec's own sampler)")
     s.add_argument("--spec", help="registered mechanism to audit against (exact reference and claim)")
     s.add_argument("--param", action="append", metavar="NAME=VALUE", help="mechanism parameter (repeatable)")
@@ -213,8 +212,7 @@ def _run_tables(args: argparse.Namespace) -> int:
         if args.registry is None and not args.power and not args.thirdparty and not data_path(out.parent, "audits").exists():
             raise InvalidParameter(f"--write-report {args.write_report}: the page's other sections come from "
                                    f"{data_path(out.parent, 'audits')}, which does not exist; add --registry --power "
-                                   f"--thirdparty "
-                                   "(or run `dpverify verify`) to write it")
+                                   "--thirdparty (or run `dpverify verify`) to write it")
     timing_ok, timing_rows = True, None
     if args.timing:
         timing_ok, timing_rows = _run_timing(args, command, out)

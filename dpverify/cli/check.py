@@ -85,15 +85,16 @@ def add_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("--d", type=int, help="longest histogram (default: the claim's domain)")
     s.add_argument("--max-count", type=int, help="largest count (default: the claim's domain)")
     s.add_argument("--relation", help="add-remove | delta:N | linf")
-    s.add_argument("--param", action="append", metavar="NAME=VALUE", help="override NAME in every parameter set of the claim, "
-                                                                          "keeping the others (repeatable); NAME must be one "
+    s.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="override NAME in every parameter set of the claim, keeping the others (repeatable); NAME must be one "
                         "of the claim's parameters and the value one its mechanism accepts")
     level = s.add_mutually_exclusive_group()
     level.add_argument("--quick", action="store_true", help="start from the claim's quick domain")
-    level.add_argument("--wide", action="store_true", help="start from the claim's wide domain (what `dpverify verify --wide` "
-                                                           "checks)")
-    s.add_argument("--no-certify", action="store_true", help="uncertified mp evaluation (faster; 'holds' is then not certified); "
-                                                                 "by default every inequality is decided in interval arithmetic")
+    level.add_argument("--wide", action="store_true",
+                       help="start from the claim's wide domain (what `dpverify verify --wide` checks)")
+    s.add_argument("--no-certify", action="store_true",
+                   help="uncertified mp evaluation (faster; 'holds' is then not certified); by default every inequality is "
+                        "decided in interval arithmetic")
     s.add_argument("--budget", type=float, default=600.0, help="refuse domains estimated to take longer (seconds)")
     s.add_argument("--force", action="store_true", help="run even if over --budget")
     add_exec_options(s, default_workers=1)

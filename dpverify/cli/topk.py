@@ -43,9 +43,8 @@ def cmd_topk(args: argparse.Namespace) -> int:
         g = budget_state["session_guarantee"]
         print(f"budget {args.budget}: charged {res.charge}; k* used {budget_state['k_used']}/{budget_state['k_star']}, "
               f"l* used {budget_state['l_used']}/{budget_state['l_star']}; session: ({g['eps']}, {g['delta']})-DP by DR19 "
-              f"Theorem 2 "
-              f"with accountant {g['accountant']} "
-              f"(" + ", ".join(f"{m} {v}" for m, v in g["candidates"].items() if v is not None) + ")")
+              f"Theorem 2 with accountant {g['accountant']} ("
+              + ", ".join(f"{m} {v}" for m, v in g["candidates"].items() if v is not None) + ")")
     return 0
 
 

@@ -101,9 +101,9 @@ def add_arguments(s: argparse.ArgumentParser) -> None:
     level.add_argument("--wide", action="store_true",
                        help="every privacy claim on its wide domain (d up to 5, counts up to 6 where the default is narrower; "
                             "hours)")
-    s.add_argument("--no-certify", action="store_true", help="uncertified mp verdicts (faster; 'holds' is then not certified); "
-                                                                 "by default every inequality is evaluated in interval "
-                                                                 "arithmetic")
+    s.add_argument("--no-certify", action="store_true",
+                   help="uncertified mp verdicts (faster; 'holds' is then not certified); by default every inequality is "
+                        "evaluated in interval arithmetic")
     s.add_argument("--no-search", action="store_true", help="skip the worst-case search of the privacy claims")
     s.add_argument("--search-evals", type=int, help=f"evaluations per privacy claim (default {SEARCH_EVALS}, --quick "
                                                     f"{QUICK_SEARCH_EVALS})")
