@@ -139,8 +139,10 @@ def rooms_on_the_map(root: Path = ROOT) -> set[str]:
     return set(re.findall(r"`((?:%s)(?:/[a-z_0-9]+)*/)`" % "|".join(LAYERS), text))
 
 
-#: what a clone cannot follow: the stored paper copies by number, notes outside the repository, issue numbers
-STALE_CITATION = re.compile(r"\b[Ss]eeds? 00\d|\b(?:DESIGN|STYLE)\.md\b|(?i:\bissues? #?\d+|\bthe issue's\b)")
+#: what a clone cannot follow: the stored paper copies by number, notes outside the repository, this project's
+#: issue numbers (another project's issue, ``opendp/opendp issue #2911``, can be followed: ``repo`` is set)
+STALE_CITATION = re.compile(r"\b[Ss]eeds? 00\d|\b(?:DESIGN|STYLE)\.md\b|(?P<repo>\b[\w.-]+/[\w.-]+ )?(?i:\bissues? #?\d+)"
+                            r"|(?i:\bthe issue's\b)")
 #: a place in a paper: what follows a bibliography key when it is cited
 _PLACE = (r"(?:§|Alg(?:orithm)?s?\.?|Thm\.?|Theorems?|Lem(?:ma|mas|\.)?|Cor(?:ollary)?\.?|Def(?:inition)?\.?|"
           r"Prop(?:osition)?\.?|Claims?|[Ee]qs?\.|Sec(?:tions?|\.)|App(?:endix)?\.?|Fig(?:ure)?\.?|Tables?|Remark|Example|ref\.)")
@@ -165,7 +167,7 @@ def prose(path: Path) -> list[tuple[int, str]]:
 def stale_citations(root: Path = ROOT) -> list[str]:
     """Citations in docstrings and comments that a reader with only the clone cannot follow, as ``file:line: text``."""
     return [f"{p.relative_to(root)}:{line}: {m.group(0)}" for p in module_files(root).values()
-            for line, text in prose(p) for m in STALE_CITATION.finditer(text)]
+            for line, text in prose(p) for m in STALE_CITATION.finditer(text) if not m.group("repo")]
 
 
 def defined_keys(root: Path = ROOT) -> set[str]:
@@ -308,7 +310,8 @@ def test_a_room_missing_from_the_map_is_caught(tmp_path):
 def test_a_stale_citation_is_caught(tmp_path):
     root = _tree(tmp_path, {"mechanisms/m.py": '"""As DESIGN.md says (seed 001 §2)."""\n\n\ndef f():\n'
                                                '    """Fixed in issue #12."""\n    return 1  # see STYLE.md §4, and issue 7\n',
-                            "proofs/p.py": '"""DR19 Algorithm 1, docs/design.md ("Conventions").  Not an issue: tissue 3."""\n'
+                            "proofs/p.py": '"""DR19 Algorithm 1, docs/design.md ("Conventions"), opendp/opendp issue #2911. '
+                                           'Not an issue: tissue 3."""\n'
                                            'X = "seed 001 in a string that reaches a report"\n'})
     assert stale_citations(root) == ["mechanisms/m.py:1: DESIGN.md", "mechanisms/m.py:1: seed 001",
                                      "mechanisms/m.py:5: issue #12", "mechanisms/m.py:6: STYLE.md", "mechanisms/m.py:6: issue 7"]
