@@ -99,28 +99,7 @@ def load_target(spec: str, params: Mapping[str, Any] | None = None) -> Any:
     where, attr = spec.rsplit(":", 1)
     if not where or not attr:
         raise InvalidParameter(f"target={spec!r} must look like package.module:name or path/to/file.py:name")
-    if where.endswith(".py") or "/" in where or "\\" in where:
-        path = Path(where)
-        if not path.is_file():
-            raise InvalidParameter(f"target={spec!r}: no file {where}")
-        modname = file_module_name(path)
-        module = sys.modules.get(modname)  # a file is executed once per process
-        if module is None:
-            loader = importlib.util.spec_from_file_location(modname, path)
-            if loader is None or loader.loader is None:
-                raise InvalidParameter(f"target={spec!r}: {where} cannot be loaded as a Python module")
-            module = importlib.util.module_from_spec(loader)
-            sys.modules[modname] = module
-            try:
-                loader.loader.exec_module(module)
-            except Exception as exc:  # noqa: BLE001 - the user's file failed to import: say which
-                del sys.modules[modname]
-                raise InvalidParameter(f"target={spec!r}: importing {where} failed: {exc!r}") from exc
-    else:
-        try:
-            module = importlib.import_module(where)
-        except ImportError as exc:
-            raise InvalidParameter(f"target={spec!r}: cannot import {where}: {exc}") from exc
+    module = _module_of(spec, where)
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
@@ -133,6 +112,33 @@ def load_target(spec: str, params: Mapping[str, Any] | None = None) -> Any:
             raise InvalidParameter(f"target={spec!r} is a class; "
                                    f"constructing it with {dict(params or {})} failed: {exc}") from exc
     return obj
+
+
+def _module_of(spec: str, where: str) -> Any:
+    """The module ``where`` names: a file (executed once per process) or an importable module."""
+    if not (where.endswith(".py") or "/" in where or "\\" in where):
+        try:
+            return importlib.import_module(where)
+        except ImportError as exc:
+            raise InvalidParameter(f"target={spec!r}: cannot import {where}: {exc}") from exc
+    path = Path(where)
+    if not path.is_file():
+        raise InvalidParameter(f"target={spec!r}: no file {where}")
+    modname = file_module_name(path)
+    module = sys.modules.get(modname)  # a file is executed once per process
+    if module is not None:
+        return module
+    loader = importlib.util.spec_from_file_location(modname, path)
+    if loader is None or loader.loader is None:
+        raise InvalidParameter(f"target={spec!r}: {where} cannot be loaded as a Python module")
+    module = importlib.util.module_from_spec(loader)
+    sys.modules[modname] = module
+    try:
+        loader.loader.exec_module(module)
+    except Exception as exc:  # noqa: BLE001 - the user's file failed to import: say which
+        del sys.modules[modname]
+        raise InvalidParameter(f"target={spec!r}: importing {where} failed: {exc!r}") from exc
+    return module
 
 
 #: how a black-box target is called (``dpverify audit --help``, README.md and the tutorial say the same)
@@ -363,6 +369,10 @@ class OutcomeAdapter:
             seq = list(raw)
         except TypeError:
             raise self._fail(raw, f"a {type(raw).__name__} is not an outcome") from None
+        return self._sequence(raw, seq)
+
+    def _sequence(self, raw: Any, seq: list) -> tuple:
+        """A sequence of item indices, possibly ending in ⊥ (and nothing but ⊥ after it); empty means ⊥."""
         out: list = []
         for j, x in enumerate(seq):
             if _is_bot(x):

@@ -240,12 +240,19 @@ def candidate_pairs(d: int, relation: str, scales: Sequence[int], *, limit: int 
         for c in _block_pairs(d, relation, G):
             add(c)
     if stairs and d >= 2:
-        for g1 in few:
-            for g2 in few:
-                h = _stairs(d, [g1, g2][: d - 1])
-                for g in _neighbour_list(h, relation):
-                    add((h, g, f"stairs:{g1},{g2}"))
+        for c in _stair_pairs(d, relation, few):
+            add(c)
     return out[:limit]
+
+
+def _stair_pairs(d: int, relation: str, scales: Sequence[int]) -> list[Candidate]:
+    """Every staircase with two gaps among ``scales`` (one gap when ``d = 2``), paired with each of its neighbours."""
+    out: list[Candidate] = []
+    for g1 in scales:
+        for g2 in scales:
+            h = _stairs(d, [g1, g2][: d - 1])
+            out += [(h, g, f"stairs:{g1},{g2}") for g in _neighbour_list(h, relation)]
+    return out
 
 
 def _spread(scales: Sequence[int], k: int) -> list[int]:

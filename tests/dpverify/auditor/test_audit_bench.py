@@ -29,7 +29,7 @@ def test_a_claim_that_holds_is_not_flagged_by_the_benchmark_construction():
     assert r.privacy_verdict != "FAIL"
 
 
-# ---- mutation testing of power.py: exact expectations ------------------------------------------------------------------
+# ---- mutation testing of power.py ----------------------------------------------------------------------------
 
 
 def test_bench_case_tries_parameter_sets_in_order_and_returns_none_below_the_target(monkeypatch):
