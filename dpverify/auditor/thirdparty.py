@@ -40,7 +40,7 @@ import numpy as np
 from .stats import DEFAULT_SEED
 
 __all__ = ["opendp_noisy_top_k", "opendp_privacy_map", "diffprivlib_exponential", "pipelinedp_exponential", "pipelinedp_peel",
-           "thirdparty_audits"]
+           "pipelinedp_scoring", "thirdparty_audits"]
 
 
 def _opendp_measurement(k: int, scale: float, measure: str) -> Any:
@@ -91,7 +91,8 @@ def diffprivlib_exponential(eps: float = 1.0, monotonic: bool = True, sensitivit
     return diffprivlib_target
 
 
-def _pipelinedp_scoring(values: list, shift: float, monotonic: bool, sensitivity: float) -> Any:
+def pipelinedp_scoring(values: list, shift: float, monotonic: bool, sensitivity: float) -> Any:
+    """PipelineDP's exponential mechanism with the score ``values[i] - shift`` (its declared sensitivity and monotonicity)."""
     try:
         from pipeline_dp.dp_computations import ExponentialMechanism
     except ImportError as exc:
@@ -112,13 +113,16 @@ def _pipelinedp_scoring(values: list, shift: float, monotonic: bool, sensitivity
     return ExponentialMechanism(_Counts())
 
 
+_pipelinedp_scoring = pipelinedp_scoring  # the former name (tests/dpverify/test_bench.py imports it)
+
+
 def pipelinedp_exponential(eps: float = 1.0, monotonic: bool = True, sensitivity: float = 1.0,
                            shift: bool = True) -> Callable[[Any], int]:
     """``f(h) -> index``: PipelineDP's exponential mechanism over the items, utility ``h`` (module docstring)."""
 
     def pipelinedp_target(h: Any) -> int:
         values = [int(c) for c in h]
-        mech = _pipelinedp_scoring(values, max(values) if shift else 0, monotonic, sensitivity)
+        mech = pipelinedp_scoring(values, max(values) if shift else 0, monotonic, sensitivity)
         return int(mech.apply(float(eps), list(range(len(values)))))
 
     pipelinedp_target.__qualname__ = f"pipelinedp.ExponentialMechanism(eps={eps}, monotonic={monotonic}, shift={shift})"
@@ -135,7 +139,7 @@ def pipelinedp_peel(h: Any, k: int, eps_each: float, *, shift: bool = True) -> l
     chosen: list[int] = []
     for _ in range(k):
         top = max(values[i] for i in cands) if shift else 0
-        i = int(_pipelinedp_scoring(values, top, True, 1.0).apply(float(eps_each), cands))
+        i = int(pipelinedp_scoring(values, top, True, 1.0).apply(float(eps_each), cands))
         chosen.append(i)
         cands.remove(i)
     return chosen
