@@ -207,6 +207,14 @@ class AuditSettings:
         """Whether the pairs come from the input search (``d`` without ``inputs`` or ``domain``)."""
         return self.inputs is None and self.domain is None and self.d is not None
 
+    def given_histogram(self) -> tuple | None:
+        """A histogram the audit will sample when its inputs are given: the first input, or the domain's zeros."""
+        if self.inputs:
+            return tuple(V.histogram(self.inputs[0], "inputs[0]"))
+        if self.domain is not None:
+            return (0,) * V.pos_int("d", self.domain[0])
+        return None
+
 
 def _rng(seed: int, stage: int, h: tuple) -> np.random.Generator:
     """Independent, reproducible stream per (stage, histogram): 0 = selection, 1 = estimation."""
@@ -250,9 +258,6 @@ class Sampler:
         for (_, h), n in self.drawn.items():
             out[h] = out.get(h, 0) + n
         return out
-
-
-_Sampler = Sampler  # the former name
 
 
 def _support_kind(ref: Reference, hs: Sequence[tuple]) -> tuple[dict | None, frozenset]:
@@ -535,41 +540,33 @@ def audit(
         notes.append("the target owns its randomness (f(h) shape): this audit cannot be seeded and is not reproducible")
     if ref.mechanism is None and s.n_selection == 0:
         raise InvalidParameter("selection=0 leaves a spec-less audit without events: use selection > 0")
-    law = _law_kind(ref, s.inputs, s.domain, s.d)
-    if law == "density" or (ref.mechanism is None and (s.search or _numeric_outputs(tgt, ref, s.inputs, s.domain, s.seed))):
+    law = _law_kind(ref, s)
+    if law == "density" or (ref.mechanism is None and (s.search or _numeric_outputs(tgt, s))):
         findings = _audit_scored(tgt, ref, s, law, notes)
     else:
         findings = _audit_counts(tgt, ref, s, notes)
     return _result(s, ref, tgt, findings, notes, start)
 
 
-def _law_kind(ref: Reference, inputs: Any, domain: Any, d: int | None) -> str | None:
+def _law_kind(ref: Reference, s: AuditSettings) -> str | None:
     """The reference's kind of law, probed on one histogram the audit will use."""
     if ref.mechanism is None:
         return None
-    if inputs:
-        h = tuple(V.histogram(inputs[0], "inputs[0]"))
-    elif domain is not None:
-        h = (0,) * V.pos_int("d", domain[0])
-    elif d is not None:
-        h = (1,) * d
-    else:
-        h = next((tuple(x) for x in ref.examples), (3, 1, 1, 0))
+    h = s.given_histogram()
+    if h is None:
+        h = (1,) * s.d if s.d is not None else next((tuple(x) for x in ref.examples), (3, 1, 1, 0))
     try:
         return ref.law_kind(h)
     except ValueError:
         return "discrete"  # an example the reference refuses: the discrete path reports it as before
 
 
-def _numeric_outputs(tgt: Target, ref: Reference, inputs: Any, domain: Any, seed: int) -> bool:
+def _numeric_outputs(tgt: Target, s: AuditSettings) -> bool:
     """Whether a spec-less target releases numbers that are not item indices (probed on 64 draws of a private stream)."""
-    if inputs:
-        h = tuple(V.histogram(inputs[0], "inputs[0]"))
-    elif domain is not None:
-        h = (0,) * V.pos_int("d", domain[0])
-    else:
+    h = s.given_histogram()
+    if h is None:
         return False
-    raws = tgt.draw(h, 64, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(9,) + h)))
+    raws = tgt.draw(h, 64, np.random.default_rng(np.random.SeedSequence(s.seed, spawn_key=(9,) + h)))
     ad = OutcomeAdapter(len(h), None, 0, tgt.name)
     try:
         ad.count(raws)

@@ -84,6 +84,8 @@ def test_settings_are_normalised_frozen_and_derive_the_plan():
     assert s.n_selection == 1250 and s.looks == look_schedule(3750) == [2000, 3750] and not s.search
     assert AuditSettings(samples=5000, sequential=False).looks == [4500]
     assert AuditSettings(d=3).search and not AuditSettings(inputs=[(1, 0)]).search
+    assert AuditSettings(inputs=[[2, 1], (2, 2)]).given_histogram() == (2, 1)
+    assert AuditSettings(domain=(3, 1)).given_histogram() == (0, 0, 0) and AuditSettings(d=3).given_histogram() is None
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.samples = 10  # type: ignore[misc]
 
