@@ -263,21 +263,8 @@ class AuditResult:
         if self.search:
             sr = self.search
             lines.append(f"  inputs: {sr.get('summary', '')}")
-        w = self.witness
-        if w is not None:
-            j = w.as_json(limit=8)
-            size = j["event_size"]
-            lines += [
-                f"  witness: h={j['h']} h'={j['h_prime']} ({j['origin']})",
-                (f"    event S ({size} outcomes): {', '.join(j['event'])}{' ...' if size > 8 else ''}" if size is not None
-                 else f"    event S = {j['event'][0]}"),
-                f"    P(S) ~ {w.p_hat:.5f} in [{w.p_lo:.5f}, {w.p_hi:.5f}]  (n={w.n_a})",
-                f"    Q(S) ~ {w.q_hat:.5f} in [{w.q_lo:.5f}, {w.q_hi:.5f}]  (n={w.n_b})",
-                f"    certified: eps >= {_fmt(w.eps_lower)} (claimed {self.eps}), delta(eps) >= {_fmt(w.delta_lower)} (claimed "
-                f"{self.delta})",
-            ]
-            if w.event.exact_p is not None:
-                lines.append(f"    reference law: P(S) = {w.event.exact_p:.5f}, Q(S) = {w.event.exact_q:.5f}")
+        if self.witness is not None:
+            lines += self._witness_lines(self.witness)
         for f in self.fits:
             if f["verdict"] == "FAIL":
                 imp = f["impossible_outcomes"]
@@ -287,15 +274,37 @@ class AuditResult:
         if self.samples_needed:
             lines.append(f"  about {self.samples_needed} samples per input would settle it")
         if self.power and self.verdict != "FAIL":
-            pw = self.power
-            lines.append(
-                f"  power: a violation with eps >= {_fmt(_num(pw['detectable_eps']))} at delta={self.delta} "
+            lines.append(self._power_line(self.power))
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def _witness_lines(self, w: EventTest) -> list[str]:
+        """The summary's witness: inputs, event, the two estimates with their intervals, the certified bounds."""
+        j = w.as_json(limit=8)
+        size = j["event_size"]
+        if size is not None:
+            event = f"    event S ({size} outcomes): {', '.join(j['event'])}{' ...' if size > 8 else ''}"
+        else:
+            event = f"    event S = {j['event'][0]}"
+        lines = [
+            f"  witness: h={j['h']} h'={j['h_prime']} ({j['origin']})",
+            event,
+            f"    P(S) ~ {w.p_hat:.5f} in [{w.p_lo:.5f}, {w.p_hi:.5f}]  (n={w.n_a})",
+            f"    Q(S) ~ {w.q_hat:.5f} in [{w.q_lo:.5f}, {w.q_hi:.5f}]  (n={w.n_b})",
+            f"    certified: eps >= {_fmt(w.eps_lower)} (claimed {self.eps}), "
+            f"delta(eps) >= {_fmt(w.delta_lower)} (claimed {self.delta})",
+        ]
+        if w.event.exact_p is not None:
+            lines.append(f"    reference law: P(S) = {w.event.exact_p:.5f}, Q(S) = {w.event.exact_q:.5f}")
+        return lines
+
+    def _power_line(self, pw: dict) -> str:
+        """The summary's power statement (what a violation would have needed to be certified)."""
+        return (f"  power: a violation with eps >= {_fmt(_num(pw['detectable_eps']))} at delta={self.delta} "
                 f"on an event of probability >= {pw['mass']:g} under h' (on the pairs tested) "
                 f"would have been certified with probability >= {pw['detection_probability']:g} "
                 f"({pw['samples_per_input']} samples per input, each bound at level {pw['level_each_bound']:.3g}); "
                 "violations on rarer events, on other inputs or on events the search ranked low could be missed")
-        lines += [f"  note: {n}" for n in self.notes]
-        return "\n".join(lines)
 
 
 def _num(x: Any) -> float:
