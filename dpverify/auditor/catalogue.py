@@ -196,17 +196,8 @@ def run_member(m: Member | str, *, mode: str = "black box", seed: int = SEED, bu
     mech = m.mechanism()
     pl = plan(budget)
     level = alpha / 2
-    search: dict = {}
-    exact = None
-    if mode == "exact law":
-        exact = _loglik(mech, m.discrete)
-        if m.discrete:
-            pairs, search = _exact_pairs(m, mech, pl["n_cert"], level, n_target=plan(BUDGET)["n_cert"])
-        else:
-            pairs = candidate_pairs(m.d, m.relation, scales_for(mech, eps=m.claim_eps, delta=0, d=m.d, params=_params(mech)),
-                                    limit=CANDIDATES)
-    else:
-        pairs = candidate_pairs(m.d, m.relation, scales_for(None, eps=m.claim_eps, delta=0, d=m.d), limit=CANDIDATES)
+    exact = _loglik(mech, m.discrete) if mode == "exact law" else None
+    pairs, search = _member_pairs(m, mech, mode, pl["n_cert"], level)
     tgt = Target(mech, shape="mechanism", name=m.name)
     parts = scored_audit(tgt, pairs, eps=m.claim_eps, delta=0, samples=pl["samples"], selection=pl["selection"], seed=seed,
                          alpha=alpha, max_pairs=1, looks=[pl["n_cert"]], exact_loglik=exact, single_event=True)
@@ -234,19 +225,36 @@ def run_member(m: Member | str, *, mode: str = "black box", seed: int = SEED, bu
                           "event": e.description, "p_hat": t.p_hat, "q_hat": t.q_hat, "n": t.n_a}
     if summ["power"] and summ["privacy"] != "FAIL":
         row["detectable_eps"] = summ["power"]["detectable_eps"]
-    if m.name == "ReportNoisyMax3":  # closed form (noisy_max_value_ceiling): Lap(2/eps) on d items
-        scale = 2 / float(m.claim_eps)
-        row["closed_form_ceiling_at_target"] = _r(noisy_max_value_ceiling(m.d, scale, plan(BUDGET)["n_cert"], level))
-        # no screening at all: the whole budget certifying the one best event (the most any one-event audit can have)
-        row["closed_form_ceiling_whole_budget"] = _r(noisy_max_value_ceiling(m.d, scale, BUDGET // 2, level))
-        # at DP-Sniper's own size (2e8 per input), to set beside its published bound
-        row["closed_form_ceiling_at_dpsniper"] = _r(noisy_max_value_ceiling(m.d, scale, DPSNIPER_SAMPLES, level))
+    if m.name == "ReportNoisyMax3":
+        row.update(_closed_form_ceilings(m, level))
     if search:
         row["exact_search"] = {k: search[k] for k in ("pairs_scored", "refinement_steps", "stopped") if k in search}
         row["exact_ceiling"] = _r(search["best_predicted"]) if search.get("best_predicted") is not None else None
         if search.get("best_at_target") is not None:
             row["exact_ceiling_at_target"] = _r(search["best_at_target"])
     return row
+
+
+def _member_pairs(m: Member, mech: Any, mode: str, n_cert: int, level: float) -> tuple[list, dict]:
+    """A member's candidate pairs and its exact search record (empty unless the exact law of a discrete member ranks them)."""
+    if mode != "exact law":
+        return candidate_pairs(m.d, m.relation, scales_for(None, eps=m.claim_eps, delta=0, d=m.d), limit=CANDIDATES), {}
+    if m.discrete:
+        return _exact_pairs(m, mech, n_cert, level, n_target=plan(BUDGET)["n_cert"])
+    scales = scales_for(mech, eps=m.claim_eps, delta=0, d=m.d, params=_params(mech))
+    return candidate_pairs(m.d, m.relation, scales, limit=CANDIDATES), {}
+
+
+def _closed_form_ceilings(m: Member, level: float) -> dict:
+    """ReportNoisyMax3's closed-form ceilings (:func:`noisy_max_value_ceiling`: Lap(2/eps) on d items)."""
+    scale = 2 / float(m.claim_eps)
+    return {
+        "closed_form_ceiling_at_target": _r(noisy_max_value_ceiling(m.d, scale, plan(BUDGET)["n_cert"], level)),
+        # no screening at all: the whole budget certifying the one best event (the most any one-event audit can have)
+        "closed_form_ceiling_whole_budget": _r(noisy_max_value_ceiling(m.d, scale, BUDGET // 2, level)),
+        # at DP-Sniper's own size (2e8 per input), to set beside its published bound
+        "closed_form_ceiling_at_dpsniper": _r(noisy_max_value_ceiling(m.d, scale, DPSNIPER_SAMPLES, level)),
+    }
 
 
 def _r(x: float) -> Any:
