@@ -20,7 +20,7 @@ import numpy as np
 
 from dpverify.errors import InvalidParameter, InvalidParameterType
 
-from .experiments_figures import draw_figures
+from .experiments_figures import draw_figures, eps_label
 from .experiments_settings import (REGISTRY_SEARCH, TABLE2, TABLE2_TS_EPS1_RECOVERED, TABLE3, settings_table,
                                    table_statement)
 from .markdown import esc, table
@@ -87,12 +87,6 @@ def fmt_ci(mc: Sequence[Any], digits: int = 3) -> str:
     return f"{m:.{digits}f} ± " + ("n/a" if hw is None or hw != hw else f"{hw:.{digits}f}")
 
 
-def _eps(e: Any) -> str:
-    """``"2/5"`` -> ``0.4``, ``"1/1"`` -> ``1`` (as the page has always shown eps)."""
-    f = Fraction(e)
-    return str(float(f)) if f.denominator != 1 else str(f.numerator)
-
-
 def _eps_list(rows: list[dict]) -> list[str]:
     return sorted({r["eps"] for r in rows}, key=Fraction)
 
@@ -122,7 +116,7 @@ def _ahead(a: Sequence[Any], b: Sequence[Any]) -> str:
 def _cw_tables(res: dict) -> list[str]:
     out = []
     for metric in ("P", "S"):
-        rows = [[esc(r["dataset"]), _eps(r["eps"]), str(r["k"]), fmt_ci(r["TS"][metric]), f"{r['TS']['full']:.3f}",
+        rows = [[esc(r["dataset"]), eps_label(r["eps"]), str(r["k"]), fmt_ci(r["TS"][metric]), f"{r['TS']['full']:.3f}",
                  fmt_ci(r["LD_private"][metric]), _ahead(r["TS"][metric], r["LD_private"][metric]), fmt_ci(r["LD_k"][metric])]
                 for r in res["cwgm20"]]
         out.append(f"\n**Metric {metric}** (mean ± 95% CI half-width)\n\n")
@@ -136,7 +130,7 @@ def _kbar_table(res: dict) -> str:
     rows = []
     for r in res["cwgm20"]:
         kb = r["LD_private"]["kbar"]
-        rows.append([esc(r["dataset"]), _eps(r["eps"]), str(r["k"]), f"[{r['k']}, {hi * r['k']}]", fmt_ci(kb["mean"], 2),
+        rows.append([esc(r["dataset"]), eps_label(r["eps"]), str(r["k"]), f"[{r['k']}, {hi * r['k']}]", fmt_ci(kb["mean"], 2),
                      f"{kb['mean_exact']:.2f}", str(kb["mode"]), f"{r['LD_private']['full']:.3f}"])
     return table(["dataset", "eps", "k", "kbar range", "selected kbar: mean (sampled)", "E[kbar] (exact law)", "mode",
                   "LD Pr[k items]"], rows)
@@ -149,7 +143,7 @@ def _asrun_table(res: dict) -> str:
         la, ta = r.get("LD_asrun"), r.get("TS_asrun")
         if la is None or ta is None:
             continue
-        rows.append([esc(r["dataset"]), _eps(r["eps"]), str(r["k"]), fmt_ci(r["TS"]["P"]), fmt_ci(ta["P"]),
+        rows.append([esc(r["dataset"]), eps_label(r["eps"]), str(r["k"]), fmt_ci(r["TS"]["P"]), fmt_ci(ta["P"]),
                      fmt_ci(r["LD_private"]["P"]),
                      fmt_ci(la["P"]), fmt_ci(r["LD_private"]["S"]), fmt_ci(la["S"]), f"{la['eps_step_ratio']:.2f}",
                      f"{r['LD_private']['kbar']['mean'][0]:.1f} / {la['kbar_mean'][0]:.1f}"])
@@ -167,7 +161,7 @@ def _switch_table(res: dict) -> str:
     for key in dict.fromkeys((r["dataset"], r["eps"], r["k"]) for r in sw):
         cell = {r["switch"]: r["P"] for r in sw if (r["dataset"], r["eps"], r["k"]) == key}
         m = main[key]
-        rows.append([esc(key[0]), _eps(key[1]), str(key[2]), fmt_ci(m["LD_private"]["P"])] + [fmt_ci(cell[n]) for n in names]
+        rows.append([esc(key[0]), eps_label(key[1]), str(key[2]), fmt_ci(m["LD_private"]["P"])] + [fmt_ci(cell[n]) for n in names]
                     + [fmt_ci(m["LD_asrun"]["P"])])
     return table(["dataset", "eps", "k", "printed"] + [f"only: {esc(n)}" for n in names] + ["all (as run)"], rows)
 
@@ -196,12 +190,12 @@ def _gj_table(rows: list[dict]) -> str:
     for d in sorted({r["d"] for r in rows}):
         for eps in _eps_list(rows):
             cell = {r["mech"]: fmt_ci(r["linf"], 1) for r in rows if r["d"] == d and r["eps"] == eps}
-            body.append([str(d), _eps(eps)] + [cell[m] for m in GJ])
+            body.append([str(d), eps_label(eps)] + [cell[m] for m in GJ])
     return table(["d", "eps"] + list(GJ), body)
 
 
 def _dr_table(rows: list[dict]) -> str:
-    body = [[esc(r["dataset"]), _eps(r["eps"]), str(r["kbar"]), fmt_ci(r["full"]), f"{r['bound']:.3f}",
+    body = [[esc(r["dataset"]), eps_label(r["eps"]), str(r["kbar"]), fmt_ci(r["full"]), f"{r['bound']:.3f}",
              "yes" if r["full"][0] + (r["full"][1] or 0.0) >= r["bound"] else "**NO**"] for r in rows]
     return table(["dataset", "eps (per step)", "kbar", "Pr[k items]", "Lemma 8.1 lower bound", "consistent"], body)
 
@@ -225,14 +219,14 @@ def _sweep_summary(res: dict) -> str:
             for ts, ld in (("TS", "LD_private"), ("TS_asrun", "LD_asrun")):
                 v = [_ahead(r[ts]["S"], r[ld]["S"]) for r in sel]
                 cells.append(f"{v.count('TS')} / {v.count('≈')} / {v.count('LD')}")
-            rows.append([esc(nm), _eps(e), str(len(sel))] + cells)
+            rows.append([esc(nm), eps_label(e), str(len(sel))] + cells)
     return table(["dataset", "eps", "k values", "printed arms: TS ahead / overlap / LD ahead",
                   "as-run arms: TS ahead / overlap / LD ahead"], rows)
 
 
 def _header(res: dict) -> list[str]:
     cfg, prov = res["config"], res["provenance"]
-    lst = lambda xs: ", ".join(_eps(x) if isinstance(x, str) else str(x) for x in xs)  # noqa: E731
+    lst = lambda xs: ", ".join(eps_label(x) if isinstance(x, str) else str(x) for x in xs)  # noqa: E731
     lines = [
         f"- git commit: `{prov['git_commit']}`",
         "- versions: " + ", ".join(f"{k} {v}" for k, v in prov["versions"]),
@@ -243,8 +237,8 @@ def _header(res: dict) -> list[str]:
         "- mode: " + ("quick (small grids; not for citation)" if cfg["quick"] else "full"),
         f"- CWGM20 §6 constants: eps in {{{lst(cfg['eps_cw'])}}}, delta = 1/n, k in {{{lst(cfg['ks_cw'])}}}, "
         f"k sweep {_range(cfg['ksweep'])} at eps in {{{lst(cfg.get('eps_sweep', ['1/1']))}}} "
-        f"({cfg.get('trials_sweep', cfg['trials_cw'])} trials per point); TS p1 = {_eps(cfg['p1'])}, eps_EM = "
-        f"{_eps(cfg['eps_em'])}, kbar = k; "
+        f"({cfg.get('trials_sweep', cfg['trials_cw'])} trials per point); TS p1 = {eps_label(cfg['p1'])}, eps_EM = "
+        f"{eps_label(cfg['eps_em'])}, kbar = k; "
         f"LD: kbar chosen privately in [k, {cfg['kbar_hi']}k], eps/(k+1) per step",
         f"- GJMR21 §4 constants: k = {cfg['k_gj']}, eps in {{{lst(cfg['eps_gj'])}}}; MovieLens d in "
         f"{{{lst(res['gj_movielens_ds'])}}} "
@@ -304,8 +298,8 @@ def _cwgm20_section(res: dict, figs: dict, notes: dict) -> list[str]:
     L: list[str] = [
         "## CWGM20 §6 design: TS vs LimitDom (seed 002)\n\n",
         "**Setting: the paper beside ours.**\n\n", settings_table("cwgm20"), "\n" + REGISTRY_SEARCH + "\n\n",
-        f"TS: `mechanisms.stability.top_stable.TopStable(k, kbar=k, eps, delta=1/n, p1={_eps(cfg['p1'])}, "
-        f"eps_em={_eps(cfg['eps_em'])})` "
+        f"TS: `mechanisms.stability.top_stable.TopStable(k, kbar=k, eps, delta=1/n, p1={eps_label(cfg['p1'])}, "
+        f"eps_em={eps_label(cfg['eps_em'])})` "
         "— the paper's settings for unordered output; run on the true top-(kbar+1) counts (all TS reads). (eps, delta)-DP by "
         "Thm 3.2.\n"
         "LD (private kbar), the design as §6 prints it (\"For LD we compose k + 1 iterations, and consider the extra iteration "

@@ -24,7 +24,7 @@ import numpy as np
 
 from .plotting import plot_style, save_png
 
-__all__ = ["draw_figures", "FLAT", "flat_datasets"]
+__all__ = ["draw_figures", "FLAT", "flat_datasets", "eps_label"]
 
 #: a panel whose every plotted value is >= 1 - FLAT carries no information and is dropped (named in the caption)
 FLAT = 0.005
@@ -41,7 +41,8 @@ CW_SERIES = (
 )
 
 
-def _eps(e: Any) -> str:
+def eps_label(e: Any) -> str:
+    """``"2/5"`` -> ``0.4``, ``"1/1"`` -> ``1`` (as the page and its figures have always shown eps)."""
     f = Fraction(e)
     return str(float(f)) if f.denominator != 1 else str(f.numerator)
 
@@ -90,7 +91,7 @@ def _ksweep(res: dict, path: Path) -> str:
                 ks = [r["k"] for r in sel]
                 for key, label, ls, col in CW_SERIES:
                     _band(ax, ks, [r[key]["S"] for r in sel], label, ls=ls, color=col, lw=1.1)
-                ax.set_title(f"{nm}, eps = {_eps(e)}" + (" (y axis zoomed)" if lo > 0.5 else ""), fontsize=9)
+                ax.set_title(f"{nm}, eps = {eps_label(e)}" + (" (y axis zoomed)" if lo > 0.5 else ""), fontsize=9)
                 ax.set_ylim(*ylim)
                 ax.set_xlim(0, max(ks) + 1)
                 if i == len(names) - 1:
@@ -137,7 +138,7 @@ def _gj(res: dict, key: str, path: Path, title: str) -> None:
             _band(ax, [r["d"] for r in sel], [r["linf"] for r in sel], mech, ls=ls, marker=mk, ms=ms, color=f"C{i}", lw=1.1,
                   **kw)
 
-    _panel_row(path, [f"eps = {_eps(e)}" for e in eps_list], "d (number of items)", "l_inf error (count units)", panel,
+    _panel_row(path, [f"eps = {eps_label(e)}" for e in eps_list], "d (number of items)", "l_inf error (count units)", panel,
                height=3.9, suptitle=f"GJMR21 §4 design, k = {res['config']['k_gj']}: {title} (95% CI bands)", bottom=0.07,
                ncol=4)
 
@@ -153,10 +154,10 @@ def _dr(res: dict, path: Path) -> str:
         for i, e in enumerate(eps_list):
             sel = [r for r in rows if r["dataset"] == names[j] and r["eps"] == e]
             x = [r["kbar"] for r in sel]
-            _band(ax, x, [r["full"] for r in sel], f"measured, eps = {_eps(e)} per step", marker="o", ms=3, color=f"C{i}",
+            _band(ax, x, [r["full"] for r in sel], f"measured, eps = {eps_label(e)} per step", marker="o", ms=3, color=f"C{i}",
                   lw=1.2)
             ax.plot(x, [r["bound"] for r in sel], ls="--", lw=1, color=f"C{i}",
-                    label=f"Lemma 8.1 lower bound, eps = {_eps(e)}")
+                    label=f"Lemma 8.1 lower bound, eps = {eps_label(e)}")
 
     _panel_row(path, names, "kbar", "Pr[LimitDom returns k items]", panel, height=3.7,
                suptitle=f"DR19 §8: LimitDom returns k = {res['config']['k_dr']} items vs kbar, delta = 1/n", bottom=0.12,
