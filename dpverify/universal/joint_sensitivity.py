@@ -24,7 +24,13 @@ from __future__ import annotations
 
 import functools
 import itertools
-from typing import Iterator
+import time
+from fractions import Fraction
+from typing import Any, Iterator
+
+from .em_witness import box_witness
+from .result import HOLDS, UNDECIDED, VIOLATED, UniversalResult
+from .stagewise import generic_em_lemma
 
 __all__ = ["sensitivity_structures", "check_sensitivity"]
 
@@ -107,15 +113,8 @@ def check_sensitivity(d: int, k: int, kind: str = "set") -> tuple[int, int, tupl
 def certify_joint(claim, p: dict, mech, scope: dict, extra: dict, *, d: int | None = None, dmax: int = 4):
     """JOINT (``Joint`` over sets, ``JointSequence``): eps-DP through the generic EM lemma and the structure check
     of the sensitivity at lengths ``k..dmax`` (or the one length ``d``).  ``None`` when ``mech`` is not JOINT."""
-    import time
-    from fractions import Fraction
-
     from mechanisms.joint.sequence import JointSequence
     from mechanisms.joint.sets import Joint
-
-    from .em_witness import box_witness
-    from .result import HOLDS, UNDECIDED, VIOLATED, UniversalResult
-    from .stagewise import generic_em_lemma
 
     if type(mech) is Joint:
         kind = "set"
@@ -148,14 +147,27 @@ def certify_joint(claim, p: dict, mech, scope: dict, extra: dict, *, d: int | No
                   "other_lengths": "written argument only (order statistics monotone and shift-equivariant: "
                                    "a_i <= a'_i <= a_i + 1), not machine-checked"})
     if claim.notion == "br":  # P(S)Q(S') / (P(S')Q(S)) = F^{du(S) - du(S')}: the normalisers cancel
-        etas = [Fraction(e) for e in claim.points(p)]
-        scope["points"] = [str(e) for e in etas]
-        extra["br_range"] = f"<= 2 Delta eps/2 = {bound} (normalisers cancel, rows change by at most 1)"
-        if ok and all(e >= bound for e in etas):
-            return UniversalResult(claim.id, HOLDS, lengths, scope, True, method, n_s, n_o, time.monotonic() - t0, extra=extra)
-        return UniversalResult(claim.id, UNDECIDED, lengths, scope, True, method, n_s, n_o, time.monotonic() - t0,
-                               undecided=({"points": [str(e) for e in etas if e < bound], "why": "below the bound"},),
-                               extra=extra)
+        return _joint_br(claim, p, ok, bound, lengths, scope, extra, method, n_s, n_o, t0)
+    return _joint_dp(claim, p, mech, ok, bound, lengths, scope, extra, method, n_s, n_o, t0)
+
+
+def _joint_br(claim: Any, p: dict, ok: bool, bound: Any, lengths: str, scope: dict, extra: dict, method: str, n_s: int,
+              n_o: int, t0: float) -> UniversalResult:
+    """An eps-BR claim of JOINT: holds when every claimed eta is at least the generic EM bound, else undecided."""
+    etas = [Fraction(e) for e in claim.points(p)]
+    scope["points"] = [str(e) for e in etas]
+    extra["br_range"] = f"<= 2 Delta eps/2 = {bound} (normalisers cancel, rows change by at most 1)"
+    if ok and all(e >= bound for e in etas):
+        return UniversalResult(claim.id, HOLDS, lengths, scope, True, method, n_s, n_o, time.monotonic() - t0, extra=extra)
+    return UniversalResult(claim.id, UNDECIDED, lengths, scope, True, method, n_s, n_o, time.monotonic() - t0,
+                           undecided=({"points": [str(e) for e in etas if e < bound], "why": "below the bound"},),
+                           extra=extra)
+
+
+def _joint_dp(claim: Any, p: dict, mech: Any, ok: bool, bound: Any, lengths: str, scope: dict, extra: dict, method: str,
+              n_s: int, n_o: int, t0: float) -> UniversalResult:
+    """The (eps, delta) points of JOINT: at or above the generic EM bound hold; below it a box witness refutes the
+    point, else it is undecided."""
     points = [(Fraction(e), Fraction(dl)) for e, dl in claim.points(p)]
     scope["points"] = [[str(e), str(dl)] for e, dl in points]
     for eps_c, dl in points:
