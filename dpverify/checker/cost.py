@@ -284,6 +284,28 @@ def _own_domains(claim: Any) -> list:
     return out
 
 
+#: the work of each claim's own domains, counted once per (claim object, domain); the entry keeps the claim
+#: alive, so an id is never reused while its entry stands.  Cleared by :func:`clear_own_work` (which
+#: ``dpverify.checker.prepared.CheckerCaches.clear`` calls): nothing is stored on the claim object.
+_OWN_WORK: dict[int, tuple[Any, dict[str, Work | None]]] = {}
+
+
+def own_work(claim: Any, domain: Any) -> Work | None:
+    """:func:`work` of one of the claim's own domains, memoised per claim object."""
+    entry = _OWN_WORK.get(id(claim))
+    if entry is None or entry[0] is not claim:
+        entry = _OWN_WORK[id(claim)] = (claim, {})
+    key = repr(domain)
+    if key not in entry[1]:
+        entry[1][key] = work(claim, domain)
+    return entry[1][key]
+
+
+def clear_own_work() -> None:
+    """Forget the memoised work of the claims' own domains."""
+    _OWN_WORK.clear()
+
+
 #: at most this many unreduced instances are counted at all (beyond, the domain is refused before counting:
 #: enumerating the canonical pairs of d = 10^5 would itself never end)
 MAX_INSTANCES = 10**12
@@ -312,8 +334,7 @@ def guard_domain(claim: Any, domain: Any, *, budget_seconds: float = 600.0, forc
     w = work(claim, domain)
     if w is None:
         return None
-    memo = claim.__dict__.setdefault("_dpverify_own_work", {})  # the claim's own domains: counted once per claim object
-    own = [memo[repr(dom)] if repr(dom) in memo else memo.setdefault(repr(dom), work(claim, dom)) for dom in _own_domains(claim)]
+    own = [own_work(claim, dom) for dom in _own_domains(claim)]
     r = rate(w.family, getattr(claim, "id", None))
     if any(o is not None and w.units[1] <= o.units[1] for o in own):  # no more work than a domain the ledger runs
         return w.units[0] * r, w.units[1] * r

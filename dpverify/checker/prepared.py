@@ -39,7 +39,7 @@ from mechanisms.neighbours import SYMMETRY_NAMES, Relation, Symmetry, parse_symm
 
 from proofs.claims import Claim, Comparison, Domain, Instance, PrivacyClaim, Statement
 
-from . import divergences, laws
+from . import cost, divergences, laws
 from .batch import stack
 from .enclosure import (
     LawArrays,
@@ -422,6 +422,7 @@ class CheckerCaches:
         self._sym: dict[tuple[int, int], tuple[Any, frozenset[Symmetry]]] = {}
         self._memos: tuple[Callable[[], None], ...] = (
             _relabelled.cache_clear, _law_arrays.cache_clear, laws.clear_validated, divergences.clear_log_memo,
+            cost.clear_own_work,
         )
 
     def prepare(self, claim: PrivacyClaim, params: Mapping[str, Any]) -> PreparedClaim:

@@ -23,6 +23,7 @@ from dpverify.checker.cost import (
     count_neighbours,
     estimate_seconds,
     guard_domain,
+    own_work,
     work,
 )
 from dpverify.checker.core import instances_of
@@ -90,6 +91,20 @@ def test_the_estimate_is_deterministic_and_the_refusal_message_the_same_every_ti
     (msg,) = msgs
     assert "canonical pairs" in msg and "exact laws" in msg and "work units" in msg and "--force" in msg, msg
     assert guard_domain(claim, wide, budget_seconds=1, force=True) is None
+
+
+def test_the_guard_stores_nothing_on_the_claim_and_one_call_clears_its_memo():
+    from dpverify.checker.prepared import clear_caches
+
+    claim = get_claim("DR19.Thm1")
+    before = dict(vars(claim))
+    with pytest.raises(DomainTooLarge):
+        guard_domain(claim, replace(claim.domain, d=6, max_count=7), budget_seconds=1)
+    assert vars(claim) == before  # the own domains' work is memoised beside the claim, not on it
+    first = own_work(claim, claim.domain)
+    assert own_work(claim, claim.domain) is first  # memoised ...
+    clear_caches()
+    assert own_work(claim, claim.domain) is not first  # ... and forgotten by the one clear
 
 
 def test_a_narrower_domain_than_the_claims_own_runs_whatever_the_budget():
