@@ -1,4 +1,4 @@
-"""One registry, one battery (STYLE.md §4): every registered mechanism honours the protocol.
+"""One registry, one battery (docs/style.md §4): every registered mechanism honours the protocol.
 
 For every registry entry: each valid parameter set constructs; on every example
 histogram the exact distribution is a probability distribution (non-negative,

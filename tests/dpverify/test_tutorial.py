@@ -1,5 +1,5 @@
 """The tutorial runs: every command of examples/rnm_geometric/README.md, from a copy of the folder, prints what the
-tutorial shows and exits as it says (issue 22).
+tutorial shows and exits as it says (a researcher's own file reaches every command).
 
 The README's ``console`` blocks hold ``$ COMMAND`` lines (``# exit N`` when the status is not 0; an
 ``NAME=value`` prefix sets an environment variable) each followed by its output; a ``...`` line stands for
@@ -103,7 +103,8 @@ _DRIVER = textwrap.dedent('''
 
 def test_the_tutorial_lists_the_walk_through():
     cmds = tutorial_commands()
-    verbs = [c["argv"][c["argv"].index("rnm_geometric.py") + 1] for c in cmds if "rnm_geometric.py" in c["argv"] and c["argv"][0] == "dpverify"]
+    verbs = [c["argv"][c["argv"].index("rnm_geometric.py") + 1] for c in cmds
+             if "rnm_geometric.py" in c["argv"] and c["argv"][0] == "dpverify"]
     for verb in ("claims", "check", "search", "verify", "profile", "mechanisms"):
         assert verb in verbs, verb
     assert any(c["env"].get("DPVERIFY_LOAD") and "audit" in c["argv"] for c in cmds)
@@ -117,7 +118,7 @@ def test_tutorial_commands_print_what_the_tutorial_shows(folder):
     res = subprocess.run([sys.executable, "-c", _DRIVER, json.dumps(ours)], capture_output=True, text=True, cwd=folder,
                          env=_clean_env(), timeout=600)
     assert res.returncode == 0, res.stderr
-    for cmd, r in zip(ours, json.loads(res.stdout.splitlines()[-1])):
+    for cmd, r in zip(ours, json.loads(res.stdout.splitlines()[-1]), strict=True):
         _compare(cmd, r["stdout"], r["code"])
     # the user's report went to the folder given, and re-renders byte for byte from its data
     report = folder / "my-report"
@@ -129,7 +130,8 @@ def test_tutorial_commands_print_what_the_tutorial_shows(folder):
     assert all((report / p).read_bytes() == b for p, b in pages.items())
     # one command through the installed console script, in a clean process, and the CI step
     first = next(c for c in ours if "check" in c["argv"])
-    res = subprocess.run(_console_script() + first["argv"][1:], capture_output=True, text=True, cwd=folder, env=_clean_env(), timeout=300)
+    res = subprocess.run(_console_script() + first["argv"][1:], capture_output=True, text=True, cwd=folder, env=_clean_env(),
+                         timeout=300)
     _compare(first, res.stdout, res.returncode)
     ci = next(c for c in cmds if c["argv"][:3] == ["python", "-m", "pytest"])
     res = subprocess.run([sys.executable, *ci["argv"][1:], "-p", "no:cacheprovider"], capture_output=True, text=True, cwd=folder,

@@ -64,7 +64,7 @@ def test_closed_form_slack_identity(c):
             assert abs(delta_max(ctx, d, c) - lemma31_tail(ctx, d, c) - lemma31_slack(ctx, d, c)) < ctx.mpf(10) ** -60
 
 
-# ---- mutation testing (issue 23) ----------------------------------------------------------------------------
+# ---- mutation testing ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("c,target", [(c, t) for c in (F(74, 63), F(1, 2), F(3)) for t in (F(2, 5), F(1, 2), F(7, 10))])
 def test_root_for_targets_above_1_over_e(c, target):
     """Targets in (1/e, 3/4): ln(target) > -1, so the bracket's lower end starts below ln(target) - 1 < 0 (a start

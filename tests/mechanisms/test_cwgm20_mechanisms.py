@@ -1,4 +1,4 @@
-"""CWGM20 mechanisms (seed 002): exact laws vs quadrature twins, sums, sampler fit and power, errors, mutants.
+"""CWGM20 mechanisms: exact laws vs quadrature twins, sums, sampler fit and power, errors, mutants.
 
 Quadrature (mpmath.quad with the breakpoints) is used here only, as the twin of
 the closed-form exp-poly integration in ``mechanisms.exact.threshold_runs``.
@@ -215,7 +215,7 @@ def test_correct_ts_passes_where_mutants_fail():
         assert check(claim, Domain(d=3, max_count=3, params=(params,))).verdict == "holds"
 
 
-# ---- mutation testing (issue 23): TopStable ---------------------------------------------------------------
+# ---- mutation testing: TopStable --------------------------------------------------------------------------
 def test_ts_exact_samplers_fit_with_the_em_stage_and_a_balanced_kbar_4():
     """The exact sampler's peeling-EM stage (eps_EM > 0, i > k) and the balanced uniform k-subset of kbar = 4 places."""
     from collections import Counter
@@ -252,7 +252,7 @@ def test_ts_names_size_keeps_exact_numbers_and_next_but_one_reads_h_kbar_plus_2(
         assert m.symmetries(last - 1) == frozenset({"permute-ties"}), distance
 
 
-# ---- mutation testing (issue 23): SVT ---------------------------------------------------------------------
+# ---- mutation testing: SVT --------------------------------------------------------------------------------
 def test_svt_mutant_specs_rebuilt_at_test_time_as_written():
     """``_mutant`` runs at import (REGISTRY); rebuilt here so that its specs are checked as written."""
     from mechanisms.stability.svt import REGISTRY as SVT_REGISTRY, _mutant
@@ -281,7 +281,7 @@ def test_svt_parameters_exact_and_query_scale_named():
         SVT(1, F(1, 2**1000), 1).sample((1, 0), rng=np.random.default_rng(SEED))
 
 
-# ---- mutation testing (issue 23): AStab / StableTopSet / distance_to_instability ----------------------------
+# ---- mutation testing: AStab / StableTopSet / distance_to_instability ---------------------------------------
 def test_distance_to_instability_bfs_values_cap_and_one_evaluation_per_histogram():
     """Def. 2.6 by BFS: (3, 0)'s top-1 needs 4 add-remove steps (3, 4) but 2 linf steps ((2, 1), (1, 2)); within
     the cap it returns the cap; every histogram is evaluated by f at most once; Claim 3.1's q_1 is a lower bound."""
@@ -322,7 +322,7 @@ def test_astab_names_threshold_and_stable_top_set_scales_and_symmetries():
     assert StableTopSet(2, 1, F(1, 10), distance="next-but-one").symmetries(3) == frozenset({"permute-ties"})
 
 
-# ---- mutation testing (issue 23): FirstStable / AOQRv2 ------------------------------------------------------
+# ---- mutation testing: FirstStable / AOQRv2 -----------------------------------------------------------------
 def test_fs_sampler_fits_at_eps_2_and_draws_one_by_default():
     """At eps = 1 the threshold scale 1/(p1 eps) equals eps/p1: eps = 2 tells the threshold noise scale apart."""
     fs, h = FirstStable((3, 1, 2), eps=2, delta=F(1, 10)), (4, 3, 3, 0)

@@ -1,4 +1,4 @@
-"""The exponential-mechanism family on the parameters its registry entries do not reach (issue 23).
+"""The exponential-mechanism family on the parameters its registry entries do not reach (found by mutation testing).
 
 ``sensitivity`` and ``factor2`` change every weight; the GJMR21 PEEL constructor splits eps; the
 samplers use the Gumbel scale ``sensitivity/eps`` (doubled with factor2).  Exact laws are checked
@@ -103,7 +103,7 @@ def test_scaled_noise_fit_can_fail():
     assert goodness_of_fit(Counter(out), wrong).p_value < ALPHA
 
 
-# ---- mutation testing (issue 23): mechanisms/exponential/em.py --------------------------------------------
+# ---- mutation testing: mechanisms/exponential/em.py -------------------------------------------------------
 
 
 def test_em_parameters_are_normalised_and_eps_q_is_eps_over_sensitivity():

@@ -1,4 +1,4 @@
-"""The exact engine's small pieces: Gumbel order probabilities and exact breakpoints (issue 23).
+"""The exact engine's small pieces: Gumbel order probabilities and exact breakpoints (found by mutation testing).
 
 ``one_shot_integral`` against its brute-force twin, the Plackett-Luce product
 ``prod_j r_{o_j} / (r_{o_j} + ... + every rate not yet chosen)``; the breakpoint helpers of

@@ -295,7 +295,7 @@ def test_exact_release_of_limit_dom_fits_its_law():
         assert fit(draws, law).p_value > LEVEL
 
 
-# ----------------------------------------------------------------- mutation testing (issue 23): race.py edges
+# ----------------------------------------------------------------- mutation testing: race.py edges
 def test_peel_reports_a_stop_and_ends_when_no_item_is_left():
     from mechanisms.exact.race import peel
 
@@ -320,7 +320,7 @@ def test_race_exact_with_one_bottom_weight_and_named_parameters():
         race_exact((0,), (0,), 1, 0.5, 0, 1, F(1, 2), rng=np.random.default_rng(SEED), size=1)
 
 
-# ----------------------------------------------------------------- mutation testing (issue 23): sampling.py internals
+# ----------------------------------------------------------------- mutation testing: sampling.py internals
 def test_product_enclosure_takes_lower_ends_for_its_lower_end():
     from mechanisms.exact.sampling import _exp_neg_int, _mul
 

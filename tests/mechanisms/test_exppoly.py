@@ -1,7 +1,7 @@
 """The piecewise exp-poly algebra and the Laplace order primitive, against quadrature and closed forms.
 
 Quadrature (``mpmath.quad`` with every breakpoint as a subdivision point) is the
-brute-force twin of the closed-form integrals (STYLE.md §5); it is used only here.
+brute-force twin of the closed-form integrals (docs/style.md §5); it is used only here.
 """
 
 from __future__ import annotations
@@ -302,7 +302,7 @@ def test_chain_tail_is_the_probability_above_y():
             ordered_top_probability(ctx, [0, 1], 1, (0, 0))
 
 
-# -- mutation testing (issue 23) ------------------------------------------------------------------------------
+# -- mutation testing -----------------------------------------------------------------------------------------
 
 
 def test_subtracting_a_number_shifts_the_function():

@@ -220,7 +220,7 @@ def test_k_must_be_below_d_and_i_inside():
         RestrictedFixedThreshold(3, 1, F(1, 10), (1, 2, 3))
 
 
-# ---- mutation testing (issue 23) ----------------------------------------------------------------------------
+# ---- mutation testing ---------------------------------------------------------------------------------------
 
 
 def test_fixed_threshold_invalid_cases_fail_only_for_their_own_key():

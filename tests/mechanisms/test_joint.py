@@ -1,4 +1,4 @@
-"""JOINT (seed 004): brute-force twins of every exact formula, exact laws, seeded sampler fits.
+"""JOINT (GJMR21): brute-force twins of every exact formula, exact laws, seeded sampler fits.
 
 Brute-force instance counts are asserted, so a shrinking loop cannot silently pass.
 """
@@ -384,7 +384,7 @@ def test_flint_and_python_convolutions_agree(monkeypatch):
     assert joint_paths.conv_trunc(a, b, 39) == school
 
 
-# ---- mutation testing (issue 23) ----------------------------------------------------------------------------
+# ---- mutation testing ---------------------------------------------------------------------------------------
 
 
 def test_u_def5_defaults_to_index_ties():

@@ -2,7 +2,7 @@
 
 Every goodness-of-fit test here has a power twin: a deliberately broken sampler
 (wrong scale, Gumbel instead of Laplace noise) run through the *same* test at the
-same seed and sample size must fail it (STYLE.md §6, §8).
+same seed and sample size must fail it (docs/style.md §6, §8).
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def test_k_larger_than_d_is_refused_naming_k_and_d():
 def test_scales_follow_the_documented_conventions():
     assert ReportNoisyMaxLaplace(1).scale == 2
     assert ReportNoisyMaxLaplace("1/2", sensitivity=3).scale == 12
-    assert LaplaceTopK.gjmr21(5, Fraction(1, 10)).scale == 100  # seed 004 §4: 2k/eps
+    assert LaplaceTopK.gjmr21(5, Fraction(1, 10)).scale == 100  # GJMR21 §4: 2k/eps
     assert LaplaceTopK.gjmr21(5, 1) == LaplaceTopK(5, 1)
     assert LaplaceTopK(2, 0.5).scale == Fraction(8)
 
@@ -214,7 +214,7 @@ def test_sampler_shapes_and_spread_limit():
     assert big.shape == (4, 1)
 
 
-# ---- issue 23: batching, the spread limit at its boundary, the wide-noise fallback ----
+# ---- mutation testing: batching, the spread limit at its boundary, the wide-noise fallback ----
 
 
 def test_batches_draw_the_same_stream_as_one_block(monkeypatch):
@@ -258,7 +258,7 @@ def test_wide_noise_fallback_orders_by_the_float_sum():
     assert laplace_top_indices((0, 5, 5), 1.0, 2, rng=Tied(), size=1).tolist() == [[1, 2]]
 
 
-# ---- mutation testing (issue 23) ----------------------------------------------------------------------------
+# ---- mutation testing ---------------------------------------------------------------------------------------
 
 
 def test_invalid_common_cases_rebuilt_at_test_time_fail_for_their_own_key():

@@ -275,7 +275,7 @@ def test_exact_samplers_run_on_the_secure_source():
     assert len(out) == 5 and all(o in LimitDom(2, 3, 1, "1/10").distribution((3, 1, 1, 0)) for o in out)
 
 
-# ---- mutation testing (issue 23): mechanisms/exact/noisy_race.py ------------------------------------------
+# ---- mutation testing: mechanisms/exact/noisy_race.py -----------------------------------------------------
 
 
 def _scripted(script: list[int]) -> RandomWords:
@@ -377,7 +377,7 @@ def test_fraction_times_integer_floor_and_ceiling_are_exact():
     assert NR._ceil_mul(F(1, 2), 8, 1) == 2 and type(NR._ceil_mul(F(1, 3), x, 0)) is int
 
 
-# ---- mutation testing (issue 23): mechanisms/exact/lazy_noise.py ------------------------------------------
+# ---- mutation testing: mechanisms/exact/lazy_noise.py -----------------------------------------------------
 
 
 def test_ln_enclosures_stay_tight_at_high_precision():

@@ -181,7 +181,7 @@ def test_lem_is_plem_with_k1_and_interval_encloses_value():
 
 
 def test_footnote1_kbar_equals_d():
-    """kbar = d uses h_(d+1) = 0; seed 000's d - kbar term then removes ⊥ and gives pEM^k."""
+    """kbar = d uses h_(d+1) = 0; the d - kbar term of DR19-NeurIPS Algorithm 1 then removes ⊥ and gives pEM^k."""
     h = (2, 0, 1)
     P = LimitDom(2, 3, 1, F(1, 10)).distribution(h)
     assert P[(BOT,)] > 0.5
@@ -330,7 +330,7 @@ def test_kbar_against_d_is_checked_at_call_time():
     assert OptimalThreshold.cost((3, (0, BOT))) == 3  # footnote 6: |o| + 1
 
 
-# ---- mutation testing (issue 23) ----------------------------------------------------------------------------
+# ---- mutation testing ---------------------------------------------------------------------------------------
 
 
 def test_optimal_threshold_normalises_eps_names_it_and_declares_shift_only_below_d():
@@ -415,7 +415,7 @@ def test_plem_exact_order_path_matches_the_float_path_draw_for_draw(monkeypatch,
 
 
 def test_plem_wide_counts_with_a_weightless_bot_fit_the_law():
-    """Bug fixed by the mutation helper (issue 23): with m = 0 (variant 'neurips', kbar = d) the wide-count path
+    """Bug found by mutation testing: with m = 0 (variant 'neurips', kbar = d) the wide-count path
     split L = -inf into int64 (no value), so ⊥ won every round: all 2000 draws were (BOT,), an outcome of law 0."""
     m = PLEM(2, 3, 1, F(1, 10), variant="neurips")
     for h in ((2**40, 5, 3), (2**62, 2**62 - 1, 3)):

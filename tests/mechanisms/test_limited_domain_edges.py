@@ -1,4 +1,4 @@
-"""Edges of the limited-domain family that mutation testing found untested (issue 23).
+"""Edges of the limited-domain family that mutation testing found untested.
 
 Unsigned numpy histograms, the unknown-domain ``release`` and its pad list at the exact boundary,
 and the helpers of eq. (5)/(9)/(6) on ties, ``kbar = d`` and the NeurIPS variant.
@@ -97,7 +97,7 @@ def test_domains_and_multiplier():
     assert top_sorted(b, 3).tolist() == [1, 2, 4] and top_sorted(b, 5).tolist() == [1, 2, 4, 5, 0]
 
 
-# ---- mutation testing (issue 23): mechanisms/limited_domain/gumbel.py ------------------------------------
+# ---- mutation testing: mechanisms/limited_domain/gumbel.py -----------------------------------------------
 
 
 def test_gumbel_invalid_cases_fail_only_for_their_own_key():
@@ -148,7 +148,7 @@ def test_gumbel_race_on_counts_too_wide_for_floats_compares_with_the_bottom_exac
     assert set(out) == {(0,), (1,)} and out.count((0,)) > out.count((1,))
 
 
-# ---- mutation testing (issue 23): mechanisms/limited_domain/domain.py ------------------------------------
+# ---- mutation testing: mechanisms/limited_domain/domain.py -----------------------------------------------
 
 
 def test_domains_name_a_bad_kbar_or_k():

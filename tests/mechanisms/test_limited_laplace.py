@@ -266,7 +266,7 @@ def test_bad_histograms_and_domains_raise():
         LapMax(1, 2, 1, F(1, 10), (1, 1))
 
 
-# ---- mutation testing (issue 23) ----------------------------------------------------------------------------
+# ---- mutation testing ---------------------------------------------------------------------------------------
 
 
 def test_limited_laplace_invalid_cases_fail_only_for_their_own_key():

@@ -33,7 +33,7 @@ def test_wrong_claim_fails_the_audit_and_the_correct_twin_passes():
     good = run_case(ZooCase("permute-and-flip-zcdp", "permute-and-flip-zcdp", "PASS", "correct"), samples=50_000)
     assert good.verdict == "PASS"
     caught, why = exact_catch("mutant-pf-em-zcdp-claim")
-    assert caught and "0.31606" in why  # delta_exact(1) of the issue's pair vs the implied 0.2468
+    assert caught and "0.31606" in why  # delta_exact(1) of the pair of opendp/opendp issue #2911 vs the implied 0.2468
 
 
 def test_the_same_mechanism_backs_both_entries():

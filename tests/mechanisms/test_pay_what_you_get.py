@@ -277,7 +277,7 @@ def test_step_and_greedy_strategy():
     assert g(((0, 1), (BOT,))) is None
 
 
-# ---- mutation testing (issue 23): mechanisms/pay_what_you_get/session.py ------------------------------------
+# ---- mutation testing: mechanisms/pay_what_you_get/session.py -----------------------------------------------
 
 
 def test_session_registry_rebuilt_at_test_time_keeps_its_contract():
@@ -333,7 +333,7 @@ def test_pmultilem_names_each_side_and_draws_one_transcript_by_default():
     assert len(dev.sample_on((3, 1, 0), (3, 1, 1), rng=np.random.default_rng(SEED))) == 1
 
 
-# ---- mutation testing (issue 23): mechanisms/pay_what_you_get/strategies.py ---------------------------------
+# ---- mutation testing: mechanisms/pay_what_you_get/strategies.py --------------------------------------------
 
 
 def test_strategy_catalogue_rebuilt_at_test_time_asks_what_its_comments_say():
@@ -382,7 +382,7 @@ def test_fixed_strategy_stops_after_its_rounds_and_views_name_bad_parameters():
     assert View(zero=(1,), reflect=5)((1, 2, 3)) == (4, 5, 2)
 
 
-# ---- mutation testing (issue 23): mechanisms/pay_what_you_get/transcript.py ---------------------------------
+# ---- mutation testing: mechanisms/pay_what_you_get/transcript.py --------------------------------------------
 
 
 def test_every_accountant_on_plain_and_algorithm_6_rounds():

@@ -109,7 +109,7 @@ def test_wide_counts_keep_their_order():
     assert set(draws) == {(0,)}
 
 
-# ---- mutation testing (issue 23) ----------------------------------------------------------------------------
+# ---- mutation testing ---------------------------------------------------------------------------------------
 
 
 def test_pf_invalid_cases_rebuilt_at_test_time_fail_only_for_their_own_key():

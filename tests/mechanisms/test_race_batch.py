@@ -253,7 +253,7 @@ def test_race_sample_and_array_agree_in_law_on_the_bench_shape():
     assert chi2_contingency(table)[1] > P_THRESHOLD
 
 
-# ---- mutation testing (issue 23) ----------------------------------------------------------------------------
+# ---- mutation testing ---------------------------------------------------------------------------------------
 
 
 def test_empty_domain_gives_bot_rows_without_drawing():

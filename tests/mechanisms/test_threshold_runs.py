@@ -1,4 +1,4 @@
-"""Exact laws of noisy-threshold runs (mechanisms.exact.threshold_runs) against quadrature twins (issue 23).
+"""Exact laws of noisy-threshold runs (mechanisms.exact.threshold_runs) against quadrature twins (written for mutation testing).
 
 ``Pr[pattern] = int pdf_X(x) prod_i (S_i(x) if passed else F_i(x)) dx`` is evaluated by
 ``mpmath.quad`` on the Laplace densities written out by hand; the closed forms must agree to
@@ -221,7 +221,7 @@ def test_node_memo_computes_only_the_nodes_below_the_first_new_input(monkeypatch
         tr.clear_memo()
 
 
-# ---- mutation testing (issue 23): run_sample's formula on known noise -------------------------------------
+# ---- mutation testing: run_sample's formula on known noise ------------------------------------------------
 
 
 class _KnownLaplace:

@@ -2,7 +2,7 @@
 
 A one-item "coin" mechanism with dyadic laws makes every expected value exact:
 ``P_h(1) = (1 + h_0) / 4`` for counts 0..2, so the pairs (0)-(1) and (1)-(2) both have
-pure eps ln 2 and total variation 1/4.  Issue 23: these pin what the ledger pages print
+pure eps ln 2 and total variation 1/4.  Found by mutation testing: these pin what the ledger pages print
 (witness, its probabilities, ratio, tight, certified) where mutants of core.py survived.
 """
 

@@ -123,7 +123,8 @@ def test_bounded_range_implies_range_squared_over_8(seed):
 
 
 def test_the_opendp_reproducer_pair():
-    """Issue #2911's pair at scale 1 (eps = 2): PF is not 2-BR and violates rho = 1/2 at alpha = 2; EM satisfies both."""
+    """The pair of opendp/opendp issue #2911 at scale 1 (eps = 2): PF is not 2-BR and violates rho = 1/2 at alpha = 2;
+    EM satisfies both."""
     with both_precisions(PREC):
         e2 = mpmath.exp(-2)
         pf_h, pf_g = {0: mpmath.mpf(1) / 2, 1: mpmath.mpf(1) / 2}, {0: 1 - e2 / 2, 1: e2 / 2}

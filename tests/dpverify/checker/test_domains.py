@@ -67,8 +67,9 @@ def test_costly_claims_are_the_refuted_zcdp_probes_and_every_claim_that_holds_re
 
 
 def test_every_dp_claim_reaches_the_goal_by_default_or_says_why_not():
-    """Issue 16's goal in the default run: every privacy claim that holds -- (eps, delta), bounded-range, zCDP, Rényi-DP --
-    covers every length up to 5 with counts 0..6 (canonical pairs) unless it is listed in NARROW; none waits for --wide."""
+    """Claims checked beyond toy domains, in the default run: every privacy claim that holds -- (eps, delta),
+    bounded-range, zCDP, Rényi-DP -- covers every length up to 5 with counts 0..6 (canonical pairs) unless it is
+    listed in NARROW; none waits for --wide."""
     short = {cid for cid, c in _privacy_holds().items()
              if not (c.domain.d >= GOAL[0] and c.domain.max_count >= GOAL[1] and c.domain.min_d == 1)}
     assert short <= set(NARROW), f"below the goal by default without a reason: {sorted(short - set(NARROW))}"

@@ -20,7 +20,7 @@ def _claim(mech, notion, points, domain):
 
 
 def test_the_shipped_zcdp_claim_is_refuted_with_a_certified_witness():
-    """MS20.PF#zcdp-shipped in interval arithmetic: the witness is the pair reported in opendp issue #2911, with alpha
+    """MS20.PF#zcdp-shipped in interval arithmetic: the witness is the pair reported in opendp/opendp issue #2911, with alpha
     and both divergences."""
     c = get_claim("MS20.PF#zcdp-shipped")
     r = check(c, Domain(d=2, max_count=2, relation="linf", params=({"eps": 2},)), certify=True)
@@ -40,7 +40,7 @@ def test_the_shipped_zcdp_claim_is_refuted_with_a_certified_witness():
 
 
 def test_reproducer_pair_itself():
-    """The pair of opendp issue #2911: scores [0,0] vs [1,-1] at scale 1 = histograms (1,1) vs (2,0) at eps = 2."""
+    """The pair of opendp/opendp issue #2911: scores [0,0] vs [1,-1] at scale 1 = histograms (1,1) vs (2,0) at eps = 2."""
     c = _claim(lambda p: PermuteAndFlip(2, factor2=True), "zcdp", lambda p: [F(1, 2)], Domain())
     from proofs.claims import Instance
     r = check(c, instances=[Instance((1, 1), (2, 0), {})], certify=True)
