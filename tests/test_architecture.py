@@ -164,9 +164,18 @@ def prose(path: Path) -> list[tuple[int, str]]:
     return out
 
 
+#: folders whose Python files are read for citations besides the layers
+PROSE_DIRS = ("tests", "examples")
+
+
+def prose_files(root: Path = ROOT) -> list[Path]:
+    """The modules of the layers, then every Python file of the tests and the examples."""
+    return [*module_files(root).values(), *(p for d in PROSE_DIRS for p in sorted((root / d).rglob("*.py")))]
+
+
 def stale_citations(root: Path = ROOT) -> list[str]:
     """Citations in docstrings and comments that a reader with only the clone cannot follow, as ``file:line: text``."""
-    return [f"{p.relative_to(root)}:{line}: {m.group(0)}" for p in module_files(root).values()
+    return [f"{p.relative_to(root)}:{line}: {m.group(0)}" for p in prose_files(root)
             for line, text in prose(p) for m in STALE_CITATION.finditer(text) if not m.group("repo")]
 
 
@@ -178,7 +187,7 @@ def defined_keys(root: Path = ROOT) -> set[str]:
 def undefined_keys(root: Path = ROOT) -> list[str]:
     """Keys cited in docstrings and comments that ``docs/references.md`` does not define, as ``file:line: KEY``."""
     have = defined_keys(root)
-    return [f"{p.relative_to(root)}:{line}: {m.group(1)}" for p in module_files(root).values()
+    return [f"{p.relative_to(root)}:{line}: {m.group(1)}" for p in prose_files(root)
             for line, text in prose(p) for m in CITED_KEY.finditer(text) if m.group(1) not in have]
 
 
@@ -312,9 +321,11 @@ def test_a_stale_citation_is_caught(tmp_path):
                                                '    """Fixed in issue #12."""\n    return 1  # see STYLE.md §4, and issue 7\n',
                             "proofs/p.py": '"""DR19 Algorithm 1, docs/design.md ("Conventions"), opendp/opendp issue #2911. '
                                            'Not an issue: tissue 3."""\n'
-                                           'X = "seed 001 in a string that reaches a report"\n'})
+                                           'X = "seed 001 in a string that reaches a report"\n',
+                            "tests/test_m.py": "# as STYLE.md §4 asks\n"})
     assert stale_citations(root) == ["mechanisms/m.py:1: DESIGN.md", "mechanisms/m.py:1: seed 001",
-                                     "mechanisms/m.py:5: issue #12", "mechanisms/m.py:6: STYLE.md", "mechanisms/m.py:6: issue 7"]
+                                     "mechanisms/m.py:5: issue #12", "mechanisms/m.py:6: STYLE.md", "mechanisms/m.py:6: issue 7",
+                                     "tests/test_m.py:1: STYLE.md"]
 
 
 def test_an_undefined_paper_key_is_caught(tmp_path):
