@@ -64,7 +64,8 @@ def fraction_law(rnd: random.Random, n: int, hi: int, lo: int = 1) -> dict[int, 
     return {i: Fraction(x, s) for i, x in enumerate(w) if x}
 
 
-def interval_law(rng: random.Random, outcomes: Sequence[Hashable], zero_share: float = 0.0, prec: int = 300) -> dict:
+def interval_law(rng: random.Random, outcomes: Sequence[Hashable], zero_share: float = 0.0,
+                 prec: int = 300) -> dict[Hashable, Any]:
     """A random law on ``outcomes`` as mpmath intervals at ``prec`` bits: weights in ``1 .. 10**6``, each
     exactly 0 with probability ``zero_share`` (kept in the law with probability 0); outcome 0 gets weight 1 if
     every weight is 0."""
@@ -76,6 +77,6 @@ def interval_law(rng: random.Random, outcomes: Sequence[Hashable], zero_share: f
         return {o: iv.mpf(x) / tot for o, x in zip(outcomes, w, strict=True)}
 
 
-def in_context(ctx: Any, law: Mapping[Hashable, Fraction]) -> dict:
+def in_context(ctx: Any, law: Mapping[Hashable, Fraction]) -> dict[Hashable, Any]:
     """The rational law ``law`` as numbers of the mpmath context ``ctx`` (``p / q``: an enclosure in ``iv``)."""
     return {o: ctx.mpf(p.numerator) / p.denominator for o, p in law.items()}
