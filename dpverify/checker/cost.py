@@ -219,7 +219,7 @@ def work(claim: Any, domain: Any) -> Work | None:
     """The counted work of ``check(claim, domain)`` (module docstring), or None when the claim enumerates its own instances."""
     from proofs.claims import PrivacyClaim
 
-    from .core import claim_mechanism, defined_at
+    from .prepared import prepare
 
     if getattr(claim, "instances", None) is not None or claim.kind not in ("privacy", "obligation"):
         return None
@@ -234,8 +234,9 @@ def work(claim: Any, domain: Any) -> Work | None:
                 lo, hi, ulo, uhi = lo + n, hi + n, ulo + n, uhi + n
                 continue
             try:
-                mech = claim_mechanism(claim, params)
-                if len(domain.lengths) > 1 and not defined_at(claim, params, d):
+                prep = prepare(claim, params)
+                mech = prep.mechanism
+                if len(domain.lengths) > 1 and not prep.defined_at(d):
                     continue
                 outcomes = law_outcomes(mech, d) or 1
             except InvalidParameter:
@@ -284,26 +285,17 @@ def _own_domains(claim: Any) -> list:
     return out
 
 
-#: the work of each claim's own domains, counted once per (claim object, domain); the entry keeps the claim
-#: alive, so an id is never reused while its entry stands.  Cleared by :func:`clear_own_work` (which
-#: ``dpverify.checker.prepared.CheckerCaches.clear`` calls): nothing is stored on the claim object.
-_OWN_WORK: dict[int, tuple[Any, dict[str, Work | None]]] = {}
-
-
 def own_work(claim: Any, domain: Any) -> Work | None:
-    """:func:`work` of one of the claim's own domains, memoised per claim object."""
-    entry = _OWN_WORK.get(id(claim))
-    if entry is None or entry[0] is not claim:
-        entry = _OWN_WORK[id(claim)] = (claim, {})
+    """:func:`work` of one of the claim's own domains, memoised per claim object beside the claim (in the checker's
+    one cache object, so ``dpverify.checker.prepared.clear_caches`` forgets it; nothing is stored on the claim)."""
+    from .prepared import CACHES
+
+    memo = CACHES.claim_memo(claim, "own-work")
     key = repr(domain)
-    if key not in entry[1]:
-        entry[1][key] = work(claim, domain)
-    return entry[1][key]
-
-
-def clear_own_work() -> None:
-    """Forget the memoised work of the claims' own domains."""
-    _OWN_WORK.clear()
+    if key not in memo:
+        memo[key] = work(claim, domain)
+    result: Work | None = memo[key]
+    return result
 
 
 #: at most this many unreduced instances are counted at all (beyond, the domain is refused before counting:

@@ -39,7 +39,7 @@ from mechanisms.neighbours import SYMMETRY_NAMES, Relation, Symmetry, parse_symm
 
 from proofs.claims import Claim, Comparison, Domain, Instance, PrivacyClaim, Statement
 
-from . import cost, divergences, laws
+from . import divergences, laws
 from .batch import stack
 from .enclosure import (
     LawArrays,
@@ -420,9 +420,9 @@ class CheckerCaches:
     def __init__(self) -> None:
         self._prepared: dict[int, tuple[PrivacyClaim, dict[ParamsKey, PreparedClaim]]] = {}
         self._sym: dict[tuple[int, int], tuple[Any, frozenset[Symmetry]]] = {}
+        self._claim_memos: dict[int, tuple[Any, dict[str, dict[str, Any]]]] = {}
         self._memos: tuple[Callable[[], None], ...] = (
             _relabelled.cache_clear, _law_arrays.cache_clear, laws.clear_validated, divergences.clear_log_memo,
-            cost.clear_own_work,
         )
 
     def prepare(self, claim: PrivacyClaim, params: Mapping[str, Any]) -> PreparedClaim:
@@ -447,10 +447,20 @@ class CheckerCaches:
             entry = self._sym[key] = (mech, known_symmetries(symmetries_of(mech, d)))
         return entry[1]
 
+    def claim_memo(self, claim: Any, name: str) -> dict[str, Any]:
+        """A memo named ``name`` for one claim object, kept here rather than on the claim (the entry keeps the claim
+        alive, so its id is never reused while the entry stands)."""
+        entry = self._claim_memos.get(id(claim))
+        if entry is None or entry[0] is not claim:
+            entry = self._claim_memos[id(claim)] = (claim, {})
+        return entry[1].setdefault(name, {})
+
     def clear(self) -> None:
-        """Forget everything the checker memoised (prepared claims, symmetries, laws, arrays, logarithms)."""
+        """Forget everything the checker memoised (prepared claims, symmetries, per-claim memos, laws, arrays,
+        logarithms)."""
         self._prepared.clear()
         self._sym.clear()
+        self._claim_memos.clear()
         for clear in self._memos:
             clear()
 
