@@ -162,7 +162,7 @@ def _catalogue_intro(cat: dict) -> list[str]:
             "`exact ceiling` (discrete members): the largest bound the certification sample could give in expectation on the "
             "pairs the\n",
             "exact search ranked, computed from the exact laws -- no audit of that size can expect more on those pairs.\n",
-            "`ceiling at 2e7`: the same at the issue's budget (2e7 samples, 7.5e6 per input certifying), from the exact laws "
+            "`ceiling at 2e7`: the same at the target budget (2e7 samples, 7.5e6 per input certifying), from the exact laws "
             "on\n",
             "the searched pairs (discrete members) or in closed form over every pair (ReportNoisyMax3, "
             "`noisy_max_value_ceiling`).\n\n"]
@@ -220,7 +220,7 @@ def _catalogue_notes(cat: dict, by: dict[str, dict[str, dict]]) -> list[str]:
             scope = "on the searched pairs" if (ex or {}).get("exact_ceiling_at_target") is not None else "over every pair"
             out_of_reach.append(f"{esc(name)} (ceiling {_num(c)} < {_num(dps)}, {scope})")
     if out_of_reach:
-        lines.append("\nOut of reach at the issue's budget of 2e7 samples (the expected bound of the best one-event "
+        lines.append("\nOut of reach at the target budget of 2e7 samples (the expected bound of the best one-event "
                      "certification is below\n"
                      "DP-Sniper's, which spent about 2e8 samples per input): " + "; ".join(out_of_reach) + ".\n")
     for name, modes in by.items():

@@ -296,7 +296,7 @@ def _cwgm20_section(res: dict, figs: dict, notes: dict) -> list[str]:
     cfg = res["config"]
     hi = cfg["kbar_hi"]
     L: list[str] = [
-        "## CWGM20 §6 design: TS vs LimitDom (seed 002)\n\n",
+        "## CWGM20 §6 design: TS vs LimitDom\n\n",
         "**Setting: the paper beside ours.**\n\n", settings_table("cwgm20"), "\n" + REGISTRY_SEARCH + "\n\n",
         f"TS: `mechanisms.stability.top_stable.TopStable(k, kbar=k, eps, delta=1/n, p1={eps_label(cfg['p1'])}, "
         f"eps_em={eps_label(cfg['eps_em'])})` "
@@ -305,7 +305,7 @@ def _cwgm20_section(res: dict, figs: dict, notes: dict) -> list[str]:
         "LD (private kbar), the design as §6 prints it (\"For LD we compose k + 1 iterations, and consider the extra iteration "
         "for "
         f"selecting kbar from [k, ..., 5k] using their optimization method\"): `{res['constants']['ld_private']}` — "
-        "DR19 Algorithm 6 (seed 001 §6.3, registry `optimal-threshold`) selects kbar privately, then LimitDom^{k, kbar} "
+        "DR19 Algorithm 6 (§6.3, registry `optimal-threshold`) selects kbar privately, then LimitDom^{k, kbar} "
         "returns up to k items; sampled with its numpy sampler, which reads only the true top-(kbar_hi·k+1) counts. "
         "k+1 steps of eps/(k+1) each, charged by basic composition (our reading of \"compose k + 1 iterations\"): "
         "(eps, delta)-DP by DR19 Lemma 3.1 with delta' = 0 (data-dependent kbar costs k -> k+1 steps; checked exactly as "
@@ -329,8 +329,8 @@ def _cwgm20_section(res: dict, figs: dict, notes: dict) -> list[str]:
         "selection law from `OptimalThreshold.selection` as a cross-check, and the most frequent kbar)\n\n",
         _kbar_table(res),
         "\n### Both arms as printed and as the authors' code runs them (the as-run arms are not what the paper prints)\n\n",
-        "The paper's footnote 2 points at the authors' code; issue 35 describes where it differs from §6 as printed. "
-        "`dpverify.experiments.authors` implements each difference as a named switch, from that description: LD as run = "
+        "The paper's footnote 2 points at the authors' code, which differs from §6 as printed. "
+        "`dpverify.experiments.authors` implements each difference as a named switch: LD as run = "
         "per-step eps from DR19 Theorem 1's min-of-three bound over k + 1 steps at delta' = delta/2 (on the authors' "
         "10^-4 grid), kbar drawn with the opposite sign to Algorithm 6 (it prefers the largest threshold), kbar in "
         "[k, 5k - 1], the full delta in LimitDom's threshold (so the run is (eps, 3 delta/2)-DP, not (eps, delta)), and the "
@@ -368,7 +368,7 @@ def _gjmr21_section(res: dict, figs: dict) -> list[str]:
     """GJMR21 §4: JOINT against PEEL and LAPLACE on MovieLens and on uniform synthetic counts."""
     cfg = res["config"]
     return [
-        f"## GJMR21 §4 design: JOINT vs PEEL vs LAPLACE (seed 004), k = {cfg['k_gj']}\n\n",
+        f"## GJMR21 §4 design: JOINT vs PEEL vs LAPLACE, k = {cfg['k_gj']}\n\n",
         "**Setting: the paper beside ours.**\n\n", settings_table("gjmr21"), "\n",
         "JOINT: `mechanisms.joint.Joint(k, eps).sample(..., exact=False)` (float64 gap draw); JOINT-seq: the ordered "
         "ICML 2022 variant `mechanisms.joint.sequence.JointSequence`; PEEL: `OneShotGumbel.gjmr21_peel(k, eps)` (Gumbel "
@@ -397,7 +397,7 @@ def _dr19_section(res: dict, figs: dict, notes: dict) -> list[str]:
     """DR19 §8: how often LimitDom returns k items as kbar varies, against Lemma 8.1's bound."""
     cfg = res["config"]
     return [
-        f"## DR19 §8: how often LimitDom returns k = {cfg['k_dr']} items as kbar varies (seed 001)\n\n",
+        f"## DR19 §8: how often LimitDom returns k = {cfg['k_dr']} items as kbar varies\n\n",
         "**Setting: the paper beside ours.**\n\n", settings_table("dr19"), "\n",
         "`LimitDom(k, kbar, eps, delta=1/n)` with eps per step (the mechanism is k eps-DP by basic composition). "
         "Lemma 8.1 (second statement): Pr[k indices] >= 1 - beta whenever h_(k) >= h_(kbar+1) + 1 + ln(kbar/delta)/eps + "

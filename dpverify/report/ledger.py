@@ -29,10 +29,11 @@ from .provenance import REPO_ROOT, provenance_lines, snapshot
 __all__ = ["write_reports", "write_index", "render_index", "render_verify_pages", "verify_data", "short_num", "PAPERS"]
 
 PAPERS = {
-    "DR19": "Durfee & Rogers, Practical DP Top-k Selection with Pay-what-you-get Composition (seed 001; 000 conference version)",
-    "CWGM20": "Carvalho, Wang, Gondara & Miao, DP Top-k Selection via Stability on Unknown Domain (seed 002)",
-    "GJMR21": "Gillenwater, Joseph, Muñoz Medina & Ribero, A Joint Exponential Mechanism for DP Top-k Set (seed 004)",
-    **{k: v + " (not a seed)" for k, v in OTHER_PAPERS.items()},
+    "DR19": "Durfee & Rogers, Practical DP Top-k Selection with Pay-what-you-get Composition (long version, May 2019; "
+            "DR19-NeurIPS: the NeurIPS 2019 version)",
+    "CWGM20": "Carvalho, Wang, Gondara & Miao, DP Top-k Selection via Stability on Unknown Domain",
+    "GJMR21": "Gillenwater, Joseph, Muñoz Medina & Ribero, A Joint Exponential Mechanism for DP Top-k Set",
+    **{k: v + " (beyond the three papers under test)" for k, v in OTHER_PAPERS.items()},
 }
 
 

@@ -57,7 +57,7 @@ def limitdom_model(mech: Any) -> tuple[LawModel | None, str]:
 
     if isinstance(mech, LimitDom) and type(mech) is LimitDom:
         if mech.variant != "long":
-            return None, "seed 000's threshold min{Delta, kbar, d - kbar} reads the length d: no length-free structure"
+            return None, "DR19-NeurIPS's threshold min{Delta, kbar, d - kbar} reads the length d: no length-free structure"
         m = bot_multiplier(mech.kbar, mech.Delta, mech.kbar + 1)
         return LawModel(mech.k, mech.kbar, _frac(mech.eps), 1, Fraction(m) / _frac(mech.delta)), ""
     if type(mech) is StrictLimitDom:
@@ -99,8 +99,8 @@ def _out_of_scope_reason(mech: Any) -> str:
         return (f"{name}: Laplace-family law (piecewise exp-polynomial whose breakpoints move with the gaps; "
                 "terms x^a (ln x)^n after compactification) -- no universal certifier yet; the box verdict stands alone")
     if getattr(type(mech), "__module__", "").startswith(("mechanisms.", "dpverify.")):
-        return (f"{name}: no universal certifier for this mechanism family yet (issue 32 covers the EM and Limited Domain "
-                "families)")
+        return (f"{name}: no universal certifier for this mechanism family yet (the EM and Limited Domain "
+                "families have one)")
     return f"{name}: a user's mechanism is a black box with no declared structure; only the finite box can check it"
 
 

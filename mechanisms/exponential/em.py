@@ -272,7 +272,7 @@ REGISTRY = [
         valid=({"eps": 1}, {"eps": "0.5"}, {"eps": 2, "factor2": True}),
         invalid=_invalid_common(),
         examples=((3, 1, 1, 0), (0, 0, 0), (2, 2)),
-        paper="DR19 Def. 4.1 (seed 001 §4.1); CWGM20 Def. 2.3 / GJMR21 Def. 3 with factor2",
+        paper="DR19 Def. 4.1 (§4.1); CWGM20 Def. 2.3 / GJMR21 Def. 3 with factor2",
         claim=lambda p: (V.real("eps", p["eps"]), 0),
     ),
     MechanismSpec(

@@ -248,7 +248,7 @@ REGISTRY = [
             ({"k": 2, "eps": 0}, InvalidParameter, "eps=0 must be > 0"),
         ),
         examples=((3, 1, 1, 0), (5, 5, 2, 0, 1)),
-        paper="Gillenwater et al. ICML 2022 (sequence JOINT); seed 004 §2 future work",
+        paper="Gillenwater et al. ICML 2022 (sequence JOINT); GJMR21 §2 future work",
         claim=lambda p: (V.real("eps", p["eps"]), 0),
         tags=frozenset({"sequence-output", "exact-counting"}),
     ),

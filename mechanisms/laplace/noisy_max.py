@@ -209,7 +209,7 @@ REGISTRY = [
         valid=({"eps": 1}, {"eps": "1/2"}, {"eps": 2, "sensitivity": 2}),
         invalid=_invalid_common(),
         examples=((3, 1, 1, 0), (0, 0, 0), (2, 2), (5,)),
-        paper="Report noisy max [Dwork–Roth], cited in DR19 §1.1 (seed 001); scale 2Δ/ε",
+        paper="Report noisy max [Dwork–Roth], cited in DR19 §1.1; scale 2Δ/ε",
         claim=lambda p: (V.real("eps", p["eps"]), 0),
         tags=frozenset({"laplace", "ordered"}),
     ),
@@ -223,7 +223,7 @@ REGISTRY = [
         ]
         + [({"k": 2, **p}, e, m) for p, e, m in _invalid_common()],
         examples=((3, 1, 1, 0), (2, 2, 2), (4, 0, 2, 1, 1)),
-        paper="GJMR21 §4 baseline LAPLACE (seed 004): Lap(2k/ε) once, top-k in order [Qiao–Su–Zhang]",
+        paper="GJMR21 §4 baseline LAPLACE: Lap(2k/ε) once, top-k in order [Qiao–Su–Zhang]",
         claim=lambda p: (V.real("eps", p["eps"]), 0),
         tags=frozenset({"laplace", "ordered"}),
     ),

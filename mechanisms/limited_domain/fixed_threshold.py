@@ -325,7 +325,7 @@ REGISTRY = [
         invalid=_invalid_common({}) + [({"k": 2, "eps": 1, "delta": "0.1", "literal": 1}, InvalidParameterType,
                                          "literal=1 must be a bool")],
         examples=((3, 1, 1, 0), (6, 5, 2, 2), (4, 4, 4, 1)),
-        paper="DR19 Algorithm 8 (seed 001 App. F) with the pre-check h_(i) > h_(k+1) of Claim F.1; Theorem 5",
+        paper="DR19 Algorithm 8 (App. F) with the pre-check h_(i) > h_(k+1) of Claim F.1; Theorem 5",
         claim=_thm5_claim,
     ),
     MechanismSpec(
@@ -344,7 +344,7 @@ REGISTRY = [
         invalid=[({"i": -1, "k": 2, "eps": 1, "delta": "0.1"}, InvalidParameter, "i=-1 must be >= 0")]
         + [({"i": 0, **p}, e, m) for p, e, m in _invalid_common({})],
         examples=((3, 1, 1, 0), (6, 5, 2, 2), (4, 4, 4, 1)),
-        paper="DR19 Definition F.1 (seed 001 App. F), Lemma F.2, Corollary F.1",
+        paper="DR19 Definition F.1 (App. F), Lemma F.2, Corollary F.1",
         claim=lambda p: (V.real("eps", p["eps"]), V.real("delta", p["delta"])),
     ),
 ]

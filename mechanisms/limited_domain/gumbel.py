@@ -458,7 +458,7 @@ REGISTRY = [
                {"k": 2, "kbar": 4, "eps": 1, "delta": "0.1", "variant": "neurips"}),
         invalid=_invalid({}) + [({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "variant": "x"}, InvalidParameter, "variant='x'")],
         examples=((3, 1, 1, 0), (5, 5, 2, 2), (4, 4, 4, 4)),
-        paper="DR19 Algorithm 1 (seed 001 §3), Theorem 1; seed 000 Algorithm 1 with variant='neurips'",
+        paper="DR19 Algorithm 1 (§3), Theorem 1; DR19-NeurIPS Algorithm 1 with variant='neurips'",
         claim=lambda p: (p["k"] * V.real("eps", p["eps"]), V.real("delta", p["delta"])),
     ),
     MechanismSpec(
@@ -468,7 +468,7 @@ REGISTRY = [
                {"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "Delta": 2}),
         invalid=[({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "Delta": 0}, InvalidParameter, "Delta=0 must be >= 1")],
         examples=((3, 1, 1, 0), (5, 5, 2, 2)),
-        paper="DR19 Algorithm 1 with the Delta-restricted threshold ln(min{Delta, kbar}/delta)/eps (seed 001 §3)",
+        paper="DR19 Algorithm 1 with the Delta-restricted threshold ln(min{Delta, kbar}/delta)/eps (§3)",
         relation="delta:1",
         claim=lambda p: (p["k"] * V.real("eps", p["eps"]), V.real("delta", p["delta"])),
     ),
@@ -478,7 +478,7 @@ REGISTRY = [
         valid=({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1"}, {"k": 1, "kbar": 1, "eps": "0.5", "delta": "0.05"}),
         invalid=_invalid({}),
         examples=((3, 1, 1, 0), (5, 5, 2, 2, 1), (4, 4, 4, 4, 0)),
-        paper="DR19 Algorithm 5 (seed 001 §6.2), Lemma 6.6",
+        paper="DR19 Algorithm 5 (§6.2), Lemma 6.6",
         claim=lambda p: (p["k"] * V.real("eps", p["eps"]), V.real("delta", p["delta"])),
     ),
     # the same laws drawn by the integer/rational samplers (mechanisms.exact.race)
@@ -488,7 +488,7 @@ REGISTRY = [
         invalid=[({**_LD, "delta": 0.1}, InvalidParameterType, "delta=0.1 " + FLOAT_DELTA),
                  ({**_LD, "eps": 1.5}, InvalidParameterType, "eps=1.5 " + FLOAT_EPS)],
         examples=((3, 1, 1, 0), (5, 5, 2, 2), (4, 4, 4, 4)),
-        paper="DR19 Algorithm 1 (seed 001 §3), sampled exactly",
+        paper="DR19 Algorithm 1 (§3), sampled exactly",
         claim=lambda p: (p["k"] * Fraction(p["eps"]), Fraction(p["delta"])), tags=EXACT_TAG,
     ),
     MechanismSpec(
@@ -496,7 +496,7 @@ REGISTRY = [
         valid=(_LD, {"k": 1, "kbar": 1, "eps": "0.5", "delta": "0.05"}),
         invalid=[({**_LD, "delta": 0.1}, InvalidParameterType, "delta=0.1 " + FLOAT_DELTA)],
         examples=((3, 1, 1, 0), (5, 5, 2, 2, 1), (4, 4, 4, 4, 0)),
-        paper="DR19 Algorithm 5 (seed 001 §6.2), sampled exactly",
+        paper="DR19 Algorithm 5 (§6.2), sampled exactly",
         claim=lambda p: (p["k"] * Fraction(p["eps"]), Fraction(p["delta"])), tags=EXACT_TAG,
     ),
     # the same laws by exact lazy Gumbel noise on the data-independent schedule (mechanisms.exact.noisy_race)
@@ -505,7 +505,7 @@ REGISTRY = [
         valid=(_LD, {"k": 1, "kbar": 2, "eps": "0.5", "delta": "0.05"}, {**_LD, "Delta": 1}),
         invalid=[({**_LD, "delta": 0.1}, InvalidParameterType, "delta=0.1 " + FLOAT_DELTA)],
         examples=((3, 1, 1, 0), (5, 5, 2, 2), (4, 4, 4, 4)),
-        paper="DR19 Algorithm 1 (seed 001 §3), sampled exactly with data-independent work",
+        paper="DR19 Algorithm 1 (§3), sampled exactly with data-independent work",
         claim=lambda p: (p["k"] * Fraction(p["eps"]), Fraction(p["delta"])), tags=EXACT_TAG | SLOW_TAG,
     ),
     MechanismSpec(
@@ -513,7 +513,7 @@ REGISTRY = [
         valid=(_LD, {"k": 1, "kbar": 1, "eps": "0.5", "delta": "0.05"}),
         invalid=[({**_LD, "delta": 0.1}, InvalidParameterType, "delta=0.1 " + FLOAT_DELTA)],
         examples=((3, 1, 1, 0), (5, 5, 2, 2, 1), (4, 4, 4, 4, 0)),
-        paper="DR19 Algorithm 5 (seed 001 §6.2), sampled exactly with data-independent work",
+        paper="DR19 Algorithm 5 (§6.2), sampled exactly with data-independent work",
         claim=lambda p: (p["k"] * Fraction(p["eps"]), Fraction(p["delta"])), tags=EXACT_TAG | SLOW_TAG,
     ),
 ]

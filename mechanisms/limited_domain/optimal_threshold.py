@@ -219,7 +219,7 @@ REGISTRY = [
             ({"k": 2, "dbar": 3, "eps": 1, "delta": "0.1", "literal": 1}, InvalidParameterType, "literal=1 must be a bool"),
         ],
         examples=((3, 1, 1, 0), (5, 5, 2, 2), (4, 0, 2, 1, 1)),
-        paper="DR19 Algorithm 6 (seed 001 §6.3), Lemma 6.8, Lemma 3.1, footnote 6",
+        paper="DR19 Algorithm 6 (§6.3), Lemma 6.8, Lemma 3.1, footnote 6",
         claim=lambda p: ((p["k"] if p.get("inner_k") is None else p["inner_k"] + 1) * V.real("eps", p["eps"]),
                          V.real("delta", p["delta"])),
     ),

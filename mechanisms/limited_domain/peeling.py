@@ -329,7 +329,7 @@ REGISTRY = [
             ({"k": 2, "kbar": 3, "eps": 1, "delta": "0.1", "domain": 3}, InvalidParameterType, "domain=3"),
         ],
         examples=((3, 1, 1, 0), (5, 5, 2, 2), (0, 0, 0, 0)),
-        paper="DR19 Algorithm 3 / Definition 5.1 (seed 001 §5.2); Corollaries 5.1, 5.2",
+        paper="DR19 Algorithm 3 / Definition 5.1 (§5.2); Corollaries 5.1, 5.2",
         claim=lambda p: (p["k"] * V.real("eps", p["eps"]), V.real("delta", p["delta"])),
     ),
     MechanismSpec(
@@ -337,7 +337,7 @@ REGISTRY = [
         valid=({**_LD, "domain": (0, 2, 3)}, _LD),
         invalid=[({**_LD, "eps": 0.25}, InvalidParameterType, "eps=0.25 " + FLOAT_EPS)],
         examples=((3, 1, 1, 0), (5, 5, 2, 2), (0, 0, 0, 0)),
-        paper="DR19 Algorithm 3 / Definition 5.1 (seed 001 §5.2), sampled exactly",
+        paper="DR19 Algorithm 3 / Definition 5.1 (§5.2), sampled exactly",
         claim=lambda p: (p["k"] * Fraction(p["eps"]), Fraction(p["delta"])), tags=EXACT_TAG,
     ),
 ]

@@ -334,19 +334,19 @@ def _ld_claim(p: Mapping[str, Any]) -> tuple[Any, Any]:
 REGISTRY = [
     MechanismSpec(
         name="mutant-em-half-scale", factory=EMHalfScale, valid=({"eps": 1}, {"eps": "1/2"}),
-        examples=((0, 1, 1), (2, 1, 0)), paper="mutant of DR19 Def. 4.1 / Lemma 4.1 (seed 001 §4.1)",
+        examples=((0, 1, 1), (2, 1, 0)), paper="mutant of DR19 Def. 4.1 / Lemma 4.1 (§4.1)",
         mutant="wrong noise scale: Gumbel(1/(2eps)) (weights exp(2 eps h_i)) claimed eps-DP",
         claim=lambda p: (V.real("eps", p["eps"]), 0), tags=frozenset({"implements:em"}),
     ),
     MechanismSpec(
         name="mutant-gumbel-budget-not-split", factory=GumbelBudgetNotSplit, valid=({"k": 2, "eps": 1},),
-        examples=((0, 0, 1), (2, 1, 0)), paper="mutant of GJMR21 §4 PEEL baseline (seed 004)",
+        examples=((0, 0, 1), (2, 1, 0)), paper="mutant of GJMR21 §4 PEEL baseline",
         mutant="wrong noise scale: Gumbel(1/eps) per count instead of Gumbel(k/eps), claimed eps-DP overall",
         claim=lambda p: (V.real("eps", p["eps"]), 0),
     ),
     MechanismSpec(
         name="mutant-em-linf-monotone", factory=ExponentialMechanism, valid=({"eps": 1},),
-        examples=((0, 2, 2), (1, 1, 0)), relation="linf", paper="mutant of DR19 Lemma 4.1 (seed 001 §4.1)",
+        examples=((0, 2, 2), (1, 1, 0)), relation="linf", paper="mutant of DR19 Lemma 4.1 (§4.1)",
         mutant="sensitivity mistake: eps-DP claimed under l_inf neighbours (mixed signs), where q(h,i)=h_i is not monotone",
         claim=lambda p: (V.real("eps", p["eps"]), 0),
     ),
@@ -364,25 +364,25 @@ REGISTRY = [
     ),
     MechanismSpec(
         name="mutant-limit-dom-no-log-term", factory=lambda **p: LimitDomThresholdMutant(**p, log_term=False),
-        valid=(_LD,), examples=((0, 0, 0, 0), (2, 1, 1, 0)), paper="mutant of DR19 Algorithm 1 (seed 001 §3)",
+        valid=(_LD,), examples=((0, 0, 0, 0), (2, 1, 1, 0)), paper="mutant of DR19 Algorithm 1 (§3)",
         mutant="missing threshold term: h_bot = h_(kbar+1) + 1 without ln(min{Delta,kbar}/delta)/eps",
         claim=_ld_claim, tags=frozenset({"implements:limit-dom"}),
     ),
     MechanismSpec(
         name="mutant-limit-dom-no-plus-one", factory=lambda **p: LimitDomThresholdMutant(**p, plus_one=0),
-        valid=(_LD,), examples=((2, 1, 1, 0), (0, 0, 0, 0, 0)), paper="mutant of DR19 Algorithm 1 (seed 001 §3)",
+        valid=(_LD,), examples=((2, 1, 1, 0), (0, 0, 0, 0, 0)), paper="mutant of DR19 Algorithm 1 (§3)",
         mutant="missing threshold term: h_bot = h_(kbar+1) + ln(m/delta)/eps without the + 1",
         claim=_ld_claim, tags=frozenset({"implements:limit-dom"}),
     ),
     MechanismSpec(
         name="mutant-limit-dom-order-off-by-one", factory=lambda **p: LimitDomThresholdMutant(**p, shift=-1),
-        valid=(_LD,), examples=((2, 2, 2, 2), (2, 1, 1, 0)), paper="mutant of DR19 Algorithm 1 (seed 001 §3)",
+        valid=(_LD,), examples=((2, 2, 2, 2), (2, 1, 1, 0)), paper="mutant of DR19 Algorithm 1 (§3)",
         mutant="off-by-one in order statistics: threshold on h_(kbar+2) instead of h_(kbar+1)",
         claim=_ld_claim, tags=frozenset({"implements:limit-dom"}),
     ),
     MechanismSpec(
         name="mutant-limit-dom-delta-threshold", factory=lambda **p: LimitDomThresholdMutant(**p, Delta=1),
-        valid=(_LD,), examples=((2, 1, 1, 0), (0, 0, 0, 0, 0)), paper="mutant of DR19 Algorithm 1 (seed 001 §3)",
+        valid=(_LD,), examples=((2, 1, 1, 0), (0, 0, 0, 0, 0)), paper="mutant of DR19 Algorithm 1 (§3)",
         mutant="sensitivity mistake: Delta-restricted threshold ln(min{1,kbar}/delta)/eps under unrestricted add/remove",
         claim=_ld_claim, tags=frozenset({"implements:limit-dom"}),
     ),

@@ -44,7 +44,7 @@ REGISTRY = [
         factory=lambda **p: LimitDomThresholdMutant(**p, Delta=1),
         valid=({"k": 2, "kbar": 3, "eps": 1, "delta": DELTA},),
         examples=((3, 1, 1, 0), (3, 3, 3, 3, 0)),
-        paper="mutant of DR19 Algorithm 1 (seed 001 §3)",
+        paper="mutant of DR19 Algorithm 1 (§3)",
         mutant="⊥ offset ln(1/delta)/eps where ln(kbar/delta)/eps is due: items leaving the limited domain beat ⊥ with "
                "probability ~delta each, not delta/kbar; the excess shows only with several tied items at the domain's edge",
         claim=lambda p: (p["k"] * Fraction(p["eps"]), Fraction(p["delta"])),
@@ -56,7 +56,7 @@ REGISTRY = [
         factory=lambda **p: TopStable(**p, distance="next-rank"),
         valid=({"k": 1, "kbar": 2, "eps": 1, "delta": DELTA},),
         examples=((3, 1, 1, 0), (5, 5, 0)),
-        paper="mutant of CWGM20 Algorithm 3 (seed 002 §3)",
+        paper="mutant of CWGM20 Algorithm 3 (§3)",
         mutant="stability test of the top-i set reads the gap one rank too low (q_i = h_(i+1) - h_(i+2) - 1): a top set "
                "whose last item is tied passes once the next gap reaches T (~60 at delta = 1e-6)",
         claim=lambda p: (Fraction(p["eps"]), Fraction(p["delta"])),
@@ -67,7 +67,7 @@ REGISTRY = [
         factory=lambda **p: TopStable(**p, distance="next-but-one"),
         valid=({"k": 1, "kbar": 2, "eps": 1, "delta": DELTA},),
         examples=((3, 1, 1, 0), (5, 5, 0)),
-        paper="mutant of CWGM20 Algorithm 3 (seed 002 §3)",
+        paper="mutant of CWGM20 Algorithm 3 (§3)",
         mutant="stability test compares h_(i) with h_(i+2) instead of h_(i+1) (q_i = h_(i) - h_(i+2) - 1): a top set whose "
                "last item is tied with the next one passes once the gap below them reaches T (~60 at delta = 1e-6)",
         claim=lambda p: (Fraction(p["eps"]), Fraction(p["delta"])),

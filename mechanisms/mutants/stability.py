@@ -52,7 +52,7 @@ REGISTRY = [
         valid=({"k": 1, "kbar": 2, "eps": 3, "delta": Fraction(1, 10**6)},
                {"k": 1, "kbar": 2, "eps": 1, "delta": Fraction(1, 10**6)}),
         examples=((3, 1, 1), (2, 2, 0)),
-        paper="mutant of CWGM20 Alg. 3 (seed 002 §3)",
+        paper="mutant of CWGM20 Alg. 3 (§3)",
         mutant="A_stab query noise Lap(1/eps_2) instead of Lap(2/eps_2): each test costs up to twice its share; "
                "the excess appears only where the top gaps sit near T (about 17 at eps=3, 48 at eps=1; delta=1e-6)",
         claim=lambda p: (p["eps"] + p.get("eps_em", 0), p["delta"]),

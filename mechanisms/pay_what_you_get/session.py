@@ -429,7 +429,7 @@ def _registry() -> list[Any]:
             valid=tuple({**base, "strategy": s} for s in ("fixed-k1", "reask-on-bot", "peel-off", "switch", "greedy-k"))
             + ({**base, "k_star": 3, "l_star": 3, "strategy": "adaptive-kbar"},),
             invalid=invalid, examples=examples,
-            paper="DR19 Algorithm 2 (seed 001 §3), Theorem 2; a fixed analyst strategy on views of h",
+            paper="DR19 Algorithm 2 (§3), Theorem 2; a fixed analyst strategy on views of h",
             claim=claim, tags=frozenset({"transcript"}),
         ),
         MechanismSpec(

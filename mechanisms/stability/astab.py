@@ -247,7 +247,7 @@ REGISTRY = [
         valid=({"j": 1, "eps": 1, "delta": Fraction(1, 10)}, {"j": 2, "eps": Fraction(1, 2), "delta": Fraction(1, 4)}),
         invalid=_INVALID,
         examples=((3, 1, 1, 0), (2, 2, 0), (5, 1, 0)),
-        paper="CWGM20 Alg. 1 (seed 002 §2.2) on f_j with q_j (§3), Theorem 2.7",
+        paper="CWGM20 Alg. 1 (§2.2) on f_j with q_j (§3), Theorem 2.7",
         claim=lambda p: (p["eps"], p["delta"]),
     ),
     MechanismSpec(

@@ -261,7 +261,7 @@ _FS_INVALID = [
 REGISTRY = [
     MechanismSpec(
         name="first-stable", factory=FirstStable, valid=_FS_VALID, invalid=_FS_INVALID,
-        examples=((3, 1, 1, 0), (4, 2, 0)), paper="CWGM20 Alg. 4 (seed 002 App. A)",
+        examples=((3, 1, 1, 0), (4, 2, 0)), paper="CWGM20 Alg. 4 (App. A)",
         claim=lambda p: (p["eps"], p["delta"]),
     ),
     MechanismSpec(
@@ -270,7 +270,7 @@ REGISTRY = [
                {"queries": (1, 2, 1), "k": 2, "eps": 2, "delta": Fraction(1, 5), "fresh_noise": True}),
         invalid=[({**p, "k": 1}, e, msg) for p, e, msg in _FS_INVALID]
         + [({"queries": (1,), "k": 0, "eps": 1, "delta": Fraction(1, 10)}, InvalidParameter, "k=0 must be >= 1")],
-        examples=((3, 1, 1, 0), (4, 2, 0)), paper="CWGM20 Alg. 5 (seed 002 App. A), Claim A.2",
+        examples=((3, 1, 1, 0), (4, 2, 0)), paper="CWGM20 Alg. 5 (App. A), Claim A.2",
         claim=lambda p: (p["eps"], p["delta"]),
     ),
 ]

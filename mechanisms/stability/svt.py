@@ -139,7 +139,7 @@ REGISTRY = [
         valid=_VALID,
         invalid=_INVALID,
         examples=((2, 1, 0), (0, 0, 0), (3, 1, 2)),
-        paper="CWGM20 Alg. 2 (seed 002 §2.3), Theorem 2.8",
+        paper="CWGM20 Alg. 2 (§2.3), Theorem 2.8",
         relation="linf",
         claim=lambda p: (p["eps1"] + p["eps2"], 0),
     ),

@@ -46,7 +46,7 @@ CLAIMS = [
     ),
     PrivacyClaim(
         id="CR21.BR#em", title="EM (monotone q) is eps-bounded-range",
-        source="DR19 Lemma 4.3 (seed 001 §4.2); DDR20 Prop. 2; used by CR21",
+        source="DR19 Lemma 4.3 (§4.2); DDR20 Prop. 2; used by CR21",
         statement="The exponential mechanism with a monotone quality score is eps-bounded range",
         code="mechanisms.exponential.ExponentialMechanism", relation="add-remove", notion="br",
         domain=widened(Domain(d=4, max_count=3, params=EPS)), quick=Domain(d=3, max_count=2, params=({"eps": 1},)),
@@ -163,7 +163,7 @@ CLAIMS = [
         quick=Domain(d=3, max_count=1, params=({"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10)},)),
         mechanism=lambda p: LimitDom(p["k"], p["kbar"], p["eps"], p["delta"]), points=lambda p: [p["k"] * _rho(p["eps"])],
         notes="No rho works: a neighbour moves an item into the limited domain, so one side outputs it with probability 0 and "
-              "D_alpha = inf for every alpha > 1. DR19 (seed 001) makes no zCDP claim for the limited-domain family; the right "
+              "D_alpha = inf for every alpha > 1. DR19 makes no zCDP claim for the limited-domain family; the right "
               "notion would be approximate (delta) zCDP, not checked here.",
     ),
 ]

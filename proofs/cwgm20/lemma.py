@@ -258,7 +258,8 @@ CLAIMS = [
                statement="Although TS works for any p1 != 1/3, we will usually set it to 0.37, giving 37% of eps to eps_1 and "
                          "63% to eps_2 ... the exact percentages we use come from the guidelines of [12]",
                code="mechanisms.stability.calibration.split_c", relation="none", evaluate=_claim_3_2, instances=_single,
-               notes="The arithmetic is checked; 'from the guidelines of [12]' cannot be checked (Lyu et al. is not a seed). "
+               notes="The arithmetic is checked; 'from the guidelines of [12]' cannot be checked (Lyu et al. is not among the "
+                     "papers under test). "
                      "The utility consequence of p1 is tabulated in proofs.cwgm20.utility.p1_rows."),
     Obligation(id="CWGM20.ClaimA.1", title="Bassily et al.'s Lemma 3.4 needs |Lap|", source=f"{SRC} App. A (text before Alg. 5)",
                statement="the correct expression ... Pr[Lap(1/eps) > log(2m/delta)/eps + Lap(1/(eps/2))] ... is only at most "

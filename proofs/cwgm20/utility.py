@@ -371,7 +371,7 @@ CLAIMS = [
                 code="-", reason=f"{_NO_DATA} (only their user counts are used, as delta = 1/n)."),
     _experiment("CWGM20.Table2", "P (proportion of true top-k), TS vs LD", "§6.1, Table 2",
                 statement="P for eps in {0.4, 0.8, 1}, k in {3, 10, 50} on three datasets", code=_TS_LD_SAMPLERS,
-                reason=f"{_NO_DATA} (the same design runs on ../shared/data in the reports issue)."),
+                reason=f"{_NO_DATA} (the same design runs on real data in `dpverify experiments`, reports/experiments.md)."),
     _experiment("CWGM20.Table3", "S (relative sum), TS vs LD", "§6.1, Table 3",
                 statement="S for eps in {0.4, 0.8, 1}, k in {3, 10, 50} on three datasets", code=_TS_LD_SAMPLERS,
                 reason=f"{_NO_DATA}."),

@@ -99,13 +99,14 @@ CLAIMS = [
     ),
     PrivacyClaim(
         id="DVGM22.Thm1#delta-tripled", title="Power check: the truncated geometric run at 3 delta, claimed at delta",
-        source="deliberately wrong strategy (issue 33 acceptance)", statement="(probe) p built with 3 delta is (eps, delta)-DP",
+        source="deliberately wrong strategy (a power check of the partition-selection "
+               "checks)", statement="(probe) p built with 3 delta is (eps, delta)-DP",
         code=CODE + "('truncated-geometric', delta x 3)", relation="delta:L", expected="violated", probe=True,
         domain=_win(1, 6, _p(1, D5), _p(1, D5, L=2)), mechanism=mechanism("truncated-geometric", 3), points=points,
     ),
     PrivacyClaim(
         id="DVGM22.Laplace#threshold-minus-one", title="Power check: Laplace thresholding with the threshold lowered by one",
-        source="deliberately wrong strategy (issue 33 acceptance)",
+        source="deliberately wrong strategy (a power check of the partition-selection checks)",
         statement="(probe) keep iff n + Lap(L/eps) >= T - 1 is (eps, delta)-DP",
         code=CODE + "('laplace', threshold_shift=-1)", relation="delta:L", expected="violated", probe=True,
         domain=_win(1, 6, _p(1, D5, threshold_shift=-1), _p(1, D5, L=2, threshold_shift=-1)), mechanism=mechanism("laplace"),
@@ -146,7 +147,7 @@ CLAIMS = [
     ),
     Obligation(
         id="DVGM22.Laplace#all-n-L-shifted", title="Power check: the lowered threshold refuted for every L by the same proof",
-        source="deliberately wrong strategy (issue 33 acceptance)",
+        source="deliberately wrong strategy (a power check of the partition-selection checks)",
         statement="(probe) keep iff n + Lap(L/eps) >= T - 1 is (eps, delta)-DP",
         code="proofs.dvgm22.universal.prove_laplace_l_keys", relation="none", expected="violated", probe=True,
         domain=_all_n(tuple(_p(1, D5, L, threshold_shift=-1) for L in (1, 2, 3))), evaluate=l_keys_all_n("laplace"),

@@ -261,7 +261,7 @@ CLAIMS = [
     ),
     PrivacyClaim(
         id="GJMR21.Thm8#sequence", title="Sequence JOINT (ICML 2022 version) is eps-DP",
-        source="GJMR ICML 2022 (not a seed); GJMR21 §2 future work",
+        source="GJMR21 (ICML 2022 version); §2 future work",
         statement="(later paper) the joint EM over k-sequences with u = -max_i (c_(i) - c_{s_i}) is eps-DP",
         code="mechanisms.joint.sequence.JointSequence", relation="add-remove", probe=True,
         domain=widened(Domain(d=4, max_count=3, params=({"k": 2, "eps": 1}, {"k": 3, "eps": 1}))),

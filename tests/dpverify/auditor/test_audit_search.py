@@ -287,7 +287,7 @@ def test_catalogue_page_names_targets_out_of_reach():
            "command": "x", "published_source": "y", "provenance": {"git_commit": "abc", "versions": {}, "exact_prec_bits": 256},
            "wall_seconds": 1, "rows": [row, ok], "false_alarm": [], "targets": []}
     text = "".join(catalogue_section(cat))
-    assert "Out of reach at the issue's budget" in text and "ReportNoisyMax3 (ceiling 0.2429 < 0.2488, over every pair)" in text
+    assert "Out of reach at the target budget" in text and "ReportNoisyMax3 (ceiling 0.2429 < 0.2488, over every pair)" in text
     assert "Laplace (ceiling" not in text and "| 0.2429 |" in text
     assert ("ReportNoisyMax3's closed-form ceiling (every pair, every event) with the whole 2e7 certifying one event (1e7 per "
             "input, "
