@@ -159,7 +159,7 @@ def symmetries_of(mechanism: Any, d: int) -> frozenset[Any]:
     """The symmetries ``mechanism`` declares for histograms of length ``d`` (none if it declares none).
 
     A mechanism may define ``symmetries(d) -> frozenset`` with names from
-    ``dpverify.checker.reductions.SYMMETRIES`` ("shift", "permute", "permute-ties"); the checker
+    ``mechanisms.neighbours.Symmetry`` ("shift", "permute", "permute-ties"); the checker
     then enumerates one neighbouring pair per symmetry class.  Each declaration is checked by
     brute force in ``tests/dpverify/checker/test_reductions.py`` (a wrong one fails there); declaring none is
     always sound.

@@ -113,7 +113,6 @@ def pipelinedp_scoring(values: list, shift: float, monotonic: bool, sensitivity:
     return ExponentialMechanism(_Counts())
 
 
-_pipelinedp_scoring = pipelinedp_scoring  # the former name (tests/dpverify/test_bench.py imports it)
 
 
 def pipelinedp_exponential(eps: float = 1.0, monotonic: bool = True, sensitivity: float = 1.0,

@@ -182,7 +182,7 @@ def bench_flint(d_values=(1000, 9066), k_values=(50, 100), h: Sequence[int] | No
                 hd = top_d(full, d)
                 row = {"d": d, "k": k}
                 for flag in (False, True):
-                    if flag and joint_paths._flint is None:
+                    if flag and not joint_paths.HAVE_FLINT:
                         row["flint_s"] = None
                         continue
                     joint_paths.USE_FLINT = flag

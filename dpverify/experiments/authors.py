@@ -220,7 +220,7 @@ def sample_ts_arm(h: np.ndarray, k: int, eps: Any, delta: Any, arm: TSArm, trial
         qs = [c[i - 1] - c[i] - 1 for i in range(k, 0, -1)]
     else:
         qs = [max(c[i] - c[i + 1] - 1, 0) for i in range(k, 0, -1)]
-    passed = run_sample(mech._threshold_float(), 1 / float(mech.eps1), np.asarray(qs, dtype=np.float64),
+    passed = run_sample(mech.threshold_float(), 1 / float(mech.eps1), np.asarray(qs, dtype=np.float64),
                         np.full(k, float(mech.query_scale)), rng=rng, size=trials)
     first = np.where(passed.any(axis=1), np.argmax(passed, axis=1), -1)
     return [[] if pos < 0 else top[: k - int(pos)] for pos in first.tolist()]

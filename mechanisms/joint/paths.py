@@ -47,6 +47,9 @@ try:  # optional exact accelerator for Lemma 7's Toeplitz products (identical in
 except ImportError:  # pragma: no cover - plain Python ints are the reference path
     _flint = None
 
+#: Whether python-flint is importable (the accelerated path exists; benchmarks and tests report or skip on it).
+HAVE_FLINT = _flint is not None
+
 #: Use python-flint for long convolutions when it is importable (tests flip it to compare).
 USE_FLINT = True
 

@@ -73,7 +73,7 @@ class PartitionSelection(ExactMechanism):
             raise InvalidParameter(f"delta={self.delta} must be <= 1/2 for {self.strategy} thresholding")
         if self.strategy == "truncated-geometric-closed":
             try:
-                _ = self._crossovers  # Google's double-precision crossovers: refused here, not at the first law
+                _ = self.crossovers  # Google's double-precision crossovers: refused here, not at the first law
             except (OverflowError, ValueError):
                 raise InvalidParameter(f"eps={self.eps}, delta={self.delta}: the closed form's crossovers overflow in "
                                        "double precision (as in the library); use strategy 'truncated-geometric'") from None
@@ -84,7 +84,9 @@ class PartitionSelection(ExactMechanism):
         return K.gaussian_threshold(self.eps, self.delta, self.L)
 
     @cached_property
-    def _crossovers(self) -> tuple[int, int]:
+    def crossovers(self) -> tuple[int, int]:
+        """Google's closed-form crossovers (n1, n2) of the truncated geometric, computed in double precision as the
+        library does (DVGM22 Theorem 1, floored)."""
         with exact_context(120) as mp:
             e, dl = K.split(mp, self.eps, self.delta, self.L)
             return K.tg_closed_crossovers(float(e), float(dl))
@@ -124,7 +126,7 @@ class PartitionSelection(ExactMechanism):
         e, dl = K.split(ctx, self.eps, self.delta, self.L)
         if self.strategy == "truncated-geometric":
             return K.tg_recursive(ctx, m, e, dl)
-        return K.tg_closed(ctx, m, e, dl, self._crossovers)
+        return K.tg_closed(ctx, m, e, dl, self.crossovers)
 
     def drop_probability(self, ctx: Any, n: int) -> Any:
         """1 - p(n), computed without cancellation for the thresholding strategies (Pr[n + Z < T] = Pr[Z >= n - T]
@@ -186,7 +188,7 @@ class PartitionSelection(ExactMechanism):
     def critical_scales(self) -> tuple[Any, ...]:
         """The threshold (or the closed form's crossovers), and the noise scale."""
         if self.strategy == "truncated-geometric-closed":
-            return tuple(float(c) for c in self._crossovers)
+            return tuple(float(c) for c in self.crossovers)
         with exact_context(80) as mp:
             t = self.threshold(mp)
         scale = self.scale()

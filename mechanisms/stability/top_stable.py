@@ -161,9 +161,6 @@ class TopStable(ExactMechanism):
         with exact_context(64) as ctx:
             return float(self.threshold_value(ctx))
 
-    #: the old private name, still read by ``dpverify.experiments.authors``
-    _threshold_float = threshold_float
-
     def queries(self, h: Sequence[int]) -> list[int]:
         """``[q_kbar, q_{kbar-1}, ..., q_1]`` in the order Alg. 3 tests them."""
         fn = DISTANCES[self.distance]

@@ -70,7 +70,7 @@ def _identities(mech: PartitionSelection, m: int) -> set[Any]:
     if mech.strategy == "truncated-geometric":
         return {"A", "B"}
     if mech.strategy == "truncated-geometric-closed":
-        c1, c2 = mech._crossovers
+        c1, c2 = mech.crossovers
         tags = set()
         if 1 <= m + 1 <= c1:
             tags.add("A")
@@ -115,7 +115,7 @@ def _monotone(inner: PartitionSelection, iv: Any, n0: int) -> tuple[bool, str]:
     up to past the second crossover for Google's closed form."""
     if inner.strategy != "truncated-geometric-closed":
         return True, "monotone: structural (thresholding: Pr[n + Z >= T] grows with n; recursion: every branch >= p)"
-    c2 = inner._crossovers[1]
+    c2 = inner.crossovers[1]
     more = _pvals(inner, iv, max(n0, c2 + 2))
     bad = [n for n in range(len(more) - 1) if iv.mpf(more[n + 1] - more[n]).b < 0]
     if bad:

@@ -73,11 +73,11 @@ def test_pipelinedp_probabilities_are_the_exponential_mechanism():
     _pipelinedp()
     from mechanisms.exponential import ExponentialMechanism
 
-    from dpverify.auditor.thirdparty import _pipelinedp_scoring
+    from dpverify.auditor.thirdparty import pipelinedp_scoring
 
     h = [3, 1, 0, 5, 5]
     for monotonic, factor2 in ((True, False), (False, True)):
-        probs = _pipelinedp_scoring(h, max(h), monotonic, 1.0)._calculate_probabilities(0.7, list(range(len(h))))
+        probs = pipelinedp_scoring(h, max(h), monotonic, 1.0)._calculate_probabilities(0.7, list(range(len(h))))
         exact = ExponentialMechanism("0.7", factor2=factor2).distribution(h)
         assert np.allclose(probs, [float(exact[(i,)]) for i in range(len(h))], rtol=1e-12, atol=0)
         wrong = ExponentialMechanism("0.7", factor2=not factor2).distribution(h)

@@ -29,7 +29,7 @@ def _mp(m, n, prec=300):
 def test_truncated_geometric_recursion_is_googles_closed_form_before_the_crossover():
     # brute force: the recursion's first branch is the geometric sum delta (e^{n eps} - 1)/(e^eps - 1), exactly
     rec, closed = P("truncated-geometric", 1, D5), P("truncated-geometric-closed", 1, D5)
-    c1, c2 = closed._crossovers
+    c1, c2 = closed.crossovers
     with mpmath.mp.workprec(300):
         for n in range(0, c1 + 1):
             geo = mpmath.mpf(D5.numerator) / D5.denominator * (mpmath.e ** n - 1) / (mpmath.e - 1)
