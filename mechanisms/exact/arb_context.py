@@ -32,7 +32,7 @@ try:  # optional: the ``fast`` extra
 except ImportError:  # pragma: no cover - exercised by the fallback test with the module hidden
     _flint = None
 
-__all__ = ["ArbContext", "ARB", "available", "arb_backend", "arb_precision", "certified_context", "iv_law", "to_iv"]
+__all__ = ["ArbContext", "ARB", "available", "arb_backend", "arb_precision", "certified_context", "iv_law", "raw_to_arb", "to_iv"]
 
 
 def available() -> bool:
@@ -69,10 +69,10 @@ class ArbContext:
             return arb(x.numerator) / x.denominator
         mpi = getattr(x, "_mpi_", None)
         if mpi is not None:
-            return _raw_to_arb(mpi[0]).union(_raw_to_arb(mpi[1]))
+            return raw_to_arb(mpi[0]).union(raw_to_arb(mpi[1]))
         raw = getattr(x, "_mpf_", None)
         if raw is not None:
-            return _raw_to_arb(raw)
+            return raw_to_arb(raw)
         raise TypeError(f"cannot make a ball of {x!r}")
 
     def exp(self, x: Any) -> Any:
@@ -88,7 +88,7 @@ class ArbContext:
 ARB = ArbContext()
 
 
-def _raw_to_arb(raw: tuple[Any, ...]) -> Any:
+def raw_to_arb(raw: tuple[Any, ...]) -> Any:
     """An mpmath raw float ``(sign, man, exp, bc)`` as an exact ball (inf ends become infinite balls)."""
     sign, man, exp, _ = raw
     if not man:

@@ -146,10 +146,10 @@ def noise_survival(ctx: Any, x: Any, noise: str, scale: Any) -> Any:
 def _iv_erfc(ctx: Any, z: Any) -> Any:
     """A certified enclosure of erfc on the interval ``z`` (mpmath's ``iv`` has none that converges): erfc is
     decreasing, so [erfc(hi), erfc(lo)] from FLINT's rigorous balls at the ends."""
-    from mechanisms.exact.arb_context import _raw_to_arb, arb_precision, to_iv
+    from mechanisms.exact.arb_context import raw_to_arb, arb_precision, to_iv
     lo_raw, hi_raw = ctx.mpf(z)._mpi_
     with arb_precision(ctx.prec + 30):
-        top, bottom = to_iv(_raw_to_arb(lo_raw).erfc()), to_iv(_raw_to_arb(hi_raw).erfc())
+        top, bottom = to_iv(raw_to_arb(lo_raw).erfc()), to_iv(raw_to_arb(hi_raw).erfc())
     return ctx.mpf([bottom.a, top.b])
 
 
