@@ -22,7 +22,7 @@ from __future__ import annotations
 import inspect
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 import mpmath
@@ -88,15 +88,20 @@ class Reference:
     relation: str
     examples: tuple = ()
     mutant: str = ""
+    #: memos of the exact and float laws, and whether the mechanism follows the exact-law protocol: declared
+    #: fields (not set behind the dataclass's back), left out of init, repr and comparison
+    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _fmemo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _protocol: bool | None = field(default=None, init=False, repr=False, compare=False)
 
     def distribution(self, h: tuple) -> dict:
         """Exact law of the reference on ``h`` at :data:`AUDIT_PREC` (memoised)."""
         h = tuple(h)
-        memo = self.__dict__.setdefault("_memo", {})
+        memo = self._memo
         if h not in memo:
-            if self.__dict__.get("_protocol") is None:
-                self.__dict__["_protocol"] = _protocol_distribution(self.mechanism)
-            if self.__dict__["_protocol"]:
+            if self._protocol is None:
+                self._protocol = _protocol_distribution(self.mechanism)
+            if self._protocol:
                 law = cached_distribution(self.mechanism, h, AUDIT_PREC, False)
             else:  # a user's mechanism that is unhashable or whose distribution(h) takes no prec
                 law = call_distribution(self.mechanism, h, AUDIT_PREC)
@@ -105,7 +110,7 @@ class Reference:
 
     def float_distribution(self, h: tuple) -> dict:
         """The exact law rounded to floats (for ranking pairs and expected counts only)."""
-        fm = self.__dict__.setdefault("_fmemo", {})
+        fm = self._fmemo
         h = tuple(h)
         if h not in fm:
             fm[h] = {o: float(p) for o, p in self.distribution(h).items()}

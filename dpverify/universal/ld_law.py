@@ -80,6 +80,7 @@ class _Side:
         self.forms = forms
         self.rank = {j: r for r, j in enumerate(order)}
         self.dom = tuple(j for j in order[:kbar] if not strict or self._above_thr(j))
+        self._memo: dict = {}  # ratio keys per (j, o), filled by ratios()
 
     def _above_thr(self, j) -> bool:
         """``h_j > h_(kbar+1)``: the same for every value >= 2 of the variable gaps (a form difference with a
@@ -94,7 +95,7 @@ class _Side:
 
     def ratios(self, o, others) -> tuple:
         """Keys of ``w_j / w_o`` for every j in ``others`` (``None`` -> ⊥); memoised per (j, o)."""
-        memo = self.__dict__.setdefault("_memo", {})
+        memo = self._memo
         out = []
         for j in others:
             key = memo.get((j, o))
