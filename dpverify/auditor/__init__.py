@@ -18,6 +18,30 @@ The audit function and its defaults are importable from here (``from dpverify.au
 top-level ``dpverify.audit`` is the same function.
 """
 
-from .core import DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditResult, AuditSettings, AuditVerdict, audit
+from typing import TYPE_CHECKING, Any
+
+from .defaults import DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED
+
+if TYPE_CHECKING:
+    from .core import AuditResult, AuditSettings, AuditVerdict, audit
 
 __all__ = ["audit", "AuditResult", "AuditSettings", "AuditVerdict", "DEFAULT_ALPHA", "DEFAULT_SAMPLES", "DEFAULT_SEED"]
+
+_FROM_CORE = frozenset({"audit", "AuditResult", "AuditSettings", "AuditVerdict"})
+
+
+def __getattr__(name: str) -> Any:
+    """The audit function and its types load on first use (the room's defaults do not need numpy or scipy)."""
+    if name in _FROM_CORE:
+        from . import core
+
+        return getattr(core, name)
+    import importlib.util
+
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")  # a submodule, as the eager face made it an attribute
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

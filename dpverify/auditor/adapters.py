@@ -62,10 +62,10 @@ import numpy as np
 from mechanisms.core import BOT
 from mechanisms.errors import AdapterError, InvalidParameter
 
+from .defaults import CALLING_CONVENTION, H_FORMATS, SHAPES
+
 __all__ = ["SHAPES", "H_FORMATS", "BOT_TOKENS", "load_target", "file_module_name", "Target", "OutcomeAdapter", "reference_kind"]
 
-SHAPES = ("mechanism", "batch", "single", "unseeded")
-H_FORMATS = ("list", "tuple", "array")
 
 #: String spellings of ⊥ accepted in outputs (besides None, BOT, -1 and NaN).
 BOT_TOKENS = frozenset({"⊥", "bot", "BOT", "Bot", "stop", "STOP"})
@@ -141,15 +141,6 @@ def _module_of(spec: str, where: str) -> Any:
     return module
 
 
-#: how a black-box target is called (``dpverify audit --help``, README.md and the tutorial say the same)
-CALLING_CONVENTION = (
-    "TARGET is called as f(h, rng) -> one output, or f(h, rng, size) -> a sequence of size outputs (the faster "
-    "form), or f(h) -> one output (unseeded: not reproducible), or is an object with a sample(h, *, rng, size) "
-    "method; h is the histogram (a list of counts, see --h-format), rng a numpy.random.Generator the audit seeds "
-    "(draw every random number from it); an output is a tuple (or list) of item indices, 0-based unless "
-    "--index-base 1. --param is NOT passed to a function TARGET: it parameterises the --spec reference; bind "
-    "the target's own parameters yourself (functools.partial, a closure), or give a class, which is "
-    "instantiated with the --param values.")
 
 #: second parameters that say the target expects a mechanism parameter where the audit passes its generator
 _NOT_AN_RNG = frozenset({"eps", "epsilon", "delta", "k", "kbar", "rho", "sensitivity", "params", "beta", "alpha", "scale",

@@ -54,7 +54,8 @@ import numpy as np
 from mechanisms import validation as V
 from mechanisms.errors import AdapterError, InvalidParameter
 
-from .adapters import CALLING_CONVENTION, OutcomeAdapter, Target, reference_kind, target_from
+from .adapters import OutcomeAdapter, Target, reference_kind, target_from
+from .defaults import CALLING_CONVENTION, DEFAULT_MAX_PAIRS, DEFAULT_SAMPLES, DEFAULT_SELECTION_FRACTION
 from .events import (
     Event,
     Reference,
@@ -79,7 +80,8 @@ from .result import (
     decide_privacy,
     overall_verdict,
 )
-from .stats import DEFAULT_ALPHA, DEFAULT_SEED, SELECTION_LEVEL, FitResult, goodness_of_fit
+from .defaults import DEFAULT_ALPHA, DEFAULT_SEED
+from .stats import SELECTION_LEVEL, FitResult, goodness_of_fit
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -109,19 +111,11 @@ __all__ = [
     "exact_pair_search",
 ]
 
-#: Samples per input histogram an audit may draw (selection + estimation); the design target: detect a
-#: delta-violation of 0.05 with at most 1e5 per input.
-DEFAULT_SAMPLES = 100_000
 
 #: Largest claimed eps an audit takes: its statistics use the float e^eps (overflow above ~709).
 MAX_AUDIT_EPS = 700
 
-#: Share of the per-input budget spent on the selection sample (events chosen
-#: there are estimated on the rest, independently).
-DEFAULT_SELECTION_FRACTION = 0.1
 
-#: Number of neighbouring pairs tested (the most critical ones).
-DEFAULT_MAX_PAIRS = 3
 
 #: Size of the first look of the sequential privacy test; looks double from here.
 FIRST_LOOK = 2_000

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any, Hashable, Mapping
 
 import numpy as np
+
+from .defaults import DEFAULT_ALPHA, DEFAULT_SEED
 from scipy import optimize, special, stats
 
 __all__ = [
@@ -65,15 +67,7 @@ __all__ = [
     "power_statement",
 ]
 
-#: Family-wise error rate of one audit (1 - confidence): the probability that a
-#: correct implementation gets a FAIL is at most this, whatever the number of
-#: tests inside the audit (Bonferroni).  0.01 (99% confidence) rather than 0.05
-#: because a false alarm on a correct mechanism is as serious as a miss; the
-#: power benchmark also reports the 95% setting of its target (``alpha=0.05``, :mod:`dpverify.auditor.power`).
-DEFAULT_ALPHA = 0.01
 
-#: Seed of every audit unless the caller gives one (audits are deterministic).
-DEFAULT_SEED = 20240601
 
 #: Bins of a goodness-of-fit test with expected count below this are pooled
 #: (Cochran's rule: the chi-square approximation needs expected counts >= 5).

@@ -43,9 +43,16 @@ HELP = "statistical audit of a black-box sampler (PASS / FAIL with witness / INC
 
 def add_arguments(s: argparse.ArgumentParser) -> None:
     """Declare the ``audit`` subcommand's arguments (its defaults are the auditor's: imported here, when ``audit`` runs)."""
-    from dpverify.auditor.adapters import CALLING_CONVENTION, H_FORMATS, SHAPES
-    from dpverify.auditor.core import DEFAULT_MAX_PAIRS, DEFAULT_SAMPLES, DEFAULT_SELECTION_FRACTION
-    from dpverify.auditor.stats import DEFAULT_ALPHA, DEFAULT_SEED
+    from dpverify.auditor.defaults import (
+        CALLING_CONVENTION,
+        DEFAULT_ALPHA,
+        DEFAULT_MAX_PAIRS,
+        DEFAULT_SAMPLES,
+        DEFAULT_SEED,
+        DEFAULT_SELECTION_FRACTION,
+        H_FORMATS,
+        SHAPES,
+    )
 
     s.description = ("Sample TARGET on neighbouring histograms and test it against an exact reference (--spec) and a privacy "
                      "claim. " + CALLING_CONVENTION)

@@ -45,7 +45,8 @@ def test_public_api_still_resolves() -> None:
         dpverify.no_such_name  # noqa: B018
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["check", "--help"], ["verify", "--help"], ["topk", "--help"]])
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["check", "--help"], ["verify", "--help"], ["topk", "--help"],
+                                  ["audit", "--help"], ["certify", "--help"], ["partitions", "--help"]])
 def test_cli_help_is_light(argv: list[str]) -> None:
     code = ("import sys\nfrom dpverify.cli import main\n"
             "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    assert e.code == 0, e.code\n")
