@@ -261,13 +261,11 @@ def test_every_code_pointer_of_the_ledger_resolves():
     assert bad == []
 
 
-@pytest.mark.xfail(strict=False, reason="the docstrings' citations are being rewritten to bibliography keys")
 def test_docstrings_and_comments_cite_only_what_the_clone_holds():
     bad = stale_citations()
     assert not bad, f"{len(bad)} citations a clone cannot follow:\n  " + "\n  ".join(bad)
 
 
-@pytest.mark.xfail(strict=False, reason="the docstrings' citations are being rewritten to bibliography keys")
 def test_every_cited_paper_key_is_in_the_references():
     bad = undefined_keys()
     assert not bad, "keys missing from docs/references.md:\n  " + "\n  ".join(bad)
