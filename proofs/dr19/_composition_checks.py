@@ -7,16 +7,15 @@ truth from :mod:`proofs.composition.pld` / :mod:`proofs.composition.range_bounde
 
 from __future__ import annotations
 
-import itertools
 import math
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Any
 
 import mpmath
 
 from mechanisms.core import exact_context
 
-from proofs.claims import Comparison, Domain, Instance
+from proofs.claims import Comparison, Instance
 from proofs.composition import bounds as C
 from proofs.composition import optimal as O
 from proofs.composition import pld, range_bounded
@@ -26,18 +25,6 @@ from ._limited import Params
 from .figure1 import figure1_row
 
 F = Fraction
-
-
-def _grid(domain: Domain) -> Iterator[Instance]:
-    """Product of the lists in ``domain.extra`` (keys -> tuples), plus ``extra["points"]`` verbatim."""
-    ex = dict(domain.extra)
-    points = ex.pop("points", ())
-    keys = list(ex)
-    if keys:
-        for combo in itertools.product(*(ex[k] for k in keys)):
-            yield Instance(None, None, dict(zip(keys, combo, strict=True)))
-    for p in points:
-        yield Instance(None, None, dict(p))
 
 
 def _steps(p: Params) -> list[Any]:

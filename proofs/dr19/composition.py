@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from proofs.claims import Domain, Obligation, PrivacyClaim, widened
+from proofs.instances import param_grid
 
 from ._composition_checks import (
     _claim42,
@@ -23,7 +24,6 @@ from ._composition_checks import (
     _claimA1_universal,
     _cor41_mono_points,
     _cor41_points,
-    _grid,
     _gumbel,
     _lem44,
     _lem44_adaptive,
@@ -42,7 +42,7 @@ DELTAS = (F(1, 10**12), F(1, 10**6), F(1, 10**2))
 
 
 def _grid_dom(extra: Mapping[str, Any]) -> Domain:
-    """A parameter grid (``relation="none"``, no histograms): the lists of ``extra`` (see ``_grid``)."""
+    """A parameter grid (``relation="none"``, no histograms): the lists of ``extra`` (see :func:`proofs.instances.param_grid`)."""
     return Domain(d=0, max_count=0, relation="none", extra=extra)
 
 
@@ -65,7 +65,7 @@ CLAIMS = [
         }),
         quick=_grid_dom({"k": (1, 10, 100), "eps": (F(1, 10), F(1)), "delta_prime": (F(1, 10**6),), "delta0": (0, F(1, 10**6)),
                          "points": ({"k": 5, "eps": F(1, 10), "k2": 3, "eps2": F(1, 2), "delta_prime": F(1, 10**3)},)}),
-        evaluate=_thm3, instances=_grid,
+        evaluate=_thm3, instances=param_grid,
         notes="Truth: the exact optimal composition (KOV17 Thm 3.3/3.5, MV16 Thm 1.5) -- randomized response, with an atom "
               "delta0 at +inf. "
         "Same formula in DR19-NeurIPS. Valid adaptively (KOV).",
@@ -86,7 +86,7 @@ CLAIMS = [
             + tuple({"k": 100, "eps": e, "delta": F(1, 10**6)} for e in (F(1, 100), F(1, 2))),
         }),
         quick=_grid_dom({"k": (1, 10, 50), "eps": (F(1, 10), F(1)), "delta": (F(1, 10**6),)}),
-        evaluate=_lem44, instances=_grid,
+        evaluate=_lem44, instances=param_grid,
         notes="Truth = max over t of the exact profile of RR_{eps,t}^k (DDR20): a LOWER bound on the adaptive worst case, so "
               "'holds' means "
         "'not refuted' (a necessary check); the Azuma-Hoeffding proof of App. B.2 is what makes it a theorem. "
@@ -98,7 +98,7 @@ CLAIMS = [
         code="proofs.composition.range_bounded_eps; truth proofs.composition.range_bounded.br_adaptive_delta", relation="none",
         domain=_grid_dom({"k": (2, 5, 10), "eps": (F(1, 10), F(1)), "delta": (F(1, 10**6), F(1, 10**2))}),
         quick=_grid_dom({"k": (5,), "eps": (F(1, 2),), "delta": (F(1, 100),)}),
-        evaluate=_lem44_adaptive, instances=_grid,
+        evaluate=_lem44_adaptive, instances=param_grid,
         notes="Truth: optimal adaptive policy choosing t_i in {eps j/6} from the past (dynamic programme, exact for that "
               "policy): a lower "
         "bound on the adaptive worst case, and >= the non-adaptive value on the same grid (the DDR20 adaptivity gap shows up).",
@@ -111,7 +111,7 @@ CLAIMS = [
              "proofs.composition.pld.rr_delta", relation="none", probe=True, expected="violated",
         domain=_grid_dom({"k": (5, 10, 100), "eps": _EPS, "delta": DELTAS}),
         quick=_grid_dom({"k": (5, 100), "eps": (F(1, 10),), "delta": (F(1, 10**3), F(1, 10**6))}),
-        evaluate=_lem44_on_dp, instances=_grid,
+        evaluate=_lem44_on_dp, instances=param_grid,
         notes="Randomized response is eps-DP but only 2eps-RB: the range-bounded hypothesis is needed (e.g. k=5, eps=1/10, "
               "delta=1e-3).",
     ),
@@ -131,7 +131,7 @@ CLAIMS = [
             {"kind": "brute", "k": 5, "eps": F(1, 2)}, {"kind": "pld", "k": 100, "eps": F(1, 10)},
             {"kind": "random", "k": 3, "eps": F(1), "seed": 1},
         )}),
-        evaluate=_lemA1, instances=_grid,
+        evaluate=_lemA1, instances=param_grid,
         notes="[19] = Kairouz, Oh, Viswanath (IEEE TIT 2017) Thm 3.3. Checked: transcription (== brute-force enumeration of "
               "RR^k and the "
         "binomial PLD) and validity on seeded random 3-outcome eps-DP pairs (non-adaptive products).",
@@ -146,7 +146,7 @@ CLAIMS = [
         relation="none",
         domain=_grid_dom({"ks": (tuple(range(1, 61, 3)) + (80, 100, 150, 200),), "eps_values": (_EPS,)}),
         quick=_grid_dom({"ks": ((5, 20, 50),), "eps_values": ((F(1, 10), F(1)),)}),
-        evaluate=_claimA1, instances=_grid,
+        evaluate=_claimA1, instances=param_grid,
         notes=f"Delta rule of App. A (delta_i <= {PAPER_DELTA}); ratio 1 exactly while i = 0 (both bounds k eps). The printed "
               f"figure is "
         "not in the text extraction: our grid; the full table is in reports/.",
@@ -161,7 +161,7 @@ CLAIMS = [
              "proofs.composition.optimal.kov_eps", relation="none", probe=True, expected="violated",
         domain=_grid_dom({"k": (2, 5, 10, 20, 50, 100), "eps": _EPS, "delta": DELTAS + (F(1, 10**3),)}),
         quick=_grid_dom({"k": (10,), "eps": (F(1, 100),), "delta": (F(1, 10**3),)}),
-        evaluate=_claimA1_universal, instances=_grid,
+        evaluate=_claimA1_universal, instances=param_grid,
         notes="Fails for small k at moderate delta (e.g. k=10, eps=1/100, delta=1e-3: eq. (4) 0.0593 vs optimal 0.0464); App. "
               "A's own "
         "wording ('can actually improve') is existential and holds (DR19.ClaimA.1).",
@@ -179,7 +179,7 @@ CLAIMS = [
         )}),
         quick=_grid_dom({"points": ({"kind": "iid", "t": 10, "p": F(1, 10), "s": F(1, 2)},
                                     {"kind": "adaptive", "t": 6, "s": F(1, 2)})}),
-        evaluate=_thm4, instances=_grid,
+        evaluate=_thm4, instances=param_grid,
         notes="A theorem of probability (Hoeffding 1963 / Azuma); checked on instances only (exact rational tails), not proved "
               "here. "
         "The printed conclusion uses Z_t - Z_0 although the martingale is X_t (notational slip; read X).",
@@ -193,7 +193,7 @@ CLAIMS = [
         domain=_grid_dom({"alpha": (F(1, 2), F(1), F(3, 2), F(19, 10), F(2)), "k": (1, 10, 100, 1000),
                           "eps": (F(1, 10), F(1)), "delta_prime": (F(1, 10**6), F(1, 100))}),
         quick=_grid_dom({"alpha": (F(1), F(2)), "k": (10,), "eps": (F(1, 10),), "delta_prime": (F(1, 10**6),)}),
-        evaluate=_claim42, instances=_grid,
+        evaluate=_claim42, instances=param_grid,
     ),
     Obligation(
         id="DR19.Claim4.2#whole-term", title="Probe: whole RB term at alpha*eps vs "
@@ -206,7 +206,7 @@ CLAIMS = [
         domain=_grid_dom({"alpha": (F(1), F(3, 2), F(19, 10)), "k": (10, 100, 1000), "eps": (F(1, 10), F(1, 2)),
                           "delta_prime": (F(1, 10**6),)}),
         quick=_grid_dom({"alpha": (F(19, 10),), "k": (1000,), "eps": (F(1, 10),), "delta_prime": (F(1, 10**6),)}),
-        evaluate=_claim42_whole, instances=_grid,
+        evaluate=_claim42_whole, instances=param_grid,
         notes="Only the sqrt term improves for alpha < 2; the mean term k a^2 e^2/2 exceeds k e (e^e - 1) once alpha > ~sqrt(2) "
               "and k is large.",
     ),
