@@ -42,11 +42,12 @@ class AuditVerdict(StrEnum):
         return repr(self.value)
 
 
-#: The audit's verdicts in the checker's vocabulary, stated once.  Each holds at confidence ``1 - alpha``
-#: only: ``FAIL`` is ``violated`` with a statistical witness, ``PASS`` is ``holds`` in the weak sense "no
-#: violation found" (a PASS is never a proof of privacy), ``INCONCLUSIVE`` is ``inconclusive``.
+#: The audit's verdicts in the checker's vocabulary, stated once.  ``FAIL`` is ``violated`` (a statistical witness,
+#: at confidence ``1 - alpha``).  ``PASS`` means "no violation found" with a stated power, which is not ``holds``:
+#: the checker's ``holds`` is a proof on a stated domain, and a sample never proves privacy -- so a PASS reads as
+#: ``inconclusive`` (the vocabulary's "a statistical test cannot decide"), like ``INCONCLUSIVE``.
 CHECKER_VERDICT: Mapping[AuditVerdict, Verdict] = {
-    AuditVerdict.PASS: Verdict.HOLDS,
+    AuditVerdict.PASS: Verdict.INCONCLUSIVE,
     AuditVerdict.FAIL: Verdict.VIOLATED,
     AuditVerdict.INCONCLUSIVE: Verdict.INCONCLUSIVE,
 }

@@ -173,6 +173,7 @@ def test_the_audit_vocabulary_is_a_string_enum_mapped_once_onto_the_checkers():
     assert {v: EXIT_STATUS[v] for v in VERDICTS} == {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 3}
     assert set(CHECKER_VERDICT) == set(AuditVerdict) and all(isinstance(v, Verdict) for v in CHECKER_VERDICT.values())
     assert CHECKER_VERDICT[AuditVerdict.FAIL] == Verdict.VIOLATED
+    assert CHECKER_VERDICT[AuditVerdict.PASS] != Verdict.HOLDS  # a sample never proves privacy: no statistical 'holds'
     assert CHECKER_VERDICT[AuditVerdict.INCONCLUSIVE] == Verdict.INCONCLUSIVE
 
 
