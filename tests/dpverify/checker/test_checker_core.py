@@ -633,3 +633,51 @@ def test_a_single_length_domain_keeps_lengths_the_mechanism_refuses():
     assert list(instances_of(c, Domain(d=1, max_count=1, params=(p,))))  # kept
     two = list(instances_of(c, Domain(d=2, max_count=1, params=(p,), min_d=1)))  # lengths 1 and 2: d = 1 is dropped
     assert two and {len(i.h) for i in two} == {2}
+
+
+# ---- what the mutation run of the typed pipeline found untested -------------------------------------------------
+
+
+def test_pairs_pinned_outside_the_box_are_checked_as_pairs():
+    """``domain.extra["pairs"]`` (e.g. a pair the search found) enters the instances whole: both histograms and
+    its own parameter dict."""
+    from dataclasses import replace
+
+    from proofs.registry import get_claim
+
+    from dpverify.checker.core import instances_of
+
+    claim = get_claim("DR19.Thm1")
+    params = dict(claim.domain.params[0])
+    pinned = ((10, 10, 0, 0), (10, 10, 0, 1), params)
+    dom = replace(claim.domain, extra={**claim.domain.extra, "pairs": (pinned,)})
+    last = list(instances_of(claim, dom))[-1]
+    assert (last.h, last.h_prime, last.params) == pinned[:2] + (params,)
+
+
+def test_a_check_whose_bound_is_attained_says_certified_false():
+    """DVGM22 Theorem 1 is tight by construction: every margin is 0 up to the working precision, so the verdict is
+    'holds' and ``certified`` is exactly False (not another falsy value: JSON prints it)."""
+    from proofs.registry import get_claim
+
+    from dpverify.checker.core import check
+
+    claim = get_claim("DVGM22.Thm1")
+    r = check(claim, claim.quick_domain or claim.domain, certify=True)
+    assert r.verdict == "holds" and r.certified is False and r.as_json()["certified"] is False
+
+
+def test_scan_reports_progress_and_claim_mechanism_is_the_prepared_one():
+    from proofs.registry import get_claim
+
+    from dpverify.checker.core import claim_mechanism, instances_of, scan
+    from dpverify.checker.prepared import prepare
+
+    claim = get_claim("DR19.Lem4.1")
+    dom = claim.quick_domain or claim.domain
+    seen: list[int] = []
+    acc = scan(claim, instances_of(claim, dom), progress=seen.append)
+    assert seen and seen[-1] == acc.n and seen == sorted(seen)
+    params = dom.params[0]
+    assert claim_mechanism(claim, params) is prepare(claim, params).mechanism
+    assert type(claim_mechanism(claim, params)) is type(claim.mechanism(params))

@@ -212,3 +212,49 @@ def test_a_plan_is_the_claim_resolved_once():
     assert s.statement and s.privacy is None
     with pytest.raises(AssertionError):
         s.at({})
+
+
+# ---- the relations' edges the mutation run of mechanisms/neighbours.py found untested ------------------------
+
+
+def test_a_relation_object_resolves_like_its_string():
+    from mechanisms.neighbours import Relation, relation_for, resolve_relation
+
+    class _Keys:
+        L = 3
+
+    template = Relation.parse("delta:L")
+    assert resolve_relation(template, {"L": 2}) == resolve_relation("delta:L", {"L": 2}) == "delta:2"
+    assert relation_for(template, {"L": 2}) == "delta:2"
+    assert relation_for(template, {}, _Keys()) == relation_for("delta:L", {}, _Keys()) == "delta:3"  # the mechanism's L
+    assert resolve_relation(Relation.parse("linf:N"), {"Delta": 4}) == "linf:4"
+
+
+def test_concrete_refuses_none_and_templates_and_keeps_the_rest():
+    from mechanisms.errors import InvalidParameter
+    from mechanisms.neighbours import Relation
+
+    for text in ("none", "delta:N", "delta:L"):
+        with pytest.raises(InvalidParameter, match=text.split(":")[0]):
+            Relation.parse(text).concrete()
+    for text in ("add-remove", "linf", "delta:2", "linf:3"):
+        r = Relation.parse(text)
+        assert r.concrete() is r
+
+
+def test_a_width_needs_its_colon_and_one_value():
+    from mechanisms.errors import InvalidParameter
+    from mechanisms.neighbours import Relation
+
+    with pytest.raises(InvalidParameter, match="must be 'add-remove'"):
+        Relation.parse("delta")  # no width: not a relation, not a width of 0
+    with pytest.raises(InvalidParameter, match="changed counts must be an integer >= 1"):
+        Relation.parse("delta:1:2")
+
+
+def test_a_restricted_relation_moves_at_most_its_width():
+    from mechanisms.neighbours import neighbours
+
+    one = set(neighbours((1, 1, 1), "delta:1"))
+    assert one == {g for g in neighbours((1, 1, 1), "add-remove") if sum(a != b for a, b in zip(g, (1, 1, 1), strict=True)) == 1}
+    assert len(one) == 6
