@@ -132,7 +132,8 @@ CLAIMS = [
             {"kind": "random", "k": 3, "eps": F(1), "seed": 1},
         )}),
         evaluate=_lemA1, instances=param_grid,
-        notes="[19] = Kairouz, Oh, Viswanath (IEEE TIT 2017) Thm 3.3. Checked: transcription (== brute-force enumeration of "
+        notes="[19] = KOV17 (Kairouz, Oh & Viswanath, IEEE TIT 2017) Thm 3.3. Checked: transcription (== brute-force "
+              "enumeration of "
               "RR^k and the "
         "binomial PLD) and validity on seeded random 3-outcome eps-DP pairs (non-adaptive products).",
     ),

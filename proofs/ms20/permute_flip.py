@@ -130,7 +130,8 @@ CLAIMS = [
         domain=widened(Domain(d=3, max_count=2, params=({"k": 2, "eps": 1},)), **COSTLY),
         quick=Domain(d=3, max_count=1, params=({"k": 2, "eps": 1},)),
         mechanism=lambda p: PeelingPF(p["k"], p["eps"]), points=lambda p: [p["k"] * _rho(p["eps"])],
-        notes="OpenDP's zCDP top-k runs permute-and-flip *with replacement* (a rejection sampler of EM, issue #2548), for which "
+        notes="OpenDP's zCDP top-k runs permute-and-flip *with replacement* (a rejection sampler of EM, opendp/opendp issue "
+              "#2548), for which "
               "the claim is right; the peeled permute-and-flip of its pure-DP path does not have it.",
     ),
 ]
