@@ -161,6 +161,11 @@ class TopStable(ExactMechanism):
         with exact_context(64) as ctx:
             return float(self.threshold_value(ctx))
 
+    def lowest_rank_read(self) -> int:
+        """The lowest order statistic the distances read: ``h_(kbar+1)`` for Alg. 3's gap, ``h_(kbar+2)`` for the
+        mutants that compare with the rank below (so the samplers take that many top counts, not kbar + 1)."""
+        return self.kbar + (2 if self.distance in ("next-rank", "next-but-one") else 1)
+
     def queries(self, h: Sequence[int]) -> list[int]:
         """``[q_kbar, q_{kbar-1}, ..., q_1]`` in the order Alg. 3 tests them."""
         fn = DISTANCES[self.distance]
@@ -181,11 +186,11 @@ class TopStable(ExactMechanism):
     def _sample_float(self, h: tuple[int, ...], *, rng: np.random.Generator, size: int) -> list[Any]:
         with exact_context(64) as ctx:
             T = float(self.threshold_value(ctx))
-        # TS reads only the true top-(kbar+1): every query q_i (i <= kbar) is a
-        # difference of order statistics h_(i), h_(i+1), so compute them there (O(d) once).
+        # TS reads only the true top-(kbar+1) (the mutants comparing one rank lower: top-(kbar+2)): every query
+        # q_i (i <= kbar) is a difference of order statistics, so compute them there (O(d) once).
         from mechanisms.limited_domain.domain import top_sorted
 
-        order = [int(i) for i in top_sorted(sampler_counts(h), min(self.kbar + 1, len(h)))]
+        order = [int(i) for i in top_sorted(sampler_counts(h), min(self.lowest_rank_read(), len(h)))]
         top_counts = [h[i] for i in order]
         qs = np.asarray(self.queries(top_counts), dtype=np.float64)
         threshold_scale = 1 / sampler_float("eps1", self.eps1)
@@ -228,7 +233,7 @@ class TopStable(ExactMechanism):
         from mechanisms.exact.sampling import RandomWords
         from mechanisms.limited_domain.domain import top_sorted
 
-        order = [int(i) for i in top_sorted(sampler_counts(h), min(self.kbar + 1, len(h)))]
+        order = [int(i) for i in top_sorted(sampler_counts(h), min(self.lowest_rank_read(), len(h)))]
         top_counts = [h[i] for i in order]
         half = Fraction(self.eps2) / 2
         dq = Fraction(self.delta_q)
@@ -294,8 +299,7 @@ class TopStable(ExactMechanism):
     def symmetries(self, d: int) -> frozenset[Any]:
         """Top sets by sorted_items (index only breaks ties), gaps and EM from count differences; shift-free unless
         kbar = d (gap q_kbar uses h_(kbar+1)) (:mod:`dpverify.checker.reductions`)."""
-        last = self.kbar + (2 if self.distance in ("next-rank", "next-but-one") else 1)  # the lowest order statistic a gap reads
-        return frozenset({"permute-ties"} | ({"shift"} if last <= d else set()))
+        return frozenset({"permute-ties"} | ({"shift"} if self.lowest_rank_read() <= d else set()))
 
     def critical_scales(self) -> tuple[Any, ...]:
         """The stability threshold T = ln(1/delta_q)/(eps_2/2) (gap q_i = h_(i) - h_(i+1) - 1 must beat it) and the

@@ -343,3 +343,19 @@ def test_fs_and_aoqr_name_their_noise_budgets_and_fs_symmetries():
     assert fs.symmetries(3) == frozenset({"permute-ties", "shift"})
     assert fs.symmetries(2) == frozenset({"permute-ties"})  # j = 2 = d reads h_(d+1) = 0
     assert FirstStable((StabQuery(f=len, dist=len), 1), eps=1, delta=F(1, 10)).symmetries(3) == frozenset()
+
+
+@pytest.mark.parametrize("distance", ["next-rank", "next-but-one"])
+@pytest.mark.parametrize("exact", [False, True])
+def test_ts_mutants_reading_h_kbar_plus_2_sample_their_own_law(distance, exact):
+    """The samplers take the top ``lowest_rank_read()`` counts: a mutant comparing with h_(kbar+2) must see it
+    (with the top kbar + 1 only, h_(4) = 17 below was read as 0 and q_2 as 17 instead of 0)."""
+    from support import sample_fit
+
+    m = TopStable(1, 2, 1, F(1, 10), distance=distance)
+    assert m.lowest_rank_read() == 4 and TopStable(1, 2, 1, F(1, 10)).lowest_rank_read() == 3
+    h = (20, 19, 18, 17)
+    if exact:
+        m = TopStable(1, 2, 1, F(1, 10), distance=distance, exact=True)
+    r = sample_fit(m, h, n=2000 if exact else 20_000, seed=SEED)
+    assert r.p_value >= ALPHA, (distance, r)
