@@ -82,6 +82,7 @@ class VerifyOutcome:
     searches: dict[str, dict[str, Any]] = field(default_factory=dict)
     mutants: list[dict[str, Any]] = field(default_factory=list)
     universals: dict[str, dict[str, Any]] = field(default_factory=dict)
+    universal_seconds: dict[str, float] = field(default_factory=dict)  # per claim: timings only, never in the pages' data
     wall_seconds: float = 0.0
     pages_ok: bool = True
     index_written: bool = False
@@ -151,18 +152,22 @@ def _checks_and_search(settings: VerifySettings, on_result: Callable[[int, int, 
                                                                       else " (searched mutants not run: only your own entries)")))
     finally:
         executor.close()
-    outcome.universals = _universal_phase(ids, say)
+    outcome.universals = _universal_phase(ids, say, outcome.universal_seconds)
     if store and note is not None:
         note(f"result store {settings.resume}: {store.hits} chunks reused, {store.misses} computed")
     return outcome
 
 
-def _universal_phase(ids: list[str], say: Say | None) -> dict[str, dict[str, Any]]:
-    """Universal certificates of every privacy claim (:mod:`dpverify.universal.ledger`): seconds, one core."""
+def _universal_phase(ids: list[str], say: Say | None, seconds: dict[str, float]) -> dict[str, dict[str, Any]]:
+    """Universal certificates of every privacy claim (:mod:`dpverify.universal.ledger`), one core; each claim's time
+    goes to ``seconds`` (written to ``verify_timings.json``, not to the pages' data, which stay reproducible)."""
     from dpverify.universal.ledger import run_universal
 
+    def timed(cid: str, entry: dict[str, Any], spent: float) -> None:
+        seconds[cid] = round(spent, 2)
+
     t = time.perf_counter()
-    universals: dict[str, dict[str, Any]] = run_universal(ids)
+    universals: dict[str, dict[str, Any]] = run_universal(ids, on_result=timed)
     if say is not None:
         decided = [u for u in universals.values() if u["verdict"] in ("holds-for-all-counts", "violated")]
         wrong = [cid for cid, u in universals.items() if u.get("as_expected") is False]
@@ -190,7 +195,8 @@ def _write(settings: VerifySettings, outcome: VerifyOutcome, start: float, log: 
         figs = write_figures(out, results=results)
         phases["figures"] = round(time.perf_counter() - t, 1)
     timings: dict[str, Any] = {"wall_seconds": round(time.perf_counter() - start, 1), "phases": dict(phases), "complete": False,
-                               "per_claim_seconds": {r.claim: round(r.seconds, 2) for r in results}}
+                               "per_claim_seconds": {r.claim: round(r.seconds, 2) for r in results},
+                               "universal_seconds": dict(sorted(outcome.universal_seconds.items()))}
     write_reports(results, out, mode=mode, figures=figs, timings=timings, searches=outcome.searches,
                   searched_mutants=outcome.mutants, universals=outcome.universals)
     index = not settings.only and is_repo_reports(out)

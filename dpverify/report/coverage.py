@@ -178,15 +178,20 @@ def _universal(entries: list[dict]) -> str:
             wit = f"{tuple(w['h'])} vs {tuple(w['h_prime'])}" if w else "-"
             mark = "" if u.get("as_expected") else " ⚠ not as expected"
             rows.append([code(e["claim"]), f"**{esc(e['verdict'])}**", f"**{esc(u['verdict'])}**{mark}", esc(u["lengths"]),
-                         f"{u['sets_holding']}/{u['parameter_sets']}", str(u["structures"]), esc(wit)])
+                         f"{u['sets_holding']}/{u['parameter_sets']}", str(u["structures"]), str(u.get("boxes", "-")),
+                         esc(wit)])
         else:
             reasons.setdefault(f"{u['verdict']}: {u.get('reason', '')}", []).append(e["claim"])
     if not any(e.get("universal") for e in entries):
         return "_not run (dpverify verify computes it for every privacy claim)_\n"
     out = [f"{len(rows)} privacy claims are decided for every count (and the lengths named), all parameter sets of the box;\n"
            "the box verdict beside it is the enumeration's. A certificate over structures covers counts the box never\n"
-           "reaches (the Limited Domain family's worst pairs sit at gaps near ln(kbar/delta)/eps).\n\n",
-           table(["claim", "box verdict", "for all counts", "lengths", "parameter sets holding", "structures", "witness"], rows),
+           "reaches (the Limited Domain family's worst pairs sit at gaps near ln(kbar/delta)/eps). *boxes*: the boxes of\n"
+           "gaps the branch and bound examined, or for the exact proofs of the exponential-mechanism family the\n"
+           "(structure, outcome) numerators decided (nothing is subdivided there); each claim's seconds are in\n"
+           "`verify_timings.json` (`universal_seconds`).\n\n",
+           table(["claim", "box verdict", "for all counts", "lengths", "parameter sets holding", "structures", "boxes",
+                  "witness"], rows),
            "\n### Not decided for all counts, and why\n\n"]
     for why, ids in sorted(reasons.items()):
         out.append(f"- {esc(why)} ({len(ids)}): {', '.join(code(i) for i in ids)}\n")

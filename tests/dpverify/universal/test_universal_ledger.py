@@ -62,6 +62,7 @@ def test_the_pages_show_the_universal_verdict_beside_the_box(tmp_path):
     assert "for all counts" in readme and "holds, all counts, lengths all" in readme
     cov = (tmp_path / "coverage.md").read_text(encoding="utf-8")
     assert "Certified for all counts" in cov and "`DR19.Lem4.1#monotone-dropped` | **violated** | **violated**" in cov
+    assert "| structures | boxes | witness |" in cov and "`universal_seconds`" in cov
     data = json.loads((tmp_path / "data" / "verify.json").read_text(encoding="utf-8"))
     assert {e["claim"]: e["universal"]["verdict"] for e in data["entries"]} == {
         "DR19.Lem4.1": "holds-for-all-counts", "DR19.Lem4.1#monotone-dropped": "violated"}
@@ -84,3 +85,14 @@ def test_certify_param_means_what_it_means_for_check_every_set_gets_it(capsys):
     assert len(sets) == len(get_claim("DR19.Thm1").domain.params) > 1
     assert all(s["params"]["delta"] == "1/1000000" and s["verdict"] == "holds-for-all-counts" for s in sets)
     assert doc["verdict"] == "holds-for-all-counts" and doc["structures"] > 0
+
+
+def test_verify_times_each_universal_certificate_outside_the_pages_data():
+    """The universal phase records each claim's seconds for ``verify_timings.json``; the stored entry has none."""
+    from dpverify.verify import _universal_phase
+
+    seconds: dict[str, float] = {}
+    said: list[str] = []
+    out = _universal_phase(["DR19.Lem4.1", "DR19.Lem4.3"], said.append, seconds)
+    assert list(out) == list(seconds) == ["DR19.Lem4.1"] and seconds["DR19.Lem4.1"] >= 0
+    assert "seconds" not in out["DR19.Lem4.1"] and said and "1 of 1 privacy claims decided" in said[0]
