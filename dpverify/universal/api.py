@@ -145,6 +145,11 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
     if claim.notion != "dp":
         return out(f"notion {claim.notion!r}: only (eps, delta) points (and the EM family's bounded range) are "
                    "certified universally so far", scope)
+    from .laplace_astab import certify_claim as certify_astab  # A_stab on top sets: one gap + the set (CWGM20)
+
+    lap = certify_astab(cid, claim, mech, [(_frac(e), _frac(dl)) for e, dl in claim.points(p)], scope, seconds, t0)
+    if lap is not None:
+        return lap
     model, reason = limitdom_model(mech)
     if model is None:
         return out(reason or _out_of_scope_reason(mech), scope)
