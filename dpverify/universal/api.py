@@ -55,6 +55,10 @@ def limitdom_model(mech: Any) -> tuple[LawModel | None, str]:
     """The race parameters of a Limited Domain mechanism, or ``(None, reason)`` when it is out of scope."""
     from mechanisms.mutants.basic import LimitDomThresholdMutant
 
+    from .ld_plem import is_lem_family, plem_model
+
+    if is_lem_family(mech):  # LEM / pLEM on d^kbar(h): the same race (ld_plem's docstring)
+        return plem_model(mech)
     if isinstance(mech, LimitDom) and type(mech) is LimitDom:
         if mech.variant != "long":
             return None, "DR19-NeurIPS's threshold min{Delta, kbar, d - kbar} reads the length d: no length-free structure"
@@ -150,6 +154,9 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
     lap = certify_astab(cid, claim, mech, [(_frac(e), _frac(dl)) for e, dl in claim.points(p)], scope, seconds, t0)
     if lap is not None:
         return lap
+    variant = _ld_variant(claim, p, mech, scope, t0)
+    if variant is not None:
+        return variant
     model, reason = limitdom_model(mech)
     if model is None:
         return out(reason or _out_of_scope_reason(mech), scope)
@@ -157,6 +164,20 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
     if why:
         return out(why, scope)
     return _limited_domain(cid, claim, p, mech, model, cap, scope, d, seconds, t0)
+
+
+def _ld_variant(claim: Any, p: dict, mech: Any, scope: dict, t0: float) -> UniversalResult | None:
+    """The Limited Domain variants decided by their own modules (fixed-domain LEM / pLEM, tRR), else None."""
+    from mechanisms.limited_domain.fixed_threshold import TruncatedRR
+
+    from .ld_plem import certify_fixed_domain, is_lem_family
+    from .ld_trr import certify_trr
+
+    if is_lem_family(mech) and mech.domain is not None:
+        return certify_fixed_domain(claim, p, mech, scope, t0)
+    if type(mech) is TruncatedRR:
+        return certify_trr(claim, p, mech, scope, t0)
+    return None
 
 
 def _limited_domain(cid: str, claim: Any, p: dict, mech: Any, model: LawModel, cap: int | None, scope: dict, d: int | None,
