@@ -37,6 +37,7 @@ from typing import Any
 from mechanisms.neighbours import Relation
 
 __all__ = [
+    "APPROX_EVENTS",
     "COSTLY",
     "NOTIONS",
     "Notion",
@@ -194,7 +195,7 @@ class Claim:
 
     id: str
     title: str
-    source: str                      # paper and place, e.g. "001 §4.1, Lemma 4.2" (001: DR19)
+    source: str                      # paper (its key in docs/references.md) and place, e.g. "DR19 §4.1, Lemma 4.2"
     statement: str                   # the printed statement, transcribed (or paraphrased, marked so)
     code: str                        # dotted names of the implementing code
     kind: str = "obligation"
@@ -228,6 +229,7 @@ class Notion(StrEnum):
     BR = "br"
     ZCDP = "zcdp"
     RDP = "rdp"
+    APPROX_ZCDP = "approx-zcdp"
 
     def __repr__(self) -> str:  # messages written with !r read as they did with plain strings
         return repr(self.value)
@@ -240,6 +242,18 @@ NOTIONS: Mapping[str, str] = {
     Notion.ZCDP: "[rho, ...]: rho-zCDP (BS16 Def. 1.1): D_alpha(M(x)||M(x')) <= rho alpha for every alpha > 1",
     Notion.RDP: "[(alpha, eps), ...]: (alpha, eps)-RDP (Mir17): D_alpha(M(x)||M(x')) <= eps at every point "
                 "(alpha = 'inf' allowed)",
+    Notion.APPROX_ZCDP: "[(rho, delta), ...]: delta-approximate rho-zCDP (BS16 §8, Def. 8.1 with xi = 0): for every pair there "
+                        "are events E, E' with Pr[E], Pr[E'] >= 1 - delta and D_alpha(M(x)|E || M(x')|E') <= rho alpha for "
+                        "every alpha > 1; the claim's ``approx_events`` says which reading (:data:`APPROX_EVENTS`)",
+}
+
+#: The two readings of approximate zCDP a claim can state (:attr:`PrivacyClaim.approx_events`).  They differ in who
+#: chooses the events: BS16 Def. 8.1 asks for ONE pair (E, E') that bounds both directions; OpenDP's
+#: ``Approximate<ZeroConcentratedDivergence>`` (its ``approximate`` measure's proof definition) quantifies over ordered
+#: pairs of neighbours, so each direction may choose its own events -- implied by the BS16 reading, weaker in general.
+APPROX_EVENTS: Mapping[str, str] = {
+    "bs16": "one pair of events E, E' for both directions (BS16 §8, Def. 8.1)",
+    "opendp": "events chosen per ordered pair (OpenDP 0.16 Approximate<ZeroConcentratedDivergence>)",
 }
 
 
@@ -259,10 +273,16 @@ class PrivacyClaim(Claim):
     points: Callable[[Mapping[str, Any]], Sequence[Any]] = None  # type: ignore[assignment]
     kind: str = "privacy"
     notion: str = "dp"
+    #: for ``notion="approx-zcdp"`` only: the reading of the definition the claim states (:data:`APPROX_EVENTS`)
+    approx_events: str = ""
 
     def __post_init__(self) -> None:
         if self.notion not in NOTIONS:
             raise ValueError(f"notion={self.notion!r} must be one of {', '.join(NOTIONS)}")
+        if (self.notion == Notion.APPROX_ZCDP) != bool(self.approx_events) or (
+                self.approx_events and self.approx_events not in APPROX_EVENTS):
+            raise ValueError(f"approx_events={self.approx_events!r}: an approx-zcdp claim states one of "
+                             f"{', '.join(APPROX_EVENTS)}; other notions leave it empty")
         object.__setattr__(self, "notion", Notion(self.notion))  # parsed once: the checker dispatches on the enum
 
 

@@ -141,7 +141,8 @@ def rooms_on_the_map(root: Path = ROOT) -> set[str]:
 
 #: what a clone cannot follow: the stored paper copies by number, notes outside the repository, this project's
 #: issue numbers (another project's issue, ``opendp/opendp issue #2911``, can be followed: ``repo`` is set)
-STALE_CITATION = re.compile(r"\b[Ss]eeds? 00\d|\b(?:DESIGN|STYLE)\.md\b|(?P<repo>\b[\w.-]+/[\w.-]+ )?(?i:\bissues? #?\d+)"
+STALE_CITATION = re.compile(r"\b[Ss]eeds? 00\d|(?<![\w.])00\d(?= ?§)"
+                            r"|\b(?:DESIGN|STYLE)\.md\b|(?P<repo>\b[\w.-]+/[\w.-]+ )?(?i:\bissues? #?\d+)"
                             r"|(?i:\bthe issue's\b)")
 #: a place in a paper: what follows a bibliography key when it is cited
 _PLACE = (r"(?:§|Alg(?:orithm)?s?\.?|Thm\.?|Theorems?|Lem(?:ma|mas|\.)?|Cor(?:ollary)?\.?|Def(?:inition)?\.?|"
@@ -319,11 +320,12 @@ def test_a_stale_citation_is_caught(tmp_path):
                                                '    """Fixed in issue #12."""\n    return 1  # see STYLE.md §4, and issue 7\n',
                             "proofs/p.py": '"""DR19 Algorithm 1, docs/design.md ("Conventions"), opendp/opendp issue #2911. '
                                            'Not an issue: tissue 3."""\n'
-                                           'X = "seed 001 in a string that reaches a report"\n',
+                                           'X = "seed 001 in a string that reaches a report"\n'
+                                           '# 004 §3, Algorithm 1; 0.004 §2 is a number\n',
                             "tests/test_m.py": "# as STYLE.md §4 asks\n"})
     assert stale_citations(root) == ["mechanisms/m.py:1: DESIGN.md", "mechanisms/m.py:1: seed 001",
                                      "mechanisms/m.py:5: issue #12", "mechanisms/m.py:6: STYLE.md", "mechanisms/m.py:6: issue 7",
-                                     "tests/test_m.py:1: STYLE.md"]
+                                     "proofs/p.py:3: 004", "tests/test_m.py:1: STYLE.md"]
 
 
 def test_an_undefined_paper_key_is_caught(tmp_path):
@@ -338,3 +340,15 @@ def test_an_undefined_paper_key_is_caught(tmp_path):
                                          ("mechanisms.joint.sets.SetTables.no_such_attribute", False)])
 def test_a_stale_code_pointer_is_caught(pointer, ok):
     assert _resolves(pointer) is ok
+
+
+def test_what_users_read_of_the_registries_cites_only_what_the_clone_holds():
+    """The ``paper`` of every registered mechanism (``dpverify mechanisms``) and the ``source`` of every ledger item
+    (the pages) are printed to users: no stored-copy numbers (``004 §3``), notes or issue numbers there either."""
+    from mechanisms.registry import MECHANISM_REGISTRY
+    from proofs.registry import all_claims
+
+    texts = [(f"mechanism {s.name}", s.paper) for s in MECHANISM_REGISTRY.entries().values()]
+    texts += [(f"claim {c.id}", c.source) for c in all_claims().values()]
+    assert len(texts) > 300
+    assert [f"{who}: {m.group(0)}" for who, t in texts for m in STALE_CITATION.finditer(t or "") if not m.group("repo")] == []
