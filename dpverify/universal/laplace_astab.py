@@ -33,7 +33,9 @@ and ``delta_pair`` -- a sum of ``max(0, affine)`` -- is convex in ``w in (0, w(Q
 1 - e^eps') = 0``.  Pairs whose set changes have ``m <= r`` -- a finite set -- except for the "next-but-one" mutant,
 where ``delta_pair >= p(q) -> 1``: refuted at a finite ``q``.
 
-*Finite part*: every tuple with ``m <= Q_t`` in mpmath interval arithmetic (:func:`pair_delta`).
+*Finite part*: every tuple with ``m <= Q_t`` in mpmath interval arithmetic (:func:`pair_delta`); where the enclosure
+straddles the claimed delta, exactly (:func:`exact_pair_delta`: Theorem 2.7's sup ``delta/2`` is attained at the
+unstable pair ``q = 0 -> q' = -1`` and is certified as an equality, not by intervals).
 """
 
 from __future__ import annotations
@@ -49,8 +51,8 @@ import mpmath
 from .fiv import ivprec
 from .result import Witness
 
-__all__ = ["AStabModel", "astab_model", "pass_probability", "pair_delta", "reduced_tuple", "admits", "realize",
-           "certify_points", "AStabRun", "MAX_TUPLES"]
+__all__ = ["AStabModel", "astab_model", "pass_probability", "pair_delta", "exact_pair_delta", "reduced_tuple", "admits",
+           "realize", "certify_points", "certify_claim", "AStabRun", "MAX_TUPLES"]
 
 #: the largest finite part scanned (number of gaps m) before the verdict is ``undecided``
 MAX_TUPLES = 200_000
@@ -121,6 +123,30 @@ def pair_delta(model: AStabModel, q: int, q2: int, same: bool, eps_c: Fraction) 
         E = mpmath.iv.exp(_iv(eps_c))
         bot = _pos((1 - p) - E * (1 - p2))
         return (_pos(p - E * p2) if same else p) + bot
+
+
+def exact_pair_delta(model: AStabModel, q: int, q2: int, same: bool, eps_c: Fraction) -> Fraction | None:
+    """``delta_pair`` as an exact rational when every term is decided exactly, else None (an interval cannot certify an
+    attained bound such as Theorem 2.7's ``delta/2``).
+
+    A term ``max(0, P - e^eps_c Q)`` is exactly 0 when ``q = q2`` (``(1 - e^eps_c) P <= 0``) or when its
+    enclosure is ``<= 0``; a released set's own probability under a flip is rational only at ``q = 0``:
+    ``p(0) = delta/2`` (``u = delta e^0``)."""
+    total = Fraction(0)
+    with ivprec(_PREC):
+        p, p2 = pass_probability(model, q), pass_probability(model, q2)
+        E = mpmath.iv.exp(_iv(eps_c))
+        terms = [(p - E * p2) if same else None, (1 - p) - E * (1 - p2)]
+    for term in terms:
+        if term is None:            # the released set under a flip: P(S) itself
+            if q != 0:
+                return None
+            total += model.delta / 2
+        elif q == q2 or term.b <= 0:
+            continue
+        else:
+            return None
+    return total
 
 
 def reduced_tuple(mech: Any, h: tuple[int, ...], h2: tuple[int, ...]) -> tuple[int, int, bool]:
@@ -202,6 +228,11 @@ class AStabRun:
     timed_out: bool = False
 
 
+def _exact_holds(model: AStabModel, tup: tuple[int, int, bool], eps_c: Fraction, delta_c: Fraction) -> bool:
+    v = exact_pair_delta(model, *tup, eps_c)
+    return v is not None and v <= delta_c
+
+
 def _tail_start(model: AStabModel) -> int:
     """``Q_t``: the first integer gap with ``delta e^{eps q} > 1`` (certified: u <= 1 at Q_t - 1, u > 1 at Q_t)."""
     with ivprec(_PREC):
@@ -266,7 +297,7 @@ def certify_points(model: AStabModel, points: list[tuple[Fraction, Fraction]], m
                         run.witness, run.witness_point = wit, idx
                         return run
                     run.undecided.append({"tuple": list(tup), "why": "violating tuple without a realised integer pair"})
-                elif over.b > 0:
+                elif over.b > 0 and not _exact_holds(model, tup, eps_c, delta_c):
                     run.undecided.append({"tuple": list(tup), "why": "enclosure straddles delta"})
             m += 1
         if model.flip_max is None:

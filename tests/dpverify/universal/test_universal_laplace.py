@@ -1,0 +1,188 @@
+"""Soundness of the universal certifier for the Laplace (stability) family.
+
+A_stab on top sets: the pass-probability enclosure contains the mechanism's exact interval law (random and extreme
+gaps); random long pairs with large counts map to a tuple of the proved reduced set whose enclosure contains the
+pair's exact hockey-stick divergence (both relations, every distance); the tail lemma's convexity claim is checked
+past Q_t; the certificate agrees with brute force on a box; the ledger claim holds for all counts, and the probe,
+the mutants and a claim tighter than the sup are refused with integer witnesses re-checked by the exact law.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction as F
+
+import mpmath
+import pytest
+
+from dpverify.checker.profile import hockey_stick
+from dpverify.universal.api import certify
+from dpverify.universal.fiv import ivprec
+from dpverify.universal.laplace_astab import (_moves, _tail_start, admits, astab_model, certify_points, pair_delta,
+                                              pass_probability, realize, reduced_tuple)
+from dpverify.universal.result import HOLDS, OUT_OF_SCOPE, VIOLATED
+from mechanisms.stability.astab import StableTopSet
+
+DISTANCES = ("gap", "gap-plus-1", "next-but-one")
+PARAMS = [(1, F(1), F(1, 10)), (2, F(1, 2), F(1, 4)), (1, F(3, 10), F(1, 10**6)), (3, F(2), F(1, 1000))]
+
+
+def _contains(iv, x) -> bool:
+    return bool(iv.a <= x.a and x.b <= iv.b)
+
+
+def _above(x, fr) -> bool:
+    """The interval ``x`` lies strictly above the rational ``fr`` (certified)."""
+    with ivprec(160):
+        return bool((x - mpmath.iv.mpf(fr.numerator) / fr.denominator).a > 0)
+
+
+def _exact_delta(mech, h, h2, eps):
+    with ivprec(160):
+        P, Q = mech.distribution(h, interval=True), mech.distribution(h2, interval=True)
+        return hockey_stick(P, Q, eps)[0]
+
+
+@pytest.mark.parametrize("j,eps,delta", PARAMS)
+def test_pass_probability_contains_exact_law(j, eps, delta):
+    mech = StableTopSet(j=j, eps=eps, delta=delta)
+    model, _ = astab_model(mech, "add-remove")
+    qt = _tail_start(model)
+    rng = random.Random(8)
+    qs = sorted({-1, 0, 1, qt - 1, qt, qt + 1, 10**5} | {rng.randrange(-1, 3 * qt + 5) for _ in range(10)})
+    for q in qs:
+        top = [q + 50 + i for i in range(j - 1)]
+        h = tuple(top + [q + 1 + 7, 7])          # h_(j) - h_(j+1) - 1 = q
+        assert reduced_tuple(mech, h, h)[0] == q
+        S = frozenset(range(j))
+        with ivprec(160):
+            p = pass_probability(model, q)
+        assert _contains(p, mech.distribution(h, interval=True)[S]), (j, q)
+
+
+@pytest.mark.parametrize("distance", DISTANCES)
+@pytest.mark.parametrize("relation", ["add-remove", "linf"])
+def test_random_long_large_pairs_reduce_to_an_admitted_tuple(distance, relation):
+    rng = random.Random(hash((distance, relation)) % 1000)
+    eps, delta = F(1, 2), F(1, 10)
+    for trial in range(60):
+        d = rng.randrange(1, 9)
+        j = rng.randrange(1, d + 1)
+        mech = StableTopSet(j=j, eps=eps, delta=delta, distance=distance)
+        model, why = astab_model(mech, relation)
+        assert model is not None, why
+        big = rng.choice([10**3, 10**6, 10**9])
+        base = rng.randrange(0, big)
+        # many ties and near-ties around the j-th position, and large gaps elsewhere
+        h = tuple(max(0, base + rng.choice([0, 0, 1, -1, 2, rng.randrange(-big, big)])) for _ in range(d))
+        e = rng.choice(_moves(d, relation))
+        h2 = tuple(a + b for a, b in zip(h, e, strict=True))
+        if min(h2) < 0:
+            h, h2 = h2, h
+            h = tuple(x + 1 for x in h)
+            h2 = tuple(x + 1 for x in h2)
+        tup = reduced_tuple(mech, h, h2)
+        assert admits(model, *tup), (h, h2, tup)
+        exact = _exact_delta(mech, h, h2, eps)
+        assert _contains(pair_delta(model, *tup, eps), exact), (trial, h, h2, tup)
+
+
+@pytest.mark.parametrize("j,eps,delta", PARAMS)
+def test_tail_lemma_convexity_past_qt(j, eps, delta):
+    """For m >= Q_t, delta_pair of a same-set tuple never exceeds its value at m = Q_t (sup at the finite end)."""
+    mech = StableTopSet(j=j, eps=eps, delta=delta)
+    model, _ = astab_model(mech, "add-remove")
+    qt = _tail_start(model)
+    for eps_c in (F(0), eps / 2, eps):
+        for t in (0, 1):
+            for flip in (False, True):
+                ends = pair_delta(model, *((qt + t, qt) if flip else (qt, qt + t)), True, eps_c)
+                for m in range(qt, qt + 40):
+                    v = pair_delta(model, *((m + t, m) if flip else (m, m + t)), True, eps_c)
+                    assert v.a <= ends.b
+
+
+@pytest.mark.parametrize("distance", DISTANCES)
+def test_certificate_agrees_with_a_brute_force_box(distance):
+    """On d <= 3, counts 0..6: the box's largest exact delta(eps) is below the certified sup (or the claim is violated
+    on both)."""
+    import itertools
+
+    eps, delta = F(1), F(1, 10)
+    mech = StableTopSet(j=1, eps=eps, delta=delta, distance=distance)
+    model, _ = astab_model(mech, "add-remove")
+    run = certify_points(model, [(eps, delta)], mech)
+    worst = mpmath.iv.mpf(0)
+    for d in (1, 2, 3):
+        for h in itertools.product(range(7), repeat=d):
+            for e in _moves(d, "add-remove"):
+                h2 = tuple(a + b for a, b in zip(h, e, strict=True))
+                if min(h2) >= 0:
+                    v = _exact_delta(mech, h, h2, eps)
+                    worst = v if v.b > worst.b else worst
+    if run.witness is None:
+        assert not run.undecided
+        sup = mpmath.mpf(run.sup[f"{eps},{delta}"]["delta_pair_upper"])
+        assert worst.b <= sup * (1 + mpmath.mpf(10) ** -10)
+    else:
+        assert _above(worst, delta)
+
+
+def test_ledger_claim_holds_for_all_counts_and_probe_is_refuted():
+    res = certify("CWGM20.Thm2.7")
+    assert res.verdict == HOLDS and res.lengths == "all" and res.certified
+    assert res.extra["sup"]["1,1/10"]["tuple"] == [0, -1, False]    # the unstable pair: delta/2, factor 2 to spare
+    probe = certify("CWGM20.Thm2.7#linf")
+    assert probe.verdict == VIOLATED and probe.witness is not None
+    w = probe.witness
+    mech = StableTopSet(j=1, eps=2, delta=F(1, 5))
+    assert _above(_exact_delta(mech, w.h, w.h_prime, 2), F(1, 5))
+
+
+@pytest.mark.parametrize("distance", ["gap-plus-1", "next-but-one"])
+@pytest.mark.parametrize("j", [1, 2])
+def test_mutants_refuted_with_rechecked_integer_witnesses(distance, j):
+    eps, delta = F(1), F(1, 10)
+    mech = StableTopSet(j=j, eps=eps, delta=delta, distance=distance)
+    model, _ = astab_model(mech, "add-remove")
+    run = certify_points(model, [(eps, delta)], mech)
+    assert run.witness is not None
+    w = run.witness
+    assert all(isinstance(x, int) for x in w.h + w.h_prime)
+    assert _above(_exact_delta(mech, w.h, w.h_prime, eps), delta)
+
+
+def test_power_a_claim_tighter_than_the_sup_is_refuted_and_the_sup_is_attained():
+    """Thm 2.7's sup is delta/2 (the unstable pair): delta/2 certified, delta/2 - 1/1000 refuted at an integer pair."""
+    eps, delta = F(1), F(1, 10)
+    mech = StableTopSet(j=1, eps=eps, delta=delta)
+    model, _ = astab_model(mech, "add-remove")
+    ok = certify_points(model, [(eps, delta / 2)], mech)
+    assert ok.witness is None and not ok.undecided
+    bad = certify_points(model, [(eps, delta / 2 - F(1, 1000))], mech)
+    assert bad.witness is not None
+    assert _above(_exact_delta(mech, bad.witness.h, bad.witness.h_prime, eps), delta / 2 - F(1, 1000))
+    # a smaller claimed eps fails inside the finite part (same set, both gaps below T)
+    small = certify_points(model, [(F(1, 4), delta)], mech)
+    assert small.witness is not None and small.witness.eps == "1/4"
+
+
+def test_realize_finds_tuples_of_every_kind():
+    mech = StableTopSet(j=2, eps=1, delta=F(1, 10))
+    model, _ = astab_model(mech, "add-remove")
+    for tup in [(-1, 0, False), (0, -1, False), (-1, -1, False), (5, 6, True), (6, 5, True), (3, 3, True)]:
+        pair = realize(model, mech, *tup)
+        assert pair is not None and reduced_tuple(mech, *pair) == tup
+    # the reduced set over-approximates: (0, 0, flip) needs two counts moving against each other -- l_inf only
+    assert realize(model, mech, 0, 0, False) is None
+    linf, _ = astab_model(mech, "linf")
+    pair = realize(linf, mech, 0, 0, False)
+    assert pair is not None and reduced_tuple(mech, *pair) == (0, 0, False)
+
+
+def test_scope():
+    mech = StableTopSet(j=1, eps=1, delta=F(1, 10))
+    assert astab_model(mech, "delta:2")[0] is None and "add-remove and linf" in astab_model(mech, "delta:2")[1]
+    assert astab_model(object(), "add-remove") == (None, "")
+    res = certify("CWGM20.Thm3.2")
+    assert res.verdict == OUT_OF_SCOPE
