@@ -49,6 +49,10 @@ METHOD = ("exact: one integer gap g = h_i - h_(k+1); pairs {g, g+1} for g in [-1
 _MAX_PREC = 4096
 
 
+def _mpf(x: Fraction) -> Any:
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
 def switch_point(eps: Fraction, delta: Fraction) -> int:
     """The least integer ``s >= 0`` with ``e^{eps s} > 1/(2 delta)`` (exact)."""
     s = 0
@@ -141,7 +145,7 @@ def pair_delta(ga: int, gb: int, s0: int, eps: Fraction, delta: Fraction, eps2: 
             elif kind == "open":
                 ivs.append(mpmath.iv.mpf([0, v.b]))
         if not ivs:
-            return ("holds", None) if exact <= delta2 else ("violated", mpmath.mpf(exact - delta2))
+            return ("holds", None) if exact <= delta2 else ("violated", _mpf(exact - delta2))
         old = mpmath.iv.prec
         mpmath.iv.prec = prec
         try:
