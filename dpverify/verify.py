@@ -299,6 +299,12 @@ def run_pages(outdir: Path | str, *, quick: bool, workers: int, phases: dict[str
     log("composition: written")
     phases["composition page"] = round(time.perf_counter() - t, 1)
     t = time.perf_counter()
+    from dpverify.report.universal_page import write_universal_page
+    from dpverify.universal.eps_table import compute_universal_eps_table
+
+    write_universal_page(compute_universal_eps_table(quick=quick, command=command, log=log), outdir)
+    phases["universal eps page" + (" (quick grid)" if quick else "")] = round(time.perf_counter() - t, 1)
+    t = time.perf_counter()
     part = run_partition_page(outdir, quick=quick, command=command, log=log)
     phases["partition-selection page" + (" (quick sizes)" if quick else "")] = round(time.perf_counter() - t, 1)
     timings = {"phases": phases, "wall_seconds": round(time.perf_counter() - started, 1), "complete": True}
@@ -321,7 +327,7 @@ def run_pages(outdir: Path | str, *, quick: bool, workers: int, phases: dict[str
 
 #: the partition-selection page's sizes: black-box samples per input, samples of the power rows, OpenDP's rows
 #: (``--quick``: the table's QUICK_GRID, 12 rows, no OpenDP rows: about 5 s; full: GRID, 54 rows + 19 OpenDP rows)
-PARTITION_SIZES = {"quick": {"samples": 2_000, "power_samples": 300_000, "opendp": False},
+PARTITION_SIZES = {"quick": {"samples": 2_000, "power_samples": 300_000, "opendp": False, "search_samples": 0},
                    "full": {"samples": 20_000, "power_samples": 1_000_000, "opendp": True}}
 
 

@@ -344,7 +344,7 @@ def test_a_stale_code_pointer_is_caught(pointer, ok):
 
 def test_what_users_read_of_the_registries_cites_only_what_the_clone_holds():
     """The ``paper`` of every registered mechanism (``dpverify mechanisms``) and the ``source`` of every ledger item
-    (the pages) are printed to users: no stored-copy numbers (``004 §3``), notes or issue numbers there either."""
+    (the pages) are printed to users: no stored-copy numbers (a paper cited by its file number), notes or issue numbers."""
     from mechanisms.registry import MECHANISM_REGISTRY
     from proofs.registry import all_claims
 

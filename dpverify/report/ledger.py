@@ -249,7 +249,11 @@ OTHER_PAGES = (("coverage.md", "what each verdict covers: exhaustive domains and
                ("performance.md", "benchmarks (`dpverify bench`)"), ("audits.md", "black-box audits"),
                ("experiments.md", "utility experiments on real data"),
                ("composition.md", "composition of bounded-range mechanisms: every accountant, certified optimum, dp-accounting "
-                                  "cross-checks"))
+                                  "cross-checks"),
+               ("universal.md", "universal eps(delta): the smallest eps that holds for every histogram, certified bracket and "
+                                "witness"),
+               ("partition_selection.md", "partition selection as deployed (python-dp, PipelineDP, OpenDP): exact and "
+                                          "black-box findings"))
 
 
 def render_verify_pages(data: dict, outdir: Path | str = "reports") -> list[Path]:

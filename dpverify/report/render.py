@@ -8,6 +8,8 @@ Pages and their data (``DIR/data/*.json``, written by the command that computed 
   timing section, ``timing.json`` (``dpverify verify``, ``dpverify audit --timing --write-report``; optional)
 * experiments.md and its figures <- ``experiments.json`` (``dpverify verify``, ``dpverify experiments``)
 * composition.md <- ``composition.json`` (``dpverify verify``, ``dpverify composition``)
+* universal.md <- ``universal.json`` (``dpverify verify``: the universal eps(delta) table)
+* partition_selection.md <- ``partition_selection.json`` (``dpverify verify``, ``dpverify partitions``)
 * mutation.md <- ``mutation.json`` (the opt-in ``python .ci/mutation/run.py``; ``dpverify verify`` does not repeat it)
 
 The same data gives byte-identical pages, and each page prints the provenance
@@ -77,11 +79,18 @@ def _partition_selection(outdir: Path, index: bool) -> list[Path]:
     return [render_partition_selection_page(load(outdir, "partition_selection"), outdir)]
 
 
+def _universal(outdir: Path, index: bool) -> list[Path]:
+    from .universal_page import render_universal_page
+
+    return [render_universal_page(load(outdir, "universal"), outdir)]
+
+
 RENDERERS: dict[str, Callable[[Path, bool], list[Path]]] = {
     "verify": _verify_pages, "performance": _performance, "audits": _audits, "experiments": _experiments,
     "composition": _composition,
     "mutation": _mutation,
     "partition_selection": _partition_selection,
+    "universal": _universal,
 }
 
 
