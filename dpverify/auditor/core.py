@@ -67,7 +67,7 @@ from .events import (
     resolve_reference,
 )
 from .inputs import candidate_pairs as search_candidates
-from .inputs import Row, exact_search, scales_for
+from .inputs import Row, critical_points, exact_search, scales_for
 from .ratio import MIN_HITS
 from .result import (
     EXIT_STATUS,
@@ -590,11 +590,12 @@ def exact_pair_search(ref: Reference, d: int) -> tuple[list[Row], dict]:
         except (InvalidParameter, ValueError):
             seeds = []
     scales = scales_for(ref.mechanism, eps=ref.eps, delta=ref.delta, d=d, params=ref.params)
-    ranked, stats = exact_search(score, d, ref.relation, scales, seeds=seeds)
+    critical = critical_points(ref.mechanism, ref.params)
+    ranked, stats = exact_search(score, d, ref.relation, scales, seeds=seeds, critical=critical)
     ranked = [r for r in ranked if math.isfinite(r[0]) or r[0] == math.inf]
     if not ranked:
         raise InvalidParameter(f"d={d}: the reference accepts none of the searched histograms")
-    info = {"mode": "exact profile search", "d": d, "scales": scales, **stats,
+    info = {"mode": "exact profile search", "d": d, "scales": scales, "critical_points": critical, **stats,
             "best": [{"h": list(h), "h_prime": list(g), "pattern": tag, "exact_delta_minus_claimed": ex,
                       "exact_pure_eps": _jnum(pe)}
                      for ex, pe, h, g, tag in ranked[:5]]}
@@ -704,7 +705,7 @@ def _audit_scored(tgt: Target, ref: Reference, s: AuditSettings, law: str | None
 
     if s.selection <= 0:
         raise InvalidParameter("selection=0 leaves no samples to choose events: use selection > 0")
-    pairs, search_info = _score_candidates(ref, s, law)
+    pairs, search_info = _score_candidates(ref, s, law, tgt)
     looks = s.looks
     exact = ref.log_likelihood if law == "density" else None
     parts = scored_audit(tgt, pairs, eps=ref.eps, delta=ref.delta, samples=s.samples, selection=s.selection, seed=s.seed,
@@ -719,12 +720,19 @@ def _audit_scored(tgt: Target, ref: Reference, s: AuditSettings, law: str | None
     return Findings(privacy, Fit(), tests, parts["looks_used"], pair_rows, parts["used"], search_info)
 
 
-def _score_candidates(ref: Reference, s: AuditSettings, law: str | None) -> tuple[list[tuple[tuple, tuple, str]], dict | None]:
-    """The score-threshold audit's candidate pairs (input search: the search's candidates) and its search record."""
+def _score_candidates(ref: Reference, s: AuditSettings, law: str | None,
+                      tgt: Target | None = None) -> tuple[list[tuple[tuple, tuple, str]], dict | None]:
+    """The score-threshold audit's candidate pairs (input search: the search's candidates) and its search record.
+
+    The search's scales and critical points come from the reference's mechanism, else from the target object (e.g. a
+    library adapter stating the library's threshold)."""
     if s.d is not None and s.search:
-        scales = scales_for(ref.mechanism, eps=ref.eps, delta=ref.delta, d=s.d, params=ref.params)
-        pairs = search_candidates(s.d, ref.relation, scales)
-        return pairs, {"mode": "screening by successive halving", "d": s.d, "scales": scales, "candidates": len(pairs)}
+        own = ref.mechanism if ref.mechanism is not None else getattr(tgt, "obj", None)
+        scales = scales_for(own, eps=ref.eps, delta=ref.delta, d=s.d, params=ref.params)
+        critical = critical_points(ref.mechanism, ref.params, getattr(tgt, "obj", None))
+        pairs = search_candidates(s.d, ref.relation, scales, critical=critical)
+        return pairs, {"mode": "screening by successive halving", "d": s.d, "scales": scales, "critical_points": critical,
+                       "candidates": len(pairs)}
     given = bool(s.inputs) or s.domain is not None
     if law == "density" and not given and not ref.examples:
         raise InvalidParameter(f"spec={ref.name} has no exact distribution to choose inputs with: give d= (input search), "

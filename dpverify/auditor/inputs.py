@@ -17,6 +17,16 @@ Candidate pairs (:func:`candidate_pairs`), each tagged with where it comes from:
 * ``stairs:*`` -- sorted histograms whose consecutive gaps are critical scales
   ``(g_1 + g_2 + .., g_2 + .., .., 0)`` with every neighbour (top-k selection: the gaps
   between order statistics decide stability tests and thresholds).
+* ``threshold:*`` -- around each *critical point* ``T`` (:func:`critical_points`: a threshold the
+  mechanism or the target states), every key at ``T-2 .. T+1`` and at 0 (an absent key), moved up
+  or down together in ``w`` keys, ``w`` the relation's width (``delta:L``: one user in L keys) and 1.
+  A key's keep probability changes fastest at its threshold, and ``w`` keys moved together multiply
+  the per-key ratio: partition selection at L = 3 is refuted at ``[36]^3 -> [37]^3``, not near 15.
+  These pairs come first and are not cut by the candidate limit (at most :data:`MAX_CRITICAL_PAIRS`).
+
+Critical points (:func:`critical_points`): the ``threshold`` the mechanism or the target states
+(an attribute, or a method without arguments), ``T`` / ``threshold`` / ``tau`` among the parameters, and
+the mechanism's (else the target's) ``critical_scales()``.
 
 Critical scales (:func:`scales_for`): the mechanism's own ``critical_scales()`` when it has
 one (the shared hook of the exact worst-case search), else scales derived from the claim and
@@ -43,12 +53,15 @@ from mechanisms.errors import InvalidParameter
 from dpverify.checker.neighbours import is_neighbour, neighbours, parse_relation
 
 __all__ = ["Candidate", "literature_pairs", "scales_for", "derived_scales", "candidate_pairs", "exact_search",
-           "install_scales_hook", "MAX_SCALE", "MAX_CANDIDATES", "MAX_SEARCH_LAWS", "SEARCH_SECONDS"]
+           "install_scales_hook", "critical_points", "threshold_pairs", "MAX_SCALE", "MAX_CANDIDATES",
+           "MAX_CRITICAL_PAIRS", "MAX_SEARCH_LAWS", "SEARCH_SECONDS"]
 
 #: largest count gap a derived scale may have
 MAX_SCALE = 10**6
 #: candidate pairs screened on samples (spec-less)
 MAX_CANDIDATES = 32
+#: threshold pairs (:func:`threshold_pairs`) added on top of :data:`MAX_CANDIDATES` in a screening
+MAX_CRITICAL_PAIRS = 16
 #: pairs an exact search may score (a count, not a clock, so that a search is the same on any machine);
 #: an optional wall-clock cap (``seconds=``) exists for interactive use and makes the result load-dependent
 MAX_SEARCH_LAWS = 3000
@@ -179,6 +192,92 @@ def scales_for(mech: Any, *, eps: Any, delta: Any, d: int, params: dict | None =
     return sorted(set(base) | set(_grid(max(8, top))))
 
 
+def _as_points(values: Any) -> set[int]:
+    """Integer points at and next to each value (floor and ceil), within ``0 .. MAX_SCALE``; unusable values are skipped."""
+    out: set[int] = set()
+    for v in values if isinstance(values, (list, tuple, set, frozenset)) else [values]:
+        try:
+            f = float(Fraction(str(v))) if isinstance(v, str) else float(v)
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+            continue
+        if math.isfinite(f) and 0 <= f <= MAX_SCALE:
+            out.update({math.floor(f), math.ceil(f)})
+    return out
+
+
+def _stated_threshold(obj: Any) -> Any:
+    """``obj.threshold`` (an attribute, or a method taking no argument), else None."""
+    t = getattr(obj, "threshold", None)
+    if callable(t):
+        try:
+            t = t()
+        except Exception:  # noqa: BLE001 - a method that needs arguments (e.g. a precision context) states no number
+            return None
+    return t
+
+
+def critical_points(mech: Any = None, params: dict | None = None, target: Any = None) -> list[int]:
+    """Counts where a key's behaviour changes (module docstring): stated thresholds first, else ``critical_scales()``.
+
+    Read from the mechanism (the reference), the target object (e.g. a library adapter that reads the library's own
+    threshold) and the parameters; sorted, each at most :data:`MAX_SCALE`."""
+    pts: set[int] = set()
+    for key in ("T", "threshold", "tau"):
+        if params and params.get(key) is not None:
+            pts |= _as_points(params[key])
+    for obj in (mech, target):
+        if obj is None:
+            continue
+        t = _stated_threshold(obj)
+        if t is not None:
+            pts |= _as_points(t)
+    if not pts:
+        for obj in (mech, target):
+            fn = getattr(obj, "critical_scales", None) if obj is not None else None
+            if callable(fn):
+                try:
+                    pts |= _as_points(list(fn()))
+                except Exception:  # noqa: BLE001 - a hook that cannot answer states no point
+                    pass
+                break
+    return sorted(p for p in pts if p >= 1)
+
+
+def _moved_widths(d: int, relation: str) -> list[int]:
+    """How many keys one neighbour step moves together: the relation's width (capped at ``d``), then 1."""
+    try:
+        _, width = parse_relation(relation)
+    except InvalidParameter:
+        width = None
+    w = d if width is None else min(width, d)
+    return sorted({w, 1}, reverse=True)
+
+
+def threshold_pairs(d: int, relation: str, points: Sequence[int], *, limit: int | None = None) -> list[Candidate]:
+    """Pairs around each critical point (module docstring), most promising first: the ``w``-key moves up from
+    ``T-1``, ``T``, ``T-2``, ``T+1`` and 0, then the moves down, then the one-key moves; points taken in turn."""
+    per_point: list[list[Candidate]] = []
+    for T in sorted(set(points)):
+        bases = [m for m in (T - 1, T, T - 2, T + 1, 0) if m >= 0]
+        mine: list[Candidate] = []
+        for w in _moved_widths(d, relation):
+            for sign, word in ((1, "up"), (-1, "down")):
+                for m in bases:
+                    h = (m,) * d
+                    g = tuple(m + sign for _ in range(w)) + (m,) * (d - w)
+                    if _ok(h, g, relation):
+                        mine.append((h, g, f"threshold:T={T}@{m} {word}{w}"))
+        per_point.append(mine)
+    out: list[Candidate] = []
+    seen: set = set()
+    for i in range(max((len(x) for x in per_point), default=0)):
+        for mine in per_point:
+            if i < len(mine) and frozenset(mine[i][:2]) not in seen:
+                seen.add(frozenset(mine[i][:2]))
+                out.append(mine[i])
+    return out if limit is None else out[:limit]
+
+
 def _block_pairs(d: int, relation: str, G: int) -> list[Candidate]:
     out = []
     for j in sorted({d // 2, d - 1, 1} - {0, d}) if d > 1 else []:
@@ -217,12 +316,14 @@ def _neighbour_list(h: tuple, relation: str) -> list[tuple]:
 
 
 def candidate_pairs(d: int, relation: str, scales: Sequence[int], *, limit: int = MAX_CANDIDATES,
-                    stairs: bool = True) -> list[Candidate]:
-    """Candidate pairs for sample screening, literature first, at most ``limit`` (module docstring)."""
+                    stairs: bool = True, critical: Sequence[int] = ()) -> list[Candidate]:
+    """Candidate pairs for sample screening (module docstring): the threshold pairs of the ``critical`` points (at most
+    :data:`MAX_CRITICAL_PAIRS`), then the literature first and the rest, at most ``limit`` of those."""
     if d < 1:
         raise InvalidParameter(f"d={d} must be >= 1")
+    first = threshold_pairs(d, relation, critical, limit=MAX_CRITICAL_PAIRS)
     out: list[Candidate] = []
-    seen: set = set()
+    seen: set = {frozenset(c[:2]) for c in first}
 
     def add(c: Candidate) -> None:
         key = frozenset(c[:2])
@@ -242,7 +343,7 @@ def candidate_pairs(d: int, relation: str, scales: Sequence[int], *, limit: int 
     if stairs and d >= 2:
         for c in _stair_pairs(d, relation, few):
             add(c)
-    return out[:limit]
+    return first + out[:limit]
 
 
 def _stair_pairs(d: int, relation: str, scales: Sequence[int]) -> list[Candidate]:
@@ -277,10 +378,12 @@ def exact_search(
     max_laws: int = MAX_SEARCH_LAWS,
     seconds: float | None = SEARCH_SECONDS,
     keep: int = 8,
+    critical: Sequence[int] = (),
 ) -> tuple[list[Row], dict]:
     """Rank pairs by an exact ``score(h, g) -> (excess, pure eps)`` (larger is worse), then climb from the best.
 
-    The space: ``seeds``, the literature pairs, and at :data:`COARSE_SCALES` scales spread over
+    The space: ``seeds``, the threshold pairs of the ``critical`` points, the literature pairs, and at
+    :data:`COARSE_SCALES` scales spread over
     ``scales`` the shifted and block pairs and the staircase histograms of every pair of them with
     all their neighbours; refinement moves the gaps of the best ``keep`` staircases by +-1, +-2,
     +-4, ... (up to half the gap) while the score improves.  Stops after ``max_laws`` score
@@ -289,7 +392,7 @@ def exact_search(
     """
     search = _ExactSearch(score, relation, max_laws, seconds)
     coarse = _spread(scales, COARSE_SCALES)
-    for c in list(seeds) + literature_pairs(d, relation):
+    for c in list(seeds) + threshold_pairs(d, relation, critical) + literature_pairs(d, relation):
         search.consider(*c)
     for G in coarse:
         for c in literature_pairs(d, relation, base=G, tag="shifted") + _block_pairs(d, relation, G):

@@ -8,8 +8,9 @@ their own ``probability_of_keep`` and black-box through ``should_keep``.
   geometric, the count where p crosses 1/2).
 * The claim is read from the library object itself (``epsilon``, ``delta``, ``max_partitions_contributed``), not
   retyped.  A library that is not installed gives a row ``not installed``, never a pass.
-* A violation is classified by its relative excess (exact delta - claimed) / claimed: below :data:`FP_RESOLUTION` it
-  is ``floating-point resolution`` (a rounding of a keep probability), above it ``material``.
+* A violation is classified by its size (:func:`classify_ratio`): ``floating-point resolution`` (absolute excess within
+  double rounding *and* relative excess below :data:`FP_RESOLUTION`), ``material (double rounding)`` (within double
+  rounding but relatively large: 16 % at delta = 1e-15) and ``material``.
 * :func:`black_box` samples ``should_keep`` (python-dp draws from its own generator: **the audit cannot be seeded**;
   its confidence is the stated Clopper-Pearson level, not reproducibility) on L keys moved together from n to n+1.
 * Power checks: :func:`mutant` builds a deliberately wrong strategy from a real one -- the library run at 3 delta
@@ -26,17 +27,26 @@ from typing import Any, Callable, Sequence
 
 from mechanisms import validation as V
 from mechanisms.core import DEFAULT_PREC, exact_context, to_ctx
+from mechanisms.errors import InvalidParameter
 
 from proofs.claims import Domain, PrivacyClaim
 
 from .stats import bonferroni, cp_lower, cp_upper, eps_lower_bound
 
-__all__ = ["FP_RESOLUTION", "LibraryLaw", "pydp_strategy", "library_claim", "mutant", "exact_check", "black_box",
-           "classify_ratio", "within_double_rounding", "windows", "one_key_scan", "black_box_delta", "OpenDPLaplaceThreshold",
-           "PipelineDPSelect"]
+__all__ = ["FP_RESOLUTION", "LibraryLaw", "KeySetTarget", "crossing", "pydp_strategy", "library_claim", "mutant",
+           "exact_check", "black_box", "classify_ratio", "within_double_rounding", "black_box_replicated",
+           "audit_replicates", "REPLICATES", "SIZES", "DOUBLE_ROUNDING", "windows", "one_key_scan", "black_box_delta",
+           "OpenDPLaplaceThreshold", "PipelineDPSelect"]
 
-#: relative excess below which a violation is "at floating-point resolution" (rounding of a double keep probability)
-FP_RESOLUTION = 1e-12
+#: relative excess (exact delta - claimed) / claimed below which a rounding-sized violation is "at floating-point
+#: resolution".  Why 1e-6: it changes the stated delta in its seventh significant digit while deployments state delta
+#: to one digit (1e-5, 1e-10), and telling delta from delta (1 + 1e-6) by sampling an event of probability ~ delta takes
+#: ~ 1 / (1e-12 delta) draws per input (10^17 at delta = 1e-5); 16 % at delta = 1e-15 is a violation of the claim as
+#: stated, whatever its cause.  Rounding-sized (<= 8 * 2^-52) excesses fall below it once delta >= ~2e-9.
+FP_RESOLUTION = 1e-6
+#: absolute excess a keep probability near 1 computed in doubles can carry: 8 units of double rounding at 1
+DOUBLE_ROUNDING = 8 * 2.0**-52
+SIZES = ("none", "floating-point resolution", "material (double rounding)", "material")
 STRATEGIES = ("truncated_geometric", "laplace", "gaussian")
 
 
@@ -119,6 +129,12 @@ class LibraryLaw:
     def symmetries(self, d: int) -> frozenset:
         return frozenset({"permute"})
 
+    def critical_scales(self) -> tuple[float, ...]:
+        """The library's threshold (its attribute, else where its ``probability_of_keep`` crosses 1/2), in window counts:
+        the input search's critical point."""
+        t = getattr(self.lib, "threshold", None)
+        return (max(0.0, float(t if t is not None else crossing(self.lib)) - self.base),)
+
 
 def windows(lib: Any, width: int = 6, extra: Sequence[int] = ()) -> list[int]:
     """Window bases: 0, one around the library's threshold (``threshold`` attribute, else where p crosses 1/2), and one
@@ -135,20 +151,27 @@ def windows(lib: Any, width: int = 6, extra: Sequence[int] = ()) -> list[int]:
 def classify_ratio(ratio: Any, claimed_delta: Fraction) -> tuple[str, float, float]:
     """(size, relative excess, absolute excess) of a violation whose claimed/exact ratio is ``ratio`` (< 1).
 
-    ``floating-point resolution``: relative excess (exact delta - claimed) / claimed < :data:`FP_RESOLUTION`;
-    ``material`` otherwise -- even when the cause is double rounding (see :func:`within_double_rounding`): a delta of
-    1e-15 exceeded 4x by rounding is a 4x violation of the stated claim."""
+    Relative excess (exact delta - claimed) / claimed, absolute excess exact delta - claimed; the size is
+
+    * ``floating-point resolution``: the absolute excess is within double rounding (:func:`within_double_rounding`)
+      *and* the relative excess is below :data:`FP_RESOLUTION` (e.g. 4.45e-11 at delta = 1e-5);
+    * ``material (double rounding)``: within double rounding, relatively large (16 % at delta = 1e-15) -- the likely
+      cause is the library's floating-point evaluation, but the stated claim is violated by that much;
+    * ``material``: anything else (``ratio`` 0 or None: an infinite excess);
+    * ``none``: no excess (ratio >= 1)."""
     rel = 1 / float(ratio) - 1 if ratio else math.inf
     excess = rel * float(claimed_delta)
     if rel <= 0:
         return "none", rel, excess
-    return ("floating-point resolution" if rel < FP_RESOLUTION else "material"), rel, excess
+    if within_double_rounding(excess):
+        return ("floating-point resolution" if rel < FP_RESOLUTION else "material (double rounding)"), rel, excess
+    return "material", rel, excess
 
 
 def within_double_rounding(absolute_excess: float) -> bool:
-    """Whether an absolute excess is within 8 units of double rounding at 1 (8 * 2^-52): what keep probabilities near
-    1 computed in doubles can carry, i.e. the likely cause is the library's floating-point evaluation."""
-    return 0 < absolute_excess <= 8 * 2.0**-52
+    """Whether an absolute excess is within :data:`DOUBLE_ROUNDING` (8 units of double rounding at 1, 8 * 2^-52): what
+    keep probabilities near 1 computed in doubles can carry, i.e. the likely cause is the floating-point evaluation."""
+    return 0 < absolute_excess <= DOUBLE_ROUNDING
 
 
 def _constant(law: LibraryLaw) -> Callable[[Any], LibraryLaw]:
@@ -215,6 +238,51 @@ def black_box(lib: Any, n: int, *, samples: int = 200_000, alpha: float = 0.05, 
             "refutes": best > float(eps)}
 
 
+#: independent black-box runs per row (an unseeded library: their spread is the run-to-run variation)
+REPLICATES = 5
+
+
+def black_box_replicated(lib: Any, n: int, *, samples: int = 200_000, replicates: int = REPLICATES, alpha: float = 0.05,
+                         keys: int | None = None) -> dict:
+    """:func:`black_box` run ``replicates`` times, each at level ``alpha / replicates`` (Bonferroni over the replicates,
+    and within each over its 4 tests): with probability >= 1 - alpha all ``4 replicates`` Clopper-Pearson bounds hold
+    *simultaneously*, so every replicate's eps lower bound -- and their maximum, the one reported -- is a lower bound at
+    that joint confidence.  The library owns its randomness (**cannot be seeded**): the replicates' spread (min, median,
+    max) shows the run-to-run variation a reader would see re-running it; our part (the pair, the sizes) is fixed."""
+    if not isinstance(replicates, int) or replicates < 1:
+        raise InvalidParameter(f"replicates={replicates!r} must be an integer >= 1")
+    runs = [black_box(lib, n, samples=samples, alpha=alpha / replicates, keys=keys) for _ in range(replicates)]
+    bounds = [r["eps_lower_bound"] for r in runs]
+    srt = sorted(bounds)
+    best = max(bounds)
+    first = runs[0]
+    return {"pair": first["pair"], "keys": first["keys"], "samples_per_input": samples, "replicates": replicates,
+            "eps_lower_bound": best, "replicate_bounds": bounds,
+            "spread": {"min": srt[0], "median": srt[len(srt) // 2], "max": srt[-1]},
+            "claimed_eps": first["claimed_eps"], "alpha": alpha, "per_replicate_alpha": alpha / replicates,
+            "simultaneous_confidence": 1 - alpha, "tests": 4 * replicates, "seeded": False,
+            "refutes": best > first["claimed_eps"]}
+
+
+def audit_replicates(target: Any, *, replicates: int = REPLICATES, alpha: float = 0.05, **kwargs: Any) -> dict:
+    """``dpverify.auditor.core.audit`` of a target that owns its randomness, ``replicates`` times at ``alpha /
+    replicates`` each with the same seed (our inputs, the search's pairs and the sizes fixed; the target's draws are
+    not): the eps lower bounds hold simultaneously with probability >= 1 - alpha; their spread is the run-to-run
+    variation.  Returns the bounds, their spread, the largest (reported) and the pairs of each run."""
+    from .core import audit
+    if not isinstance(replicates, int) or replicates < 1:
+        raise InvalidParameter(f"replicates={replicates!r} must be an integer >= 1")
+    runs = [audit(target, alpha=alpha / replicates, **kwargs) for _ in range(replicates)]
+    bounds = [float(r.eps_lower_bound) for r in runs]
+    srt = sorted(bounds)
+    return {"replicates": replicates, "eps_lower_bound": max(bounds), "replicate_bounds": bounds,
+            "spread": {"min": srt[0], "median": srt[len(srt) // 2], "max": srt[-1]}, "alpha": alpha,
+            "per_replicate_alpha": alpha / replicates, "simultaneous_confidence": 1 - alpha,
+            "seeded": all(r.seeded for r in runs),
+            "verdicts": [str(r.verdict) for r in runs], "pairs": [[(p["h"], p["h_prime"]) for p in r.pairs] for r in runs],
+            "search": runs[0].search}
+
+
 def one_key_scan(lib: Any, *, limit: int = 100_000, prec: int = 120) -> dict:
     """The library's one-key delta_n(eps/L) against delta_L = 1 - (1 - delta)^(1/L) for n = 0, 1, ... until the tail
     test (p(N) >= e^-eps/L and 1 - p(N) <= delta_L, both certified) -- exactly, from its doubles.  Beyond N the
@@ -257,6 +325,37 @@ def black_box_delta(lib: Any, *, samples: int = 1_000_000, alpha: float = 0.05) 
     lo = cp_lower(hits, samples, alpha)
     return {"pair": [[0] * L, [1] * L], "samples": samples, "hits": hits, "delta_lower_bound": lo, "claimed_delta": float(delta),
             "alpha": alpha, "seeded": False, "refutes": lo > float(delta)}
+
+
+def crossing(lib: Any, level: float = 0.5, limit: int = 10**6) -> int:
+    """The smallest count ``n >= 1`` with ``probability_of_keep(n) >= level`` (the truncated geometric's "threshold")."""
+    n = 1
+    while lib.probability_of_keep(n) < level and n < limit:
+        n += 1
+    return n
+
+
+class KeySetTarget:
+    """A library strategy as a black-box audit target: ``f(h)`` releases the set of keys ``i`` with
+    ``should_keep(h[i])`` (count 0: the key is absent and never released).
+
+    ``threshold`` is read from the library (its ``threshold`` attribute; else the count where its own
+    ``probability_of_keep`` crosses 1/2): the audit's input search (``dpverify.auditor.inputs.critical_points``) puts
+    its candidate inputs at and around it.  The library owns its randomness: an audit of this target **cannot be
+    seeded** (the ``f(h)`` shape says so)."""
+
+    def __init__(self, lib: Any):
+        self.lib = lib
+        t = getattr(lib, "threshold", None)
+        self.threshold = float(t) if t is not None else float(crossing(lib))
+        self.epsilon, self.delta, self.max_partitions_contributed = lib.epsilon, lib.delta, lib.max_partitions_contributed
+
+    def critical_scales(self) -> tuple[float, ...]:
+        """The threshold and the per-key noise scale L / eps."""
+        return (self.threshold, float(self.max_partitions_contributed) / float(self.epsilon))
+
+    def __call__(self, h: Sequence[int]) -> frozenset:
+        return frozenset(i for i, n in enumerate(h) if n > 0 and self.lib.should_keep(int(n)))
 
 
 class OpenDPLaplaceThreshold:

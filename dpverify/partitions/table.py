@@ -4,8 +4,11 @@ Each row: the claim as the library states it (read from the object), the exact v
 one-key scan over every n to the certified tail, and the certified checker on windows of L keys: 0, the threshold,
 the scan's worst n), claimed / exact ratio, size of any violation, witness; the exact model's for-all-n verdict
 (``proofs.dvgm22.universal``: one key at (eps/L, delta_L)); a black-box eps lower bound from ``should_keep`` at the
-pair just below the threshold (L keys moved together) and its sample count.  Power rows: the two deliberately wrong
-strategies (delta tripled, threshold lowered by one), refuted exactly and black-box.
+pair just below the threshold (L keys moved together) and its sample count, replicated (python-dp owns its randomness:
+:data:`dpverify.auditor.partition_libs.REPLICATES` runs, Bonferroni over them, their spread shown).  Power rows: the two
+deliberately wrong strategies (delta tripled, threshold lowered by one), refuted exactly and black-box.  The input-search
+rows (:func:`search_rows`): the spec-less audit of python-dp's Laplace thresholding at L = 3 as a key-set target, with
+the search blind to the threshold (a plain function) and reading it from the library (``KeySetTarget``), replicated.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from proofs.dvgm22.universal import prove_one_key
 
 from dpverify.auditor import partition_libs as PL
 
-__all__ = ["GRID", "QUICK_GRID", "compute", "library_versions", "opendp_rows"]
+__all__ = ["GRID", "QUICK_GRID", "compute", "library_versions", "opendp_rows", "search_rows", "SEARCH_CASE"]
 
 STRATS = {"truncated_geometric": "truncated-geometric-closed", "laplace": "laplace", "gaussian": "gaussian"}
 GRID = [(s, L, eps, delta) for s in STRATS for L in (1, 2, 3) for eps in (0.1, 1.0) for delta in (1e-5, 1e-10, 1e-15)]
@@ -47,7 +50,7 @@ def _bb_pair(lib: Any) -> int:
     return n
 
 
-def row(strategy: str, L: int, eps: float, delta: float, *, samples: int) -> dict:
+def row(strategy: str, L: int, eps: float, delta: float, *, samples: int, replicates: int = PL.REPLICATES) -> dict:
     """One table row (module docstring)."""
     t0 = time.perf_counter()
     lib = PL.pydp_strategy(strategy, eps, delta, L)
@@ -60,7 +63,7 @@ def row(strategy: str, L: int, eps: float, delta: float, *, samples: int) -> dic
     ex = PL.exact_check(lib, extra=extra, width=4 if L == 3 else 6)
     model = prove_one_key(PartitionSelection(STRATS[strategy], Fraction(eps), Fraction(delta), L=L))
     n = _bb_pair(lib)
-    bb = PL.black_box(lib, n, samples=samples)
+    bb = PL.black_box_replicated(lib, n, samples=samples, replicates=replicates)
     verdict = "violated" if "violated" in (ex["verdict"], scan["verdict"]) else ex["verdict"]
     worst = min([r for r in (ex, scan) if r.get("ratio") is not None], key=lambda r: r["ratio"], default=ex)
     if ex["verdict"] == "violated":
@@ -70,11 +73,14 @@ def row(strategy: str, L: int, eps: float, delta: float, *, samples: int) -> dic
     model_verdict = "out of scope" if model.covers.startswith("out of scope") else model.verdict
     return {"library": "python-dp", "strategy": strategy, "L": L, "claim": ex["claim"], "verdict": verdict,
             "certified": ex["certified"], "ratio": worst.get("ratio"), "size": worst.get("size", "none"),
-            "relative_excess": worst.get("relative_excess", 0.0), "double_rounding": worst.get("double_rounding", False),
+            "relative_excess": worst.get("relative_excess", 0.0), "absolute_excess": worst.get("absolute_excess", 0.0),
+            "double_rounding": worst.get("double_rounding", False),
             "witness": witness, "windows": ex["windows"], "one_key_scan": scan,
             "model": {"verdict": model_verdict, "covers": model.covers},
             "black_box": {"pair": bb["pair"], "keys": bb["keys"], "eps_lower_bound": bb["eps_lower_bound"],
-                          "samples_per_input": bb["samples_per_input"], "seeded": False, "refutes": bb["refutes"]},
+                          "samples_per_input": bb["samples_per_input"], "seeded": False, "refutes": bb["refutes"],
+                          "replicates": bb["replicates"], "replicate_bounds": bb["replicate_bounds"], "spread": bb["spread"],
+                          "simultaneous_confidence": bb["simultaneous_confidence"]},
             "seconds": round(time.perf_counter() - t0, 2)}
 
 
@@ -112,7 +118,7 @@ def opendp_rows(eps_values=(0.1, 1.0), Ls=(1, 2, 3), deltas=(1e-5, 1e-10, 1e-15)
                 rows.append({"library": "opendp", "strategy": "make_laplace_threshold", "L": L, "scale": scale,
                              "threshold": T, "claim": ex["claim"], "verdict": ex["verdict"], "certified": ex["certified"],
                              "ratio": ex["ratio"], "size": ex["size"], "relative_excess": ex["relative_excess"],
-                             "double_rounding": ex["double_rounding"],
+                             "absolute_excess": ex["absolute_excess"], "double_rounding": ex["double_rounding"],
                              "witness": ex["witness"], "windows": ex["windows"], "model": {"verdict": "-", "covers": ""},
                              "black_box": {"pair": [0, 1], "keys": L, "eps_lower_bound": None, "samples_per_input": 0,
                                            "seeded": False, "refutes": None}})
@@ -120,7 +126,8 @@ def opendp_rows(eps_values=(0.1, 1.0), Ls=(1, 2, 3), deltas=(1e-5, 1e-10, 1e-15)
     ex, bb = PL.exact_check(demo), PL.black_box_delta(demo, samples=demo_samples)
     rows.append({"library": "opendp", "strategy": "make_laplace_threshold (demo)", "L": 1, "scale": 1.0, "threshold": 3,
                  "claim": ex["claim"], "verdict": ex["verdict"], "certified": ex["certified"], "ratio": ex["ratio"],
-                 "size": ex["size"], "relative_excess": ex["relative_excess"], "double_rounding": ex["double_rounding"],
+                 "size": ex["size"], "relative_excess": ex["relative_excess"], "absolute_excess": ex["absolute_excess"],
+                 "double_rounding": ex["double_rounding"],
                  "witness": ex["witness"],
                  "windows": ex["windows"], "model": {"verdict": "-", "covers": ""},
                  "black_box": {"pair": [0, 1], "keys": 1, "eps_lower_bound": None, "delta_lower_bound": bb["delta_lower_bound"],
@@ -128,18 +135,57 @@ def opendp_rows(eps_values=(0.1, 1.0), Ls=(1, 2, 3), deltas=(1e-5, 1e-10, 1e-15)
     return rows
 
 
+#: the input-search case: python-dp's Laplace thresholding, eps = 1, delta = 1e-5, L = 3, audited spec-less on key sets of
+#: d = 3 keys under ``delta:3`` (one user in up to 3 keys)
+SEARCH_CASE: dict[str, Any] = {"strategy": "laplace", "eps": 1.0, "delta": 1e-5, "L": 3, "d": 3}
+
+
+def search_rows(*, samples: int = 20_000, replicates: int = 3, seed: int = 1) -> list[dict]:
+    """The input-search case (:data:`SEARCH_CASE`) audited spec-less twice, each ``replicates`` times
+    (``partition_libs.audit_replicates``: joint confidence 0.95): with a plain ``f(h)`` (the search cannot see the
+    threshold: derived scales only) and with ``KeySetTarget`` (the library's threshold as a critical point)."""
+    c = SEARCH_CASE
+    lib = PL.pydp_strategy(c["strategy"], c["eps"], c["delta"], c["L"])
+    target = PL.KeySetTarget(lib)
+
+    def blind(h: Any) -> frozenset:   # the same key sets, without the threshold attribute
+        return target(h)
+
+    out = []
+    for name, tgt in (("threshold not known (plain f(h))", blind), ("threshold read from the library", target)):
+        t0 = time.perf_counter()
+        r = PL.audit_replicates(tgt, replicates=replicates, eps=Fraction(c["eps"]), delta=Fraction(c["delta"]),
+                                relation=f"delta:{c['L']}", d=c["d"], samples=samples, seed=seed)
+        out.append({"library": "python-dp", "strategy": c["strategy"], "L": c["L"], "d": c["d"],
+                    "claim": {"eps": c["eps"], "delta": c["delta"], "L": c["L"]}, "search": name,
+                    "critical_points": r["search"].get("critical_points", []), "candidates": r["search"].get("candidates"),
+                    "pairs": r["pairs"][0], "eps_lower_bound": r["eps_lower_bound"], "replicate_bounds": r["replicate_bounds"],
+                    "spread": r["spread"], "replicates": replicates, "simultaneous_confidence": r["simultaneous_confidence"],
+                    "samples_per_input": samples, "seed": seed, "seeded": r["seeded"],
+                    "seconds": round(time.perf_counter() - t0, 2)})
+    return out
+
+
 def compute(grid: list = GRID, *, samples: int = 20_000, power_samples: int = 1_000_000, command: str = "",
-            opendp: bool = True) -> dict:
-    """The page's data: versions, every row of ``grid``, the power rows; rows say "not installed" without python-dp."""
+            opendp: bool = True, replicates: int = PL.REPLICATES, search_samples: int = 20_000) -> dict:
+    """The page's data: versions, every row of ``grid``, the power rows, the input-search rows (``search_samples=0``: none);
+    rows say "not installed" without python-dp."""
     vers = library_versions()
     if vers["python-dp"] == "not installed":
-        return {"command": command, "versions": vers, "rows": [], "power": [], "skipped": "python-dp not installed"}
-    rows = [row(*g, samples=samples) for g in grid]
+        return {"command": command, "versions": vers, "rows": [], "power": [], "search": [], "skipped": "python-dp not installed"}
+    rows = [row(*g, samples=samples, replicates=replicates) for g in grid]
     if opendp and vers["opendp"] != "not installed":
         rows += opendp_rows()
-    return {"command": command, "versions": vers, "rows": rows, "power": power_rows(samples=power_samples),
-            "notes": ["python-dp owns its randomness: the black-box columns cannot be seeded (confidence 0.95 per row, "
-                      "Clopper-Pearson, Bonferroni over 4 events), the exact columns are reproducible",
+    search = search_rows(samples=search_samples) if search_samples else []
+    return {"command": command, "versions": vers, "rows": rows, "power": power_rows(samples=power_samples), "search": search,
+            "fp_resolution": PL.FP_RESOLUTION, "replicates": replicates,
+            "notes": [f"python-dp owns its randomness: the black-box columns cannot be seeded; each row runs {replicates} "
+                      f"replicates at level 0.05 / {replicates} (Clopper-Pearson, Bonferroni over 4 events x {replicates} "
+                      "replicates: joint confidence 0.95) and shows their spread (min .. max); the exact columns are "
+                      "reproducible",
+                      "violation size: 'floating-point resolution' = absolute excess within double rounding (8 * 2^-52) and "
+                      f"relative excess below {PL.FP_RESOLUTION:g}; 'material (double rounding)' = within double rounding "
+                      "but relatively larger; 'material' = anything else",
                       "PipelineDP 0.3.1's select_partitions builds its strategy with python-dp's factory: its keep "
                       "probabilities are python-dp's, so the python-dp rows are PipelineDP's too "
                       "(tests/dpverify/auditor/test_partition_selection_libs.py "

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .data import load, save
 from .markdown import table
 
-__all__ = ["render_partition_selection_page", "write_partition_selection"]
+__all__ = ["SECTIONS", "render_partition_selection_page", "write_partition_selection"]
 
 
 def _g(x: Any, digits: int = 6) -> str:
@@ -29,14 +29,24 @@ def _witness(w: Any) -> str:
 
 
 def _black_box_cell(bb: dict) -> str:
-    """A row's black-box figure: a delta lower bound, an eps lower bound, or why there is none."""
+    """A row's black-box figure: a delta lower bound, an eps lower bound (with the replicates' spread), or why there is none."""
     if bb.get("delta_lower_bound") is not None:
         return f"delta >= {_g(bb['delta_lower_bound'], 3)} ({bb['samples_per_input']:,} draws, absent key vs count 1)"
     if bb.get("eps_lower_bound") is None:
         return "- (delta too small to sample)"
+    runs = ""
+    if bb.get("replicates", 1) > 1 and bb.get("spread"):
+        sp = bb["spread"]
+        runs = f"; {bb['replicates']} runs: {_g(sp['min'], 3)} .. {_g(sp['max'], 3)}"
     if bb["eps_lower_bound"] <= 0:  # no evidence of any privacy loss at this level: no lower bound, not a negative one
-        return f"none (> 0 not shown; {bb['samples_per_input']:,} x 2, n = {bb['pair'][0]})"
-    return f"{_g(bb['eps_lower_bound'], 3)} ({bb['samples_per_input']:,} x 2, n = {bb['pair'][0]})"
+        return f"none (> 0 not shown; {bb['samples_per_input']:,} x 2, n = {bb['pair'][0]}{runs})"
+    return f"{_g(bb['eps_lower_bound'], 3)} ({bb['samples_per_input']:,} x 2, n = {bb['pair'][0]}{runs})"
+
+
+def _size(r: dict) -> str:
+    """The violation's size class (data written before the three classes: ``material`` + the double-rounding flag)."""
+    size = r.get("size", "none")
+    return size + (" (double rounding)" if r.get("double_rounding") and size == "material" else "")
 
 
 def _strategy_row(r: dict) -> list[str]:
@@ -44,14 +54,12 @@ def _strategy_row(r: dict) -> list[str]:
     c = r["claim"]
     strat = r["strategy"] + (f" (scale {_g(r['scale'])}, T = {r['threshold']})" if "threshold" in r else "")
     return [r["library"], strat, str(r["L"]), _g(c["eps"]), _g(c["delta"]),
-            r["verdict"] + (" (certified)" if r.get("certified") else ""), _g(r.get("ratio"), 12),
-            r.get("size", "none") + (" (double rounding)" if r.get("double_rounding") else ""),
-            _g(r.get("relative_excess"), 4), _witness(r.get("witness")), r["model"]["verdict"],
-            _black_box_cell(r["black_box"])]
+            r["verdict"] + (" (certified)" if r.get("certified") else ""), _g(r.get("ratio"), 12), _size(r),
+            _g(r.get("relative_excess"), 4), _g(r.get("absolute_excess"), 3), _witness(r.get("witness")),
+            r["model"]["verdict"], _black_box_cell(r["black_box"])]
 
 
-def render_partition_selection_page(data: dict, outdir: Path | str = "reports") -> Path:
-    """Write ``partition_selection.md`` from the page data."""
+def _intro(data: dict) -> list[str]:
     lines = ["# Partition selection as deployed", "",
              "Each library strategy is checked **exactly** from its own `probability_of_keep(n)` (doubles at their exact "
              "binary value; the law of the released key set, keys independent, p(0) = 0) against the (eps, delta) the "
@@ -59,16 +67,28 @@ def render_partition_selection_page(data: dict, outdir: Path | str = "reports") 
              "certified tail, and the certified checker on windows of L keys (0, the threshold, the scan's worst n). "
              "*Model* is the for-all-n proof of the same strategy in exact arithmetic (`proofs.dvgm22.universal`, one key "
              "at (eps/L, delta_L)). *Black box*: an eps lower bound from `should_keep` at the pair just below the "
-             "threshold (L keys moved together), unseeded (the library owns its randomness).", "",
+             "threshold (L keys moved together), unseeded (the library owns its randomness), replicated: the largest "
+             "bound at joint confidence 0.95 over all runs, and the runs' spread. *Size* of a violation: "
+             "`floating-point resolution` (absolute excess within double rounding, 8 * 2^-52, and relative excess "
+             f"below {_g(data.get('fp_resolution', 1e-6))}), `material (double rounding)` (within double rounding, "
+             "relatively larger), `material`.", "",
              f"Command: `{data.get('command', '')}`", "",
              "Versions: " + ", ".join(f"{k} {v}" for k, v in sorted(data.get("versions", {}).items())), ""]
     if data.get("skipped"):
         lines += [f"**Skipped:** {data['skipped']} (never counted as a pass).", ""]
+    return lines
+
+
+def _strategy_section(data: dict) -> list[str]:
     rows = [_strategy_row(r) for r in data.get("rows", [])]
-    if rows:
-        lines += ["## Strategy x L x eps x delta", "",
-                  table(["library", "strategy", "L", "eps", "delta", "exact verdict", "claimed/exact", "size", "relative excess",
-                         "witness", "model (all n)", "black-box eps lower bound (samples)"], rows), ""]
+    if not rows:
+        return []
+    return ["## Strategy x L x eps x delta", "",
+            table(["library", "strategy", "L", "eps", "delta", "exact verdict", "claimed/exact", "size", "relative excess",
+                   "absolute excess", "witness", "model (all n)", "black-box eps lower bound (samples)"], rows), ""]
+
+
+def _power_section(data: dict) -> list[str]:
     prow = []
     for r in data.get("power", []):
         bb = r["black_box"]
@@ -76,12 +96,52 @@ def render_partition_selection_page(data: dict, outdir: Path | str = "reports") 
                      f"delta >= {_g(bb['delta_lower_bound'], 3)} > {_g(bb['claimed_delta'])}: "
                      f"{'refuted' if bb['refutes'] else 'not refuted'} "
                      f"({bb['hits']} of {bb['samples']:,})"])
-    if prow:
-        lines += ["## Power checks (deliberately wrong strategies)", "",
-                  table(["strategy", "wrong how", "exact verdict", "claimed/exact", "witness",
-                         "black box (absent key vs one user)"], prow), ""]
-    for note in data.get("notes", []):
-        lines.append(f"- {note}")
+    if not prow:
+        return []
+    return ["## Power checks (deliberately wrong strategies)", "",
+            table(["strategy", "wrong how", "exact verdict", "claimed/exact", "witness",
+                   "black box (absent key vs one user)"], prow), ""]
+
+
+def _pairs(ps: list) -> str:
+    return "; ".join(f"{tuple(h)} -> {tuple(g)}" for h, g in ps)
+
+
+def _search_section(data: dict) -> list[str]:
+    rows = data.get("search", [])
+    if not rows:
+        return []
+    out = []
+    for r in rows:
+        sp = r["spread"]
+        out.append([r["library"], r["strategy"], str(r["L"]), str(r["d"]), r["search"],
+                    ", ".join(map(str, r["critical_points"])) or "-", str(r["candidates"]), _pairs(r["pairs"]),
+                    f"{_g(r['eps_lower_bound'], 3)} ({r['replicates']} runs: {_g(sp['min'], 3)} .. {_g(sp['max'], 3)})",
+                    f"{r['samples_per_input']:,}"])
+    return ["## Input search at the threshold (spec-less audit of the key set)", "",
+            "`dpverify.auditor.core.audit(target, eps, delta, relation=delta:L, d=L)` on python-dp's strategy as a key-set "
+            "target: once as a plain `f(h)` (the search sees no threshold: scales derived from eps and delta), once as "
+            "`KeySetTarget` (the library's threshold is a critical point: inputs at T-2 .. T+1 and 0, L keys moved "
+            "together). Our part is seeded (seed " + str(rows[0].get("seed")) + "); python-dp's draws are not: each audit "
+            "is replicated, the bound is the largest over the runs at joint confidence 0.95, with the runs' spread.", "",
+            table(["library", "strategy", "L", "d", "input search", "critical points", "candidate pairs",
+                   "pairs certified (first run)", "eps lower bound (spread)", "samples per input"], out), ""]
+
+
+def _notes_section(data: dict) -> list[str]:
+    return [f"- {note}" for note in data.get("notes", [])]
+
+
+#: the page's sections in order, each ``data -> lines`` (an empty list: the section is left out); a new section is one
+#: more entry here
+SECTIONS: list[Callable[[dict], list[str]]] = [_intro, _strategy_section, _power_section, _search_section, _notes_section]
+
+
+def render_partition_selection_page(data: dict, outdir: Path | str = "reports") -> Path:
+    """Write ``partition_selection.md`` from the page data (:data:`SECTIONS` in order)."""
+    lines: list[str] = []
+    for section in SECTIONS:
+        lines += section(data)
     path = Path(outdir) / "partition_selection.md"
     path.write_text("\n".join(lines) + "\n")
     return path

@@ -10,7 +10,7 @@ import pytest
 from dpverify.cli import main
 
 TINY = [("laplace", 1, 1.0, 1e-5)]
-TINY_SIZES = {"samples": 500, "power_samples": 100_000, "opendp": False}
+TINY_SIZES = {"samples": 500, "power_samples": 100_000, "opendp": False, "replicates": 2, "search_samples": 0}
 
 
 def test_the_phase_writes_the_page_and_checks_the_power_rows(tmp_path):
