@@ -1,0 +1,354 @@
+"""Outputs that carry values: a black-box check of released ``(key, noisy count)`` pairs, beside the exact law of the
+key set.
+
+Partition selection as engines deploy it releases each kept key *with* its noisy count (OpenDP's
+``make_laplace_threshold`` returns a dict key -> noisy count; :class:`mechanisms.partition_selection.values.ThresholdValues`
+does the same).  The key set is a post-processing of the release and is checked exactly elsewhere
+(:func:`dpverify.auditor.partition_libs.exact_check`); the part of eps paid for the *values* is what this module audits.
+
+A target (:class:`ValueTarget`) draws outputs on count vectors of ``L`` keys (the keys one user may touch); an output
+is a dict key -> value, an iterable of ``(key, value)`` pairs or ``None`` (nothing released), normalised by
+:func:`as_values`.  For each pair of inputs -- every moved key at count ``n`` against ``n + 1`` -- the events are
+
+* ``none``: no moved key released;
+* ``le c`` / ``gt c``: every moved key released with value ``<= c`` / ``> c``,
+
+at the cuts (the **binning**, :func:`value_cuts`): the threshold ``T``, the counts ``n`` and ``n + 1``, and
+``n + 1/2 + k w/2`` for ``k = -4 .. 4`` with ``w`` the target's noise scale.  Half-lines are the Neyman-Pearson
+events of Laplace and Gaussian noise (the log-ratio of a value is monotone in it), so the cuts only place them.
+The pairs are ``n = ceil(T)`` (at the threshold) and ``n = ceil(T + 2 w)`` (values released almost always), unless
+given.
+
+Each input is sampled ``samples`` times; the first :data:`SELECTION_FRACTION` of the draws choose the event, pair and
+direction with the largest estimated eps lower bound, the rest certify that one event only: Clopper-Pearson bounds
+at level ``alpha/2`` each (CP34; :func:`dpverify.auditor.stats.eps_lower_bound`), so the reported
+``eps >= eps_lo`` holds with probability ``>= 1 - alpha``, with no correction for the selection.  A bound above the
+claimed eps refutes the claim; otherwise the result says *no violation found* and what it could have missed
+(:func:`dpverify.auditor.stats.detectable_eps` at the certifying sample size, for the chosen event's mass and
+for DP-Sniper's 0.01).  Targets that own their randomness (OpenDP) cannot be seeded: their rows say so.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Hashable, Mapping, Sequence
+
+import mpmath
+import numpy as np
+
+from mechanisms.core import to_ctx
+from mechanisms.partition_selection.values import ThresholdValues
+
+from dpverify.errors import InvalidParameter
+
+from .stats import cp_lower, cp_upper, detectable_eps, eps_lower_bound
+
+__all__ = ["ValueTarget", "ValueAudit", "as_values", "value_cuts", "audit_values", "ours", "opendp_laplace_threshold",
+           "page_rows", "SELECTION_FRACTION", "DEFAULT_VALUE_SAMPLES", "VALUE_SEED", "CUT_STEPS"]
+
+#: Share of each input's draws that selects the event (the rest certify it).
+SELECTION_FRACTION = 0.5
+#: Draws per input of one value audit (selection + certification).
+DEFAULT_VALUE_SAMPLES = 40_000
+#: Seed of the value audits of seeded targets.
+VALUE_SEED = 20261128
+#: Cuts ``n + 1/2 + k w/2`` for these ``k`` (module docstring).
+CUT_STEPS = tuple(range(-4, 5))
+
+Draw = Callable[[tuple[int, ...], np.random.Generator, int], list[Any]]
+
+
+def as_values(raw: Any) -> dict[Hashable, float]:
+    """An output as a dict key -> value: a mapping, an iterable of ``(key, value)`` pairs, or ``None`` (nothing)."""
+    if raw is None:
+        return {}
+    if isinstance(raw, Mapping):
+        return {k: float(v) for k, v in raw.items()}
+    try:
+        return {k: float(v) for k, v in raw}
+    except (TypeError, ValueError):
+        raise InvalidParameter(f"output={raw!r} must be a dict key -> value or (key, value) pairs") from None
+
+
+@dataclass(frozen=True)
+class ValueTarget:
+    """A release drawn on count vectors of ``L`` keys: ``draw(h, rng, size)`` returns ``size`` outputs (keys ``0..L-1``).
+
+    ``threshold`` and ``scale`` place the bins; ``eps``, ``delta`` are the claim as the target states it
+    (``claim_source`` says where it was read); ``seeded``: whether ``rng`` drives the draws."""
+
+    name: str
+    draw: Draw
+    threshold: float
+    scale: float
+    eps: Fraction
+    delta: Fraction
+    L: int
+    seeded: bool
+    claim_source: str
+    mechanism: ThresholdValues | None = None
+    keys_target: Any = None
+
+
+def value_cuts(threshold: float, n: int, scale: float) -> list[float]:
+    """The binning of one pair (counts n, n+1): T, n, n+1 and n + 1/2 + k w/2 (k in :data:`CUT_STEPS`), sorted."""
+    cuts = {float(threshold), float(n), float(n + 1)} | {n + 0.5 + k * scale / 2 for k in CUT_STEPS}
+    return sorted(cuts)
+
+
+def _matrix(outputs: Sequence[Any], L: int) -> np.ndarray:
+    """(size, L) values of the moved keys, NaN where a key was not released."""
+    out = np.full((len(outputs), L), np.nan)
+    for r, raw in enumerate(outputs):
+        for k, v in as_values(raw).items():
+            if isinstance(k, (int, np.integer)) and 0 <= int(k) < L:
+                out[r, int(k)] = v
+    return out
+
+
+Event = tuple[str, float | None]
+
+
+def _label(ev: Event) -> str:
+    return "none" if ev[1] is None else f"{ev[0]} {ev[1]!r}"
+
+
+def _event_counts(vals: np.ndarray, cuts: Sequence[float]) -> dict[Event, int]:
+    released = ~np.isnan(vals)
+    allrel = released.all(axis=1)
+    counts: dict[Event, int] = {("none", None): int((~released).all(axis=1).sum())}
+    filled = np.where(released, vals, np.inf)
+    top = np.max(filled, axis=1)
+    low = np.min(np.where(released, vals, -np.inf), axis=1)
+    for c in cuts:
+        counts[("le", c)] = int((allrel & (top <= c)).sum())
+        counts[("gt", c)] = int((allrel & (low > c)).sum())
+    return counts
+
+
+@dataclass
+class ValueAudit:
+    """What one value audit found (:func:`audit_values`); ``as_json`` for pages."""
+
+    target: str
+    claim: tuple[Fraction, Fraction]
+    pairs: list[tuple[int, int]]
+    cuts: dict[int, list[float]]
+    samples_per_input: int
+    selection_samples: int
+    seed: int | None
+    seeded: bool
+    alpha: float
+    event: str
+    pair: tuple[int, int]
+    p_count: int
+    q_count: int
+    eps_lower_bound: float
+    refutes: bool
+    detectable: dict[str, float] = field(default_factory=dict)
+    exact_event_eps: float | None = None
+    seconds: float = 0.0
+
+    def as_json(self) -> dict[str, Any]:
+        n = self.samples_per_input - self.selection_samples
+        return {"target": self.target, "claim": {"eps": float(self.claim[0]), "delta": float(self.claim[1])},
+                "pairs": [list(p) for p in self.pairs], "cuts": {str(k): v for k, v in self.cuts.items()},
+                "samples_per_input": self.samples_per_input, "selection_samples": self.selection_samples,
+                "certification_samples": n, "seed": self.seed, "seeded": self.seeded, "alpha": self.alpha,
+                "event": self.event, "pair": list(self.pair), "p_hat": self.p_count / n, "q_hat": self.q_count / n,
+                "eps_lower_bound": self.eps_lower_bound, "refutes": self.refutes, "detectable_eps": self.detectable,
+                "exact_event_eps": self.exact_event_eps, "seconds": round(self.seconds, 1),
+                "verdict": "violation certified" if self.refutes else "no violation found"}
+
+
+def _pairs(t: ValueTarget, counts: Sequence[int] | None) -> list[int]:
+    if counts is not None:
+        return [int(n) for n in counts]
+    return sorted({max(1, math.ceil(t.threshold)), max(1, math.ceil(t.threshold + 2 * t.scale))})
+
+
+def audit_values(t: ValueTarget, *, counts: Sequence[int] | None = None, samples: int = DEFAULT_VALUE_SAMPLES,
+                 seed: int = VALUE_SEED, alpha: float = 0.05) -> ValueAudit:
+    """The value audit of the module docstring on ``t``: pairs ``(n, n + 1)`` for ``n`` in ``counts``."""
+    import time
+
+    if samples < 100:
+        raise InvalidParameter(f"samples={samples} must be >= 100")
+    start = time.perf_counter()
+    sel = int(samples * SELECTION_FRACTION)
+    cert = samples - sel
+    a = alpha / 2
+    best: tuple[float, Event, tuple[int, int]] | None = None   # (estimated bound, event, (count under P, under Q))
+    draws: dict[int, np.ndarray] = {}
+    ns = _pairs(t, counts)
+    cuts = {n: value_cuts(t.threshold, n, t.scale) for n in ns}
+    for i, n in enumerate(sorted(set(ns) | {n + 1 for n in ns})):
+        rng = np.random.default_rng([seed, i])
+        draws[n] = _matrix(t.draw((n,) * t.L, rng, samples), t.L)
+    for n in ns:
+        ca, cb = _event_counts(draws[n][:sel], cuts[n]), _event_counts(draws[n + 1][:sel], cuts[n])
+        for ev in ca:
+            for (np_, nq), (x, y) in (((n, n + 1), (ca[ev], cb[ev])), ((n + 1, n), (cb[ev], ca[ev]))):
+                est = eps_lower_bound(cp_lower(x, sel, a), cp_upper(y, sel, a), t.delta)
+                if best is None or est > best[0]:
+                    best = (est, ev, (np_, nq))
+    assert best is not None
+    _, ev, (np_, nq) = best
+    base = np_ if np_ < nq else nq
+    cp_, cq = (_event_counts(draws[m][sel:], cuts[base])[ev] for m in (np_, nq))
+    lo = eps_lower_bound(cp_lower(cp_, cert, a), cp_upper(cq, cert, a), t.delta)
+    refutes = lo > float(t.eps)
+    detect: dict[str, float] = {}
+    if not refutes:
+        mass = max(cq / cert, 1e-4)
+        detect = {"at_event_mass": detectable_eps(cert, a, t.eps, t.delta, mass=min(mass, 0.5)),
+                  "event_mass": mass, "at_mass_0.01": detectable_eps(cert, a, t.eps, t.delta, mass=0.01)}
+    exact = _exact_event_eps(t, ev, np_, nq)
+    return ValueAudit(t.name, (t.eps, t.delta), [(n, n + 1) for n in ns], cuts, samples, sel,
+                      seed if t.seeded else None, t.seeded, alpha, _label(ev), (np_, nq), cp_, cq, lo, refutes, detect, exact,
+                      time.perf_counter() - start)
+
+
+def _exact_event_eps(t: ValueTarget, ev: Event, np_: int, nq: int) -> float | None:
+    """ln((P(E) - delta) / Q(E)) of the chosen event, exactly from the law (only for our mechanism; a float of an mpf
+    at 200 bits), or None."""
+    m = t.mechanism
+    if m is None:
+        return None
+    with mpmath.workprec(200):
+        mp = mpmath.mp
+
+        def prob(n: int) -> Any:
+            kind, c = ev
+            if c is None:
+                one = m.keys.drop_probability(mp, n)
+            else:   # the float cut at its exact binary value; a value equal to it has probability 0
+                cut = to_ctx(mp, Fraction(c))
+                one = m.released_in(mp, n, -mp.inf, cut) if kind == "le" else m.released_in(mp, n, cut, mp.inf)
+            return one ** t.L
+
+        p, q = prob(np_), prob(nq)
+        num = p - to_ctx(mp, t.delta)
+        if q == 0:
+            return math.inf if num > 0 else None
+        return float(mp.log(num / q)) if num > 0 else -math.inf
+
+
+# ---- targets ----------------------------------------------------------------------------------------------------
+def ours(mech: ThresholdValues) -> ValueTarget:
+    """Our :class:`ThresholdValues` (seeded; its claim is its parameters)."""
+    if mech.release != "values":
+        raise InvalidParameter(f"release={mech.release!r} must be 'values' for a value audit")
+    with mpmath.workprec(80):
+        thr = float(mech.threshold(mpmath.mp))
+
+    def draw(h: tuple[int, ...], rng: np.random.Generator, size: int) -> list[Any]:
+        return list(mech.sample(h, rng=rng, size=size))
+
+    label = f"ours: {mech.noise} thresholding releasing values" + (
+        "" if mech.value_noise_factor is None else f" (value noise x{mech.value_noise_factor}: deliberately broken)")
+    return ValueTarget(label, draw, thr, float(mech.scale()),
+                       mech.eps, mech.delta, mech.L, True, "the mechanism's parameters (eps, delta, L)", mech,
+                       _OursKeys(mech))
+
+
+@dataclass(frozen=True)
+class _OursKeys:
+    """Our mechanism's key set in the shape :func:`dpverify.auditor.partition_libs.exact_check` takes."""
+
+    mech: ThresholdValues
+
+    @property
+    def epsilon(self) -> Fraction:
+        return self.mech.eps
+
+    @property
+    def delta(self) -> Fraction:
+        return self.mech.delta
+
+    @property
+    def max_partitions_contributed(self) -> int:
+        return self.mech.L
+
+    @property
+    def threshold(self) -> float:
+        with mpmath.workprec(80):
+            return float(self.mech.threshold(mpmath.mp))
+
+    def keep_probability(self, ctx: Any, n: int) -> Any:
+        return self.mech.keep_probability(ctx, n)
+
+    def probability_of_keep(self, n: int) -> float:
+        with mpmath.workprec(80):
+            return float(self.mech.keep_probability(mpmath.mp, n))
+
+
+def opendp_laplace_threshold(scale: float = 1.0, threshold: int = 20, L: int = 1) -> ValueTarget:
+    """OpenDP's ``make_laplace_threshold`` with its values (``ImportError`` naming the package if not installed); the
+    claim is its own privacy map at ``d_in = (L, L, 1)``; it draws its own noise (not seeded)."""
+    from .partition_libs import OpenDPLaplaceThreshold
+
+    lib = OpenDPLaplaceThreshold(scale, threshold, L)
+    names = [f"k{i}" for i in range(L)]
+
+    def draw(h: tuple[int, ...], rng: np.random.Generator, size: int) -> list[Any]:
+        data = {names[i]: int(c) for i, c in enumerate(h) if c > 0}
+        out = []
+        for _ in range(size):
+            rel = lib.meas(data)
+            out.append({i: rel[k] for i, k in enumerate(names) if k in rel})
+        return out
+
+    return ValueTarget(f"opendp {_version('opendp')}: make_laplace_threshold (scale {scale:g}, T = {threshold}, L = {L})",
+                       draw, float(threshold), float(scale), Fraction(lib.epsilon), Fraction(lib.delta), L, False,
+                       "OpenDP's privacy map at d_in = (L, L, 1)", None, lib)
+
+
+def _version(pkg: str) -> str:
+    import importlib.metadata as md
+    try:
+        return md.version(pkg)
+    except md.PackageNotFoundError:
+        return "not installed"
+
+
+# ---- the page -----------------------------------------------------------------------------------------------------
+def page_rows(*, samples: int = DEFAULT_VALUE_SAMPLES, opendp_samples: int = 20_000, seed: int = VALUE_SEED,
+              exact: bool = True) -> list[dict[str, Any]]:
+    """Rows for the partition-selection page: library / ours, claim, key-set exact verdict, value-check eps lower
+    bound, samples, seed.  A library that is not installed gives a row saying so, never a pass."""
+    rows: list[dict[str, Any]] = []
+    targets: list[Callable[[], ValueTarget]] = [
+        lambda: ours(ThresholdValues("laplace", 1, "1/100000")),
+        lambda: ours(ThresholdValues("gaussian", 1, "1/100000")),
+        lambda: ours(ThresholdValues("laplace", 1, "1/100000", value_noise_factor="1/2")),
+        lambda: opendp_laplace_threshold(1.0, 20, 1),
+    ]
+    for make in targets:
+        try:
+            t = make()
+        except ImportError as exc:
+            rows.append({"target": "opendp make_laplace_threshold", "verdict": "not installed", "note": str(exc)})
+            continue
+        n = samples if t.seeded else opendp_samples
+        res = audit_values(t, samples=n, seed=seed).as_json()
+        keyset = _keyset_verdict(t) if exact else None
+        rows.append({"target": t.name, "claim": {"eps": float(t.eps), "delta": float(t.delta), "L": t.L},
+                     "claim_source": t.claim_source, "keyset_exact": keyset,
+                     "value_eps_lower_bound": res["eps_lower_bound"], "value_verdict": res["verdict"],
+                     "event": res["event"], "pair": res["pair"], "samples_per_input": res["samples_per_input"],
+                     "seed": res["seed"], "seeded": res["seeded"], "detectable_eps": res["detectable_eps"],
+                     "exact_event_eps": res["exact_event_eps"], "seconds": res["seconds"]})
+    return rows
+
+
+def _keyset_verdict(t: ValueTarget) -> dict[str, Any] | None:
+    """The key set's exact (certified) verdict against the claim, by the library checker on windows."""
+    if t.keys_target is None:
+        return None
+    from .partition_libs import exact_check
+
+    r = exact_check(t.keys_target, label=t.name.split(":")[0])
+    return {k: r[k] for k in ("verdict", "certified", "ratio", "size", "witness", "windows")}
