@@ -151,9 +151,12 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
                    "certified universally so far", scope)
     from .laplace_astab import certify_claim as certify_astab  # A_stab on top sets: one gap + the set (CWGM20)
 
-    lap = certify_astab(cid, claim, mech, [(_frac(e), _frac(dl)) for e, dl in claim.points(p)], scope, seconds, t0)
-    if lap is not None:
-        return lap
+    from .laplace_topstable import certify_claim as certify_ts  # TS: kbar gaps + the top sets, truncated tail (CWGM20)
+
+    for lap_certify in (certify_astab, certify_ts):
+        lap = lap_certify(cid, claim, mech, [(_frac(e), _frac(dl)) for e, dl in claim.points(p)], scope, seconds, t0)
+        if lap is not None:
+            return lap
     variant = _ld_variant(claim, p, mech, scope, t0)
     if variant is not None:
         return variant
@@ -167,9 +170,10 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
 
 
 def _ld_variant(claim: Any, p: dict, mech: Any, scope: dict, t0: float) -> UniversalResult | None:
-    """The Limited Domain variants decided by their own modules (fixed-domain LEM / pLEM, tRR), else None."""
+    """The Limited Domain variants decided by their own modules (fixed-domain LEM / pLEM, tRR, fT), else None."""
     from mechanisms.limited_domain.fixed_threshold import TruncatedRR
 
+    from .ld_fixed_threshold import certify_fixed_threshold, is_fixed_threshold
     from .ld_plem import certify_fixed_domain, is_lem_family
     from .ld_trr import certify_trr
 
@@ -177,6 +181,8 @@ def _ld_variant(claim: Any, p: dict, mech: Any, scope: dict, t0: float) -> Unive
         return certify_fixed_domain(claim, p, mech, scope, t0)
     if type(mech) is TruncatedRR:
         return certify_trr(claim, p, mech, scope, t0)
+    if is_fixed_threshold(mech):
+        return certify_fixed_threshold(claim, p, mech, scope, t0)
     return None
 
 
@@ -265,7 +271,9 @@ def _em_universal_eps(name: str, mech: Any, delta: Fraction) -> tuple[Fraction |
     """EM family: the exact universal PURE eps (a supremum reached only as a gap tends to infinity,
     :func:`~dpverify.universal.symbolic_em.universal_pure_eps`) under the registry relation.  It is a certified
     upper bound at every delta; the lower bound (0.999 of it, from a finite witness pair) is a lower bound of the
-    pure eps only, so at ``delta > 0`` the lower bound reported is 0 (no witness search at delta > 0 yet)."""
+    pure eps.  At ``delta > 0``: :func:`~dpverify.universal.em_delta.em_universal_delta_eps` (stages eps_q-bounded
+    range -> certified BR composition bound from above, a two-group integer pair re-checked with the interval law
+    and ``pair_profile`` from below; every length)."""
     from mechanisms.registry import get_mechanism
 
     from .symbolic_em import universal_pure_eps
@@ -275,7 +283,17 @@ def _em_universal_eps(name: str, mech: Any, delta: Fraction) -> tuple[Fraction |
     except ValueError as exc:
         raise InvalidParameter(f"mechanism={name!r}: {exc}") from None
     if delta > 0:
-        return res["universal_eps"], Fraction(0), None
+        from .em_delta import em_universal_delta_eps
+        from .symbolic_em import em_model
+        from .stagewise import relation_moves
+
+        model, _ = em_model(mech)
+        moves = relation_moves(get_mechanism(name).relation)
+        if model is None or moves is None:
+            return res["universal_eps"], Fraction(0), None
+        r = em_universal_delta_eps(mech, model, moves, delta)
+        up = r.upper if r.upper is not None and r.upper < res["universal_eps"] else res["universal_eps"]
+        return up, r.lower, r.witness
     return res["universal_eps"], res["universal_eps_lower"], res["witness"]
 
 
