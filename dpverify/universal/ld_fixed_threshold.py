@@ -178,7 +178,8 @@ def box_witness_delta(mech: Any, relation: str, points: list, dmax: int = 4, max
             cache[h] = mech.distribution(h, interval=True)
         return cache[h]
 
-    for g in range(0, 120 if _contains_add_remove(relation, k) else 0):  # first along one gap, far beyond the box: m moving items at count g, k+1 items at 0
+    # first along one gap, far beyond the box: m moving items at count g, k+1 items at 0
+    for g in range(0, 120 if _contains_add_remove(relation, k) else 0):
         for m in range(1, k + 1):
             h, h2 = concrete_pair((g,) * m, k)
             for pi, (e2, d2) in enumerate(points):
@@ -241,7 +242,7 @@ def certify_fixed_threshold(claim: Any, p: dict, mech: Any, scope: dict, t0: flo
     scope["lengths_covered"] = f"every length d > k = {mech.k}"
     extra.update({"switch_point_s0": s0, "moving_items": f"1..{mech.k}", "tail_u_max": mpmath.nstr(U, 10)})
     budget, cells, left = [0], 0, []
-    for pi, (e2, d2) in enumerate(points):
+    for e2, d2 in points:
         for m in range(1, mech.k + 1):
             for cell in _cells(m, s0, U):
                 cells += 1
