@@ -29,7 +29,7 @@ from dpverify.universal.ld_trr import certify_trr, concrete_pair, law, pair_delt
 from dpverify.universal.result import HOLDS, OUT_OF_SCOPE, UNDECIDED, VIOLATED
 from mechanisms.core import order_stat
 from mechanisms.limited_domain.peeling import LEM, PLEM
-from mechanisms.limited_domain.fixed_threshold import TruncatedRR
+from mechanisms.limited_domain.fixed_threshold import FixedThreshold, TruncatedRR
 
 MICRO = F(1, 10**6)
 
@@ -238,3 +238,83 @@ def test_trr_corollary_holds_and_wrong_claims_are_refused_with_far_witnesses():
         _recheck(mech, r.witness, *point)
     claim = SimpleNamespace(id="t", relation="linf", expected="violated", points=lambda p: [(F(1), MICRO)])
     assert certify_trr(claim, {}, TruncatedRR(0, 1, 1, MICRO), {}, 0.0).verdict == OUT_OF_SCOPE
+
+
+# ---------------------------------------------------------------- the fixed threshold fT^k (corrected pre-check)
+
+def _moving(h, h2, k):
+    """The relevant moving items of an add/remove pair as (direction swapped?, gaps g_i of the lower side)."""
+    t, t2 = order_stat(h, k + 1), order_stat(h2, k + 1)
+    g = [a - t for a in h]
+    g2 = [a - t2 for a in h2]
+    rel = [i for i in range(len(h)) if g[i] != g2[i] and (g[i] >= 1 or g2[i] >= 1)]
+    if t2 == t:
+        assert all(g2[i] == g[i] + 1 for i in rel)
+        return False, tuple(sorted(g[i] for i in rel))
+    assert all(g2[i] == g[i] - 1 for i in rel)
+    return True, tuple(sorted(g2[i] for i in rel))
+
+
+def _cell(gaps, s0, eps, delta):
+    """Integer gaps as the certifier's cells: <= s0 as points, beyond as a one-point u-range."""
+    out = []
+    for g in gaps:
+        if g <= s0:
+            out.append(g)
+        else:
+            with mpmath.workprec(200):
+                u = mpmath.exp(-mpmath.mpf(eps.numerator) / eps.denominator * (g - 1)) / (4 * mpmath.mpf(delta.numerator)
+                                                                                         / delta.denominator)
+            out.append(("u", u, u))
+    return tuple(out)
+
+
+@pytest.mark.parametrize("k,eps,delta", [(1, F(1), F(1, 10)), (2, F(1, 2), F(1, 20)), (3, F(1), MICRO)])
+def test_ft_product_encloses_the_mechanism_law_on_random_long_pairs(k, eps, delta):
+    """Every random add/remove pair (lengths up to 9, counts near 10**6, ties planted) has at most k relevant moving
+    items, and the product of their tRR pairs encloses the long pair's exact delta in both directions."""
+    from dpverify.universal.ld_fixed_threshold import product_delta
+
+    mech = FixedThreshold(k, eps, delta)
+    s0 = switch_point(eps, delta)
+    rng = random.Random(41 + k)
+    seen = 0
+    for _ in range(60):
+        d = rng.randint(k + 1, 9)
+        base = rng.randint(0, 10**6)
+        h = [base + rng.choice([0, 0, 1, -1, rng.randint(-3 * s0, 3 * s0)]) for _ in range(d)]
+        e = [rng.randint(0, 1) for _ in range(d)]
+        h2 = [a + b for a, b in zip(h, e, strict=True)]
+        swapped, gaps = _moving(h, h2, k)
+        assert len(gaps) <= k
+        with mpmath.workprec(200):
+            a, b = _exact_deltas(mech, h, h2, eps * k)
+        if not gaps:
+            assert a == 0 and b == 0
+            continue
+        dpq, dqp = product_delta(_cell(gaps, s0, eps, delta), s0, eps, delta, eps * k)
+        if swapped:
+            dpq, dqp = dqp, dpq
+        with mpmath.workprec(200):
+            tol = mpmath.mpf(10) ** -25
+            ends = [mpmath.mpf(x) for x in (dpq.a, dpq.b, dqp.a, dqp.b)]
+            assert ends[0] - tol <= a <= ends[1] + tol and ends[2] - tol <= b <= ends[3] + tol, (h, h2, gaps)
+        seen += 1
+    assert seen > 20
+
+
+def test_ft_claims_reach_their_verdicts_and_a_mutant_is_refused_far_outside_the_box():
+    from dpverify.universal.ld_fixed_threshold import certify_fixed_threshold
+
+    for cid, verdict in (("DR19.Thm5#corrected", HOLDS), ("DR19.LemF.4#corrected-fraction", HOLDS), ("DR19.Thm5", VIOLATED)):
+        r = dpverify.certify(cid, {"k": 2, "eps": F(1, 2), "delta": F(1, 20), "literal": cid == "DR19.Thm5"})
+        assert r.verdict == verdict and r.lengths == "all", r.to_json()
+        if verdict == VIOLATED:
+            _recheck(FixedThreshold(2, F(1, 2), F(1, 20), literal=True), r.witness, F(1), F(1, 10))
+            assert max(r.witness.h + r.witness.h_prime) > 4  # beyond the ledger's box for k = 2
+    # two items whose weights carry 2% too little noise against (2 eps, 60e-6): only both items far up fail
+    mech = FixedThreshold(2, F(51, 50), MICRO)
+    claim = SimpleNamespace(id="t", relation="add-remove", expected="holds", points=lambda p: [(F(2), 60 * MICRO)])
+    r = certify_fixed_threshold(claim, {}, mech, {}, 0.0)
+    assert r.verdict == VIOLATED and max(r.witness.h + r.witness.h_prime) > 6, r.to_json()
+    _recheck(mech, r.witness, F(2), 60 * MICRO)
