@@ -88,3 +88,45 @@ def test_before_after_seeded_partition_selection_at_L3():
     assert after.pairs[0]["pattern"].startswith("threshold:") and after.pairs[0]["h"] == [36, 36, 36]
     assert abs(before.eps_lower_bound - -0.000427746281214831) < 1e-12   # seeded: reproducible to the digit
     assert abs(after.eps_lower_bound - 0.7708849376848703) < 1e-12
+
+
+def test_keyset_target_reads_the_library_threshold():
+    pytest.importorskip("pydp.algorithms.partition_selection", reason="python-dp not installed: skipped, never passed")
+    from dpverify.auditor import partition_libs as PL
+    lap = PL.KeySetTarget(PL.pydp_strategy("laplace", 1.0, 1e-5, 3))
+    assert lap.threshold == lap.lib.threshold and I.critical_points(None, target=lap) == [36, 37]
+    tg = PL.KeySetTarget(PL.pydp_strategy("truncated_geometric", 1.0, 1e-5, 1))   # no threshold attribute: p crosses 1/2
+    n = int(tg.threshold)
+    assert tg.lib.probability_of_keep(n) >= 0.5 > tg.lib.probability_of_keep(n - 1)
+    assert tg((0, n, 10**6)) <= {1, 2} and 0 not in tg((0, 0, 0))
+    law = PL.LibraryLaw(tg.lib)
+    assert I.critical_points(law) == [n]
+
+
+@pytest.mark.parametrize("strategy, kind, L", [("laplace", "threshold-minus-one", 1), ("laplace", "threshold-minus-one", 2),
+                                              ("truncated_geometric", "delta-tripled", 1),
+                                              ("truncated_geometric", "delta-tripled", 2)])
+def test_power_the_wrong_strategies_are_refuted_by_the_threshold_search(strategy, kind, L):
+    """Power: the deliberately wrong strategies (delta = 1e-2 so that 50,000 draws see delta), audited through the
+    search with the library law as reference and its threshold as a critical point: FAIL; the real strategy at the
+    same settings: PASS.  Level 1e-3 (python-dp is unseeded: a false verdict has probability <= 1e-3 per run)."""
+    pytest.importorskip("pydp.algorithms.partition_selection", reason="python-dp not installed: skipped, never passed")
+    from dpverify.auditor import partition_libs as PL
+    kw = {"eps": 1, "delta": F(1, 100), "relation": f"delta:{L}", "d": L, "samples": 50_000, "seed": 1, "fit": False,
+          "alpha": 1e-3}
+    wrong = PL.mutant(strategy, 1.0, 1e-2, L, kind)
+    bad = audit(PL.KeySetTarget(wrong), spec=PL.LibraryLaw(wrong), **kw)
+    assert str(bad.verdict) == "FAIL" and bad.search["critical_points"]
+    real = PL.pydp_strategy(strategy, 1.0, 1e-2, L)
+    assert str(audit(PL.KeySetTarget(real), spec=PL.LibraryLaw(real), **kw).verdict) == "PASS"
+
+
+def test_replicated_audit_of_an_unseeded_target_states_its_spread():
+    pytest.importorskip("pydp.algorithms.partition_selection", reason="python-dp not installed: skipped, never passed")
+    from dpverify.auditor import partition_libs as PL
+    t = PL.KeySetTarget(PL.pydp_strategy("laplace", 1.0, 1e-5, 3))
+    r = PL.audit_replicates(t, replicates=2, eps=1, delta=F(1, 100000), relation="delta:3", d=3, samples=10_000, seed=1)
+    assert r["seeded"] is False and r["replicates"] == 2 and r["per_replicate_alpha"] == 0.025
+    assert r["eps_lower_bound"] == max(r["replicate_bounds"]) == r["spread"]["max"]
+    assert len(r["pairs"]) == 2 and len(r["verdicts"]) == 2   # each run chooses its pairs on its own draws
+    assert r["search"]["critical_points"] == [36, 37]
