@@ -22,6 +22,10 @@ _PARTITION = ("partition selection: keys are released independently and a neighb
               "window around the threshold, and every count is covered by the for-all-n obligations (DVGM22.*#all-n)")
 NARROW: dict[str, str] = {cid: _PARTITION for cid in ("DVGM22.Gaussian", "DVGM22.Laplace", "DVGM22.PreThreshold", "DVGM22.Split",
                                                        "DVGM22.Split#L3", "DVGM22.Thm1", "DVGM22.Thm1#closed")}
+NARROW["DVGM22.OpenDP-GaussianThreshold#corrected"] = (
+    "approximate zCDP of partition selection: keys are independent, so unchanged keys factor out of every Rényi divergence "
+    "and of the mass off the other support (a product with a common factor): d = L keys suffice; counts are windows at 0 "
+    "and around the threshold")
 
 
 def _privacy_holds():
