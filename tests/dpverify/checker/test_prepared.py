@@ -126,8 +126,8 @@ def test_a_privacy_claims_notion_is_parsed_at_construction():
     c = PrivacyClaim(id="T", title="", source="", statement="", code="", mechanism=lambda p: None,
                      points=lambda p: [], notion="zcdp")
     assert c.notion is Notion.ZCDP and c.notion == "zcdp" and f"{c.notion!r}" == "'zcdp'"
-    assert set(NOTIONS) == {"dp", "br", "zcdp", "rdp"}
-    with pytest.raises(ValueError, match="notion='dpp' must be one of dp, br, zcdp, rdp"):
+    assert set(NOTIONS) == {"dp", "br", "zcdp", "rdp", "approx-zcdp"}
+    with pytest.raises(ValueError, match="notion='dpp' must be one of dp, br, zcdp, rdp, approx-zcdp"):
         PrivacyClaim(id="T", title="", source="", statement="", code="", notion="dpp")
 
 
