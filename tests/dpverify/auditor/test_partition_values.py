@@ -79,7 +79,7 @@ def test_opendp_values_audited_unseeded():
 @pytest.mark.slow
 def test_page_rows():
     rows = AV.page_rows(samples=SAMPLES, opendp_samples=OPENDP_SAMPLES)
-    assert len(rows) == 4
+    assert len(rows) == 6
     bad = [r for r in rows if "deliberately broken" in r["target"]][0]
     assert bad["value_verdict"] == "violation certified" and bad["keyset_exact"]["verdict"] == "holds"
     assert all(r["value_verdict"] == "no violation found" for r in rows if r is not bad and "value_verdict" in r)
