@@ -86,12 +86,11 @@ def _relation_cap(relation: str) -> tuple[int | None, str]:
 
 
 _LD_PENDING = {
-    "PLEM": "pLEM (peeling over the limited domain) has LimitDom's law (DR19 Lemma 5.4) but its own threshold code: "
-            "not dispatched yet -- certify DR19.Thm1 for the same race",
-    "LEM": "LEM (one-shot limited domain): not implemented yet",
-    "OptimalThreshold": "the optimal-threshold variant's switch points are not yet in the structures: not implemented yet",
-    "FixedThreshold": "the fixed-threshold variant's switch points are not yet in the structures: not implemented yet",
-    "MultiLimitDom": "the repeated Limited Domain (DR19 Algorithm 6) composes rounds: not implemented yet",
+    "OptimalThreshold": "see dpverify.universal.ld_optimal_threshold (witnesses only)",
+    "MultiLimitDom": ("the repeated Limited Domain (DR19 Algorithm 2) runs one race per round on a view of h chosen by a "
+                      "strategy from the earlier outputs: its structures would have to cover every strategy's views and the "
+                      "transcript's law composes the rounds' races -- not built (the round's own race is certified: "
+                      "DR19.Thm1)"),
 }
 
 
@@ -170,10 +169,12 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
 
 
 def _ld_variant(claim: Any, p: dict, mech: Any, scope: dict, t0: float) -> UniversalResult | None:
-    """The Limited Domain variants decided by their own modules (fixed-domain LEM / pLEM, tRR, fT), else None."""
+    """The Limited Domain variants decided by their own modules (fixed-domain LEM / pLEM, tRR, fT; Algorithm 6 by
+    witnesses only), else None."""
     from mechanisms.limited_domain.fixed_threshold import TruncatedRR
 
     from .ld_fixed_threshold import certify_fixed_threshold, is_fixed_threshold
+    from .ld_optimal_threshold import certify_optimal_threshold, is_optimal_threshold
     from .ld_plem import certify_fixed_domain, is_lem_family
     from .ld_trr import certify_trr
 
@@ -183,6 +184,8 @@ def _ld_variant(claim: Any, p: dict, mech: Any, scope: dict, t0: float) -> Unive
         return certify_trr(claim, p, mech, scope, t0)
     if is_fixed_threshold(mech):
         return certify_fixed_threshold(claim, p, mech, scope, t0)
+    if is_optimal_threshold(mech):
+        return certify_optimal_threshold(claim, p, mech, scope, t0)
     return None
 
 

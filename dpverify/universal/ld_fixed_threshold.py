@@ -163,11 +163,13 @@ def _decide(gaps: tuple, s0: int, eps: Fraction, delta: Fraction, eps2: Fraction
     return "holds", None
 
 
-def box_witness_delta(mech: Any, relation: str, points: list, dmax: int = 4, max_count: int = 4) -> tuple[Witness | None, int]:
+def box_witness_delta(mech: Any, relation: str, points: list, dmax: int = 4, max_count: int = 4, *,
+                      along_gap: bool = True, dmin: int | None = None) -> tuple[Witness | None, int]:
     """A violation of some ``(eps, delta)`` point among concrete pairs -- first the add/remove pairs along one gap
     (m <= k items at count g = 0..119 moved up by one; only when ``relation`` contains add/remove, i.e. is
     ``add-remove``, ``delta:N`` with ``N >= k`` or ``linf:N`` with ``N >= k``), then the relation's pairs of small histograms
-    -- with the mechanism's interval law and ``pair_profile``: ``(witness or None, index of the point)``."""
+    -- with the mechanism's interval law and ``pair_profile``: ``(witness or None, index of the point)``.
+    ``along_gap=False`` skips the first search (a mechanism other than fT); ``dmin`` the smallest length tried."""
     from dpverify.checker.neighbours import pairs
 
     k = getattr(mech, "k", 1)
@@ -179,14 +181,14 @@ def box_witness_delta(mech: Any, relation: str, points: list, dmax: int = 4, max
         return cache[h]
 
     # first along one gap, far beyond the box: m moving items at count g, k+1 items at 0
-    for g in range(0, 120 if _contains_add_remove(relation, k) else 0):
+    for g in range(0, 120 if along_gap and _contains_add_remove(relation, k) else 0):
         for m in range(1, k + 1):
             h, h2 = concrete_pair((g,) * m, k)
             for pi, (e2, d2) in enumerate(points):
                 w = _witness(mech, h, h2, e2, d2, (law(h), law(h2)))
                 if w is not None:
                     return w, pi
-    for d in range(k + 1, dmax + 1):
+    for d in range(k + 1 if dmin is None else dmin, dmax + 1):
         for h, h2 in pairs(d, max_count, relation):
             for pi, (e2, d2) in enumerate(points):
                 w = _witness(mech, h, h2, e2, d2, (law(h), law(h2)))

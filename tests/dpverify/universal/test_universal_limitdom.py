@@ -201,7 +201,7 @@ def test_the_finite_box_agrees_where_both_decide(cid):
 
 @pytest.mark.parametrize("cid,needle", [("DR19.Thm1#linf", "relation"), ("DR19.Thm1#neurips", "length"),
                                         ("DR19.Lem3.2", "Laplace"), ("DR19.Alg1", "not a privacy claim"),
-                                        ("DR19.Thm5", "not implemented yet")])
+                                        ("DR19.Thm2", "strategy")])
 def test_out_of_scope_says_why_and_never_passes(cid, needle):
     r = dpverify.certify(cid)
     assert r.verdict == OUT_OF_SCOPE and needle in r.reason and not r.certified
