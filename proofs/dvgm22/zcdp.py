@@ -120,6 +120,11 @@ class DiscreteGaussianThreshold:
         """Keys are independent with one p(n): a permutation of keys relabels the key set."""
         return frozenset({"permute"})
 
+    def critical_scales(self) -> tuple[float, ...]:
+        """Where the law changes (the worst-case search's starting counts): 1 (an absent key against one user's), the
+        threshold seen from the window's base, and the noise scale."""
+        return (1.0, float(max(1, self.threshold - self.base)), float(self.scale))
+
 
 def opendp_map_formula(scale: Any, threshold: int, L: int, *, prec: int = 120) -> tuple[Fraction, Any]:
     """OpenDP's map transcribed without its float rounding: ``(L / (2 sigma^2), 1 - (1 - Pr[N(0, sigma^2) > T - 1])^L)``
