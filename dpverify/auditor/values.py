@@ -77,7 +77,11 @@ class ValueTarget:
     """A release drawn on count vectors of ``L`` keys: ``draw(h, rng, size)`` returns ``size`` outputs (keys ``0..L-1``).
 
     ``threshold`` and ``scale`` place the bins; ``eps``, ``delta`` are the claim as the target states it
-    (``claim_source`` says where it was read); ``seeded``: whether ``rng`` drives the draws."""
+    (``claim_source`` says where it was read); ``seeded``: whether ``rng`` drives the draws.  Optional:
+    ``event_probability(mp, n, kind, c)``, one key's exact probability of an event (``kind`` ``"le"`` / ``"gt"`` with
+    cut ``c``, or ``"none"``) at count ``n`` in the mpmath context ``mp`` -- the selected event's exact eps is then
+    reported beside its bound; ``keys_target``: the key set in the shape of
+    :func:`dpverify.auditor.partition_libs.exact_check`."""
 
     name: str
     draw: Draw
@@ -88,7 +92,7 @@ class ValueTarget:
     L: int
     seeded: bool
     claim_source: str
-    mechanism: ThresholdValues | None = None
+    event_probability: Callable[[Any, int, str, float | None], Any] | None = None
     keys_target: Any = None
 
 
@@ -212,24 +216,14 @@ def audit_values(t: ValueTarget, *, counts: Sequence[int] | None = None, samples
 
 
 def _exact_event_eps(t: ValueTarget, ev: Event, np_: int, nq: int) -> float | None:
-    """ln((P(E) - delta) / Q(E)) of the chosen event, exactly from the law (only for our mechanism; a float of an mpf
-    at 200 bits), or None."""
-    m = t.mechanism
-    if m is None:
+    """ln((P(E) - delta) / Q(E)) of the chosen event, exactly from the target's law (a float of an mpf at 200 bits;
+    every moved key independent with the same law), or None when the target has none."""
+    f = t.event_probability
+    if f is None:
         return None
     with mpmath.workprec(200):
         mp = mpmath.mp
-
-        def prob(n: int) -> Any:
-            kind, c = ev
-            if c is None:
-                one = m.keys.drop_probability(mp, n)
-            else:   # the float cut at its exact binary value; a value equal to it has probability 0
-                cut = to_ctx(mp, Fraction(c))
-                one = m.released_in(mp, n, -mp.inf, cut) if kind == "le" else m.released_in(mp, n, cut, mp.inf)
-            return one ** t.L
-
-        p, q = prob(np_), prob(nq)
+        p, q = f(mp, np_, *ev) ** t.L, f(mp, nq, *ev) ** t.L
         num = p - to_ctx(mp, t.delta)
         if q == 0:
             return math.inf if num > 0 else None
@@ -250,8 +244,36 @@ def ours(mech: ThresholdValues) -> ValueTarget:
     label = f"ours: {mech.noise} thresholding releasing values (L = {mech.L})" + (
         "" if mech.value_noise_factor is None else f" (value noise x{mech.value_noise_factor}: deliberately broken)")
     return ValueTarget(label, draw, thr, float(mech.scale()),
-                       mech.eps, mech.delta, mech.L, True, "the mechanism's parameters (eps, delta, L)", mech,
-                       _OursKeys(mech))
+                       mech.eps, mech.delta, mech.L, True, "the mechanism's parameters (eps, delta, L)",
+                       lambda mp, n, kind, c: _ours_event(mech, mp, n, kind, c), _OursKeys(mech))
+
+
+def _ours_event(m: ThresholdValues, mp: Any, n: int, kind: str, c: float | None) -> Any:
+    """One key's exact event probability for our mechanism (continuous values: ``<= c`` and ``< c`` agree)."""
+    if c is None:
+        return m.keys.drop_probability(mp, n)
+    cut = to_ctx(mp, Fraction(c))   # the float cut at its exact binary value
+    return m.released_in(mp, n, -mp.inf, cut) if kind == "le" else m.released_in(mp, n, cut, mp.inf)
+
+
+def _discrete_laplace_event(scale: Fraction, threshold: int, mp: Any, n: int, kind: str, c: float | None) -> Any:
+    """One key's exact event probability for integer counts with discrete Laplace noise ``Pr[Z = z] = (1 - q)/(1 + q)
+    q^|z|``, ``q = e^(-1/scale)``, released iff ``n + Z >= T`` with value ``n + Z`` (OpenDP's law, as documented)."""
+    q = mp.exp(-1 / to_ctx(mp, scale))
+
+    def pmf(y: int) -> Any:
+        return (1 - q) / (1 + q) * q ** abs(y - n)
+
+    def tail(y: int) -> Any:     # Pr[n + Z >= y]
+        return q ** (y - n) / (1 + q) if y > n else 1 - q ** (n - y + 1) / (1 + q)
+
+    if n <= 0:
+        return mp.mpf(1) if c is None else mp.mpf(0)
+    if c is None:
+        return 1 - tail(threshold)
+    top = math.floor(c)                  # values are integers: value <= c iff value <= floor(c)
+    upto = mp.fsum(pmf(y) for y in range(threshold, top + 1)) if top >= threshold else mp.mpf(0)
+    return upto if kind == "le" else tail(threshold) - upto
 
 
 @dataclass(frozen=True)
@@ -303,7 +325,8 @@ def opendp_laplace_threshold(scale: float = 1.0, threshold: int = 20, L: int = 1
 
     return ValueTarget(f"opendp {_version('opendp')}: make_laplace_threshold (scale {scale:g}, T = {threshold}, L = {L})",
                        draw, float(threshold), float(scale), Fraction(lib.epsilon), Fraction(lib.delta), L, False,
-                       "OpenDP's privacy map at d_in = (L, L, 1)", None, lib)
+                       "OpenDP's privacy map at d_in = (L, L, 1)",
+                       lambda mp, n, kind, c: _discrete_laplace_event(Fraction(scale), int(threshold), mp, n, kind, c), lib)
 
 
 def _version(pkg: str) -> str:

@@ -4,6 +4,7 @@ values are refuted) and the correct mechanism's "no violation found" with what i
 
 import math
 
+import mpmath
 import pytest
 
 from mechanisms.partition_selection.values import ThresholdValues
@@ -74,6 +75,27 @@ def test_opendp_values_audited_unseeded():
     r = AV.audit_values(t, samples=OPENDP_SAMPLES, alpha=1e-4).as_json()
     assert r["seed"] is None and not r["seeded"]
     assert r["eps_lower_bound"] <= 1.0 and not r["refutes"]             # the values pay eps = 1/scale as claimed
+    assert r["eps_lower_bound"] <= r["exact_event_eps"] <= 1 + 1e-12    # the event's exact eps from the documented law
+
+
+TARGETS = {"ours-laplace": lambda: AV.ours(ThresholdValues("laplace", 1, "1/1000")),
+           "ours-gaussian-under-noised": lambda: AV.ours(ThresholdValues("gaussian", "1/2", "1/1000", value_noise_factor="1/2")),
+           "opendp": lambda: AV.opendp_laplace_threshold(1.0, 3, 1)}
+
+
+@pytest.mark.parametrize("name", sorted(TARGETS))
+def test_exact_event_probabilities_partition_the_outcomes(name):
+    if name == "opendp":
+        pytest.importorskip("opendp")
+    t = TARGETS[name]()
+    with mpmath.workprec(120):
+        mp = mpmath.mp
+        for n in (0, 1, 3, 7):
+            for c in AV.value_cuts(t.threshold, n, t.scale):
+                total = t.event_probability(mp, n, "le", c) + t.event_probability(mp, n, "gt", c)
+                total += t.event_probability(mp, n, "none", None)
+                assert abs(total - 1) < mp.mpf(10) ** -30, (n, c, total)
+                assert t.event_probability(mp, n, "le", c) >= 0 and t.event_probability(mp, n, "gt", c) >= 0
 
 
 @pytest.mark.slow
