@@ -71,7 +71,7 @@ def test_exact_search_scores_the_threshold_pairs():
 
 
 def test_before_after_seeded_partition_selection_at_L3():
-    """The issue's case on our own seeded sampler (Laplace thresholding, eps = 1, delta = 1e-5, L = 3, d = 3): blind to
+    """The L = 3 case on our own seeded sampler (Laplace thresholding, eps = 1, delta = 1e-5, L = 3, d = 3): blind to
     the threshold the search screens counts near 15 and 51 and certifies nothing (eps >= 0 not shown); reading the
     mechanism's threshold (36.76) it certifies [36]^3 -> [37]^3 with eps >= 0.77 (claimed 1).  Seeded: the same on
     every run."""
