@@ -114,10 +114,11 @@ def _search_section(data: dict) -> list[str]:
     out = []
     for r in rows:
         sp = r["spread"]
+        best = "none (> 0 not shown" if r["eps_lower_bound"] <= 0 else _g(r["eps_lower_bound"], 3) + " ("
         out.append([r["library"], r["strategy"], str(r["L"]), str(r["d"]), r["search"],
                     ", ".join(map(str, r["critical_points"])) or "-", str(r["candidates"]), _pairs(r["pairs"]),
-                    f"{_g(r['eps_lower_bound'], 3)} ({r['replicates']} runs: {_g(sp['min'], 3)} .. {_g(sp['max'], 3)})",
-                    f"{r['samples_per_input']:,}"])
+                    f"{best}{'; ' if best.startswith('none') else ''}{r['replicates']} runs: {_g(sp['min'], 3)} .. "
+                    f"{_g(sp['max'], 3)})", f"{r['samples_per_input']:,}"])
     return ["## Input search at the threshold (spec-less audit of the key set)", "",
             "`dpverify.auditor.core.audit(target, eps, delta, relation=delta:L, d=L)` on python-dp's strategy as a key-set "
             "target: once as a plain `f(h)` (the search sees no threshold: scales derived from eps and delta), once as "

@@ -62,6 +62,13 @@ def test_page_shows_the_class_and_the_relative_and_absolute_excess(tmp_path):
     assert "relative excess below 1e-06" in page
     assert [s.__name__ for s in SECTIONS] == ["_intro", "_strategy_section", "_power_section", "_search_section",
                                               "_notes_section"]
+    search = [{"library": "python-dp", "strategy": "laplace", "L": 3, "d": 3, "search": s, "critical_points": c,
+               "candidates": n, "pairs": [[[36, 36, 36], [37, 37, 37]]], "eps_lower_bound": b, "replicates": 3,
+               "spread": {"min": b - 0.05, "median": b, "max": b}, "samples_per_input": 20000, "seed": 1}
+              for s, c, n, b in (("blind", [], 32, -0.0004), ("read", [36, 37], 48, 0.835))]
+    page = render_partition_selection_page({"rows": [], "search": search, "versions": {}}, tmp_path).read_text()
+    assert "| blind | - | 32 | (36, 36, 36) -> (37, 37, 37) | none (> 0 not shown; 3 runs: -0.0504 .. -0.0004) |" in page
+    assert "| read | 36, 37 | 48 | (36, 36, 36) -> (37, 37, 37) | 0.835 (3 runs: 0.785 .. 0.835) |" in page
 
 
 class _Coin:
