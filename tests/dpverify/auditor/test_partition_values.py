@@ -104,5 +104,7 @@ def test_page_rows():
     assert len(rows) == 6
     bad = [r for r in rows if "deliberately broken" in r["target"]][0]
     assert bad["value_verdict"] == "violation certified" and bad["keyset_exact"]["verdict"] == "holds"
+    assert bad["release_exact"]["verdict"] == "violated" and bad["release_exact"]["delta_at_claimed_eps"] > 0.4
+    assert rows[0]["release_exact"]["verdict"] == "holds (attained)" and rows[0]["release_exact"]["pair"] == [1, 0]
     assert all(r["value_verdict"] == "no violation found" for r in rows if r is not bad and "value_verdict" in r)
     assert all(r["samples_per_input"] > 0 for r in rows if "value_verdict" in r)
