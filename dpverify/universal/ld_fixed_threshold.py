@@ -42,7 +42,7 @@ import mpmath
 from dpverify.checker.profile import pair_profile
 from mechanisms.limited_domain.fixed_threshold import FixedThreshold
 
-from .ld_trr import _iv, law, pair_delta, switch_point
+from .ld_trr import _iv, exact_rational, law, pair_delta, switch_point
 from .result import HOLDS, OUT_OF_SCOPE, UNDECIDED, VIOLATED, UniversalResult, Witness
 from .stagewise import relation_moves
 
@@ -208,8 +208,7 @@ def _contains_add_remove(relation: str, k: int) -> bool:
 
 def certify_fixed_threshold(claim: Any, p: dict, mech: Any, scope: dict, t0: float) -> UniversalResult:
     """A ``dp`` claim of ``FixedThreshold`` for every histogram (module docstring)."""
-    from .api import _frac
-
+    _frac = exact_rational
     cid = getattr(claim, "id", "?")
     extra: dict[str, Any] = {"expected": getattr(claim, "expected", "")}
     points = [(_frac(e), _frac(dl)) for e, dl in claim.points(p)]

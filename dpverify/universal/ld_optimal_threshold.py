@@ -24,6 +24,7 @@ from typing import Any
 from mechanisms.limited_domain.optimal_threshold import OptimalThreshold
 
 from .ld_fixed_threshold import _witness, box_witness_delta
+from .ld_trr import exact_rational
 from .result import OUT_OF_SCOPE, VIOLATED, UniversalResult
 
 __all__ = ["is_optimal_threshold", "certify_optimal_threshold", "REASON"]
@@ -48,8 +49,7 @@ def is_optimal_threshold(mech: Any) -> bool:
 
 def certify_optimal_threshold(claim: Any, p: dict, mech: Any, scope: dict, t0: float) -> UniversalResult:
     """A violation among small concrete pairs, else ``out-of-scope`` (module docstring)."""
-    from .api import _frac
-
+    _frac = exact_rational
     cid = getattr(claim, "id", "?")
     extra: dict[str, Any] = {"expected": getattr(claim, "expected", "")}
     points = [(_frac(e), _frac(dl)) for e, dl in claim.points(p)]

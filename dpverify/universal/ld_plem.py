@@ -42,6 +42,7 @@ from mechanisms.limited_domain.domain import bot_multiplier
 from mechanisms.limited_domain.peeling import LEM, PLEM
 
 from .ld_law import LawModel
+from .ld_trr import exact_rational
 from .result import HOLDS, OUT_OF_SCOPE, UNDECIDED, UniversalResult
 from .stagewise import least_stage_exponent, relation_moves
 
@@ -61,9 +62,7 @@ def _k(mech: Any) -> int:
 
 
 def _eps(x: Any) -> Fraction:
-    from .api import _frac
-
-    return _frac(x)
+    return exact_rational(x)
 
 
 def plem_model(mech: Any) -> tuple[LawModel | None, str]:

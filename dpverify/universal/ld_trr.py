@@ -41,12 +41,24 @@ from mechanisms.limited_domain.fixed_threshold import TruncatedRR, exceeds_offse
 from .result import HOLDS, OUT_OF_SCOPE, UNDECIDED, VIOLATED, UniversalResult, Witness
 from .stagewise import relation_moves
 
-__all__ = ["switch_point", "law", "pair_delta", "concrete_pair", "certify_trr", "METHOD"]
+__all__ = ["switch_point", "law", "pair_delta", "concrete_pair", "certify_trr", "exact_rational", "METHOD"]
 
 METHOD = ("exact: one integer gap g = h_i - h_(k+1); pairs {g, g+1} for g in [-1, s0+1] decided with exact signs and "
           "mpmath intervals; the tail beyond the integer switch point s0 by monotonicity in u = E^-s/(4 delta)")
 
 _MAX_PREC = 4096
+
+
+def exact_rational(x: Any) -> Fraction:
+    """A claimed number as an exact rational (int, Fraction, decimal string, float or mpmath mpf -- a binary rational)."""
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, (int, str, float)) and not isinstance(x, bool):
+        return Fraction(x)
+    if isinstance(x, mpmath.mpf):
+        man, exp = x.man_exp
+        return Fraction(int(man)) * (Fraction(2) ** int(exp))
+    raise ValueError(f"claimed value {x!r} is not a real number the certifier can take exactly")
 
 
 def _mpf(x: Fraction) -> Any:
@@ -193,8 +205,7 @@ def _recheck(mech: Any, h: tuple, h2: tuple, eps2: Fraction, delta2: Fraction) -
 
 def certify_trr(claim: Any, p: dict, mech: Any, scope: dict, t0: float) -> UniversalResult:
     """A ``dp`` claim of ``TruncatedRR`` for every histogram (module docstring)."""
-    from .api import _frac
-
+    _frac = exact_rational
     cid = getattr(claim, "id", "?")
     extra: dict[str, Any] = {"expected": getattr(claim, "expected", "")}
     moves = relation_moves(claim.relation)
