@@ -318,3 +318,29 @@ def test_ft_claims_reach_their_verdicts_and_a_mutant_is_refused_far_outside_the_
     r = certify_fixed_threshold(claim, {}, mech, {}, 0.0)
     assert r.verdict == VIOLATED and max(r.witness.h + r.witness.h_prime) > 6, r.to_json()
     _recheck(mech, r.witness, F(2), 60 * MICRO)
+
+
+# ---------------------------------------------------------------- Algorithm 6: witnesses only
+
+def test_optimal_threshold_is_refused_by_witnesses_and_otherwise_out_of_scope():
+    """The printed argmin(v + Gumbel) selection fails at its pinned pair (dbar = 5, counts up to 22: beyond the box);
+    the l_inf probe at a small pair; a claim that holds is out-of-scope (never passed), with what is missing."""
+    from proofs.registry import get_claim
+
+    for cid in ("DR19.Lem6.8#literal-selection", "DR19.Lem6.8#linf"):
+        claim = get_claim(cid)
+        r = None
+        for p in claim.domain.params:
+            r = dpverify.certify(cid, dict(p))
+            if r.verdict == VIOLATED:
+                break
+        assert r is not None and r.verdict == VIOLATED and r.certified, cid
+        q = {k: v for k, v in claim.domain.params[0].items()}
+        q.update({k: (int(v) if v.isdigit() else F(v)) for k, v in r.scope["params"].items()})
+        mech = claim.mechanism(q)
+        e2, d2 = (F(x) for x in r.extra["point"])
+        prof = pair_profile(mech.distribution(r.witness.h, interval=True), mech.distribution(r.witness.h_prime,
+                                                                                            interval=True), e2)
+        assert prof.delta.a > mpmath.mpf(d2.numerator) / d2.denominator
+    r = dpverify.certify("DR19.Lem6.8")
+    assert r.verdict == OUT_OF_SCOPE and "selection" in r.reason and not r.certified
