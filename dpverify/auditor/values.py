@@ -46,7 +46,8 @@ from dpverify.errors import InvalidParameter
 from .stats import cp_lower, cp_upper, detectable_eps, eps_lower_bound
 
 __all__ = ["ValueTarget", "ValueAudit", "as_values", "value_cuts", "audit_values", "ours", "opendp_laplace_threshold",
-           "page_rows", "RELEASE_WINDOW_SCALES", "SELECTION_FRACTION", "DEFAULT_VALUE_SAMPLES", "VALUE_SEED", "CUT_STEPS"]
+           "page_rows", "discrete_laplace_profile", "RELEASE_WINDOW_SCALES",
+           "SELECTION_FRACTION", "DEFAULT_VALUE_SAMPLES", "VALUE_SEED", "CUT_STEPS"]
 
 #: Share of each input's draws that selects the event (the rest certify it).
 SELECTION_FRACTION = 0.5
@@ -81,7 +82,8 @@ class ValueTarget:
     ``event_probability(mp, n, kind, c)``, one key's exact probability of an event (``kind`` ``"le"`` / ``"gt"`` with
     cut ``c``, or ``"none"``) at count ``n`` in the mpmath context ``mp`` -- the selected event's exact eps is then
     reported beside its bound; ``keys_target``: the key set in the shape of
-    :func:`dpverify.auditor.partition_libs.exact_check`."""
+    :func:`dpverify.auditor.partition_libs.exact_check`; ``profile(a, c, eps)``: one key's exact hockey-stick divergence
+    between counts ``a`` and ``c`` (values included), for the whole release's exact profile at ``L = 1``."""
 
     name: str
     draw: Draw
@@ -94,7 +96,7 @@ class ValueTarget:
     claim_source: str
     event_probability: Callable[[Any, int, str, float | None], Any] | None = None
     keys_target: Any = None
-    mechanism: ThresholdValues | None = None
+    profile: Callable[[int, int, Any], Any] | None = None
 
 
 def value_cuts(threshold: float, n: int, scale: float) -> list[float]:
@@ -246,7 +248,7 @@ def ours(mech: ThresholdValues) -> ValueTarget:
         "" if mech.value_noise_factor is None else f" (value noise x{mech.value_noise_factor}: deliberately broken)")
     return ValueTarget(label, draw, thr, float(mech.scale()),
                        mech.eps, mech.delta, mech.L, True, "the mechanism's parameters (eps, delta, L)",
-                       lambda mp, n, kind, c: _ours_event(mech, mp, n, kind, c), _OursKeys(mech), mech)
+                       lambda mp, n, kind, c: _ours_event(mech, mp, n, kind, c), _OursKeys(mech), mech.key_profile)
 
 
 def _ours_event(m: ThresholdValues, mp: Any, n: int, kind: str, c: float | None) -> Any:
@@ -327,7 +329,8 @@ def opendp_laplace_threshold(scale: float = 1.0, threshold: int = 20, L: int = 1
     return ValueTarget(f"opendp {_version('opendp')}: make_laplace_threshold (scale {scale:g}, T = {threshold}, L = {L})",
                        draw, float(threshold), float(scale), Fraction(lib.epsilon), Fraction(lib.delta), L, False,
                        "OpenDP's privacy map at d_in = (L, L, 1)",
-                       lambda mp, n, kind, c: _discrete_laplace_event(Fraction(scale), int(threshold), mp, n, kind, c), lib)
+                       lambda mp, n, kind, c: _discrete_laplace_event(Fraction(scale), int(threshold), mp, n, kind, c), lib,
+                       lambda a, c, eps: discrete_laplace_profile(scale, int(threshold), a, c, eps))
 
 
 def _version(pkg: str) -> str:
@@ -376,19 +379,52 @@ def page_rows(*, samples: int = DEFAULT_VALUE_SAMPLES, opendp_samples: int = 10_
 RELEASE_WINDOW_SCALES = 10
 
 
+def discrete_laplace_profile(scale: Any, threshold: int, a: int, c: int, eps: Any, *, prec: int = 200) -> Any:
+    """The exact hockey-stick divergence ``sup_S Pr_a[S] - e^eps Pr_c[S]`` of one key's output (``⊥`` or its integer
+    value) under discrete Laplace thresholding (:func:`_discrete_laplace_event`'s law), counts ``|a - c| <= 1``:
+    ``(P(⊥) - e^eps Q(⊥))_+ + sum_{y >= T} (p(y) - e^eps q(y))_+``, the sum explicit up to ``max(a, c, T)`` and in
+    closed form beyond (both pmfs are ``K q^y`` times a constant there: a geometric tail).  An mpf at ``prec`` bits."""
+    if a < 0 or c < 0 or abs(a - c) > 1:
+        raise InvalidParameter(f"counts a={a}, c={c} must be >= 0 and differ by at most 1")
+    with mpmath.workprec(prec):
+        mp = mpmath.mp
+        q, ee = mp.exp(-1 / to_ctx(mp, Fraction(scale))), mp.exp(to_ctx(mp, Fraction(eps)))
+        k = (1 - q) / (1 + q)
+
+        def pmf(n: int, y: int) -> Any:
+            return mp.mpf(0) if n <= 0 else k * q ** abs(y - n)
+
+        def none(n: int) -> Any:
+            return _discrete_laplace_event(Fraction(scale), threshold, mp, n, "none", None)
+
+        total = max(mp.mpf(0), none(a) - ee * none(c))
+        top = max(a, c, threshold)
+        total += mp.fsum(max(mp.mpf(0), pmf(a, y) - ee * pmf(c, y)) for y in range(threshold, top + 1))
+        # y > top >= a, c: pmf(n, y) = k q^(y - n); the tail sums q^y over y > top
+        ga = k * q ** (-a) if a > 0 else mp.mpf(0)
+        gc = k * q ** (-c) if c > 0 else mp.mpf(0)
+        return total + max(mp.mpf(0), ga - ee * gc) * q ** (top + 1) / (1 - q)
+
+
 def _release_profile(t: ValueTarget) -> dict[str, Any] | None:
-    """For our mechanism at L = 1: the exact delta at the claimed eps of the whole release (key set *and* values), the
-    worst pair of counts on a window (:meth:`ThresholdValues.worst_profile`, closed form at 200 bits: a value, not an
-    interval; equality with the claim within 2^-190 relative is reported as ``attained``)."""
-    m = t.mechanism
-    if m is None:
+    """At L = 1: the exact delta at the claimed eps of the whole release (key set *and* values) -- the worst pair of
+    counts ``(n, n+1)`` / ``(n+1, n)`` on the window ``0 .. ceil(T + RELEASE_WINDOW_SCALES * scale)`` of the target's
+    one-key ``profile`` (closed form at 200 bits: a value, not an interval; equality with the claim within 2^-190
+    relative is reported as ``holds (attained)``).  With one user changing one key, the other keys' outputs are
+    identical and independent, so one key's profile is the release's."""
+    if t.profile is None:
         return None
-    if m.L != 1:
+    if t.L != 1:
         return {"verdict": "not computed", "note": "L > 1: the joint profile of L keys is not computed here"}
     up = math.ceil(t.threshold + RELEASE_WINDOW_SCALES * t.scale)
     with mpmath.workprec(200):
-        worst, pair = m.worst_profile(m.eps, up)
-        claimed = to_ctx(mpmath.mp, m.delta)
+        worst, pair = mpmath.mpf(-1), (0, 1)
+        for n in range(up + 1):
+            for a, c in ((n, n + 1), (n + 1, n)):
+                v = t.profile(a, c, t.eps)
+                if v > worst:
+                    worst, pair = v, (a, c)
+        claimed = to_ctx(mpmath.mp, t.delta)
         if abs(worst - claimed) <= claimed * mpmath.mpf(2) ** -190:
             verdict = "holds (attained)"
         else:

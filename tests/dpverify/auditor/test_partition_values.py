@@ -106,5 +106,31 @@ def test_page_rows():
     assert bad["value_verdict"] == "violation certified" and bad["keyset_exact"]["verdict"] == "holds"
     assert bad["release_exact"]["verdict"] == "violated" and bad["release_exact"]["delta_at_claimed_eps"] > 0.4
     assert rows[0]["release_exact"]["verdict"] == "holds (attained)" and rows[0]["release_exact"]["pair"] == [1, 0]
+    od = [r for r in rows if r["target"].startswith("opendp") and "L = 1" in r["target"]]
+    if od and "release_exact" in od[0]:   # OpenDP installed: the key-set finding, seen again with the values included
+        assert od[0]["release_exact"]["verdict"] == "violated" and od[0]["release_exact"]["pair"] == [1, 0]
+        assert od[0]["keyset_exact"]["verdict"] == "violated"
     assert all(r["value_verdict"] == "no violation found" for r in rows if r is not bad and "value_verdict" in r)
     assert all(r["samples_per_input"] > 0 for r in rows if "value_verdict" in r)
+
+
+def _brute_discrete(scale, thr, a, c, eps):
+    """The discrete profile by summing every outcome (⊥ and values T .. T + 1500; the rest is below q^1500)."""
+    mp = mpmath.mp
+    q, ee = mp.exp(-1 / mp.mpf(scale)), mp.exp(mp.mpf(eps))
+    pmf = lambda n, y: (1 - q) / (1 + q) * q ** abs(y - n) if n > 0 else mp.mpf(0)  # noqa: E731
+    none = lambda n: 1 - mp.fsum(pmf(n, y) for y in range(thr, thr + 1501))  # noqa: E731
+    return max(0, none(a) - ee * none(c)) + mp.fsum(max(0, pmf(a, y) - ee * pmf(c, y)) for y in range(thr, thr + 1501))
+
+
+@pytest.mark.parametrize("scale,thr", [(1, 5), (2, 9)])
+def test_discrete_laplace_profile_matches_brute_force(scale, thr):
+    for a, c in ((0, 1), (1, 0), (thr - 1, thr), (thr, thr - 1), (thr + 3, thr + 4), (thr + 4, thr + 3)):
+        for eps in (0, "1/3", 1):
+            closed = AV.discrete_laplace_profile(scale, thr, a, c, eps)
+            with mpmath.workprec(200):
+                brute = _brute_discrete(scale, thr, a, c, mpmath.mpf(1) / 3 if eps == "1/3" else eps)
+                assert abs(closed - brute) < mpmath.mpf(10) ** -40, (a, c, eps, closed, brute)
+    with mpmath.workprec(200):   # the absent key against one user: Pr[1 + Z >= T] = q^(T-1) / (1 + q), values add nothing
+        q = mpmath.exp(-mpmath.mpf(1) / scale)
+        assert abs(AV.discrete_laplace_profile(scale, thr, 1, 0, 1) - q ** (thr - 1) / (1 + q)) < mpmath.mpf(10) ** -50
