@@ -590,7 +590,7 @@ def exact_pair_search(ref: Reference, d: int) -> tuple[list[Row], dict]:
         except (InvalidParameter, ValueError):
             seeds = []
     scales = scales_for(ref.mechanism, eps=ref.eps, delta=ref.delta, d=d, params=ref.params)
-    critical = critical_points(ref.mechanism, ref.params)
+    critical = critical_points(ref.mechanism, ref.params, d=d)
     ranked, stats = exact_search(score, d, ref.relation, scales, seeds=seeds, critical=critical)
     ranked = [r for r in ranked if math.isfinite(r[0]) or r[0] == math.inf]
     if not ranked:
@@ -729,7 +729,7 @@ def _score_candidates(ref: Reference, s: AuditSettings, law: str | None,
     if s.d is not None and s.search:
         own = ref.mechanism if ref.mechanism is not None else getattr(tgt, "obj", None)
         scales = scales_for(own, eps=ref.eps, delta=ref.delta, d=s.d, params=ref.params)
-        critical = critical_points(ref.mechanism, ref.params, getattr(tgt, "obj", None))
+        critical = critical_points(ref.mechanism, ref.params, getattr(tgt, "obj", None), d=s.d)
         pairs = search_candidates(s.d, ref.relation, scales, critical=critical)
         return pairs, {"mode": "screening by successive halving", "d": s.d, "scales": scales, "critical_points": critical,
                        "candidates": len(pairs)}

@@ -216,11 +216,24 @@ def _stated_threshold(obj: Any) -> Any:
     return t
 
 
-def critical_points(mech: Any = None, params: dict | None = None, target: Any = None) -> list[int]:
+def _shift_invariant(obj: Any, d: int) -> bool:
+    """Whether ``obj`` declares the ``shift`` symmetry at length ``d`` (its law depends on count gaps, not levels)."""
+    fn = getattr(obj, "symmetries", None)
+    if not callable(fn):
+        return False
+    try:
+        return "shift" in {str(x) for x in fn(d)}
+    except Exception:  # noqa: BLE001 - a mechanism that cannot say declares nothing
+        return False
+
+
+def critical_points(mech: Any = None, params: dict | None = None, target: Any = None, d: int = 2) -> list[int]:
     """Counts where a key's behaviour changes (module docstring): stated thresholds first, else ``critical_scales()``.
 
     Read from the mechanism (the reference), the target object (e.g. a library adapter that reads the library's own
-    threshold) and the parameters; sorted, each at most :data:`MAX_SCALE`."""
+    threshold) and the parameters; sorted, each at most :data:`MAX_SCALE`.  ``critical_scales()`` of a mechanism
+    that declares the ``shift`` symmetry at length ``d`` are count *gaps* (top-k selection), not count levels: they
+    are not points (the staircases use them)."""
     pts: set[int] = set()
     for key in ("T", "threshold", "tau"):
         if params and params.get(key) is not None:
@@ -234,6 +247,8 @@ def critical_points(mech: Any = None, params: dict | None = None, target: Any = 
     if not pts:
         for obj in (mech, target):
             fn = getattr(obj, "critical_scales", None) if obj is not None else None
+            if callable(fn) and _shift_invariant(obj, d):
+                break
             if callable(fn):
                 try:
                     pts |= _as_points(list(fn()))
