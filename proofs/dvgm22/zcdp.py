@@ -40,7 +40,9 @@ from mechanisms import validation as V
 from mechanisms.core import DEFAULT_PREC, exact_context, to_ctx
 from mechanisms.errors import InvalidParameter
 
-from proofs.claims import Domain, PrivacyClaim
+from proofs.claims import Comparison, Domain, Instance, Obligation, PrivacyClaim
+
+from ._checks import per_params
 
 __all__ = ["DiscreteGaussianThreshold", "opendp_map_formula", "corrected_delta", "CLAIMS", "OPENDP_STATED"]
 
@@ -176,6 +178,26 @@ def _rho_halved(p: Mapping[str, Any]) -> list[Any]:
     return [(rho / 2, delta) for rho, delta in _corrected(p)]
 
 
+def _all_counts(points: Any) -> Any:
+    """Evaluator of the for-every-count-vector statement (module docstring, ``#all-n``): the two sufficient conditions,
+    each also necessary up to the divergence part -- the release mass of L new keys of one user against delta
+    (certified interval) and ``rho >= L / (2 sigma^2)`` (exact)."""
+    def evaluate(inst: Instance, prec: int = 160, interval: bool = True) -> list[Comparison]:
+        p = inst.params
+        L, law = int(p["L"]), DiscreteGaussianThreshold(p["scale"], p["T"])
+        ((rho, delta),) = points(p)
+        with exact_context(prec, True) as iv:
+            mass = 1 - (1 - law.keep_probability(iv, 1)) ** L
+            d = to_ctx(iv, delta)
+        need = F(L) / (2 * F(p["scale"]) ** 2)
+        return [Comparison(mass, "<=", d, label="1 - (1 - p(1))^L <= delta: L keys of one user, absent from the neighbour, "
+                           "are left out of E' with probability >= 1 - delta (necessary and sufficient for the events)"),
+                Comparison(need, "<=", F(rho), exact=True,
+                           label="L / (2 sigma^2) <= rho: given E', the key set is a post-processing of at most L noisy "
+                                 "counts moved by one (discrete Gaussian: 1/(2 sigma^2)-zCDP each, CKS20; additive, BS16)")]
+    return evaluate
+
+
 def _p(scale: Any, T: int, L: int = 1, base: int = 0) -> dict[str, Any]:
     return {"scale": scale, "T": T, "L": L, "base": base}
 
@@ -210,6 +232,20 @@ CLAIMS = [
         notes="Certificate: E = E' = the common support (outputs without a key absent from the other input), its "
               "complement's mass <= delta, the conditional laws rho-zCDP in both directions (proves the BS16 reading, "
               "hence OpenDP's).",
+    ),
+    Obligation(
+        id="DVGM22.OpenDP-GaussianThreshold#corrected-all-n",
+        title="The corrected claim holds for every count vector (a proof: events plus post-processing)",
+        source=SRC + "; CKS20; BS16 Prop. 1.3", code=CODE, relation="none", expected="holds", probe=True,
+        statement="(probe) for every count vector and every neighbour under delta:L: E = everything, E' = no key absent "
+                  "from the other input released; Pr[E'] = (1 - p(1))^k >= 1 - delta (k <= L new keys, each of count 1), "
+                  "and on E, E' both key sets are post-processings of the same <= L noisy counts moved by one",
+        domain=Domain(d=1, max_count=0, relation="none", params=_WINDOWS.params[:3] + _WINDOWS_L2.params[:1]),
+        quick=Domain(d=1, max_count=0, relation="none", params=(_p(1, 3),)), evaluate=_all_counts(_corrected),
+        instances=per_params,
+        notes="Holds for ALL counts: the two comparisons are the whole proof (the BS16 reading: one pair of events for "
+              "both directions).  The same evaluator on the stated (rho, delta) fails its first comparison -- the window "
+              "witness (0,) -> (1,) is the refutation.",
     ),
     PrivacyClaim(
         id="DVGM22.OpenDP-GaussianThreshold#rho-halved", title="Power check: the corrected claim with rho halved",

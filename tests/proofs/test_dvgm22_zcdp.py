@@ -227,3 +227,20 @@ def test_claim_states_its_reading_of_the_events():
     with pytest.raises(ValueError, match="approx_events"):
         PrivacyClaim(notion="zcdp", approx_events="bs16", **kw)
     assert PrivacyClaim(notion="approx-zcdp", approx_events="opendp", **kw).approx_events == "opendp"
+
+
+def test_all_counts_proof_holds_for_the_corrected_claim_and_fails_on_the_stated_one():
+    from proofs.dvgm22.zcdp import _all_counts, _stated
+    c = BY_ID["DVGM22.OpenDP-GaussianThreshold#corrected-all-n"]
+    res = check(c, certify=True)
+    assert res.verdict == "holds" and res.certified
+    from proofs.claims import Instance
+    for key in OPENDP_STATED:
+        scale, T, L = key
+        comps = _all_counts(_stated)(Instance(None, None, {"scale": scale, "T": T, "L": L}))
+        mass = comps[0].lhs
+        assert mass.a > comps[0].rhs.b  # the stated delta is below the release mass: the first condition fails
+        with mpmath.workdps(60):
+            released = 1 - (1 - dg_tail(scale, T - 1)) ** L
+            tol = mpmath.mpf(10) ** -45
+            assert mpmath.mpf(mass.a) - tol <= released <= mpmath.mpf(mass.b) + tol
