@@ -25,6 +25,10 @@ Claims (windows of counts under ``delta:L``; :class:`DiscreteGaussianThreshold` 
   auditor re-reads them from the installed library: ``dpverify.auditor.partition_zcdp``): **violated**;
 * ``#corrected`` -- the same rho with the tail taken one count lower (``Pr[N(0, sigma^2) > T - 2]``, which bounds
   ``Pr[X >= T - 1]`` by CKS20 Prop. 25): holds (certificate);
+* ``#corrected-all-n`` -- the corrected claim for EVERY count vector: events ``E`` = everything, ``E'`` = no key
+  absent from the neighbour released (``Pr[E'] = (1 - p(1))^k``, ``k <= L`` new keys of count 1), and on them both key
+  sets are post-processings of at most L discrete-Gaussian counts moved by one (``L / (2 sigma^2)``-zCDP): two
+  comparisons, both certified, are the whole proof;
 * ``#rho-halved`` -- the corrected claim with rho halved (power check of the divergence part): violated.
 """
 
