@@ -184,5 +184,91 @@ def test_scope():
     mech = StableTopSet(j=1, eps=1, delta=F(1, 10))
     assert astab_model(mech, "delta:2")[0] is None and "add-remove and linf" in astab_model(mech, "delta:2")[1]
     assert astab_model(object(), "add-remove") == (None, "")
-    res = certify("CWGM20.Thm3.2")
-    assert res.verdict == OUT_OF_SCOPE
+
+
+# -- TS (Top Stable, CWGM20 Alg. 3) with small kbar ------------------------------------------------------------------
+
+from dpverify.universal.laplace_topstable import INF, certify_points as ts_certify, law, pair_bound, tau, ts_model  # noqa: E402
+from mechanisms.core import BOT  # noqa: E402
+from mechanisms.mutants.stability import TopStableHalvedQueryNoise  # noqa: E402
+from mechanisms.stability.astab import top_set  # noqa: E402
+from mechanisms.stability.top_stable import TopStable  # noqa: E402
+
+TS1 = {"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10)}
+
+
+def _positions(mech, h):
+    """The exact law of TS summed by transcript position (number of ⊥ before the set; None: all fail)."""
+    out = {}
+    for o, p in mech.distribution(h, interval=True).items():
+        pos = None if all(x == BOT for x in o) else len(o) - 1
+        out[pos] = out.get(pos, 0) + p
+    return out
+
+
+def _ts_flips(mech, h, h2):
+    return tuple(top_set(h, i) != top_set(h2, i) for i in range(mech.kbar, 0, -1))
+
+
+def test_ts_law_contains_the_mechanism_law_and_truncation_is_within_its_tail():
+    mech = TopStable(**TS1)
+    model, _ = ts_model(mech, "add-remove")
+    rng = random.Random(8)
+    for _ in range(8):
+        h = tuple(rng.randrange(0, 40) for _ in range(rng.randrange(2, 5)))
+        L, exact = law(model, tuple(mech.queries(h))), _positions(mech, h)
+        assert set(L) == set(exact)   # both enclose the same number: they must meet
+        assert all(L[p].a <= exact[p].b and exact[p].a <= L[p].b for p in exact)
+    # truncation: a gap >= N + 1 replaced by +inf moves the law by at most tau(N) in total variation
+    n = 20
+    for q in [(25, 3), (40, 0), (2, 30), (21, 21)]:
+        full = law(model, q)
+        trunc = law(model, tuple(INF if x > n else x for x in q))
+        with ivprec(160):
+            tv = sum((abs(full.get(p, 0) - trunc.get(p, 0)) for p in set(full) | set(trunc)), mpmath.iv.mpf(0)) / 2
+            assert (tv - sum(1 for x in q if x > n) * tau(model, n)).a <= 0
+
+
+@pytest.mark.parametrize("params", [TS1, {"k": 2, "kbar": 2, "eps": 2, "delta": F(1, 5)}])
+def test_ts_random_long_large_pairs_are_bounded_by_their_reduced_pair(params):
+    mech = TopStable(**params)
+    model, _ = ts_model(mech, "add-remove")
+    rng = random.Random(32)
+    eps = F(params["eps"])
+    for trial in range(25):
+        d = rng.randrange(params["kbar"], 8)
+        base = rng.choice([10, 10**4, 10**8])
+        h = tuple(max(0, base + rng.choice([0, 0, 1, -1, 2, 5, 30, rng.randrange(-base, base)])) for _ in range(d))
+        e = rng.choice(_moves(d, "add-remove"))
+        h2 = tuple(a + b for a, b in zip(h, e, strict=True))
+        if min(h2) < 0:
+            h, h2 = tuple(x + 1 for x in h2), tuple(x + 1 for x in h)
+        q, q2, fl = tuple(mech.queries(h)), tuple(mech.queries(h2)), _ts_flips(mech, h, h2)
+        assert all(abs(a - b) <= 1 and min(a, b) >= -1 for a, b in zip(q, q2, strict=True)), (h, h2)
+        assert all(not f or (a <= 0 and b <= 0) for a, b, f in zip(q, q2, fl, strict=True)), (h, h2)
+        allowed = tuple(a <= 0 and b <= 0 for a, b in zip(q, q2, strict=True))
+        bound = pair_bound(model, q, q2, allowed, eps)
+        assert bound.b >= _exact_delta(mech, h, h2, eps).a, (trial, h, h2)
+
+
+def test_ts_first_ledger_sets_hold_for_all_counts():
+    for params in (TS1, {"k": 2, "kbar": 2, "eps": 2, "delta": F(1, 5)}):
+        res = certify("CWGM20.Thm3.2", params)
+        assert res.verdict == HOLDS and res.lengths == "all", res.to_json()
+
+
+@pytest.mark.parametrize("mech,eps,delta", [
+    (TopStable(**TS1, threshold="zero"), F(1), F(1, 10)),
+    (TopStableHalvedQueryNoise(k=1, kbar=2, eps=3, delta=F(1, 10**6)), F(3), F(1, 10**6)),
+])
+def test_ts_mutants_refuted_with_rechecked_integer_witnesses(mech, eps, delta):
+    model, _ = ts_model(mech, "add-remove")
+    run = ts_certify(model, [(eps, delta)])
+    assert run.witness is not None
+    assert _above(_exact_delta(mech, run.witness.h, run.witness.h_prime, eps), delta)
+
+
+def test_ts_scope():
+    assert certify("CWGM20.Thm3.2#mutant-gap-to-bottom").verdict == OUT_OF_SCOPE
+    assert "eps_EM" in certify("CWGM20.Thm3.2#em").reason
+    assert certify("CWGM20.Thm3.2#mutant-zero-threshold").verdict == VIOLATED
