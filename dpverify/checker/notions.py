@@ -141,6 +141,8 @@ def _event_refutation(lr: Any, r: Any, delta: Any) -> tuple[Any, list[Any], Any,
     (outcomes impossible under Q first): ``(check, S, a, b)`` of the first prefix that refutes, else None."""
     ctx = lr.ctx
     one = ctx.mpf(1)
+    if not _point_iv(mpmath.mp, delta, "b") < 1:  # delta >= 1 bounds nothing: no outcome set can refute
+        return None
     order = [(o, p, ctx.mpf(0)) for o, p in lr.only_p]
     order += [(o, p, q) for o, p, q, _ in sorted(lr.common, key=lambda t: -_point_iv(mpmath.mp, t[3], "b"))]
     sp, sq, seen = ctx.mpf(0), ctx.mpf(0), []

@@ -244,3 +244,17 @@ def test_all_counts_proof_holds_for_the_corrected_claim_and_fails_on_the_stated_
             released = 1 - (1 - dg_tail(scale, T - 1)) ** L
             tol = mpmath.mpf(10) ** -45
             assert mpmath.mpf(mass.a) - tol <= released <= mpmath.mpf(mass.b) + tol
+
+
+def test_delta_one_bounds_nothing_and_mp_mode_is_not_certified():
+    P = _iv_law({"a": Fraction(1, 2), "b": Fraction(1, 2)})
+    Q = _iv_law({"a": Fraction(1, 10), "b": Fraction(9, 10)})
+    ev = approx_zcdp_direction(P, Q, Fraction(1, 100), Fraction(1), interval=True)
+    assert "violated" not in _status(ev)
+    c = PrivacyClaim(id="T.approx", title="t", source="BS16", statement="s", code="c", relation="delta:L",
+                     domain=Domain(d=1, max_count=2, relation="delta:L", params=({"scale": 1, "T": 3, "L": 1},)),
+                     mechanism=lambda p: DiscreteGaussianThreshold(p["scale"], p["T"]),
+                     points=lambda p: [(Fraction(1, 2), Fraction(1, 100))], notion="approx-zcdp", approx_events="bs16")
+    res = check(c)  # mp laws: a verdict, never certified
+    assert res.verdict == "violated" and not res.certified
+    assert check(c, certify=True).certified
