@@ -59,6 +59,12 @@ def test_gaussian_values_show_no_violation():
     assert not r.refutes and r.exact_event_eps is not None and r.eps_lower_bound <= r.exact_event_eps
 
 
+def test_under_noised_gaussian_values_are_refuted():
+    bad = ThresholdValues("gaussian", 1, "1/100000", value_noise_factor="1/2")
+    r = AV.audit_values(AV.ours(bad), samples=SAMPLES, seed=SEED)
+    assert r.refutes and r.exact_event_eps is not None and r.exact_event_eps >= r.eps_lower_bound > 1, r.as_json()
+
+
 def test_a_key_set_release_is_refused():
     with pytest.raises(InvalidParameter, match="release='keys' must be 'values'"):
         AV.ours(ThresholdValues("laplace", 1, "1/1000", release="keys"))
