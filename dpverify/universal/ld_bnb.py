@@ -26,7 +26,7 @@ from dpverify.checker.profile import pair_profile
 
 from . import fiv
 from .ld_law import LawModel, compile_structure, deltas, evaluate
-from .ld_structures import structures
+from .ld_structures import law_signature, structures
 from .result import Witness
 
 __all__ = ["Search", "run"]
@@ -40,7 +40,8 @@ TRIAL_AFTER = 40
 class Search:
     """The state and the figures of one run over all structures."""
 
-    structures: int = 0
+    structures: int = 0  #: structures decided (one per law class, :func:`~.ld_structures.law_signature`)
+    merged: int = 0  #: structures whose pair of laws equals an earlier one's (same delta function): not re-decided
     boxes: int = 0
     exact_checks: int = 0
     witness: Witness | None = None
@@ -196,9 +197,15 @@ def run(model: LawModel, points: Sequence[tuple[Any, Any]], mech: Any, *, second
     bnb = _BranchAndBound(model, points, mech, first_violation)
     st = bnb.st
     t0 = time.monotonic()
+    seen: set = set()
     for s in structures(model.kbar):
         if e_cap is not None and sum(s.e) > e_cap:
             continue
+        sig = law_signature(s)  # the cap first: a class is decided once, by a member within the cap
+        if sig in seen:
+            st.merged += 1
+            continue
+        seen.add(sig)
         st.structures += 1
         stop = bnb.structure(s, t0, seconds, max_boxes)
         if stop == "violation":

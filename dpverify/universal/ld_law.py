@@ -27,7 +27,7 @@ import mpmath
 from . import fiv
 from .ld_structures import Structure
 
-__all__ = ["LawModel", "Compiled", "compile_structure"]
+__all__ = ["LawModel", "Compiled", "compile_structure", "evaluate", "evaluate_reference", "deltas"]
 
 
 @dataclass(frozen=True)
@@ -124,6 +124,7 @@ class Compiled:
     model: LawModel
     nodes: list
     variables: tuple[int, ...]
+    program: Any = None  #: the flattened form of ``nodes`` (:func:`_program`), built on first :func:`evaluate`
 
 
 def compile_structure(s: Structure, model: LawModel) -> Compiled:
@@ -189,8 +190,11 @@ def _val(key, xs, inv, K, cache):
     return v
 
 
-def evaluate(comp: Compiled, xs: dict, K: dict) -> tuple[list, tuple, tuple]:
-    """Enclosures on the box (``xs[v]`` = the interval of ``x_v``): ``terms`` = ``[(P, Q, R)]`` over the outcomes
+def evaluate_reference(comp: Compiled, xs: dict, K: dict) -> tuple[list, tuple, tuple]:
+    """The tree-walking form of :func:`evaluate` (same operations in the same order, so the same floats): kept as
+    the readable definition the fast form is tested against.
+
+    Enclosures on the box (``xs[v]`` = the interval of ``x_v``): ``terms`` = ``[(P, Q, R)]`` over the outcomes
     both laws give, and the masses ``P`` of outcomes h' cannot give and ``Q`` of those h cannot give.
 
     A stage probability is ``1 / (1 + sum_j w_j / w_o)``: every ratio ``w_j / w_o`` is a monomial in the
@@ -266,21 +270,235 @@ def deltas(terms: list, badP: tuple, badQ: tuple, Ep: tuple) -> tuple[tuple, tup
     """``(delta_{h->h'}, delta_{h'->h})`` at ``e^eps' in Ep`` as enclosures.
 
     Each term ``(P - E' Q)_+`` is enclosed twice, as ``Q (R - E')_+`` and as ``P (1 - E'/R)_+`` (equal at every
-    point; on a box the two enclosures lose different dependencies), and the intersection is kept."""
+    point; on a box the two enclosures lose different dependencies), and the intersection is kept.
+
+    **Upper ends with the total mass.**  On a wide box the upper ends of the ``Q(o)`` (or ``P(o)``) sum far above
+    1, which the per-term sum ignores.  Both laws are probability distributions: the terms and the mass of the
+    outcomes the other law cannot give (``badQ`` for Q, ``badP`` for P) sum to exactly 1.  So
+    ``sum_o Q(o) r_o`` (``r_o`` the upper end of ``(R(o) - E')_+``) is at most the value of the linear programme
+    max ``sum m_o r_o`` over ``m_o in [Q_lo(o), Q_hi(o)]`` with ``sum m <= 1 - (the lower ends of the rest)``,
+    which the greedy fill in decreasing ``r`` solves (:func:`_lp_upper`); likewise with ``P`` and
+    ``(1 - E'/R)_+`` (``badP`` enters that programme with coefficient 1).  The upper end kept is the least of the
+    three bounds (each one encloses the exact value); the lower end is the per-term one."""
     dPQ, dQP = badP, badQ
     inf = math.inf
+    nx = math.nextafter
+    lowP = max(badP[0], 0.0)
+    lowQ = max(badQ[0], 0.0)
+    iq_pq: list = []  # (lo, hi, r) of the Q-form of delta_{h->h'}
+    ip_pq: list = [(lowP, badP[1], 1.0)]  # ... of its P-form (the mass h' cannot give counts fully)
+    ip_qp: list = []
+    iq_qp: list = [(lowQ, badQ[1], 1.0)]
     for P, Q, R in terms:
+        p0, q0 = max(P[0], 0.0), max(Q[0], 0.0)
+        lowP = nx(lowP + p0, -inf)
+        lowQ = nx(lowQ + q0, -inf)
         hi = fiv.up(R[1] - Ep[0])
         if hi > 0:
             lo = max(fiv.dn(R[0] - Ep[1]), 0.0)
             a = fiv.mul(Q, (lo, hi))
             blo = max(fiv.dn(1.0 - fiv.up(Ep[1] / R[0])), 0.0) if R[0] > 0 else 0.0
-            b = fiv.mul(P, (blo, max(fiv.up(1.0 - fiv.dn(Ep[0] / R[1])), 0.0)))
+            bhi = max(fiv.up(1.0 - fiv.dn(Ep[0] / R[1])), 0.0)
+            b = fiv.mul(P, (blo, bhi))
             dPQ = fiv.add(dPQ, (max(a[0], b[0]), min(a[1], b[1])))
+            iq_pq.append((q0, Q[1], hi))
+            ip_pq.append((p0, P[1], bhi))
         hi = fiv.up(fiv.up(1.0 / R[0]) - Ep[0]) if R[0] > 0 else inf
         if hi > 0:
             lo = max(fiv.dn(fiv.dn(1.0 / R[1]) - Ep[1]) if R[1] < inf else 0.0, 0.0)
             a = fiv.mul(P, (lo, hi)) if hi < inf else (0.0, inf)
-            b = fiv.mul(Q, (max(fiv.dn(1.0 - fiv.up(Ep[1] * R[1])), 0.0), max(fiv.up(1.0 - fiv.dn(Ep[0] * R[0])), 0.0)))
+            bhi = max(fiv.up(1.0 - fiv.dn(Ep[0] * R[0])), 0.0)
+            b = fiv.mul(Q, (max(fiv.dn(1.0 - fiv.up(Ep[1] * R[1])), 0.0), bhi))
             dQP = fiv.add(dQP, (max(a[0], b[0]), min(a[1], b[1])))
-    return dPQ, dQP
+            ip_qp.append((p0, P[1], hi))
+            iq_qp.append((q0, Q[1], bhi))
+    up_pq = min(dPQ[1], fiv.up(badP[1] + _lp_upper(iq_pq, lowQ)), _lp_upper(ip_pq, lowP))
+    up_qp = min(dQP[1], fiv.up(badQ[1] + _lp_upper(ip_qp, lowP)), _lp_upper(iq_qp, lowQ))
+    return (dPQ[0], max(up_pq, dPQ[0])), (dQP[0], max(up_qp, dQP[0]))
+
+
+def _lp_upper(items: list, low_total: float) -> float:
+    """An upper bound of ``sum_o m_o r_o`` over masses ``m_o in [lo_o, hi_o]`` (``items`` = ``(lo_o, hi_o, r_o)``,
+    ``lo_o, r_o >= 0``) whose total with the other masses of the distribution is 1, ``low_total`` a lower bound of
+    the sum of ALL lower ends (these and the others').  The masses start at their lower ends; the budget
+    ``B >= 1 - low_total`` goes to the largest ``r`` first.  Rounding: ``B`` and every added gap are kept as upper
+    bounds, so the prefix sums of the fill are at least ``min(B, gaps so far)`` -- the exact greedy optimum's --
+    and every product and sum is rounded up, hence an upper bound of the programme's value, which bounds the
+    true sum (the true masses are a feasible point)."""
+    nx, inf = math.nextafter, math.inf
+    val = 0.0
+    for lo, _, r in items:
+        if r == inf:
+            return inf
+        if lo > 0 and r > 0:
+            val = nx(val + nx(lo * r, inf), inf)
+    B = nx(1.0 - low_total, inf)
+    for lo, hi, r in sorted(items, key=lambda t: -t[2]):
+        if B <= 0 or r <= 0:
+            break
+        g = min(nx(hi - lo, inf), B)
+        if g > 0:
+            val = nx(val + nx(g * r, inf), inf)
+            B = nx(B - g, inf)
+    return val
+
+
+@dataclass
+class _Program:
+    """``nodes`` flattened: every distinct ratio key and every distinct key sum numbered once, the nodes in
+    preorder with their operands as indices (nodes with the same remaining items share their stage sums)."""
+
+    keys: list  # (c, ups, downs, cp)
+    sums: list  # tuples of key indices
+    probs: list  # sum indices whose 1 / (1 + sum) is used
+    nodes: list  # per node: see _program
+
+
+def _program(comp: Compiled) -> _Program:
+    key_ix: dict = {}
+    sum_ix: dict = {}
+    probs: dict = {}
+
+    def k(key):
+        if key not in key_ix:
+            key_ix[key] = len(key_ix)
+        return key_ix[key]
+
+    def sm(keys):
+        t = tuple(k(x) for x in keys)
+        if t not in sum_ix:
+            sum_ix[t] = len(sum_ix)
+        return sum_ix[t]
+
+    def pr(keys):
+        i = sm(keys)
+        probs.setdefault(i, None)
+        return i
+
+    out: list[tuple] = []
+    for nd in comp.nodes:
+        if nd["full"]:
+            out.append((True,) + (None,) * 9)
+            continue
+        sA, sB, al = nd["sA"], nd["sB"], nd["alpha"]
+        if nd["all_A"]:
+            rkind, rdata = 1, None
+        elif nd["group"] is None:
+            rkind, rdata = 0, None
+        else:
+            num, rest = nd["group"]
+            rkind, rdata = 2, (sm(num), sm(rest))
+        xi = None if nd["xi"] is None else (sm(nd["xi"][0]), sm(nd["xi"][1]))
+        piY = None if nd["piY"] is None else (sm(nd["piY"][0]), sm(nd["piY"][1]))
+        bot = (pr(sA[None]), pr(sB[None]), al[None])
+        badP = tuple(pr(sA[j]) for j in nd["bad_P"])
+        badQ = tuple(pr(sB[j]) for j in nd["bad_Q"])
+        kids = tuple((c, pr(sA[o]), pr(sB[o]), al[o]) for o, c in nd["children"])
+        out.append((False, rkind, rdata, xi, piY, bot, badP, badQ, kids, None))
+    keys = [None] * len(key_ix)
+    for key, i in key_ix.items():
+        keys[i] = key
+    sums = [None] * len(sum_ix)
+    for t, i in sum_ix.items():
+        sums[i] = t
+    return _Program(keys, sums, list(probs), out)
+
+
+def evaluate(comp: Compiled, xs: dict, K: dict) -> tuple[list, tuple, tuple]:
+    """The enclosures of :func:`evaluate_reference` (its docstring says what they are), computed from the
+    flattened program with the outward-rounded float operations of :mod:`~dpverify.universal.fiv` written inline:
+    every distinct ratio monomial, key sum and stage probability once per box, the same operations in the same
+    order on each, so the result is the reference's, float for float (tested)."""
+    prog = comp.program
+    if prog is None:
+        prog = comp.program = _program(comp)
+    nx, INF = math.nextafter, math.inf
+    NINF = -INF
+    Epow, epow, Cc, Ci, Em1, E = K["Epow"], K["epow"], K["C"], K["Cinv"], K["Em1"], K["E"]
+    inv = {}
+    for v, x in xs.items():
+        a = 1.0 / x[1] if x[1] > 0 else INF
+        b = INF if x[0] == 0 else nx(1.0 / x[0], INF)
+        inv[v] = (nx(a, NINF) if a not in (0.0, INF) else a, b)
+    kv = []
+    for c, ups, downs, cp in prog.keys:
+        v = Epow.get(-c) or epow(-c)
+        lo, hi = v
+        for j in ups:
+            b0, b1 = inv[j]
+            lo = lo * b0
+            lo = nx(lo, NINF) if lo > 0 else 0.0
+            hi = nx(hi * b1, INF)
+        for j in downs:
+            b0, b1 = xs[j]
+            lo = lo * b0
+            lo = nx(lo, NINF) if lo > 0 else 0.0
+            hi = nx(hi * b1, INF)
+        if cp == 1:
+            lo = lo * Cc[0]
+            lo = nx(lo, NINF) if lo > 0 else 0.0
+            hi = nx(hi * Cc[1], INF)
+        elif cp == -1:
+            lo = lo * Ci[0]
+            lo = nx(lo, NINF) if lo > 0 else 0.0
+            hi = nx(hi * Ci[1], INF)
+        kv.append((lo, hi))
+    sv = []
+    for t in prog.sums:
+        lo = hi = 0.0
+        for i in t:
+            a, b = kv[i]
+            lo += a
+            hi += b
+        w = 2.3e-16 * (len(t) + 1)
+        sv.append((nx(lo * (1.0 - w), NINF) if lo > 0 else 0.0, nx(hi * (1.0 + w), INF)))
+    pv = {}
+    for i in prog.probs:
+        S0, S1 = sv[i]
+        lo = 1.0 / nx(1.0 + S1, INF) if S1 < INF else 0.0
+        pv[i] = (nx(lo, NINF) if lo > 0 else 0.0, min(1.0, nx(1.0 / nx(1.0 + S0, NINF), INF)))
+    terms: list = []
+    bP0 = bP1 = bQ0 = bQ1 = 0.0
+    nodes = prog.nodes
+    state: list = [None] * len(nodes)
+    state[0] = ((1.0, 1.0), (1.0, 1.0), (1.0, 1.0))
+
+    def mul(a, b):
+        lo = a[0] * b[0]
+        return (nx(lo, NINF) if lo > 0 else 0.0, nx(a[1] * b[1], INF))
+
+    for i, nd in enumerate(nodes):
+        P, Q, R = state[i]
+        if nd[0]:
+            terms.append((P, Q, R))
+            continue
+        _, rkind, rdata, xi, piY, bot, badP, badQ, kids, _ = nd
+        if rkind == 1:
+            ratio = E
+        elif rkind == 0:
+            ratio = (1.0, 1.0)
+        else:
+            nm = sv[rdata[0]]
+            piA = fiv.share((nx(1.0 + nm[0], NINF), nx(1.0 + nm[1], INF)), sv[rdata[1]])
+            g = mul(Em1, piA)
+            ratio = (nx(1.0 + g[0], NINF), nx(1.0 + g[1], INF))
+        if xi is not None:
+            xsum, ss = sv[xi[0]], sv[xi[1]]
+            x = (nx(xsum[0] / nx(1.0 + ss[1], INF), NINF) if ss[1] < INF else 0.0, nx(xsum[1] / nx(1.0 + ss[0], NINF), INF))
+            ratio = (nx(ratio[0] + x[0], NINF), nx(ratio[1] + x[1], INF))
+        if piY is not None:
+            nm = sv[piY[0]]
+            py = fiv.share((nx(1.0 + nm[0], NINF), nx(1.0 + nm[1], INF)), sv[piY[1]])
+            ratio = (max(nx(ratio[0] - py[1], NINF), 0.0), nx(ratio[1] - py[0], INF))
+        Rr = mul(R, ratio)
+        pa, pb, a = bot
+        terms.append((mul(P, pv[pa]), mul(Q, pv[pb]), mul(Rr, Epow[a])))
+        for j in badP:
+            t = mul(P, pv[j])
+            bP0, bP1 = nx(bP0 + t[0], NINF), nx(bP1 + t[1], INF)
+        for j in badQ:
+            t = mul(Q, pv[j])
+            bQ0, bQ1 = nx(bQ0 + t[0], NINF), nx(bQ1 + t[1], INF)
+        for c, pa, pb, a in kids:
+            state[c] = (mul(P, pv[pa]), mul(Q, pv[pb]), mul(Rr, Epow[a]))
+    return terms, (bP0, bP1), (bQ0, bQ1)

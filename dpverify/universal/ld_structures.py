@@ -36,7 +36,7 @@ from typing import Iterator, Sequence
 
 from mechanisms.core import sorted_items
 
-__all__ = ["VAR", "Structure", "structures", "reduce_pair", "order_of"]
+__all__ = ["VAR", "Structure", "structures", "reduce_pair", "order_of", "law_signature"]
 
 VAR = "V"  #: a continuous gap, integer values 2..inf
 
@@ -210,6 +210,30 @@ def reduce_pair(h: Sequence[int], h2: Sequence[int], kbar: int) -> tuple[tuple[i
 def signature(s: Structure) -> tuple:
     """What fixes both laws of a structure (see :func:`structures`, ``unique``)."""
     return (s.forms, s.e, frozenset(s.order2[: s.kbar]), s.forms2()[s.order2[s.kbar]])
+
+
+def law_signature(s: Structure) -> tuple:
+    """What fixes the PAIR OF LAWS of a structure up to a relabelling that leaves ``delta(eps)`` unchanged --
+    coarser than :func:`signature`, so structures with equal law signatures need to be decided only once.
+
+    Proof.  The law of h reads its top kbar+1 items: the forms of h-ranks ``0..kbar`` (``forms[:kbar+1]``; the
+    domain is ranks ``0..kbar-1``, the threshold rank kbar; StrictLimitDom's domain is a function of the same
+    forms).  The law of h' reads the SET ``d^kbar(h')`` with the forms in h' of its items and the h'-form of its
+    (kbar+1)-th item.  Of the items of ``d^kbar(h')``: those of h-rank < kbar are outputs of both laws, so their
+    labels matter and they are kept as ``(label, form in h')``; the others (h-rank >= kbar: h's threshold item or
+    outsiders) are never output by the law of h, so a relabelling ``sigma`` of the items of h-rank >= kbar
+    leaves the law of h unchanged and maps the law of h' to the law of ``sigma h'``; ``delta`` of ``(P, Q)``
+    equals ``delta`` of ``(sigma P, sigma Q) = (P, sigma Q)`` (a bijection of outcomes), so only the multiset of
+    their h'-forms matters.  Nothing else enters either law: not the ``e`` of an item leaving ``d^kbar(h')``
+    (its h'-count is read by neither law), not the labels of h''s threshold item.  The forms are symbolic in the
+    same variable gaps with the same ranges ``[2, inf]``, so equal signatures give equal ``delta`` functions of
+    the gaps -- at every point, infinite gaps included."""
+    kb = s.kbar
+    f2 = s.forms2()
+    dom2 = s.order2[:kb]
+    inside = frozenset((j, f2[j]) for j in dom2 if j < kb)
+    outside = tuple(sorted(f2[j] for j in dom2 if j >= kb))
+    return (s.forms[: kb + 1], inside, outside, f2[s.order2[kb]])
 
 
 def locate(h: Sequence[int], h2: Sequence[int], kbar: int) -> tuple[tuple, dict]:

@@ -11,6 +11,7 @@ agrees wherever both decide; the scope says out-of-scope rather than pass.
 from __future__ import annotations
 
 import json
+import math
 import random
 from fractions import Fraction as F
 
@@ -25,8 +26,8 @@ from dpverify.universal import fiv
 from dpverify.universal.result import HOLDS, OUT_OF_SCOPE, VIOLATED
 from dpverify.universal.api import universal_eps
 from dpverify.universal.ld_bnb import _exp_iv, run
-from dpverify.universal.ld_law import LawModel, compile_structure, deltas, evaluate
-from dpverify.universal.ld_structures import VAR, locate, reduce_pair, signature, structures
+from dpverify.universal.ld_law import LawModel, _lp_upper, compile_structure, deltas, evaluate, evaluate_reference
+from dpverify.universal.ld_structures import VAR, law_signature, locate, reduce_pair, signature, structures
 from mechanisms.limited_domain.gumbel import LimitDom, StrictLimitDom
 from mechanisms.mutants.basic import LimitDomThresholdMutant
 
@@ -247,3 +248,122 @@ def test_constants_that_underflow_in_doubles_stay_enclosed():
     assert lo == 0.0 and hi > 0.0
     lo, hi = const(mpmath.iv.mpf(-mpmath.mpf(10) ** -400))
     assert lo < 0.0 and hi <= 0.0
+
+
+# --- the fast forms of the branch and bound: tested against their definitions ------------------------------------
+
+
+def _random_box(rng, K, variables):
+    """x-intervals of a random integer box per variable gap: [a, b] with b = a, a + small, a + large or inf."""
+    box, xs = {}, {}
+    for v in variables:
+        a = rng.choice([2, 3, 4, 6, 9, 15, 30, 80, 300])
+        b = rng.choice([a, a + 1, a + 3, a + 20, a + 200, math.inf])
+        box[v] = (a, b)
+        xs[v] = (fiv.exp_neg(K["eps"], b)[0], fiv.exp_neg(K["eps"], a)[1])
+    return box, xs
+
+
+@pytest.mark.parametrize("k,kbar,eps,strict", [(2, 2, 1, False), (3, 3, F(1, 10), False), (2, 3, F(1, 10), True),
+                                               (3, 4, F(1, 10), False), (1, 4, 1, True)])
+def test_the_flattened_evaluation_is_the_tree_walk_float_for_float(k, kbar, eps, strict):
+    """:func:`evaluate` (flattened, shared stage sums, inlined rounding) returns exactly the floats of
+    :func:`evaluate_reference` (the tree walk) on random boxes, infinite gaps included."""
+    model = LawModel(k, kbar, F(eps), 1, F(kbar) / MICRO, strict=strict)
+    K = model.consts()
+    rng = random.Random(100 * k + kbar)
+    for s in rng.sample(list(structures(kbar)), 60):
+        comp = compile_structure(s, model)
+        for _ in range(3):
+            _, xs = _random_box(rng, K, comp.variables)
+            assert evaluate(comp, xs, K) == evaluate_reference(comp, xs, K), (s, xs)
+
+
+@pytest.mark.parametrize("k,kbar,eps,strict", [(2, 2, 1, False), (1, 2, F(1, 10), False), (3, 3, F(1, 10), False),
+                                               (2, 3, F(1, 2), True), (3, 4, F(1, 10), False)])
+def test_wide_box_enclosures_contain_the_exact_delta_at_integer_points_inside(k, kbar, eps, strict):
+    """The upper ends with the total mass (linear programme over the term masses): on random WIDE boxes the
+    enclosure of both deltas contains the exact law's deltas at random integer points of the box (its corners,
+    far points, 10**4 for an infinite end) -- at several eps', small (large deltas) and large."""
+    if strict:
+        mech, model = StrictLimitDom(k, kbar, eps, MICRO), LawModel(k, kbar, F(eps), 1, F(kbar) / MICRO, strict=True)
+    else:
+        mech, model = LimitDom(k, kbar, eps, MICRO), _model(k, kbar, eps, MICRO)
+    K = model.consts()
+    rng = random.Random(31 * k + kbar)
+    S = [s for s in structures(kbar) if s.variables]
+    for s in rng.sample(S, min(20, len(S))):
+        comp = compile_structure(s, model)
+        box, xs = _random_box(rng, K, comp.variables)
+        out = evaluate(comp, xs, K)
+        for _ in range(2):
+            gaps = {v: rng.choice([a, a if b == math.inf else b, a + 1 if b > a else a,
+                                   10**4 if b == math.inf else rng.randint(a, int(b))]) for v, (a, b) in box.items()}
+            h, h2 = s.histograms([gaps.get(v, 0) for v in range(kbar)])
+            for epsp in (F(1, 50), F(k) * F(eps) / 2, F(k) * F(eps)):
+                dPQ, dQP = deltas(*out, _exp_iv(epsp))
+                a, b = _exact_deltas(mech, h, h2, epsp)
+                assert _inside(dPQ, a) and _inside(dQP, b), (s, box, gaps, epsp, dPQ, a, dQP, b)
+
+
+def test_the_linear_programme_bound_is_at_least_every_feasible_point_and_the_exact_optimum():
+    """:func:`~dpverify.universal.ld_law._lp_upper` against the exact greedy optimum in rationals and against random
+    feasible mass vectors (masses in their intervals, total 1 with the rest)."""
+    rng = random.Random(5)
+    for _ in range(300):
+        n = rng.randint(1, 7)
+        items = []
+        for _ in range(n):
+            lo = F(rng.randint(0, 30), 100)
+            hi = lo + F(rng.randint(0, 60), 100)
+            r = F(rng.choice([0, rng.randint(1, 400)]), 100)
+            items.append((lo, hi, r))
+        rest = F(rng.randint(0, 20), 100)  # the lower end of the masses outside the items
+        low_total = rest + sum(lo for lo, _, _ in items)
+        if low_total > 1:
+            continue
+        B, best = 1 - low_total, sum(lo * r for lo, _, r in items)
+        for lo, hi, r in sorted(items, key=lambda t: -t[2]):
+            g = min(hi - lo, B)
+            best, B = best + g * r, B - g
+        fl = [(float(lo), float(hi), float(r)) for lo, hi, r in items]
+        assert _lp_upper(fl, float(low_total) * (1 - 1e-15)) >= best
+        for _ in range(5):  # a random feasible point is below the optimum
+            m = [lo + (hi - lo) * F(rng.randint(0, 10), 10) for lo, hi, _ in items]
+            if sum(m) + rest <= 1:
+                assert sum(x * r for x, (_, _, r) in zip(m, items, strict=True)) <= best
+    assert _lp_upper([(0.0, 0.5, math.inf)], 0.0) == math.inf
+
+
+@pytest.mark.parametrize("kbar", [1, 2, 3])
+def test_structures_with_one_law_signature_have_one_delta_function(kbar):
+    """The branch and bound decides one structure per :func:`law_signature`: every other member of a class has the
+    same exact deltas (the mechanism's own law on the concrete histograms) at random gaps, in both directions."""
+    k = min(2, kbar)
+    mech = LimitDom(k, kbar, F(1, 2), MICRO)
+    classes: dict = {}
+    for s in structures(kbar):
+        classes.setdefault(law_signature(s), []).append(s)
+    multi = [c for c in classes.values() if len(c) > 1]
+    assert multi and len(classes) < sum(len(c) for c in classes.values())
+    rng = random.Random(kbar)
+    for members in rng.sample(multi, min(25, len(multi))):
+        gaps = [rng.choice([2, 3, 9, 40]) for _ in range(kbar)]
+        ref = None
+        for s in members:
+            h, h2 = s.histograms(gaps)
+            got = tuple(float(x) for e in (F(1, 10), F(1), F(2)) for x in _exact_deltas(mech, h, h2, e))
+            if ref is None:
+                ref = got
+            assert got == pytest.approx(ref, rel=1e-12, abs=1e-300), (members[0], s, gaps)
+
+
+def test_run_decides_each_law_class_once_and_keeps_the_delta_cap_honest():
+    """``run`` counts merged structures; under ``delta:N`` the cap is applied before merging (a class is decided by
+    a member within the cap), so the capped run still refutes what the capped relation allows."""
+    mech = LimitDom(2, 2, 1, MICRO)
+    st = run(_model(2, 2, 1, MICRO), [(F(2), MICRO)], mech, seconds=60)
+    assert st.witness is None and not st.left and st.merged > 0
+    assert st.structures + st.merged == len(list(structures(2)))
+    capped = run(_model(2, 2, 1, MICRO), [(F(2), MICRO)], mech, seconds=60, e_cap=1)
+    assert capped.structures + capped.merged == sum(1 for s in structures(2) if sum(s.e) <= 1)
