@@ -197,7 +197,8 @@ def _limited_domain(cid: str, claim: Any, p: dict, mech: Any, model: LawModel, c
     scope["lengths_covered"] = f"every length the mechanism accepts (d >= {model.kbar + 1 if model.strict else model.kbar})"
     st = run(model, points, mech, seconds=seconds, e_cap=cap)
     figures: dict[str, Any] = dict(structures=st.structures, boxes=st.boxes, seconds=time.monotonic() - t0)
-    extra = {"expected": claim.expected, "exact_checks": st.exact_checks, "requested_d": d if d is not None else "all",
+    extra = {"expected": claim.expected, "exact_checks": st.exact_checks, "merged": st.merged,
+             "requested_d": d if d is not None else "all",
              "reduction": "items below rank kbar+1 in both h and h' deleted; every length reduces to <= 2kbar+2 items"}
     method = "structures + stagewise-ratio interval branch and bound (float intervals, outward rounding), integer leaves"
     if st.witness is not None:
