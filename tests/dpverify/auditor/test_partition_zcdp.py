@@ -81,3 +81,14 @@ def test_page_rows_and_not_installed(monkeypatch):
     assert rows[0]["version"] and rows[0]["black_box"]["refutes"]
     monkeypatch.setattr(Z, "opendp_version", lambda: None)
     assert Z.page_rows()[0]["verdict"] == "not installed"
+
+
+def test_the_exact_law_is_the_librarys_behaviour():
+    """The model (discrete Gaussian of ``scale``, keep iff n + X >= T) against the measurement's own frequencies at
+    counts around the threshold: within 5 standard errors at 3,000 draws each (unseeded)."""
+    t = Z.OpenDPGaussianThreshold(1.0, 3, 1)
+    for n in (2, 3, 4):
+        draws = 3000
+        freq = sum(1 for _ in range(draws) if t.released([n])) / draws
+        p = float(dg_tail(1.0, 3 - n))
+        assert abs(freq - p) <= 5 * (p * (1 - p) / draws) ** 0.5, (n, freq, p)
