@@ -305,6 +305,12 @@ def _optional_sections(quick: bool) -> list[tuple[str, Callable[[], Any]]]:
     except ImportError:
         pass
     try:
+        from .universal import bench_universal
+
+        secs.append(("universal", partial(bench_universal, quick=quick)))
+    except ImportError:
+        pass
+    try:
         from dpverify.auditor.power import audit_power_benchmark
 
         secs.append(("audit_power", lambda: audit_power_benchmark(runs=3 if quick else 10)))
