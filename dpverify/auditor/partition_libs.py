@@ -33,7 +33,7 @@ from proofs.claims import Domain, PrivacyClaim
 
 from .stats import bonferroni, cp_lower, cp_upper, eps_lower_bound
 
-__all__ = ["FP_RESOLUTION", "LibraryLaw", "KeySetTarget", "crossing", "pydp_strategy", "library_claim", "mutant",
+__all__ = ["FP_RESOLUTION", "LibraryLaw", "KeySetTarget", "PyDPKeySet", "crossing", "pydp_strategy", "library_claim", "mutant",
            "exact_check", "black_box", "classify_ratio", "within_double_rounding", "black_box_replicated",
            "audit_replicates", "REPLICATES", "SIZES", "DOUBLE_ROUNDING", "windows", "one_key_scan", "black_box_delta",
            "OpenDPLaplaceThreshold", "PipelineDPSelect"]
@@ -356,6 +356,17 @@ class KeySetTarget:
 
     def __call__(self, h: Sequence[int]) -> frozenset:
         return frozenset(i for i, n in enumerate(h) if n > 0 and self.lib.should_keep(int(n)))
+
+
+class PyDPKeySet(KeySetTarget):
+    """:class:`KeySetTarget` of python-dp's ``strategy`` built from audit parameters, for the command line::
+
+        dpverify audit dpverify.auditor.partition_libs:PyDPKeySet --param strategy=laplace --param eps=1 \\
+            --param delta=1e-5 --param L=3 --eps 1 --delta 1e-5 --relation delta:3 --d 3
+    """
+
+    def __init__(self, strategy: str = "laplace", eps: Any = 1.0, delta: Any = 1e-5, L: Any = 1):
+        super().__init__(pydp_strategy(str(strategy), float(Fraction(str(eps))), float(Fraction(str(delta))), int(L)))
 
 
 class OpenDPLaplaceThreshold:

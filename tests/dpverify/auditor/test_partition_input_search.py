@@ -130,3 +130,13 @@ def test_replicated_audit_of_an_unseeded_target_states_its_spread():
     assert r["eps_lower_bound"] == max(r["replicate_bounds"]) == r["spread"]["max"]
     assert len(r["pairs"]) == 2 and len(r["verdicts"]) == 2   # each run chooses its pairs on its own draws
     assert r["search"]["critical_points"] == [36, 37]
+
+
+def test_pydp_keyset_is_built_from_command_line_parameters():
+    pytest.importorskip("pydp.algorithms.partition_selection", reason="python-dp not installed: skipped, never passed")
+    from dpverify.auditor import partition_libs as PL
+    from dpverify.auditor.adapters import target_from
+    t = target_from("dpverify.auditor.partition_libs:PyDPKeySet",
+                    params={"strategy": "laplace", "eps": "1", "delta": "1e-5", "L": "3"})
+    assert isinstance(t.obj, PL.PyDPKeySet) and not t.seeded
+    assert PL.library_claim(t.obj.lib) == (1, F(1e-5), 3) and I.critical_points(None, target=t.obj) == [36, 37]
