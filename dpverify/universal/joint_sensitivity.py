@@ -1,4 +1,4 @@
-"""JOINT's utility has add/remove sensitivity 1 for EVERY count (lengths <= 6, exactly), and the generic EM lemma.
+"""JOINT's utility has add/remove sensitivity 1 for EVERY count and EVERY length, and the generic EM lemma.
 
 JOINT (GJMR21 Def. 3 / Lemma 5; the sequences of its ICML 2022 version) is an exponential mechanism ``P(S) = F^{u(h,S)} / Z(h)``,
 ``F = e^{eps/2}``, with ``u(h, S) = -max_i (a_i - b_i)``: ``a_i`` the i-th largest count of h, ``b_i`` the i-th
@@ -9,15 +9,27 @@ GENERIC EM LEMMA.  If ``|u(h,S) - u(h',S)| <= Delta`` for every outcome then ``Z
 non-negative coefficient in ``t = F - 1``) and ``P(S)/Q(S) = F^{u(h,S) - u(h',S)} Z(h')/Z(h) <= F^{2 Delta}``:
 with Delta = 1, ``e^{eps}``.
 
-SENSITIVITY over structures.  With h sorted (u uses count values and is permutation-equivariant), every gap
-``g_l = h_(l-1) - h_(l)`` is 0, 1 or ``>= 2``; a gap ``>= 2`` is kept as a SYMBOL (any value >= 2).  Counts are
-linear forms ``const + sum_l c_l L_l``.  For ``h' = h + v`` (v in {0,1}^d) the order of h' is decided by the
-pattern alone: two counts separated by a symbolic gap differ by at least 2 - 1 > 0 whatever v does.  So the
-order statistics of h' (and inside S) are linear forms, and ``delta_i = (a'_i - b'_i) - (a_i - b_i)`` is
-computed exactly.  If every ``delta_i`` has no symbolic part and lies in ``{-1, 0, 1}`` then
-``max_i (T_i + delta_i) - max_i T_i`` is in ``[-1, 1]`` for EVERY value of the symbols: sensitivity 1 on the
-whole structure, all counts.  Lengths beyond the check: the written argument (order statistics are monotone and
-shift-equivariant, so ``a_i <= a'_i <= a_i + 1``, likewise ``b``), mechanisms/joint/sets.py -- not machine-checked.
+SENSITIVITY FOR EVERY LENGTH (the length-free lemma, :func:`length_free_lemma`).  Add/remove: ``h' = h + v`` with
+``v`` in ``{0, 1}^d`` (or the reverse).  Call a map of integer families *D-stable* when shifting every argument by
+an amount in ``D`` (an integer range ``[lo, hi]``) shifts its value by an amount in ``D``.
+
+* (L1, machine-checked) ``min(x, y)`` and ``max(x, y)`` are D-stable for ``D = {0, 1}`` and ``D = {-1, 0, 1}``: the
+  two values matter only through ``y - x``, and for ``|y - x| > hi - lo`` the order is kept, so the check of
+  ``y - x`` in ``[-(hi - lo) - 1, hi - lo + 1]`` and every pair of shifts is complete (:func:`pair_step`).
+* (L2) By induction on the number of arguments (``min(x_1..x_{n+1}) = min(min(x_1..x_n), x_{n+1})``, and the shift
+  of the inner min is again in ``D`` because ``D`` is an integer range), min and max of ANY finite family are
+  D-stable: the two-element step is all that any length needs.
+* (L3) The i-th largest count is ``a_i(h) = max over i-subsets T of min_{t in T} h_t`` (a finite max of finite
+  mins; brute-forced at lengths <= 6 in the tests), hence ``a_i(h') - a_i(h)`` is in ``{0, 1}``; likewise the i-th
+  largest inside the fixed set S, and for sequences ``b'_i - b_i = v_{s_i}`` in ``{0, 1}``.
+* (L4) ``T_i = a_i - b_i`` therefore moves by an amount in ``{-1, 0, 1}``, and ``u = -max_i T_i`` moves by an amount
+  in ``{-1, 0, 1}`` (L2 with ``D = {-1, 0, 1}``): sensitivity 1 for every d and every count.
+
+The structure check below (gaps 0, 1 or a symbol >= 2, exact linear forms, lengths k..dmax) stays as a cross-check
+of the lemma: counts are linear forms ``const + sum_l c_l L_l``; for ``h' = h + v`` (v in {0,1}^d) the order of h'
+is decided by the pattern alone (two counts separated by a symbolic gap differ by at least 2 - 1 > 0 whatever v
+does), so ``delta_i = (a'_i - b'_i) - (a_i - b_i)`` is computed exactly; every ``delta_i`` without a symbolic part and
+in ``{-1, 0, 1}`` means sensitivity 1 on the whole structure.  The lemma is also tested on random long pairs.
 """
 
 from __future__ import annotations
@@ -32,7 +44,7 @@ from .em_witness import box_witness
 from .result import HOLDS, UNDECIDED, VIOLATED, UniversalResult
 from .stagewise import generic_em_lemma
 
-__all__ = ["sensitivity_structures", "check_sensitivity"]
+__all__ = ["sensitivity_structures", "check_sensitivity", "pair_step", "length_free_lemma"]
 
 SMALL = (0, 1)
 
@@ -87,6 +99,36 @@ def _terms(pattern: tuple, v: tuple, out: tuple, kind: str, d: int) -> list[tupl
     return [_sub(_sub(a2[i], b2[i]), _sub(a[i], b[i])) for i in range(len(out))]
 
 
+def pair_step(shifts: tuple[int, ...], funcs: tuple[Any, ...] = (min, max)) -> tuple[int, tuple | None]:
+    """(L1) ``min`` and ``max`` of two integers are stable under shifts in ``shifts`` (an integer range): every gap
+    ``y - x`` that can matter and every pair of shifts.  ``(cases, first failure or None)``."""
+    lo, hi = min(shifts), max(shifts)
+    if tuple(sorted(set(shifts))) != tuple(range(lo, hi + 1)):
+        raise ValueError(f"shifts={shifts!r} must be an integer range")
+    width = hi - lo
+    n = 0
+    for gap in range(-width - 1, width + 2):
+        x, y = 0, gap
+        for dx in shifts:
+            for dy in shifts:
+                for f in funcs:
+                    n += 1
+                    if not lo <= f(x + dx, y + dy) - f(x, y) <= hi:
+                        return n, (getattr(f, "__name__", "f"), gap, dx, dy)
+    return n, None
+
+
+def length_free_lemma() -> dict[str, Any]:
+    """The machine-checked part of the length-free sensitivity lemma (module docstring): L1 for the two shift
+    ranges it uses; L2-L4 are the written induction.  ``holds`` is True when every case passed."""
+    steps = {name: pair_step(D) for name, D in (("order statistics, shifts {0,1}", (0, 1)),
+                                                 ("rows and their max, shifts {-1,0,1}", (-1, 0, 1)))}
+    return {"holds": all(bad is None for _, bad in steps.values()), "cases": sum(n for n, _ in steps.values()),
+            "steps": {k: ("ok" if bad is None else f"fails at {bad}") for k, (_, bad) in steps.items()},
+            "statement": "|u(h + v, S) - u(h, S)| <= 1 for every v in {0,1}^d, every length d and every count "
+                         "(min/max of any finite family shift-stable by induction from the two-element step)"}
+
+
 def sensitivity_structures(d: int, k: int, kind: str) -> Iterator[tuple]:
     outs: list[tuple[int, ...]] = list(itertools.combinations(range(d), k) if kind == "set"
                                         else itertools.permutations(range(d), k))
@@ -131,6 +173,7 @@ def certify_joint(claim, p: dict, mech, scope: dict, extra: dict, *, d: int | No
                                       f"{claim.relation}/{claim.notion}",
                                extra=extra)
     k = mech.k
+    lemma = length_free_lemma()
     lens = [d] if d is not None else list(range(max(k, 1), max(k, dmax) + 1))
     n_s = n_o = 0
     for dd in lens:
@@ -142,10 +185,12 @@ def certify_joint(claim, p: dict, mech, scope: dict, extra: dict, *, d: int | No
                                    reason="a row's utility change is not in {-1, 0, 1} on this structure", extra=extra)
     ok, two_delta = generic_em_lemma(1)
     bound = Fraction(two_delta, 2) * Fraction(mech.eps)  # F^{2 Delta} = e^{eps}
-    lengths = f"{lens[0]}..{lens[-1]}" if len(lens) > 1 else str(lens[0])
-    extra.update({"utility": kind, "sensitivity": 1, "eps_bound": str(bound),
-                  "other_lengths": "written argument only (order statistics monotone and shift-equivariant: "
-                                   "a_i <= a'_i <= a_i + 1), not machine-checked"})
+    checked = f"{lens[0]}..{lens[-1]}" if len(lens) > 1 else str(lens[0])
+    lengths = "all" if d is None and lemma["holds"] else checked
+    ok = ok and (lemma["holds"] or d is not None)
+    method += "; every length: the length-free lemma (min/max shift-stable, two-element step machine-checked)"
+    extra.update({"utility": kind, "sensitivity": 1, "eps_bound": str(bound), "structure_lengths": checked,
+                  "length_free_lemma": lemma})
     if claim.notion == "br":  # P(S)Q(S') / (P(S')Q(S)) = F^{du(S) - du(S')}: the normalisers cancel
         return _joint_br(claim, p, ok, bound, lengths, scope, extra, method, n_s, n_o, t0)
     return _joint_dp(claim, p, mech, ok, bound, lengths, scope, extra, method, n_s, n_o, t0)

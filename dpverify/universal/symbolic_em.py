@@ -19,9 +19,10 @@ Covered mechanisms (the law is recognised by type, never by name): ``Exponential
 DR19.Lem4.2 and symbolically for k <= 2 as DR19.Lem4.2#symbolic; the witness is re-checked with its own
 integrated law), any ``sensitivity`` / ``factor2``, the mutants wrapping them (``EMHalfScale``,
 ``GumbelBudgetNotSplit``) and ``PeelingWithReplacement`` (k independent draws: the same stage lemma).
-JOINT (``Joint``, ``JointSequence``) goes through the generic EM lemma and a structure check of its utility's
-sensitivity (:mod:`dpverify.universal.joint_sensitivity`, lengths <= dmax); Algorithm 1 as printed only through a
-box witness.
+JOINT (``Joint``, ``JointSequence``) goes through the generic EM lemma and its utility's sensitivity for every
+length (:mod:`dpverify.universal.joint_sensitivity`: the length-free lemma, structures at lengths <= dmax as a
+cross-check); Algorithm 1 as printed only through a box witness.  ``(eps, delta > 0)`` points below the pure eps:
+:func:`dpverify.universal.em_delta.decide_point` (certified BR-composition upper bound; two-group integer witness).
 """
 
 from __future__ import annotations
@@ -226,8 +227,18 @@ def _dp_points(claim: Any, p: dict, mech: Any, model: EMModel, moves: Any, sup_e
             return UniversalResult(claim.id, VIOLATED, lengths, scope, True, METHOD, witness=w,
                                    seconds=time.monotonic() - t0, extra=extra, **figures)
         else:
-            left.append({"point": [str(eps_c), str(dl)],
-                         "why": f"eps below the universal pure eps {sup_eps} with delta > 0: not a pure-eps margin"})
+            from .em_delta import decide_point
+
+            capped = claim.relation.strip().lower().startswith("delta:")
+            verdict, w, why = decide_point(mech, model, moves, eps_c, dl, witness=d is None and not capped)
+            if verdict == "holds":
+                decided.append([str(eps_c), str(dl), "holds", why])
+            elif verdict == "violated" and w is not None:
+                extra["point"], extra["decided"] = [str(eps_c), str(dl)], decided
+                return UniversalResult(claim.id, VIOLATED, "all", scope, True, METHOD + "; " + why, witness=w,
+                                       seconds=time.monotonic() - t0, extra=extra, **figures)
+            else:
+                left.append({"point": [str(eps_c), str(dl)], "why": why})
     extra["decided"] = decided
     if left:
         return UniversalResult(claim.id, UNDECIDED, lengths, scope, True, METHOD, undecided=tuple(left),
