@@ -39,11 +39,11 @@ from typing import Any, Iterator
 
 import mpmath
 
-from dpverify.checker.profile import pair_profile
 from mechanisms.limited_domain.fixed_threshold import FixedThreshold
 
-from .ld_trr import _iv, exact_rational, law, pair_delta, switch_point
-from .result import HOLDS, OUT_OF_SCOPE, UNDECIDED, VIOLATED, UniversalResult, Witness
+from .ld_trr import _iv, law, pair_delta, switch_point
+from .ld_witness import box_witness_delta, exact_rational, pair_witness, raised_pair
+from .result import HOLDS, OUT_OF_SCOPE, UNDECIDED, VIOLATED, UniversalResult
 from .stagewise import relation_moves
 
 __all__ = ["certify_fixed_threshold", "product_delta", "concrete_pair", "box_witness_delta", "MAX_K"]
@@ -94,27 +94,9 @@ def product_delta(gaps: tuple, s0: int, eps: Fraction, delta: Fraction, eps2: Fr
 
 def concrete_pair(gaps: tuple[int, ...], k: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The moving items at counts ``g_i`` (``t = 0``: k + 1 further items at 0), h' adds one to each of them."""
-    h = tuple(gaps) + (0,) * (k + 1)
-    h2 = tuple(g + 1 for g in gaps) + (0,) * (k + 1)
-    return h, h2
+    return raised_pair(gaps, k)
 
 
-def _witness(mech: Any, h: tuple, h2: tuple, eps2: Fraction, delta2: Fraction, laws: tuple | None = None) -> Witness | None:
-    P, Q = laws if laws is not None else (mech.distribution(h, interval=True), mech.distribution(h2, interval=True))
-    prof = pair_profile(P, Q, eps2)
-    d = prof.delta if isinstance(prof.delta, mpmath.iv.mpf) else mpmath.iv.mpf(prof.delta)
-    excess = d - mpmath.iv.mpf(delta2.numerator) / delta2.denominator
-    if not excess.a > 0:
-        return None
-    a, b = (h, h2) if prof.direction == "h->h'" else (h2, h)
-
-    def s(x: Any) -> str:
-        if isinstance(x, mpmath.iv.mpf):
-            return f"[{mpmath.nstr(mpmath.mpf(x.a), 12)}, {mpmath.nstr(mpmath.mpf(x.b), 12)}]"
-        return mpmath.nstr(x, 15)
-
-    return Witness(a, b, prof.event, s(prof.p_event), s(prof.q_event), str(eps2), str(delta2),
-                   mpmath.nstr(mpmath.mpf(excess.a), 8))
 
 
 def _cells(m: int, s0: int, U: Any) -> Iterator[tuple]:
@@ -163,47 +145,8 @@ def _decide(gaps: tuple, s0: int, eps: Fraction, delta: Fraction, eps2: Fraction
     return "holds", None
 
 
-def box_witness_delta(mech: Any, relation: str, points: list, dmax: int = 4, max_count: int = 4, *,
-                      along_gap: bool = True, dmin: int | None = None) -> tuple[Witness | None, int]:
-    """A violation of some ``(eps, delta)`` point among concrete pairs -- first the add/remove pairs along one gap
-    (m <= k items at count g = 0..119 moved up by one; only when ``relation`` contains add/remove, i.e. is
-    ``add-remove``, ``delta:N`` with ``N >= k`` or ``linf:N`` with ``N >= k``), then the relation's pairs of small histograms
-    -- with the mechanism's interval law and ``pair_profile``: ``(witness or None, index of the point)``.
-    ``along_gap=False`` skips the first search (a mechanism other than fT); ``dmin`` the smallest length tried."""
-    from dpverify.checker.neighbours import pairs
-
-    k = getattr(mech, "k", 1)
-    cache: dict = {}
-
-    def law(h: tuple) -> Any:
-        if h not in cache:
-            cache[h] = mech.distribution(h, interval=True)
-        return cache[h]
-
-    # first along one gap, far beyond the box: m moving items at count g, k+1 items at 0
-    for g in range(0, 120 if along_gap and _contains_add_remove(relation, k) else 0):
-        for m in range(1, k + 1):
-            h, h2 = concrete_pair((g,) * m, k)
-            for pi, (e2, d2) in enumerate(points):
-                w = _witness(mech, h, h2, e2, d2, (law(h), law(h2)))
-                if w is not None:
-                    return w, pi
-    for d in range(k + 1 if dmin is None else dmin, dmax + 1):
-        for h, h2 in pairs(d, max_count, relation):
-            for pi, (e2, d2) in enumerate(points):
-                w = _witness(mech, h, h2, e2, d2, (law(h), law(h2)))
-                if w is not None:
-                    return w, pi
-    return None, -1
 
 
-def _contains_add_remove(relation: str, k: int) -> bool:
-    """Every pair of :func:`concrete_pair` (up to k items raised by one) is a pair of ``relation``."""
-    r = relation.strip().lower()
-    if r == "add-remove":
-        return True
-    kind, _, n = r.partition(":")
-    return kind in ("delta", "linf") and n.isdigit() and int(n) >= k
 
 
 def certify_fixed_threshold(claim: Any, p: dict, mech: Any, scope: dict, t0: float) -> UniversalResult:
@@ -253,7 +196,7 @@ def certify_fixed_threshold(claim: Any, p: dict, mech: Any, scope: dict, t0: flo
                 if verdict == "violated":
                     assert where is not None
                     h, h2 = concrete_pair(tuple(int(g) for g in where), mech.k)
-                    w = _witness(mech, h, h2, e2, d2)
+                    w = pair_witness(mech, h, h2, e2, d2)
                     if w is not None:
                         extra["point"] = [str(e2), str(d2)]
                         return res(VIOLATED, witness=w, structures=cells, boxes=budget[0])

@@ -23,8 +23,7 @@ from typing import Any
 
 from mechanisms.limited_domain.optimal_threshold import OptimalThreshold
 
-from .ld_fixed_threshold import _witness, box_witness_delta
-from .ld_trr import exact_rational
+from .ld_witness import box_witness_delta, exact_rational, pair_witness
 from .result import OUT_OF_SCOPE, VIOLATED, UniversalResult
 
 __all__ = ["is_optimal_threshold", "certify_optimal_threshold", "REASON"]
@@ -58,7 +57,7 @@ def certify_optimal_threshold(claim: Any, p: dict, mech: Any, scope: dict, t0: f
         qpoints = [(_frac(e), _frac(dl)) for e, dl in claim.points(q)]
         qmech = claim.mechanism(q)
         for e2, d2 in qpoints:
-            w = _witness(qmech, tuple(h), tuple(h2), e2, d2)
+            w = pair_witness(qmech, tuple(h), tuple(h2), e2, d2)
             if w is not None:
                 scope["params"] = {k: str(v) for k, v in q.items()}
                 extra.update({"point": [str(e2), str(d2)], "pinned_pair": "a pair pinned in the claim's domain, at its params"})

@@ -42,7 +42,7 @@ from mechanisms.limited_domain.domain import bot_multiplier
 from mechanisms.limited_domain.peeling import LEM, PLEM
 
 from .ld_law import LawModel
-from .ld_trr import exact_rational
+from .ld_witness import exact_rational, small_witness
 from .result import HOLDS, OUT_OF_SCOPE, UNDECIDED, UniversalResult
 from .stagewise import least_stage_exponent, relation_moves
 
@@ -105,12 +105,17 @@ def _pure_implies(bound: Fraction, e: Fraction, dl: Fraction) -> bool:
     return False
 
 
+
+
 def certify_fixed_domain(claim: Any, p: dict, mech: Any, scope: dict, t0: float) -> UniversalResult:
     """A ``dp`` claim of LEM / pLEM with a fixed domain, decided by the per-stage lemma (module docstring)."""
     cid = getattr(claim, "id", "?")
     extra: dict[str, Any] = {"expected": getattr(claim, "expected", "")}
     moves = relation_moves(claim.relation)
     if moves is None or set(moves) != {0, 1}:
+        found = small_witness(claim, p, mech, scope, extra, t0)
+        if found is not None:
+            return found
         return UniversalResult(cid, OUT_OF_SCOPE, "none", scope, False, METHOD_FIXED, seconds=time.monotonic() - t0,
                                reason=(f"relation {claim.relation!r}: counts move both ways, so h_(kbar+1) and h_i move "
                                        "apart (stage ratio up to E^2); only add-remove and delta:N are proved"),

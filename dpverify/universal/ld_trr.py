@@ -40,6 +40,7 @@ from mechanisms.limited_domain.fixed_threshold import TruncatedRR, exceeds_offse
 
 from .result import HOLDS, OUT_OF_SCOPE, UNDECIDED, VIOLATED, UniversalResult, Witness
 from .stagewise import relation_moves
+from .ld_witness import exact_rational, small_witness
 
 __all__ = ["switch_point", "law", "pair_delta", "concrete_pair", "certify_trr", "exact_rational", "METHOD"]
 
@@ -49,16 +50,6 @@ METHOD = ("exact: one integer gap g = h_i - h_(k+1); pairs {g, g+1} for g in [-1
 _MAX_PREC = 4096
 
 
-def exact_rational(x: Any) -> Fraction:
-    """A claimed number as an exact rational (int, Fraction, decimal string, float or mpmath mpf -- a binary rational)."""
-    if isinstance(x, Fraction):
-        return x
-    if isinstance(x, (int, str, float)) and not isinstance(x, bool):
-        return Fraction(x)
-    if isinstance(x, mpmath.mpf):
-        man, exp = x.man_exp
-        return Fraction(int(man)) * (Fraction(2) ** int(exp))
-    raise ValueError(f"claimed value {x!r} is not a real number the certifier can take exactly")
 
 
 def _mpf(x: Fraction) -> Any:
@@ -213,6 +204,9 @@ def certify_trr(claim: Any, p: dict, mech: Any, scope: dict, t0: float) -> Unive
         return UniversalResult(cid, OUT_OF_SCOPE, "none", scope, False, METHOD, reason="not TruncatedRR itself",
                                seconds=time.monotonic() - t0, extra=extra)
     if moves is None or set(moves) != {0, 1}:
+        found = small_witness(claim, p, mech, scope, extra, t0)
+        if found is not None:
+            return found
         return UniversalResult(cid, OUT_OF_SCOPE, "none", scope, False, METHOD, seconds=time.monotonic() - t0,
                                reason=(f"relation {claim.relation!r}: the gap h_i - h_(k+1) moves by 2, and the tail "
                                        "lemma is proved for moves by 1 only (add-remove, delta:N)"), extra=extra)

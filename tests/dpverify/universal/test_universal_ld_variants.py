@@ -151,7 +151,14 @@ def test_fixed_domain_claims_hold_and_a_point_below_k_eps_is_not_passed():
     mech = PLEM(2, 2, 1, F(1, 10), domain=(0, 1))
     r = certify_fixed_domain(claim, {}, mech, {}, 0.0)
     assert r.verdict == UNDECIDED and r.undecided
-    claim = SimpleNamespace(id="t", relation="linf", expected="violated", points=lambda p: [(F(1), 0)])
+    # l_inf moves h_(kbar+1) and h_i apart: the lemma does not cover it, a small integer pair refutes it
+    claim = SimpleNamespace(id="t", relation="linf", expected="violated", points=lambda p: [(F(2), 0)])
+    r = certify_fixed_domain(claim, {}, mech, {}, 0.0)
+    assert r.verdict == VIOLATED and is_neighbour(r.witness.h, r.witness.h_prime, "linf")
+    prof = pair_profile(mech.distribution(r.witness.h, interval=True), mech.distribution(r.witness.h_prime, interval=True),
+                        F(2))
+    assert prof.delta.a > 0
+    claim = SimpleNamespace(id="t", relation="linf", expected="holds", points=lambda p: [(F(4), 0)])  # 2 stages x E^2
     r = certify_fixed_domain(claim, {}, mech, {}, 0.0)
     assert r.verdict == OUT_OF_SCOPE and "linf" in r.reason
 
@@ -237,6 +244,9 @@ def test_trr_corollary_holds_and_wrong_claims_are_refused_with_far_witnesses():
         assert r.verdict == VIOLATED and max(r.witness.h + r.witness.h_prime) > 6, r.to_json()
         _recheck(mech, r.witness, *point)
     claim = SimpleNamespace(id="t", relation="linf", expected="violated", points=lambda p: [(F(1), MICRO)])
+    r = certify_trr(claim, {}, TruncatedRR(0, 1, 1, MICRO), {}, 0.0)
+    assert r.verdict == VIOLATED and is_neighbour(r.witness.h, r.witness.h_prime, "linf")  # the gap moves by 2
+    claim = SimpleNamespace(id="t", relation="linf", expected="holds", points=lambda p: [(F(2), F(1, 2))])
     assert certify_trr(claim, {}, TruncatedRR(0, 1, 1, MICRO), {}, 0.0).verdict == OUT_OF_SCOPE
 
 
