@@ -7,6 +7,10 @@ Dispatch by the claim's mechanism (the object its ``mechanism(params)`` builds):
   :class:`~mechanisms.limited_domain.StrictLimitDom` (DR19 Algorithm 5; lengths ``d > kbar``, as it requires)
   and :class:`~mechanisms.mutants.basic.LimitDomThresholdMutant` with ``shift=0`` -- under ``add-remove`` or
   ``delta:N``: branch and bound over the structures (:mod:`dpverify.universal.ld_bnb`), lengths ``"all"``;
+* LEM / pLEM on ``d^kbar(h)`` (the same race: :mod:`dpverify.universal.ld_plem`), and the variants with their own
+  modules: LEM / pLEM on a fixed domain (the per-stage lemma), truncated randomized response
+  (:mod:`dpverify.universal.ld_trr`), the fixed threshold (:mod:`dpverify.universal.ld_fixed_threshold`; the printed
+  Algorithm 8 by witnesses) and Algorithm 6 (:mod:`dpverify.universal.ld_optimal_threshold`: witnesses only);
 * the exponential-mechanism family (EM, peeling EM, one-shot Gumbel, JOINT): ``certify_em_family`` of
   :mod:`dpverify.universal.symbolic_em`;
 * anything else: ``out-of-scope`` with the reason (a user's black box has no declared structure; the Laplace
@@ -152,10 +156,15 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
 
     from .laplace_topstable import certify_claim as certify_ts  # TS: kbar gaps + the top sets, truncated tail (CWGM20)
 
+    from .laplace_scope import certify_claim as certify_lap_rest  # other Laplace laws: a small witness, else why not
+
     for lap_certify in (certify_astab, certify_ts):
         lap = lap_certify(cid, claim, mech, [(_frac(e), _frac(dl)) for e, dl in claim.points(p)], scope, seconds, t0)
         if lap is not None:
             return lap
+    lap = certify_lap_rest(cid, claim, p, mech, scope, t0)
+    if lap is not None:
+        return lap
     variant = _ld_variant(claim, p, mech, scope, t0)
     if variant is not None:
         return variant
