@@ -189,6 +189,8 @@ def audit(eps: float, delta: float, L: int, *, groups: int = 500, runs: int = 10
     # kc["threshold"] is read inside the job, after a mutant lowered it: the model uses the threshold that ran
     exact = model(claim["eps"], claim["delta"], L, kc["scale"], kc["threshold"]) \
         if "scale" in kc else {"verdict": "undecided", "reason": kc.get("error")}
+    if "sup_delta" in exact:   # the whole query's stated delta (SmartNoise's odometer) beside the key count's own
+        exact["within_query_cost"] = exact["sup_delta"][1] <= res["query_cost"][1]
     refuted = any(r["refutes"] for r in bb)
     verdict = "violated (black box)" if refuted else ("violated (model)" if exact["verdict"] == "violated" else
                                                         "no violation found")

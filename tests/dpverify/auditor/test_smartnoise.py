@@ -113,6 +113,9 @@ def test_smartnoise_end_to_end_and_power():
         n, hits = absent["samples_per_table"], absent["released_D'"]
         q = row["model"]["sup_delta"][1]
         assert abs(hits / n - q) <= 5 * math.sqrt(q * (1 - q) / n)
+        # L = 1: the model exceeds the key count's delta by ~1e-8 relative (scale above 1/eps), within the query's cost
+        assert row["model"]["verdict"] == ("violated" if L == 1 else "holds-for-all-n")
+        assert row["model"]["within_query_cost"]
     bad = SN.audit(1.0, 0.05, 1, groups=300, runs=4, mutant="threshold-minus-one")
     assert bad["verdict"] == "violated (black box)"
     assert bad["black_box"][0]["refutes"] and bad["model"]["verdict"] == "violated"
