@@ -156,10 +156,15 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
 
     from .laplace_topstable import certify_claim as certify_ts  # TS: kbar gaps + the top sets, truncated tail (CWGM20)
 
+    from .laplace_scope import certify_claim as certify_lap_rest  # other Laplace laws: a small witness, else why not
+
     for lap_certify in (certify_astab, certify_ts):
         lap = lap_certify(cid, claim, mech, [(_frac(e), _frac(dl)) for e, dl in claim.points(p)], scope, seconds, t0)
         if lap is not None:
             return lap
+    lap = certify_lap_rest(cid, claim, p, mech, scope, t0)
+    if lap is not None:
+        return lap
     variant = _ld_variant(claim, p, mech, scope, t0)
     if variant is not None:
         return variant

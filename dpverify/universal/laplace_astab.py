@@ -312,15 +312,12 @@ def certify_points(model: AStabModel, points: list[tuple[Fraction, Fraction]], m
 def certify_claim(cid: str, claim: Any, mech: Any, points: list[tuple[Fraction, Fraction]], scope: dict[str, Any],
                   seconds: float, t0: float) -> Any:
     """The :class:`~dpverify.universal.result.UniversalResult` of an A_stab claim, or None when ``mech`` is not A_stab."""
-    from .result import HOLDS, OUT_OF_SCOPE, UNDECIDED, VIOLATED, UniversalResult
+    from .result import HOLDS, UNDECIDED, VIOLATED, UniversalResult
 
     model, reason = astab_model(mech, claim.relation)
     extra: dict[str, Any] = {"expected": claim.expected}
-    if model is None:
-        if not reason:
-            return None
-        return UniversalResult(cid, OUT_OF_SCOPE, "none", scope, False, reason=reason, seconds=time.monotonic() - t0,
-                               extra=extra)
+    if model is None:   # refused with a reason: dpverify.universal.laplace_scope searches witnesses and says why
+        return None
     scope["points"] = [[str(e), str(dl)] for e, dl in points]
     scope["lengths_covered"] = f"every length d >= j = {model.j}"
     run = certify_points(model, points, mech, seconds=seconds)
@@ -334,7 +331,9 @@ def certify_claim(cid: str, claim: Any, mech: Any, points: list[tuple[Fraction, 
         assert run.witness_point is not None
         extra["point"] = [str(x) for x in points[run.witness_point]]
         return UniversalResult(cid, VIOLATED, "all", scope, True, method, witness=run.witness, extra=extra, **figures)
+    why = f"budget of {seconds} s reached" if run.timed_out else str((run.undecided or [{}])[0].get("why", "tuples left open"))
     if run.undecided or run.timed_out:
         return UniversalResult(cid, UNDECIDED, "all", scope, True, method, undecided=tuple(run.undecided[:50]), extra=extra,
-                               reason=f"budget of {seconds} s reached" if run.timed_out else "tuples left open", **figures)
+                               reason=why,
+                               **figures)
     return UniversalResult(cid, HOLDS, "all", scope, True, method, extra=extra, **figures)

@@ -24,6 +24,14 @@ certificate is a finite computation with the mechanism's exact interval law (:fu
 first_pass_distribution`).  ``N`` is the first integer past ``T`` with ``(1 + e^eps') kbar tau(N)`` below a fraction
 of the claimed delta.  A violation is reported only at an integer pair re-checked with the exact law.
 
+FS (CWGM20 Alg. 4) on top-set queries ``j_1, ..., j_m`` is the same run (tests in the given order, outcome
+``(⊥^(i-1), f_{j_i}(h))``, its own ``T``, scales ``1/(p1 eps)`` and ``2/((1 - p1) eps)``); a repeated ``j`` makes two
+coordinates equal, which the independent shifts over-approximate.
+
+Cost: about ``(N + 3)^kbar 3^kbar`` reduced pairs (the law of each truncated vector computed once): two tests take
+seconds; three (TS with kbar = 3, FS with three queries) about 10^6 pairs and are ``undecided`` at once
+(:data:`MAX_PAIRS`).
+
 Scope: the printed distance (and the mutants of the noise or threshold, which keep it); ``eps_EM = 0``; transcript
 output; add/remove.  Out of scope: the distance mutants (their sets change at any gap), an EM stage with
 ``eps_EM > 0`` (its law reads the counts), the set-only output (positions merge).
@@ -45,7 +53,7 @@ from .result import Witness
 __all__ = ["TSModel", "ts_model", "certify_points", "certify_claim", "TSRun", "law", "tau", "MAX_PAIRS"]
 
 #: the largest number of reduced pairs (truncated vectors times shifts) tried before the verdict is ``undecided``
-MAX_PAIRS = 250_000
+MAX_PAIRS = 100_000
 _PREC = 120
 INF = None  # a truncated coordinate: the test always passes
 
@@ -56,23 +64,46 @@ def _iv(x: Fraction) -> Any:
 
 @dataclass
 class TSModel:
-    """The reduced law of TS: the mechanism (for its exact closed form) and what the reduction needs."""
+    """The reduced law of a first-pass run over top-set gaps (TS, or FS on top-set queries): the mechanism, the number
+    of tests ``kbar``, the top-set size ``js[pos]`` tested at each position, and the run's exact parameters."""
 
     mech: Any
     kbar: int
     k: int
+    js: tuple[int, ...] = ()
+    t_scale: Fraction = Fraction(1)
+    q_scale: Fraction = Fraction(1)
     memo: dict[tuple[Any, ...], dict[Any, Any]] = field(default_factory=dict)
+
+    def threshold(self, ctx: Any) -> Any:
+        """The threshold centre ``T`` in ``ctx`` (TS: ``threshold_value``; FS: ``_T``)."""
+        m = self.mech
+        return m.threshold_value(ctx) if hasattr(m, "threshold_value") else m._T(ctx)
+
+    def gaps(self, h: tuple[int, ...]) -> list[int]:
+        """The gap vector of ``h`` in test order."""
+        from mechanisms.stability.astab import gap_query
+
+        return list(self.mech.queries(h)) if hasattr(self.mech, "threshold_value") else [gap_query(h, j) for j in self.js]
 
 
 def ts_model(mech: Any, relation: str) -> tuple[TSModel | None, str]:
     """The reduced model of a TS mechanism, or ``(None, reason)`` (``(None, "")``: not TS)."""
+    from mechanisms.stability.first_stable import FirstStable
     from mechanisms.stability.top_stable import TopStable
 
-    if not isinstance(mech, TopStable):
+    if type(mech) is not FirstStable and not isinstance(mech, TopStable):
         return None, ""
     name = type(mech).__name__
     if relation.strip().lower() not in ("add-remove", "addremove", "add_remove"):
         return None, f"{name}: relation {relation!r}: the TS reduction is proved for add-remove only"
+    if isinstance(mech, FirstStable):
+        if not all(isinstance(j, int) for j in mech.queries):
+            return None, f"{name}: a StabQuery is an arbitrary function: no declared structure (only top-set queries reduce)"
+        m = len(mech.queries)
+        return TSModel(mech, m, max(mech.queries), tuple(mech.queries), 1 / (mech.p1 * Fraction(mech.eps)),
+                       2 / ((1 - mech.p1) * Fraction(mech.eps))), ""
+    assert isinstance(mech, TopStable)
     if mech.distance != "gap":
         return None, (f"{name}: distance {mech.distance!r} is not a distance to instability -- its sets change at any gap, "
                       "outside the reduced structure (the finite box and the input search still check it)")
@@ -80,7 +111,8 @@ def ts_model(mech: Any, relation: str) -> tuple[TSModel | None, str]:
         return None, f"{name}: eps_EM = {mech.eps_em} > 0: the EM stage's law reads the counts, not only the gaps"
     if not mech.transcript:
         return None, f"{name}: transcript=False merges the outcomes of different positions; only the transcript is reduced"
-    return TSModel(mech, mech.kbar, mech.k), ""
+    return TSModel(mech, mech.kbar, mech.k, tuple(range(mech.kbar, 0, -1)), 1 / Fraction(mech.eps1),
+                   Fraction(mech.query_scale)), ""
 
 
 def law(model: TSModel, qs: tuple[Any, ...]) -> dict[Any, Any]:
@@ -92,7 +124,6 @@ def law(model: TSModel, qs: tuple[Any, ...]) -> dict[Any, Any]:
         qs = qs[: qs.index(INF) + 1]
     if qs in model.memo:
         return model.memo[qs]
-    m = model.mech
     if qs and qs[-1] is INF:
         pos = len(qs) - 1
         if pos == 0:
@@ -103,8 +134,7 @@ def law(model: TSModel, qs: tuple[Any, ...]) -> dict[Any, Any]:
             out[pos] = prev[None]
     else:
         with exact_context(_PREC, True) as ctx:
-            T = m.threshold_value(ctx)
-            out = first_pass_distribution(ctx, T, 1 / Fraction(m.eps1), list(qs), m.query_scale)
+            out = first_pass_distribution(ctx, model.threshold(ctx), model.t_scale, list(qs), model.q_scale)
     model.memo[qs] = out
     return out
 
@@ -117,8 +147,7 @@ def _prefix(model: TSModel, qs: tuple[Any, ...]) -> dict[Any, Any]:
     key = ("prefix",) + qs
     if key not in model.memo:
         with exact_context(_PREC, True) as ctx:
-            model.memo[key] = first_pass_distribution(ctx, model.mech.threshold_value(ctx), 1 / Fraction(model.mech.eps1),
-                                                      list(qs), model.mech.query_scale)
+            model.memo[key] = first_pass_distribution(ctx, model.threshold(ctx), model.t_scale, list(qs), model.q_scale)
     return model.memo[key]
 
 
@@ -166,7 +195,7 @@ def _choose_n(model: TSModel, eps_c: Fraction, delta_c: Fraction) -> tuple[int, 
     from mechanisms.core import exact_context
 
     with exact_context(_PREC, True) as ctx:
-        T = model.mech.threshold_value(ctx)
+        T = model.threshold(ctx)
     n = max(0, int(mpmath.floor(T.b)) + 1)
     with ivprec(_PREC):
         E = mpmath.iv.exp(_iv(eps_c))
@@ -200,7 +229,7 @@ def certify_points(model: TSModel, points: list[tuple[Fraction, Fraction]], *, s
         if pairs > MAX_PAIRS:
             run.undecided.append({"point": [str(eps_c), str(delta_c)],
                                   "why": f"about {pairs} reduced pairs at truncation N = {n} exceed {MAX_PAIRS} "
-                                         f"(kbar = {model.kbar}: about 0.5 ms each, beyond the budget)"})
+                                         f"(kbar = {model.kbar} tests: about 0.5 ms each, beyond the budget)"})
             return run
         best: tuple[Any, Any] | None = None
         candidates: list[tuple[Any, ...]] = []
@@ -247,13 +276,20 @@ def certify_points(model: TSModel, points: list[tuple[Fraction, Fraction]], *, s
 
 
 def _histograms(model: TSModel, q: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """Histograms (every order of the items) whose gap vector in test order is ``q``: sorted counts built from the
-    bottom ``h_(kbar+1) = c``, with ``d = kbar`` (``c = 0`` implicit), ``kbar + 1`` or ``kbar + 2`` items."""
+    """Histograms (every order of the items) whose gap vector in test order is ``q``: the gap at rank ``j``
+    (``h_(j) - h_(j+1) - 1``) is read from the position testing ``j`` (2 where no test reads it; none when two
+    positions testing the same ``j`` disagree); sorted counts built from the bottom ``h_(J+1) = c``, ``J`` the largest
+    ``j``, with ``J`` (``c = 0`` implicit), ``J + 1`` or ``J + 2`` items."""
+    J = max(model.js)
+    g: dict[int, int] = {}
+    for j, x in zip(model.js, q, strict=True):
+        if g.setdefault(j, x) != x:
+            return []
     out = []
     for c in range(0, 3):
         s = [c]
-        for gi in reversed(q):          # q is (q_kbar, ..., q_1): h_(kbar), ..., h_(1) from h_(kbar+1) = c
-            s.append(s[-1] + gi + 1)
+        for j in range(J, 0, -1):       # h_(J), ..., h_(1) from h_(J+1) = c
+            s.append(s[-1] + g.get(j, 2) + 1)
         top = list(reversed(s))
         shapes = [top, top + [0]] + ([top[:-1]] if c == 0 else [])
         for counts in shapes:
@@ -268,11 +304,11 @@ def _realize(model: TSModel, q: tuple[int, ...], q2: tuple[int, ...], eps_c: Fra
     m = model.mech
     tried = 0
     for h in _histograms(model, q):
-        if list(m.queries(h)) != list(q):
+        if model.gaps(h) != list(q):
             continue
         for e in _moves(len(h), "add-remove"):
             h2 = tuple(x + y for x, y in zip(h, e, strict=True))
-            if min(h2) < 0 or list(m.queries(h2)) != list(q2):
+            if min(h2) < 0 or model.gaps(h2) != list(q2):
                 continue
             tried += 1
             wit = _witness(m, h, h2, eps_c, delta_c)
@@ -286,15 +322,12 @@ def _realize(model: TSModel, q: tuple[int, ...], q2: tuple[int, ...], eps_c: Fra
 def certify_claim(cid: str, claim: Any, mech: Any, points: list[tuple[Fraction, Fraction]], scope: dict[str, Any],
                   seconds: float, t0: float) -> Any:
     """The :class:`~dpverify.universal.result.UniversalResult` of a TS claim, or None when ``mech`` is not TS."""
-    from .result import HOLDS, OUT_OF_SCOPE, UNDECIDED, VIOLATED, UniversalResult
+    from .result import HOLDS, UNDECIDED, VIOLATED, UniversalResult
 
     model, reason = ts_model(mech, claim.relation)
     extra: dict[str, Any] = {"expected": claim.expected}
-    if model is None:
-        if not reason:
-            return None
-        return UniversalResult(cid, OUT_OF_SCOPE, "none", scope, False, reason=reason, seconds=time.monotonic() - t0,
-                               extra=extra)
+    if model is None:   # refused with a reason: dpverify.universal.laplace_scope searches witnesses and says why
+        return None
     scope["points"] = [[str(e), str(dl)] for e, dl in points]
     scope["lengths_covered"] = f"every length d >= kbar = {model.kbar}"
     run = certify_points(model, points, seconds=seconds)
@@ -308,7 +341,9 @@ def certify_claim(cid: str, claim: Any, mech: Any, points: list[tuple[Fraction, 
         assert run.witness_point is not None
         extra["point"] = [str(x) for x in points[run.witness_point]]
         return UniversalResult(cid, VIOLATED, "all", scope, True, method, witness=run.witness, extra=extra, **figures)
+    why = f"budget of {seconds} s reached" if run.timed_out else str((run.undecided or [{}])[0].get("why", "pairs left open"))
     if run.undecided or run.timed_out:
         return UniversalResult(cid, UNDECIDED, "all", scope, True, method, undecided=tuple(run.undecided[:50]), extra=extra,
-                               reason=f"budget of {seconds} s reached" if run.timed_out else "pairs left open", **figures)
+                               reason=why,
+                               **figures)
     return UniversalResult(cid, HOLDS, "all", scope, True, method, extra=extra, **figures)

@@ -272,3 +272,29 @@ def test_ts_scope():
     assert certify("CWGM20.Thm3.2#mutant-gap-to-bottom").verdict == OUT_OF_SCOPE
     assert "eps_EM" in certify("CWGM20.Thm3.2#em").reason
     assert certify("CWGM20.Thm3.2#mutant-zero-threshold").verdict == VIOLATED
+
+
+def test_fs_on_top_set_queries_is_the_same_run_and_holds():
+    from mechanisms.stability.first_stable import FirstStable, StabQuery
+
+    res = certify("CWGM20.AlgA.4#privacy", {"queries": (1, 2), "eps": 1, "delta": F(1, 10)})
+    assert res.verdict == HOLDS and res.lengths == "all"
+    mech = FirstStable(queries=(2, 1), eps=1, delta=F(1, 10))
+    model, _ = ts_model(mech, "add-remove")
+    h = (7, 30, 2, 9)
+    L, exact = law(model, tuple(model.gaps(h))), _positions(mech, h)
+    assert all(L[p].a <= exact[p].b and exact[p].a <= L[p].b for p in exact)
+    # three tests: too many reduced pairs for the budget -> undecided at once, with the reason
+    big = certify("CWGM20.AlgA.4#privacy", {"queries": (2, 1, 3), "eps": 2, "delta": F(1, 5)})
+    assert big.verdict == "undecided" and "exceed" in big.reason and big.seconds < 20
+    gen = FirstStable(queries=(StabQuery(f=lambda h: 0, dist=lambda h: 0),), eps=1, delta=F(1, 10))
+    assert ts_model(gen, "add-remove")[0] is None
+
+
+def test_other_laplace_laws_refuted_by_small_witnesses_or_out_of_scope_with_reason():
+    assert certify("CWGM20.Thm2.8#mutant-no-threshold-noise").verdict == VIOLATED
+    assert certify("DR19.Lem6.1").verdict == VIOLATED
+    svt = certify("CWGM20.Thm2.8")
+    assert svt.verdict == OUT_OF_SCOPE and "every count is a query" in svt.reason
+    lap = certify("DR19.Lem3.2")
+    assert lap.verdict == OUT_OF_SCOPE and "x^a (ln x)^n" in lap.reason
