@@ -173,3 +173,25 @@ def test_ledger_obligations_decide():
         (cmp,) = byid[pid].evaluate(Instance(None, None, {"eps": 1, "delta": D5, "L": 2, "threshold_shift": -1}
                                              if "shifted" in pid else {"eps": 1, "delta": D5, "L": 2}))
         assert cmp.rhs < 0
+
+
+@pytest.mark.parametrize("eps,delta,L", [(1, D5, 2), (F(1, 10), F(1, 10**10), 2), (1, F(1, 10**15), 3)])
+def test_bound_above_the_certified_window_check(eps, delta, L):
+    """The certified checker (dpverify.checker.core.check, relation delta:L) on windows of count vectors at 0 and around
+    the threshold: its exact worst delta(eps) = claimed / ratio never exceeds the for-all-vectors upper bound."""
+    from dpverify.checker.core import check
+    from mechanisms.partition_selection.keep import gaussian_threshold as gt
+    from proofs.claims import Domain, PrivacyClaim
+    from proofs.dvgm22._checks import mechanism, points
+
+    t = math.floor(gt(eps, delta, L)[1])
+    w = 4 if L == 3 else 5
+    params = tuple({"eps": eps, "delta": delta, "L": L, "base": b} for b in (0, max(0, t - w // 2 - 1), t + 2))
+    claim = PrivacyClaim(id="test.gaussian-window", title="window", source="test", statement="windows", code="test",
+                         relation="delta:L", domain=Domain(d=L, max_count=w, relation="delta:L", params=params),
+                         mechanism=mechanism("gaussian"), points=points)
+    res = check(claim, certify=True)
+    assert res.verdict == "holds" and res.ratio is not None
+    exact = float(delta) / float(res.ratio)
+    sigma, T = gt(eps, delta, L)
+    assert float(gaussian_l_bound(eps, sigma, T, L, scan=False).upper.b) * (1 + 1e-9) >= exact
