@@ -81,6 +81,7 @@ class _Side:
         self.rank = {j: r for r, j in enumerate(order)}
         self.dom = tuple(j for j in order[:kbar] if not strict or self._above_thr(j))
         self._memo: dict = {}  # ratio keys per (j, o), filled by ratios()
+        self._stages: dict = {}  # stage dicts per remaining tuple, groups per (members, remaining)
 
     def _above_thr(self, j) -> bool:
         """``h_j > h_(kbar+1)``: the same for every value >= 2 of the variable gaps (a form difference with a
@@ -105,12 +106,23 @@ class _Side:
         return tuple(out)
 
     def stage(self, remaining: tuple) -> dict:
-        """For every candidate o of the stage (real items and ⊥): the keys of ``w_j / w_o``, j != o."""
-        cand = list(remaining) + [None]
-        return {o: self.ratios(o, [j for j in cand if j != o]) for o in cand}
+        """For every candidate o of the stage (real items and ⊥): the keys of ``w_j / w_o``, j != o (one dict per
+        set of remaining items: nodes whose prefixes are permutations of each other share it)."""
+        got = self._stages.get(remaining)
+        if got is None:
+            cand = list(remaining) + [None]
+            got = self._stages[remaining] = {o: self.ratios(o, [j for j in cand if j != o]) for o in cand}
+        return got
 
     def group(self, members: list, remaining: tuple) -> tuple:
         """``pi_A`` of ``members`` among ``remaining`` + ⊥, as keys relative to A's top: (num keys, rest keys)."""
+        memo_key = ("group", tuple(members), remaining)
+        got = self._stages.get(memo_key)
+        if got is None:
+            got = self._stages[memo_key] = self._group(members, remaining)
+        return got
+
+    def _group(self, members: list, remaining: tuple) -> tuple:
         cand = list(remaining) + [None]
         top = min(members, key=lambda j: self.rank[self.thr] if j is None else self.rank[j])
         return (self.ratios(top, [j for j in members if j != top]), self.ratios(top, [j for j in cand if j not in members]))
@@ -364,10 +376,16 @@ def _program(comp: Compiled) -> _Program:
             key_ix[key] = len(key_ix)
         return key_ix[key]
 
+    by_id: dict = {}  # the same tuple object (stage dicts are shared by nodes): its index without re-interning
+
     def sm(keys):
+        got = by_id.get(id(keys))
+        if got is not None:
+            return got
         t = tuple(k(x) for x in keys)
         if t not in sum_ix:
             sum_ix[t] = len(sum_ix)
+        by_id[id(keys)] = sum_ix[t]
         return sum_ix[t]
 
     def pr(keys):
