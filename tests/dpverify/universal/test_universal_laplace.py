@@ -298,3 +298,20 @@ def test_other_laplace_laws_refuted_by_small_witnesses_or_out_of_scope_with_reas
     assert svt.verdict == OUT_OF_SCOPE and "every count is a query" in svt.reason
     lap = certify("DR19.Lem3.2")
     assert lap.verdict == OUT_OF_SCOPE and "x^a (ln x)^n" in lap.reason
+
+
+@pytest.mark.parametrize("cid", ["CWGM20.Thm2.7", "CWGM20.Thm2.7#linf", "CWGM20.Thm3.2#mutant-zero-threshold",
+                                 "CWGM20.Thm2.8#mutant-no-threshold-noise"])
+def test_the_finite_box_agrees_where_both_decide(cid):
+    import dpverify
+    from proofs.registry import get_claim
+
+    claim = get_claim(cid)
+    dom = claim.quick_domain
+    box = dpverify.check(claim, dom)
+    uni = certify(claim, dict(dom.params[0]))
+    if box.verdict == "violated":
+        assert uni.verdict == VIOLATED   # a violation on the box is one for all counts
+    if uni.verdict == HOLDS:
+        assert box.verdict == "holds"
+    assert uni.verdict == {"holds": HOLDS, "violated": VIOLATED}[claim.expected]
