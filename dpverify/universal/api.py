@@ -145,7 +145,7 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
     mech = claim.mechanism(p)
     scope = {"mechanism": type(mech).__name__, "params": {k: str(v) for k, v in p.items()}, "relation": claim.relation,
              "notion": claim.notion, "counts": "all non-negative"}
-    if _is_em_family(mech) and claim.notion in ("dp", "br"):  # the exact EM-family proofs also close eps-BR claims
+    if _is_em_family(mech) and claim.notion in ("dp", "br", "zcdp", "rdp"):  # eps-BR, and zCDP through CR21
         from .symbolic_em import certify_em_family
 
         return certify_em_family(claim, p, d=d)

@@ -167,7 +167,7 @@ def certify_joint(claim, p: dict, mech, scope: dict, extra: dict, *, d: int | No
     t0 = time.monotonic()
     method = ("generic EM lemma (exact, F = e^{eps/2}) + utility sensitivity 1 checked on every structure "
               "(gaps 0, 1 or symbolic >= 2; exact linear forms)")
-    if claim.relation.strip().lower() != "add-remove" or claim.notion not in ("dp", "br"):
+    if claim.relation.strip().lower() != "add-remove" or claim.notion not in ("dp", "br", "zcdp", "rdp"):
         return UniversalResult(claim.id, UNDECIDED, "none", scope, False, method, seconds=time.monotonic() - t0,
                                reason=f"JOINT: only add-remove (eps, 0) claims are structured, not "
                                       f"{claim.relation}/{claim.notion}",
@@ -191,6 +191,11 @@ def certify_joint(claim, p: dict, mech, scope: dict, extra: dict, *, d: int | No
     method += "; every length: the length-free lemma (min/max shift-stable, two-element step machine-checked)"
     extra.update({"utility": kind, "sensitivity": 1, "eps_bound": str(bound), "structure_lengths": checked,
                   "length_free_lemma": lemma})
+    if claim.notion in ("zcdp", "rdp") and ok:  # eps-BR (normalisers cancel) + CR21 + zCDP composition
+        from .em_zcdp import certify_zcdp_claim
+
+        return certify_zcdp_claim(claim, p, mech, 1, Fraction(bound), Fraction(bound), lengths, scope, extra,
+                                  dict(structures=n_s, boxes=n_o), t0)
     if claim.notion == "br":  # P(S)Q(S') / (P(S')Q(S)) = F^{du(S) - du(S')}: the normalisers cancel
         return _joint_br(claim, p, ok, bound, lengths, scope, extra, method, n_s, n_o, t0)
     return _joint_dp(claim, p, mech, ok, bound, lengths, scope, extra, method, n_s, n_o, t0)

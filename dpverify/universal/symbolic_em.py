@@ -157,6 +157,10 @@ def certify_em_family(claim: Any, params: Mapping[str, Any], *, d: int | None = 
         return figures
     if claim.notion == "br":
         return _br(claim, mech, model, moves, lem.m, p, scope, extra, lengths, figures, t0)
+    if claim.notion in ("zcdp", "rdp"):  # stages eta-BR (proved) + CR21 + zCDP composition (named in the verdict)
+        from .em_zcdp import certify_zcdp_claim
+
+        return certify_zcdp_claim(claim, p, mech, model.k, lem.m * model.eps_q, sup_eps, lengths, scope, extra, figures, t0)
     if claim.notion != "dp":
         return UniversalResult(claim.id, OUT_OF_SCOPE, "none", scope, False, METHOD, seconds=time.monotonic() - t0,
                                reason=f"notion {claim.notion!r}: Renyi / zCDP divergences are not polynomial margins",

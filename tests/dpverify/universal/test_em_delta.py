@@ -48,8 +48,7 @@ def test_group_screen_is_the_exact_law(kind):
     for _ in range(6):
         k = 1 if kind == "em" else rng.choice([2, 3])
         eps = rng.choice([F(1), F(1, 2)])
-        mech = {"em": lambda: ExponentialMechanism(eps), "peel": lambda: PeelingEM(k, eps),
-                "gumbel": lambda: OneShotGumbel(k, eps)}[kind]()
+        mech = ExponentialMechanism(eps) if kind == "em" else (PeelingEM if kind == "peel" else OneShotGumbel)(k, eps)
         groups = [(rng.randrange(0, 12), v, rng.randrange(1, 3)) for v in (0, 1)]
         if sum(n for _, _, n in groups) < k + 1:
             groups[0] = (groups[0][0], 0, k)
@@ -187,3 +186,40 @@ def test_closed_form_of_em_is_the_branch_and_bound_sup(eta, eg):
     assert lo <= mpmath.mpf(cf.a) and mpmath.mpf(cf.b) <= up * (1 + mpmath.mpf(10) ** -12)
     inv = ED.em_eps_closed_form(eta, F(1, 10**6))
     assert abs(float(ED.em_delta_closed_form(eta, ED._fr(inv.a)).a) - 1e-6) < 1e-15
+
+
+# ----------------------------------------------------------------------------- zCDP / RDP through bounded range
+
+
+@pytest.mark.parametrize("cid,verdict", [("CR21.BR-zCDP#em", HOLDS), ("CR21.BR-zCDP#em-linf", HOLDS),
+                                         ("CR21.RDP#em", HOLDS), ("CR21.BR-zCDP#topk", HOLDS), ("CR21.BR-zCDP#joint", HOLDS),
+                                         ("CR21.BR-zCDP#em-linf-monotone-dropped", VIOLATED)])
+def test_zcdp_claims_through_cr21_name_the_dependence(cid, verdict):
+    from dpverify.universal.api import certify
+
+    r = certify(cid)
+    assert r.verdict == verdict and r.lengths == "all"
+    if verdict == HOLDS:
+        assert "CR21" in r.method and "NOT machine-checked" in r.extra["depends_on"]
+    else:  # the Renyi divergence of the integer pair, re-checked with the interval law
+        from dpverify.checker.divergences import renyi
+
+        c = get_claim(cid)
+        mech = c.mechanism(dict(c.domain.params[0]))
+        alpha = F(r.witness.event.rsplit("= ", 1)[1])
+        rho = F(r.witness.eps.split("=")[1])
+        with ivprec(160):
+            D = renyi(mech.distribution(tuple(r.witness.h), interval=True),
+                      mech.distribution(tuple(r.witness.h_prime), interval=True), alpha)
+            ar = alpha * rho
+            assert (D - mpmath.iv.mpf(ar.numerator) / ar.denominator).a > 0
+
+
+def test_zcdp_below_the_cr21_bound_is_not_claimed_proved():
+    from dpverify.universal.result import UNDECIDED
+
+    c = get_claim("CR21.BR-zCDP#em")
+    r = certify_em_family(dataclasses.replace(c, points=lambda q: [F(q["eps"]) ** 2 / 8 - F(1, 1000)]), {"eps": 1})
+    assert r.verdict in (UNDECIDED, VIOLATED)
+    if r.verdict == UNDECIDED:
+        assert "below the bound" in r.undecided[0]["why"]

@@ -50,8 +50,8 @@ def test_one_length_is_passed_through_and_named():
 def test_universal_eps_of_the_em_family_is_the_exact_supremum():
     hi, lo, wit = universal_eps("gumbel-topk", {"k": 2, "eps": 1}, 0)
     assert hi == 2 and Fraction(199, 100) < lo < 2 and wit is not None
-    hi, lo, wit = universal_eps("gumbel-topk", {"k": 2, "eps": 1}, Fraction(1, 10**6))
-    assert hi == 2 and lo == 0 and wit is None  # an upper bound at delta > 0; no witness search there yet
+    hi, lo, wit = universal_eps("em", {"eps": 1}, Fraction(1, 10**6))  # delta > 0: closed form above, a witness below
+    assert Fraction(9984, 10**4) < lo < hi < Fraction(9985, 10**4) and wit is not None and Fraction(wit.eps) == lo
 
 
 def test_the_pages_show_the_universal_verdict_beside_the_box(tmp_path):
