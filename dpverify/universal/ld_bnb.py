@@ -9,6 +9,13 @@ are ever kept (the real relaxation may be violated strictly between integers whi
 so a box one count wide is decided at its integer points alone.  A violation is reported only at an integer
 pair re-checked with the mechanism's own exact law (``distribution(..., interval=True)``) and the checker's
 :func:`~dpverify.checker.profile.pair_profile`.
+
+Structures with one pair of laws (:func:`~dpverify.universal.ld_structures.law_signature`, proved there) have one
+``delta`` function of the gaps: each class is decided once (``Search.merged`` counts the others; under ``delta:N``
+the cap is applied before the merge, so a class is decided by a member the relation allows).  The upper ends of
+``delta`` use the total mass of each law (:func:`~dpverify.universal.ld_law.deltas`), which closes wide boxes
+that the per-term sums leave open (DR19 Theorem 1, k = 3, kbar = 4, eps = 0.1,
+delta = 1e-6: 14,382 boxes over 3,768 law classes, where per-term sums over all 9,167 structures took 138,187).
 """
 
 from __future__ import annotations
