@@ -188,7 +188,8 @@ def test_scope():
 
 # -- TS (Top Stable, CWGM20 Alg. 3) with small kbar ------------------------------------------------------------------
 
-from dpverify.universal.laplace_topstable import INF, certify_points as ts_certify, law, pair_bound, tau, ts_model  # noqa: E402
+from dpverify.universal.laplace_topstable import (INF, certify_points as ts_certify, law, pair_bound,  # noqa: E402
+                                                  pair_bound_f, tau, ts_model)
 from mechanisms.core import BOT  # noqa: E402
 from mechanisms.mutants.stability import TopStableHalvedQueryNoise  # noqa: E402
 from mechanisms.stability.astab import top_set  # noqa: E402
@@ -284,8 +285,8 @@ def test_fs_on_top_set_queries_is_the_same_run_and_holds():
     h = (7, 30, 2, 9)
     L, exact = law(model, tuple(model.gaps(h))), _positions(mech, h)
     assert all(L[p].a <= exact[p].b and exact[p].a <= L[p].b for p in exact)
-    # three tests: too many reduced pairs for the budget -> undecided at once, with the reason
-    big = certify("CWGM20.AlgA.4#privacy", {"queries": (2, 1, 3), "eps": 2, "delta": F(1, 5)})
+    # TS with kbar = 3 at eps = 1: about 10^6 reduced pairs, beyond the budget -> undecided at once, with the reason
+    big = certify("CWGM20.Thm3.2", {"k": 1, "kbar": 3, "eps": 1, "delta": F(1, 5), "p1": F(1, 2)})
     assert big.verdict == "undecided" and "exceed" in big.reason and big.seconds < 20
     gen = FirstStable(queries=(StabQuery(f=lambda h: 0, dist=lambda h: 0),), eps=1, delta=F(1, 10))
     assert ts_model(gen, "add-remove")[0] is None
@@ -315,3 +316,29 @@ def test_the_finite_box_agrees_where_both_decide(cid):
     if uni.verdict == HOLDS:
         assert box.verdict == "holds"
     assert uni.verdict == {"holds": HOLDS, "violated": VIOLATED}[claim.expected]
+
+
+def test_ts_float_fast_path_encloses_the_interval_bound():
+    from dpverify.universal import fiv
+
+    mech = TopStable(**TS1)
+    model, _ = ts_model(mech, "add-remove")
+    rng = random.Random(5)
+    for eps_c in (F(0), F(1), F(7, 3)):
+        with ivprec(160):
+            E = fiv.const(mpmath.iv.exp(mpmath.iv.mpf(eps_c.numerator) / eps_c.denominator))
+        for _ in range(40):
+            q = tuple(rng.choice([-1, 0, 1, 5, 10, 11, 30, INF]) for _ in range(2))
+            q = q if INF not in q else q[: q.index(INF)] + (INF,) * (2 - q.index(INF))
+            q2 = tuple(x if x is INF else max(-1, x + rng.choice([-1, 0, 1])) for x in q)
+            fl = tuple(x is not INF and y is not INF and x <= 0 and y <= 0 and rng.random() < 0.5
+                       for x, y in zip(q, q2, strict=True))
+            f, m = pair_bound_f(model, q, q2, fl, E), pair_bound(model, q, q2, fl, eps_c)
+            assert f[0] <= m.a and m.b <= f[1], (q, q2, fl)
+
+
+@pytest.mark.slow
+def test_fs_with_three_queries_holds_for_all_counts():
+    """About 1.8e5 reduced pairs (20 s on one core): the second parameter set of the FS claim."""
+    res = certify("CWGM20.AlgA.4#privacy", {"queries": (2, 1, 3), "eps": 2, "delta": F(1, 5)})
+    assert res.verdict == HOLDS and res.lengths == "all"
