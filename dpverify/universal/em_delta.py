@@ -314,6 +314,8 @@ def em_universal_delta_eps(mech: Any, model: Any, moves: tuple, delta: Fraction,
                   ("stages eta-bounded range (stage lemma) -> sup_t delta(RR_{eta,t}) in closed form, "
                    "2 ln(e^(eta/2) - sqrt(D (e^eta - 1))), intervals") if k == 1 else
                   "stages eta-bounded range (stage lemma) -> sup_t delta(RR_{eta,t}^k), rigorous interval branch and bound")
+    res.method += ("; depends on DDR20's reduction (every eta-BR pair is a post-processing of RR_eta,t: ledger "
+                   "DDR20.Reduction)" + (" and its adaptive dynamic programme (DDR20 §6)" if adaptive else ""))
     res.method += "; witness: two-group integer pair re-checked with distribution(interval=True) + pair_profile"
     res.notes.append(f"limit of the two-group family (n -> infinity): eps in [{float(lim_lo):.10g}, {float(lim_hi):.10g}] "
                      "(sup_t delta(RR_eta,t^k); not attained by a finite pair)" if adaptive else
@@ -337,7 +339,8 @@ def decide_point(mech: Any, model: Any, moves: tuple, eps_c: Fraction, delta: Fr
     adaptive = not model.replacement and k >= 2
     if br_lemma(moves, m)[0] and _fr(upper_delta(k, eta, eps_c, adaptive)) <= delta:
         return "holds", None, ("upper bound on the universal delta <= delta: " +
-                               ("DDR20 adaptive BR composition of the eta-BR stages" if adaptive else "sup_t RR_eta,t^k"))
+                               ("DDR20 adaptive BR composition of the eta-BR stages" if adaptive else "sup_t RR_eta,t^k") +
+                               " (depends on DDR20.Reduction: eta-BR pairs are post-processings of RR_eta,t)")
     lim_lo, _, t_star = limit_eps(k, eta, delta)
     if not witness:
         return "undecided", None, "above the certified upper bound; witness search not valid for this relation / length"
