@@ -30,6 +30,7 @@ from dpverify.universal.result import HOLDS, OUT_OF_SCOPE, UNDECIDED, VIOLATED
 from mechanisms.core import order_stat
 from mechanisms.limited_domain.peeling import LEM, PLEM
 from mechanisms.limited_domain.fixed_threshold import FixedThreshold, TruncatedRR
+from mechanisms.limited_domain.optimal_threshold import OptimalThreshold
 
 MICRO = F(1, 10**6)
 
@@ -352,5 +353,75 @@ def test_optimal_threshold_is_refused_by_witnesses_and_otherwise_out_of_scope():
         prof = pair_profile(mech.distribution(r.witness.h, interval=True), mech.distribution(r.witness.h_prime,
                                                                                             interval=True), e2)
         assert prof.delta.a > mpmath.mpf(d2.numerator) / d2.denominator
-    r = dpverify.certify("DR19.Lem6.8")
-    assert r.verdict == OUT_OF_SCOPE and "selection" in r.reason and not r.certified
+    claim = SimpleNamespace(id="t", relation="add-remove", expected="holds", points=lambda p: [(F(2), F(1, 10))])
+    from dpverify.universal.ld_optimal_threshold import certify_optimal_threshold
+
+    r = certify_optimal_threshold(claim, {}, OptimalThreshold(2, 3, 1, F(1, 10), literal=True), {}, 0.0)
+    assert r.verdict == OUT_OF_SCOPE and "inclusion-exclusion" in r.reason and not r.certified
+
+
+@pytest.mark.parametrize("kw,seed", [({"k": 2, "dbar": 3, "eps": 1, "delta": F(1, 10)}, 1),
+                                     ({"k": 2, "dbar": 3, "eps": F(1, 2), "delta": MICRO}, 2),
+                                     ({"k": 1, "dbar": 2, "eps": 1, "delta": F(1, 10), "inner_k": 1}, 3),
+                                     ({"k": 2, "dbar": 4, "eps": 1, "delta": F(1, 10), "start": 3}, 4)])
+def test_the_mixture_encloses_algorithm_6_exact_law(kw, seed):
+    """Random structures of dbar+1 ranks at random integer gaps (2..200): the enclosure of the selection times each
+    race contains the exact delta of OptimalThreshold's own law, both directions, three eps'."""
+    from dpverify.universal.ld_optimal_threshold import _consts, _Mixture
+
+    mech = OptimalThreshold(**kw)
+    eps, delta, dbar = F(kw["eps"]), F(kw["delta"]), kw["dbar"]
+    models = {kb: LawModel(mech.k_inner, kb, eps, 1, F(kb) / delta) for kb in range(mech.lo, dbar + 1)}
+    Ks = {kb: m.consts() for kb, m in models.items()}
+    consts = _consts(mech.lo, dbar)
+    rng = random.Random(seed)
+    nonzero = 0
+    for s in rng.sample(list(structures(dbar, unique=False)), 30):
+        mix = _Mixture(s, mech, models)
+        gaps = {v: rng.choice([2, 3, 5, 9, 30, 200]) for v in mix.variables}
+        xs = {v: fiv.exp_neg(Ks[dbar]["eps"], g) for v, g in gaps.items()}
+        out = mix.evaluate(xs, Ks, Ks[dbar], consts)
+        h, h2 = s.histograms([gaps.get(v, 0) for v in range(dbar)])
+        with mpmath.workprec(200):
+            for epsp in (F(mech.k) * eps, F(1, 20), F(mech.k + 1) * eps):
+                dPQ, dQP = deltas(*out, _exp_iv(epsp))
+                a, b = _exact_deltas(mech, h, h2, epsp)
+                assert _inside(dPQ, a) and _inside(dQP, b), (s, gaps, epsp)
+                nonzero += a > 1e-9 or b > 1e-9
+    assert nonzero > 10
+
+
+def test_algorithm_6_claims_hold_and_a_wrong_curve_point_is_refused_far_outside_the_box():
+    from dpverify.universal.ld_optimal_threshold import run_mixture
+
+    for cid in ("DR19.Lem6.8", "DR19.Lem3.1"):
+        r = dpverify.certify(cid)
+        assert r.verdict == HOLDS and r.lengths == "all" and r.certified and r.structures == 1875, r.to_json()
+    mech = OptimalThreshold(2, 3, 1, MICRO)
+    st = run_mixture(mech, [(F(19, 10), MICRO)], seconds=60)
+    assert st.witness is not None and max(st.witness.h + st.witness.h_prime) > 6
+    _recheck(mech, st.witness, F(19, 10), MICRO)
+
+
+def test_long_algorithm_6_pairs_reduce_to_dbar_plus_one_ranks_with_the_same_margin():
+    """Random add/remove pairs of length up to 10 with counts near 10**6: deleting the items below rank dbar+1 in both
+    leaves Algorithm 6's exact delta unchanged (both directions), and the reduced pair is an enumerated structure."""
+    mech = OptimalThreshold(2, 3, 1, F(1, 10))
+    sigs = {signature(s) for s in structures(3)}
+    rng = random.Random(23)
+    moved = 0
+    for _ in range(40):
+        d = rng.randint(3, 10)
+        base = rng.randint(0, 10**6)
+        h = [base + rng.choice([0, 1, -1, 2, -2, rng.randint(-9, 9)]) for _ in range(d)]
+        e = [rng.randint(0, 1) for _ in range(d)]
+        e[rng.randrange(d)] = 1
+        h2 = [a + b for a, b in zip(h, e, strict=True)]
+        r, r2 = reduce_pair(h, h2, 3)
+        with mpmath.workprec(200):
+            long_, short = _exact_deltas(mech, h, h2, F(2)), _exact_deltas(mech, r, r2, F(2))
+        assert all(abs(x - y) <= mpmath.mpf(10) ** -40 for x, y in zip(long_, short, strict=True)), (h, h2)
+        if r != r2:
+            assert locate(h, h2, 3)[0] in sigs
+            moved += 1
+    assert moved > 20
