@@ -10,7 +10,8 @@ Dispatch by the claim's mechanism (the object its ``mechanism(params)`` builds):
 * LEM / pLEM on ``d^kbar(h)`` (the same race: :mod:`dpverify.universal.ld_plem`), and the variants with their own
   modules: LEM / pLEM on a fixed domain (the per-stage lemma), truncated randomized response
   (:mod:`dpverify.universal.ld_trr`), the fixed threshold (:mod:`dpverify.universal.ld_fixed_threshold`; the printed
-  Algorithm 8 by witnesses) and Algorithm 6 (:mod:`dpverify.universal.ld_optimal_threshold`: witnesses only);
+  Algorithm 8 by witnesses) and Algorithm 6 (:mod:`dpverify.universal.ld_optimal_threshold`: the EM selection times
+  each race; the printed selection by witnesses);
 * the exponential-mechanism family (EM, peeling EM, one-shot Gumbel, JOINT): ``certify_em_family`` of
   :mod:`dpverify.universal.symbolic_em`;
 * anything else: ``out-of-scope`` with the reason (a user's black box has no declared structure; the Laplace
@@ -90,7 +91,7 @@ def _relation_cap(relation: str) -> tuple[int | None, str]:
 
 
 _LD_PENDING = {
-    "OptimalThreshold": "see dpverify.universal.ld_optimal_threshold (witnesses only)",
+    "OptimalThreshold": "see dpverify.universal.ld_optimal_threshold",
     "MultiLimitDom": ("the repeated Limited Domain (DR19 Algorithm 2) runs one race per round on a view of h chosen by a "
                       "strategy from the earlier outputs: its structures would have to cover every strategy's views and the "
                       "transcript's law composes the rounds' races -- not built (the round's own race is certified: "
@@ -178,8 +179,8 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
 
 
 def _ld_variant(claim: Any, p: dict, mech: Any, scope: dict, t0: float) -> UniversalResult | None:
-    """The Limited Domain variants decided by their own modules (fixed-domain LEM / pLEM, tRR, fT; Algorithm 6 by
-    witnesses only), else None."""
+    """The Limited Domain variants decided by their own modules (fixed-domain LEM / pLEM, tRR, fT, Algorithm 6),
+    else None."""
     from mechanisms.limited_domain.fixed_threshold import TruncatedRR
 
     from .ld_fixed_threshold import certify_fixed_threshold, is_fixed_threshold
