@@ -327,8 +327,21 @@ def run_pages(outdir: Path | str, *, quick: bool, workers: int, phases: dict[str
 
 #: the partition-selection page's sizes: black-box samples per input, samples of the power rows, OpenDP's rows
 #: (``--quick``: the table's QUICK_GRID, 12 rows, no OpenDP rows: about 5 s; full: GRID, 54 rows + 19 OpenDP rows)
-PARTITION_SIZES = {"quick": {"samples": 2_000, "power_samples": 300_000, "opendp": False, "search_samples": 0},
+PARTITION_SIZES = {"quick": {"samples": 2_000, "power_samples": 300_000, "opendp": False, "search_samples": 0,
+                             "value_samples": 5_000, "smartnoise": False},
                    "full": {"samples": 20_000, "power_samples": 1_000_000, "opendp": True}}
+
+
+def _power_refuted(data: dict) -> dict[str, bool]:
+    """The deliberately wrong rows of the page's other sections: each must be refuted (approximate zCDP: exactly;
+    values: the value check; SmartNoise: black box, when installed)."""
+    out = {f"zcdp: {r['kind']} ({r['measurement']})": r["verdict"] == "violated"
+           for r in data.get("zcdp", []) if str(r.get("kind", "")).startswith("power")}
+    out.update({f"values: {r['target']}": r["value_verdict"] == "violation certified"
+                for r in data.get("values", []) if "deliberately broken" in str(r.get("target", ""))})
+    out.update({f"smartnoise: {r['mutant']}": r["verdict"].startswith("violated")
+                for r in data.get("smartnoise", []) if r.get("mutant") and r.get("installed")})
+    return out
 
 
 def run_partition_page(outdir: Path | str, *, quick: bool, command: str, grid: list | None = None,
@@ -346,7 +359,7 @@ def run_partition_page(outdir: Path | str, *, quick: bool, command: str, grid: l
     size = {**PARTITION_SIZES["quick" if quick else "full"], **(sizes or {})}
     data = compute(grid if grid is not None else (QUICK_GRID if quick else GRID), command=command, **size)
     path = write_partition_selection(data, outdir)
-    power_ok = all(p["verdict"] == "violated" for p in data["power"])
+    power_ok = all(p["verdict"] == "violated" for p in data["power"]) and all(_power_refuted(data).values())
     if data.get("skipped"):
         log(f"partition selection: skipped ({data['skipped']})")
     else:

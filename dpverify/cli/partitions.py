@@ -1,9 +1,10 @@
-"""``dpverify partitions [--quick] [--samples N] [--power-samples N] [--no-opendp] [--out DIR] [--json]``: the
-partition-selection page alone (also a phase of ``dpverify verify``).
+"""``dpverify partitions [--quick] [--samples N] [--power-samples N] [--no-opendp] [--smartnoise-env | --no-smartnoise]
+[--out DIR] [--json]``: the partition-selection page alone (also a phase of ``dpverify verify``).
 
 python-dp's strategies (truncated geometric, Laplace, Gaussian thresholding; PipelineDP builds on them) x L x eps x
 delta, checked exactly from the library's own keep probabilities and audited black-box, OpenDP's
-``make_laplace_threshold`` rows, and the power rows (delta tripled, threshold lowered by one); writes
+``make_laplace_threshold`` rows, the power rows (delta tripled, threshold lowered by one), OpenDP's Gaussian threshold
+as approximate zCDP, the released values, and SmartNoise SQL in its own environment; writes
 ``DIR/data/partition_selection.json`` and ``DIR/partition_selection.md`` (:func:`dpverify.verify.run_partition_page`,
 the same phase ``dpverify verify`` runs).  Exit 0 when every power row is refuted (the libraries' own violations are
 findings on the page), 1 when a deliberately wrong strategy is not, 3 when python-dp is not installed (nothing checked).
@@ -47,6 +48,17 @@ def run(args: argparse.Namespace) -> int:
     if args.no_opendp:
         sizes["opendp"] = False
         command += " --no-opendp"
+    if args.smartnoise_env:
+        from dpverify.auditor.smartnoise import ensure_env
+
+        st = ensure_env()  # SmartNoise SQL's own environment, from the package registry (about 90 s the first time)
+        if not st.get("installed") and not args.json:
+            print(f"smartnoise-sql: not installed ({st.get('reason', '')})")
+        sizes["smartnoise"] = True
+        command += " --smartnoise-env"
+    if args.no_smartnoise:
+        sizes["smartnoise"] = False
+        command += " --no-smartnoise"
     log = (lambda _msg: None) if args.json else print
     res = run_partition_page(args.out, quick=args.quick, command=command, log=log, sizes=sizes)
     code = EXIT_INCONCLUSIVE if res["skipped"] else (EXIT_OK if res["as_expected"] else EXIT_FAIL)
@@ -70,7 +82,13 @@ def add_arguments(s: argparse.ArgumentParser) -> None:
                    help="black-box samples per input of each row (default 20,000; --quick 2,000)")
     s.add_argument("--power-samples", type=_positive_int("--power-samples"), default=None,
                    help="black-box samples of each power row (default 1,000,000; --quick 300,000)")
-    s.add_argument("--no-opendp", action="store_true", help="leave out OpenDP's make_laplace_threshold rows")
+    s.add_argument("--no-opendp", action="store_true",
+                   help="leave out OpenDP's rows (make_laplace_threshold, make_gaussian_threshold, the released values)")
+    sn = s.add_mutually_exclusive_group()
+    sn.add_argument("--smartnoise-env", action="store_true",
+                    help="create SmartNoise SQL's own environment (.venv-smartnoise, pinned: smartnoise-sql 1.0.10 needs "
+                         "opendp < 0.15) if missing, and audit it end to end (the full page does when it exists)")
+    sn.add_argument("--no-smartnoise", action="store_true", help="leave out the SmartNoise SQL rows")
     s.add_argument("--out", default="reports", help="directory of partition_selection.md and data/partition_selection.json "
                                                     "(default reports)")
     s.add_argument("--json", action="store_true",

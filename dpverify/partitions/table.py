@@ -20,6 +20,7 @@ from typing import Any
 
 from mechanisms.partition_selection import PartitionSelection
 
+from proofs.dvgm22.gaussian_l import prove_gaussian_l_keys
 from proofs.dvgm22.universal import prove_one_key
 
 from dpverify.auditor import partition_libs as PL
@@ -61,7 +62,9 @@ def row(strategy: str, L: int, eps: float, delta: float, *, samples: int, replic
         scan = PL.one_key_scan(lib)
     extra = [scan["n"]] if scan.get("n") else []
     ex = PL.exact_check(lib, extra=extra, width=4 if L == 3 else 6)
-    model = prove_one_key(PartitionSelection(STRATS[strategy], Fraction(eps), Fraction(delta), L=L))
+    mech = PartitionSelection(STRATS[strategy], Fraction(eps), Fraction(delta), L=L)
+    # Gaussian with L > 1 is not a per-key split: its own proof for every count vector (proofs.dvgm22.gaussian_l)
+    model = prove_gaussian_l_keys(mech) if strategy == "gaussian" and L > 1 else prove_one_key(mech)
     n = _bb_pair(lib)
     bb = PL.black_box_replicated(lib, n, samples=samples, replicates=replicates)
     verdict = "violated" if "violated" in (ex["verdict"], scan["verdict"]) else ex["verdict"]
@@ -166,10 +169,33 @@ def search_rows(*, samples: int = 20_000, replicates: int = 3, seed: int = 1) ->
     return out
 
 
+def _zcdp_rows(samples: int) -> list[dict]:
+    from dpverify.auditor.partition_zcdp import page_rows
+
+    return page_rows(samples=samples)
+
+
+def _value_rows(samples: int, opendp_samples: int) -> list[dict]:
+    from dpverify.auditor.values import page_rows
+
+    return page_rows(samples=samples, opendp_samples=opendp_samples, opendp=opendp_samples > 0)
+
+
+def _smartnoise_rows(groups: int, runs: int) -> list[dict]:
+    from dpverify.auditor.smartnoise import audit_rows
+
+    return audit_rows(groups=groups, runs=runs)
+
+
 def compute(grid: list = GRID, *, samples: int = 20_000, power_samples: int = 1_000_000, command: str = "",
-            opendp: bool = True, replicates: int = PL.REPLICATES, search_samples: int = 20_000) -> dict:
-    """The page's data: versions, every row of ``grid``, the power rows, the input-search rows (``search_samples=0``: none);
-    rows say "not installed" without python-dp."""
+            opendp: bool = True, replicates: int = PL.REPLICATES, search_samples: int = 20_000, zcdp_samples: int = 20_000,
+            value_samples: int = 40_000, value_opendp_samples: int = 5_000, smartnoise: bool = True,
+            smartnoise_groups: int = 200, smartnoise_runs: int = 5) -> dict:
+    """The page's data: versions, every row of ``grid``, the power rows, the input-search rows (``search_samples=0``: none),
+    OpenDP's Gaussian threshold as approximate zCDP (:mod:`dpverify.auditor.partition_zcdp`; ``zcdp_samples=0``: none)
+    and the released values (:mod:`dpverify.auditor.values`; ``value_samples=0``: none, ``value_opendp_samples=0``:
+    ours only) and SmartNoise SQL end to end in its own environment (:mod:`dpverify.auditor.smartnoise`; one "not
+    installed" row without it, ``smartnoise=False``: none); rows say "not installed" without python-dp."""
     vers = library_versions()
     if vers["python-dp"] == "not installed":
         return {"command": command, "versions": vers, "rows": [], "power": [], "search": [], "skipped": "python-dp not installed"}
@@ -177,7 +203,11 @@ def compute(grid: list = GRID, *, samples: int = 20_000, power_samples: int = 1_
     if opendp and vers["opendp"] != "not installed":
         rows += opendp_rows()
     search = search_rows(samples=search_samples) if search_samples else []
+    zcdp = _zcdp_rows(zcdp_samples) if zcdp_samples and opendp else []
+    values = _value_rows(value_samples, value_opendp_samples if opendp else 0) if value_samples else []
+    sn = _smartnoise_rows(smartnoise_groups, smartnoise_runs) if smartnoise else []
     return {"command": command, "versions": vers, "rows": rows, "power": power_rows(samples=power_samples), "search": search,
+            "zcdp": zcdp, "values": values, "smartnoise": sn,
             "fp_resolution": PL.FP_RESOLUTION, "replicates": replicates,
             "notes": [f"python-dp owns its randomness: the black-box columns cannot be seeded; each row runs {replicates} "
                       f"replicates at level 0.05 / {replicates} (Clopper-Pearson, Bonferroni over 4 events x {replicates} "
@@ -190,9 +220,15 @@ def compute(grid: list = GRID, *, samples: int = 20_000, power_samples: int = 1_
                       "probabilities are python-dp's, so the python-dp rows are PipelineDP's too "
                       "(tests/dpverify/auditor/test_partition_selection_libs.py "
                       "checks it, and runs select_partitions end to end against the exact keep probability)",
-                      "smartnoise-sql needs opendp < 0.15 and cannot share this environment (opendp 0.16): not audited here",
-                      "Gaussian thresholding's L-key guarantee is not a per-key split: its one-key scan is not claimed for L > 1",
-                      "OpenDP make_laplace_threshold: keeps counts >= threshold, but its privacy map's delta is Pr[Z >= T], not "
-                      "Pr[Z >= T - 1] (a new key with count 1): claimed/exact = e^(-1/scale) in every row; known upstream as "
-                      "opendp/opendp issue #2922 (open); the key set is a post-processing of the release, so the release "
-                      "violates the claim too"]}
+                      "smartnoise-sql 1.0.10 needs opendp < 0.15 and cannot share this environment (opendp 0.16): it runs "
+                      "in its own (.venv-smartnoise, pinned: the smartnoise extra; created by `dpverify partitions "
+                      "--smartnoise-env`), through a JSON job; without it its rows say not installed",
+                      "Gaussian thresholding's L-key guarantee is not a per-key split: its one-key scan is not claimed for "
+                      "L > 1; the model column of those rows is the proof for every count vector of "
+                      "proofs.dvgm22.gaussian_l (appearing keys by p(1), present keys as a post-processing of the Gaussian "
+                      "mechanism)",
+                      "OpenDP make_laplace_threshold and make_gaussian_threshold: both keep counts >= threshold, but their "
+                      "privacy maps' delta is the tail Pr[Z >= T] (Gaussian: Pr[X > T - 1]), not Pr[Z >= T - 1] (a new key "
+                      "with count 1): Laplace claimed/exact = e^(-1/scale) in every row, Gaussian 0.39 to 0.5; known "
+                      "upstream for both as opendp/opendp issue #2922 (open); the key set is a post-processing of the "
+                      "release, so the release violates the claim too"]}

@@ -129,13 +129,114 @@ def _search_section(data: dict) -> list[str]:
                    "pairs certified (first run)", "eps lower bound (spread)", "samples per input"], out), ""]
 
 
+def _zcdp_section(data: dict) -> list[str]:
+    rows = data.get("zcdp", [])
+    if not rows:
+        return []
+    out = []
+    for r in rows:
+        if r.get("verdict") == "not installed":
+            out.append([r["library"], r["measurement"], "-", "-", "-", "not installed", "-", "-", "-", "-"])
+            continue
+        bb = r.get("black_box")
+        bbc = "-" if not bb else (f"delta >= {_g(bb['delta_lower_bound'], 3)} ({bb['hits']:,} of {bb['samples']:,}; "
+                                  f"{'refutes' if bb['refutes'] else 'does not refute'}; unseeded)")
+        out.append([f"{r['library']} {r.get('version') or ''}".strip(), r["measurement"], str(r["L"]), r["kind"], r["claim"],
+                    r["verdict"] + (" (certified)" if r.get("certified") else ""), _g(r.get("ratio"), 6),
+                    str(r.get("size", "none")), _witness(r.get("witness")), bbc])
+    return ["## Approximate zCDP: OpenDP's Gaussian threshold", "",
+            "The claim is read from `make_gaussian_threshold`'s own privacy map at (L, L, 1): (rho, delta)-approximate "
+            "zCDP (notion `approx-zcdp`, OpenDP's reading: events per ordered pair). Checked exactly on the key set's law "
+            "(discrete Gaussian, keep iff n + X >= T): *holds* only through a certificate (the outputs impossible under the "
+            "other input removed, their mass <= delta, the conditional laws rho-zCDP both ways), *violated* only through a "
+            "necessary condition (mass off the neighbour's support > delta, or a two-point divergence above rho alpha after "
+            "moving delta of mass). Black box: a Clopper-Pearson lower bound on delta from the event impossible under the "
+            "neighbour (a key absent from the input released), where delta is large enough to sample.", "",
+            table(["library", "measurement", "L", "row", "claim", "exact verdict", "claimed/exact delta", "size", "witness",
+                   "black box"], out), ""]
+
+
+def _values_section(data: dict) -> list[str]:
+    rows = data.get("values", [])
+    if not rows:
+        return []
+    out = []
+    for r in rows:
+        if r.get("verdict") == "not installed":
+            out.append([r["target"], "-", "-", "not installed", "-", "-", "-", "-"])
+            continue
+        c, ks, rel = r["claim"], r.get("keyset_exact") or {}, r.get("release_exact") or {}
+        kcell = "-" if not ks else (ks["verdict"] + (" (certified)" if ks.get("certified") else " (tight: not certified)"
+                                                     if ks.get("ratio") == 1 else "") + f", claimed/exact {_g(ks['ratio'], 6)}")
+        rcell = "-" if not rel else (rel["verdict"] + (f": delta(eps) = {_g(rel['delta_at_claimed_eps'], 4)} at "
+                                                      f"{tuple(rel['pair'])}" if "pair" in rel else ""))
+        bound = r["value_eps_lower_bound"]
+        miss = r.get("detectable_eps") or {}
+        vcell = (f"{_g(bound, 3)} (exact eps of the event {_g(r.get('exact_event_eps'), 4)}): {r['value_verdict']}"
+                 + (f"; could miss eps up to {_g(miss['at_event_mass'], 3)} on an event of mass {_g(miss['event_mass'], 3)}"
+                    if miss.get("at_event_mass") else ""))
+        out.append([r["target"], f"({_g(c['eps'])}, {_g(c['delta'])}), L = {c['L']}", r.get("claim_source", "-"), kcell, rcell,
+                    vcell, f"{r['samples_per_input']:,}", "unseeded" if not r.get("seeded") else str(r.get("seed"))])
+    return ["## Released values (a kept key with its noisy count)", "",
+            "Thresholding that releases the noisy count of every kept key (OpenDP's `make_laplace_threshold` returns them). "
+            "*Key set*: the exact (certified) check of the released keys alone. *Whole release*: the exact privacy profile "
+            "of one key's output (dropped, or its value) in closed form (continuous Laplace / Gaussian for ours, discrete "
+            "Laplace as OpenDP documents it), worst pair on a window of counts, at L = 1. *Value check*: a black-box eps "
+            "lower bound from the released values (events 'every moved key released with value <= c / > c' and 'none', "
+            "cuts at T, n, n + 1 and around n + 1/2; half the draws choose the event, half certify it, Clopper-Pearson), "
+            "with the eps it could have missed when it finds nothing. The deliberately broken row pays for the key set "
+            "but draws the value with half the noise: its key set is exact, only the values can catch it.", "",
+            table(["target", "claim", "claim from", "key set (exact)", "whole release (exact, L = 1)",
+                   "value check: eps lower bound", "samples per input", "seed"], out), ""]
+
+
+def _positive(x: Any) -> str:
+    """An eps lower bound as shown: none when it is not above 0 (no evidence of privacy loss at that level)."""
+    return "none (> 0 not shown)" if x is None or x <= 0 else _g(x, 3)
+
+
+PRIMED = "released_D'"  # the neighbour's count of released absent keys (a key of the SmartNoise rows)
+
+
+def _smartnoise_section(data: dict) -> list[str]:
+    rows = data.get("smartnoise", [])
+    if not rows:
+        return []
+    if not rows[0].get("installed"):
+        return ["## SmartNoise SQL (tau-thresholding, end to end)", "",
+                f"**Not installed** (never counted as a pass): {rows[0].get('reason', '')}. Create its own environment "
+                "with `dpverify partitions --smartnoise-env` (smartnoise-sql 1.0.10 needs opendp < 0.15).", ""]
+    out = []
+    for r in rows:
+        absent = next((b for b in r["black_box"] if b["pair"] == "absent"), {})
+        thr = next((b for b in r["black_box"] if b["pair"] == "threshold"), {})
+        m = r["model"]
+        out.append([r["strategy"] + (f" ({r['mutant']}: deliberately wrong)" if r.get("mutant") else ""), str(r["L"]),
+                    f"({_g(r['claim']['eps'])}, {_g(r['claim']['delta'])})", f"{absent.get('released_D', '-')} / "
+                    f"{absent.get(PRIMED, '-')}", _g(absent.get("delta_lower_bound"), 3),
+                    _positive(thr.get("eps_lower_bound")), m["verdict"] + (f" (relative excess {_g(m['relative_excess'], 3)})"
+                                                                      if m.get("relative_excess") else ""),
+                    r["verdict"], f"{absent.get('samples_per_table', '-'):,}" if absent else "-"])
+    v = rows[0].get("versions", {})
+    return ["## SmartNoise SQL (tau-thresholding, end to end)", "",
+            "A `SELECT key, COUNT(*) ... GROUP BY key` over in-memory tables in SmartNoise's own environment ("
+            + ", ".join(f"{k} {val}" for k, val in sorted(v.items())) + "), each user in at most L keys; neighbouring "
+            "tables differ by one user (absent key vs one user; L keys at the threshold). The claim is SmartNoise's own "
+            "cost of the key count. Many disjoint copies of the pair in one table are independent samples (each group-by "
+            "row is noised independently); OpenDP's randomness cannot be seeded. *Model*: the exact law with SmartNoise's "
+            "scale and tau as continuous Laplace noise (the noise as specified, not OpenDP's sampler).", "",
+            table(["strategy", "L", "claim (eps, delta)", "absent keys released (D / D')", "delta lower bound",
+                   "eps lower bound at the threshold", "model (all n)", "verdict", "samples per table"], out), ""]
+
+
 def _notes_section(data: dict) -> list[str]:
     return [f"- {note}" for note in data.get("notes", [])]
 
 
 #: the page's sections in order, each ``data -> lines`` (an empty list: the section is left out); a new section is one
 #: more entry here
-SECTIONS: list[Callable[[dict], list[str]]] = [_intro, _strategy_section, _power_section, _search_section, _notes_section]
+SECTIONS: list[Callable[[dict], list[str]]] = [_intro, _strategy_section, _power_section, _search_section, _zcdp_section,
+                                               _values_section, _smartnoise_section, _notes_section]
 
 
 def render_partition_selection_page(data: dict, outdir: Path | str = "reports") -> Path:
