@@ -28,9 +28,10 @@ FS (CWGM20 Alg. 4) on top-set queries ``j_1, ..., j_m`` is the same run (tests i
 ``(⊥^(i-1), f_{j_i}(h))``, its own ``T``, scales ``1/(p1 eps)`` and ``2/((1 - p1) eps)``); a repeated ``j`` makes two
 coordinates equal, which the independent shifts over-approximate.
 
-Cost: about ``(N + 3)^kbar 3^kbar`` reduced pairs (the law of each truncated vector computed once): two tests take
-seconds; three (TS with kbar = 3, FS with three queries) about 10^6 pairs and are ``undecided`` at once
-(:data:`MAX_PAIRS`).
+Cost: about ``(N + 3)^kbar 3^kbar`` reduced pairs (the law of each truncated vector computed once, each pair first
+bounded on float intervals): two tests take seconds; FS with three queries at eps = 2 (N = 17) about 20 s; TS with
+kbar = 3 at eps = 1 (N = 33, about 1.3e6 pairs) a few minutes -- beyond the default budget, so ``undecided`` at once
+unless a larger ``seconds`` is given (the estimate uses :data:`SECONDS_PER_LAW` and :data:`SECONDS_PER_PAIR`).
 
 Scope: the printed distance (and the mutants of the noise or threshold, which keep it); ``eps_EM = 0``; transcript
 output; add/remove.  Out of scope: the distance mutants (their sets change at any gap), an EM stage with
@@ -54,8 +55,11 @@ from .result import Witness
 __all__ = ["TSModel", "ts_model", "certify_points", "certify_claim", "TSRun", "law", "tau", "pair_bound", "pair_bound_f",
            "MAX_PAIRS"]
 
-#: the largest number of reduced pairs (truncated vectors times shifts) tried before the verdict is ``undecided``
-MAX_PAIRS = 300_000
+#: the largest number of reduced pairs (truncated vectors times shifts) ever tried: beyond it ``undecided`` at once
+MAX_PAIRS = 3_000_000
+#: the cost model deciding up front whether a run fits the time budget (one core; an exact law of three tests ~3 ms)
+SECONDS_PER_LAW = 0.004
+SECONDS_PER_PAIR = 0.00005
 _PREC = 120
 INF = None  # a truncated coordinate: the test always passes
 
@@ -257,10 +261,11 @@ def certify_points(model: TSModel, points: list[tuple[Fraction, Fraction]], *, s
         n, tail = _choose_n(model, eps_c, delta_c)
         run.n_trunc, run.tail_bound = n, mpmath.nstr(mpmath.mpf(tail.b), 6)
         pairs = (n + 3) ** model.kbar * 3 ** model.kbar
-        if pairs > MAX_PAIRS:
+        cost = (n + 3) ** model.kbar * SECONDS_PER_LAW + pairs * SECONDS_PER_PAIR
+        if pairs > MAX_PAIRS or cost > seconds:
             run.undecided.append({"point": [str(eps_c), str(delta_c)],
-                                  "why": f"about {pairs} reduced pairs at truncation N = {n} exceed {MAX_PAIRS} "
-                                         f"(kbar = {model.kbar} tests: each of about (N+3)^kbar laws costs about 3 ms)"})
+                                  "why": f"about {pairs} reduced pairs at truncation N = {n} (kbar = {model.kbar} tests), an "
+                                         f"estimated {cost:.0f} s: beyond the budget of {seconds} s or {MAX_PAIRS} pairs"})
             return run
         best: tuple[float, Any] | None = None
         candidates: list[tuple[Any, ...]] = []

@@ -287,7 +287,7 @@ def test_fs_on_top_set_queries_is_the_same_run_and_holds():
     assert all(L[p].a <= exact[p].b and exact[p].a <= L[p].b for p in exact)
     # TS with kbar = 3 at eps = 1: about 10^6 reduced pairs, beyond the budget -> undecided at once, with the reason
     big = certify("CWGM20.Thm3.2", {"k": 1, "kbar": 3, "eps": 1, "delta": F(1, 5), "p1": F(1, 2)})
-    assert big.verdict == "undecided" and "exceed" in big.reason and big.seconds < 20
+    assert big.verdict == "undecided" and "beyond the budget" in big.reason and big.seconds < 20
     gen = FirstStable(queries=(StabQuery(f=lambda h: 0, dist=lambda h: 0),), eps=1, delta=F(1, 10))
     assert ts_model(gen, "add-remove")[0] is None
 
