@@ -1,8 +1,8 @@
 """The Laplace-family laws no universal certificate covers yet: witnesses for all counts, else the precise reason.
 
 An integer neighbouring pair on which the mechanism's own interval law certifies ``delta(eps) > delta`` refutes a claim
-for all counts, whatever the structure (:func:`~dpverify.universal.ld_witness.small_witness`: the relation's pairs of
-lengths 2..3, counts 0..2).  Without one the verdict is ``out-of-scope``, naming what is missing:
+for all counts, whatever the structure (:func:`~dpverify.universal.ld_witness.box_witness_delta` on the relation's
+pairs of lengths 2..3, counts 0..3).  Without one the verdict is ``out-of-scope``, naming what is missing:
 
 * SVT: every count is a query -- the law reads all d counts against one noisy threshold; deleting items changes it, so
   no finite set of structures covers every length (a fixed length is a d-gap first-pass law: the truncation of
@@ -24,9 +24,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .result import OUT_OF_SCOPE, UniversalResult
+from .result import OUT_OF_SCOPE, VIOLATED, UniversalResult
 
-__all__ = ["REASONS", "scope_reason", "certify_claim"]
+__all__ = ["REASONS", "scope_reason", "certify_claim", "SEARCH"]
+
+SEARCH = "the relation's pairs of lengths 2..3, counts 0..3"
 
 REASONS = {
     "SVT": "every count is a query: the law reads all d counts against one noisy threshold, so no finite set of structures "
@@ -67,15 +69,19 @@ def scope_reason(mech: Any, relation: str) -> str | None:
 def certify_claim(cid: str, claim: Any, p: dict, mech: Any, scope: dict[str, Any], t0: float) -> UniversalResult | None:
     """``violated`` at a small integer witness, else ``out-of-scope`` with the reason; None when not a Laplace-family
     mechanism without a certificate."""
-    from .ld_witness import small_witness
+    from .ld_witness import box_witness_delta, exact_rational
 
     reason = scope_reason(mech, claim.relation)
     if reason is None:
         return None
     extra: dict[str, Any] = {"expected": claim.expected}
-    res = small_witness(claim, p, mech, scope, extra, t0)
-    if res is not None:
-        return res
-    return UniversalResult(cid, OUT_OF_SCOPE, "none", scope, False, "witness search (lengths 2..3, counts 0..2), none found",
+    points = [(exact_rational(e), exact_rational(dl)) for e, dl in claim.points(p)]
+    relation = claim.relation.replace(":N", f":{p.get('Delta', 1)}")
+    w, pi = box_witness_delta(mech, relation, points, dmax=3, max_count=3, along_gap=False, dmin=2)
+    if w is not None:
+        extra.update({"point": [str(x) for x in points[pi]], "witness_search": SEARCH})
+        return UniversalResult(cid, VIOLATED, "all", scope, True, "witness search, interval law", witness=w,
+                               seconds=time.monotonic() - t0, extra=extra)
+    return UniversalResult(cid, OUT_OF_SCOPE, "none", scope, False, f"witness search ({SEARCH}), none found",
                            reason=reason + "; no violation among small pairs either", seconds=time.monotonic() - t0,
                            extra=extra)

@@ -270,7 +270,12 @@ def test_ts_mutants_refuted_with_rechecked_integer_witnesses(mech, eps, delta):
 
 
 def test_ts_scope():
-    assert certify("CWGM20.Thm3.2#mutant-gap-to-bottom").verdict == OUT_OF_SCOPE
+    # refused by the reduction (its sets change at any gap), refuted by a small witness re-checked by the exact law
+    gtb = certify("CWGM20.Thm3.2#mutant-gap-to-bottom")
+    assert gtb.verdict == VIOLATED and gtb.witness is not None
+    mech = TopStable(k=2, kbar=2, eps=2, delta=F(1, 5), distance="gap-to-bottom")
+    assert ts_model(mech, "add-remove")[0] is None
+    assert _above(_exact_delta(mech, gtb.witness.h, gtb.witness.h_prime, 2), F(1, 5))
     assert "eps_EM" in certify("CWGM20.Thm3.2#em").reason
     assert certify("CWGM20.Thm3.2#mutant-zero-threshold").verdict == VIOLATED
 
