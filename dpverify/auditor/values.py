@@ -45,7 +45,8 @@ from dpverify.errors import InvalidParameter
 
 from .stats import cp_lower, cp_upper, detectable_eps, eps_lower_bound
 
-__all__ = ["ValueTarget", "ValueAudit", "as_values", "value_cuts", "audit_values", "ours", "opendp_laplace_threshold",
+__all__ = ["ValueTarget", "ValueAudit", "as_values", "value_cuts", "audit_values", "ours", "black_box",
+           "opendp_laplace_threshold",
            "page_rows", "discrete_laplace_profile", "RELEASE_WINDOW_SCALES",
            "SELECTION_FRACTION", "DEFAULT_VALUE_SAMPLES", "VALUE_SEED", "CUT_STEPS"]
 
@@ -308,6 +309,28 @@ class _OursKeys:
     def probability_of_keep(self, n: int) -> float:
         with mpmath.workprec(80):
             return float(self.mech.keep_probability(mpmath.mp, n))
+
+
+def black_box(target: Any, *, threshold: float, scale: float, eps: Any, delta: Any, L: int = 1,
+              params: Mapping[str, Any] | None = None, shape: str | None = None, h_format: str = "list") -> ValueTarget:
+    """Anyone's release as a :class:`ValueTarget`: ``target`` (``package.module:name``, ``path/to/file.py:name``, a
+    callable or a mechanism object, called as :class:`dpverify.auditor.adapters.Target` calls it) maps a count vector of
+    ``L`` keys to a dict key -> value (keys ``0..L-1``); ``threshold`` and ``scale`` place the bins (the release's
+    threshold and noise scale, as its documentation states them); the claim is the one given (``claim_source`` says
+    so).  No exact reference: the value check stands alone (``dpverify audit TARGET --values T,W``)."""
+    from .adapters import target_from
+
+    if not (math.isfinite(threshold) and math.isfinite(scale) and scale > 0):
+        raise InvalidParameter(f"threshold={threshold!r}, scale={scale!r}: need finite numbers and scale > 0")
+    if not isinstance(L, int) or L < 1:
+        raise InvalidParameter(f"L={L!r} must be an int >= 1")
+    t = target_from(target, params=params, shape=shape, h_format=h_format)
+
+    def draw(h: Sequence[int], rng: np.random.Generator, size: int) -> list[Any]:
+        return t.draw(h, size, rng)
+
+    return ValueTarget(t.name, draw, float(threshold), float(scale), Fraction(eps), Fraction(delta), L, t.seeded,
+                       "given on the command line (--eps, --delta)")
 
 
 def opendp_laplace_threshold(scale: float = 1.0, threshold: int = 20, L: int = 1) -> ValueTarget:

@@ -81,6 +81,10 @@ def add_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("--method", choices=("g", "pearson"), default="g", help="goodness-of-fit statistic")
     s.add_argument("--load", action="append", metavar="FILE_OR_MODULE",
                    help="import first (e.g. a file registering a mechanism); the same as the global dpverify --load")
+    s.add_argument("--values", metavar="T,W",
+                   help="the target releases values (a dict key -> noisy count): audit the released values of a "
+                        "threshold release at threshold T with noise scale W (bins around T and the counts; keys 0..L-1, "
+                        "L from --relation delta:L; needs --eps and --delta)")
     s.add_argument("--registry", nargs="*", metavar="NAME", help="audit every registered mechanism and mutant (or these)")
     s.add_argument("--power", action="store_true", help="run the power benchmark (delta-violation 0.05 at 95%%)")
     s.add_argument("--thirdparty", action="store_true", help="audit OpenDP / diffprivlib worked examples (if installed)")
@@ -136,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
         return _run_catalogue(args)
     if args.registry is not None or args.power or args.thirdparty or args.timing:
         return _run_tables(args)
+    if args.values is not None:
+        return _run_values(args)
     from dpverify.auditor.core import audit
 
     if args.target is None and args.spec is None:
@@ -164,6 +170,45 @@ def run(args: argparse.Namespace) -> int:
 
         print(humanize(res.summary()))
     return res.exit_status
+
+
+def _run_values(args: argparse.Namespace) -> int:
+    """``--values T,W``: the value check of :mod:`dpverify.auditor.values` on anyone's release (exit 1 when it certifies
+    a violation, 0 otherwise: 'no violation found' with what it could have missed)."""
+    from dpverify.auditor.values import audit_values, black_box
+
+    from .common import EXIT_FAIL, EXIT_OK
+
+    if args.target is None or args.eps is None or args.delta is None:
+        raise InvalidParameter("--values needs a TARGET, --eps and --delta (the release and its claim)")
+    parts = [p.strip() for p in args.values.split(",")]
+    try:
+        threshold, scale = (float(p) for p in parts)
+    except ValueError:
+        raise InvalidParameter(f"--values={args.values!r} must look like T,W (threshold, noise scale), e.g. 12,1") from None
+    rel = (args.relation or "add-remove").strip().lower()
+    if rel.startswith("delta:") and rel[6:].isdigit() and int(rel[6:]) >= 1:
+        L = int(rel[6:])
+    elif rel in ("add-remove", "addremove", "add_remove"):
+        L = 1
+    else:
+        raise InvalidParameter(f"--relation={args.relation!r}: --values takes add-remove or delta:L (a user in at most L keys)")
+    t = black_box(args.target, threshold=threshold, scale=scale, eps=parse_value(args.eps), delta=parse_value(args.delta),
+                  L=L, params=parse_params(args.param) or None, shape=args.shape, h_format=args.h_format)
+    res = audit_values(t, samples=args.samples, seed=args.seed, alpha=args.alpha).as_json()
+    if args.json:
+        _print(res)
+    else:
+        c = res["claim"]
+        print(f"value check of {res['target']} against ({c['eps']:g}, {c['delta']:g}), L = {L}: {res['verdict']}")
+        print(f"  eps >= {res['eps_lower_bound']:.4g} (event {res['event']}, counts {res['pair'][0]} vs {res['pair'][1]}, "
+              f"{res['certification_samples']:,} certifying draws per input, confidence {1 - res['alpha']:g}"
+              + ("" if res["seeded"] else "; the target owns its randomness: not seeded") + ")")
+        if not res["refutes"] and res["detectable_eps"]:
+            d = res["detectable_eps"]
+            print(f"  could have missed eps up to {d['at_event_mass']:.3g} on an event of mass {d['event_mass']:.3g} "
+                  f"({d['at_mass_0.01']:.3g} at mass 0.01)")
+    return EXIT_FAIL if res["refutes"] else EXIT_OK
 
 
 def _check_registry_names(names: list[str]) -> None:
