@@ -81,7 +81,9 @@ def _row(raw: Any) -> list[float]:
     if isinstance(raw, (dict, str, bytes)):
         if isinstance(raw, str) and raw in _BOT_STRINGS:
             return [math.nan]
-        raise AdapterError(f"cannot read output {raw!r} as numbers: a {type(raw).__name__} is not an output")
+        hint = (" (a release of keys with values: audit its values with --values T,W, its key set by returning the keys)"
+                if isinstance(raw, dict) else "")
+        raise AdapterError(f"cannot read output {raw!r} as numbers: a {type(raw).__name__} is not an output{hint}")
     return [_scalar(raw, raw)]
 
 

@@ -79,8 +79,10 @@ def test_encoder_reads_numbers_vectors_mixed_and_variable_length_outputs():
     v = Encoder().encode([[1, 2], [3], []])
     assert v.shape == (3, 3) and list(v[:, 2]) == [2, 1, 0]  # padded, with a length column
     assert Encoder().encode(np.array([0.5, 1.5])).shape == (2, 1)
-    with pytest.raises(AdapterError, match="a str is not an output"):
+    with pytest.raises(AdapterError, match="a str is not an output$"):
         Encoder().encode(["abc"])
+    with pytest.raises(AdapterError, match=r"a dict is not an output \(a release of keys with values: audit its values with"):
+        Encoder().encode([{0: 12.5}])
     with pytest.raises(AdapterError, match="element 'x' is a string"):
         Encoder().encode([(1, "x")])
     with pytest.raises(AdapterError, match="nested sequence"):
