@@ -1,13 +1,22 @@
 """TS (Top Stable, CWGM20 Alg. 3) decided for every histogram when ``kbar`` is small: a law of kbar integer gaps.
 
-With ``eps_EM = 0`` and the transcript output, :class:`~mechanisms.stability.top_stable.TopStable` releases
+With the transcript output, :class:`~mechanisms.stability.top_stable.TopStable` releases
 ``(⊥^(kbar-i), S)`` where ``i`` is the first passing test (tests ``i = kbar, ..., 1``: ``q_i + Lap(b) > T_hat``,
-``T_hat = T + Lap(1/eps_1)``) and ``S`` is ``f_i(h)`` (``i <= k``) or a uniform k-subset of it (``i > k``), or
+``T_hat = T + Lap(1/eps_1)``) and ``S`` is ``f_i(h)`` (``i <= k``) or a k-subset of it drawn by the EM stage (``i > k``;
+uniform at ``eps_EM = 0``), or
 ``⊥^kbar``.  The probabilities ``pi_i`` depend only on the gap vector ``q = (q_kbar, ..., q_1)``, the labels only on the
-top sets ``f_i(h)``.  For a pair, per position ``i``: equal sets give identical label laws, contributing
+top sets ``f_i(h)`` (and the EM stage).  For a pair at ``eps_EM = 0``, per position ``i``: equal sets give identical
+label laws, contributing
 ``max(0, pi_i - e^eps' pi'_i)``; different sets contribute at most ``pi_i`` (exactly, for ``i <= k``; for ``i > k`` the
 common k-subsets only lower it).  So ``delta_pair <= D(q, q', F) = sum_{i in F} pi_i + sum_{i not in F} max(0, pi_i -
 e^eps' pi'_i) + max(0, pi_⊥ - e^eps' pi'_⊥)`` with ``F`` the positions whose set changes.
+
+With an EM stage (``eps_EM > 0``, positions ``i > k``): its law on the same set ``f_i`` reads the counts, but k rounds
+of peeling EM with weights ``exp((eps_EM/k) h_j)`` satisfy ``EM_h(S) <= e^eps_EM EM_h'(S)`` for add/remove neighbours
+(each round: every count moves the same way by at most 1, so the weight ``w_j`` and the normaliser move the same way,
+each by a factor at most ``e^(eps_EM/k)``, and ``w_j / sum w`` by at most that factor -- the monotone EM bound of
+CWGM20 Claim 2.1; an unordered set sums ordered outcomes).  So ``sum_S max(0, pi_i EM_h(S) - e^eps' pi'_i EM_h'(S))
+<= max(0, pi_i - e^(eps' - eps_EM) pi'_i)``: the same bound with ``e^(eps' - eps_EM)`` at those positions.
 
 Reduction, proved for every length (as for A_stab, :mod:`dpverify.universal.laplace_astab`): under add/remove every
 order statistic moves by 0 or 1 in the move's direction, so ``|q_i - q'_i| <= 1`` for every ``i`` (the vector is
@@ -33,9 +42,9 @@ bounded on float intervals): two tests take seconds; FS with three queries at ep
 kbar = 3 at eps = 1 (N = 33, about 1.3e6 pairs) a few minutes -- beyond the default budget, so ``undecided`` at once
 unless a larger ``seconds`` is given (the estimate uses :data:`SECONDS_PER_LAW` and :data:`SECONDS_PER_PAIR`).
 
-Scope: the printed distance (and the mutants of the noise or threshold, which keep it); ``eps_EM = 0``; transcript
-output; add/remove.  Out of scope: the distance mutants (their sets change at any gap), an EM stage with
-``eps_EM > 0`` (its law reads the counts), the set-only output (positions merge).
+Scope: the printed distance (and the mutants of the noise or threshold, which keep it); any ``eps_EM``; transcript
+output; add/remove.  Out of scope: the distance mutants (their sets change at any gap), the set-only output
+(positions merge).
 """
 
 from __future__ import annotations
@@ -79,6 +88,7 @@ class TSModel:
     js: tuple[int, ...] = ()
     t_scale: Fraction = Fraction(1)
     q_scale: Fraction = Fraction(1)
+    eps_em: Fraction = Fraction(0)
     memo: dict[tuple[Any, ...], dict[Any, Any]] = field(default_factory=dict)
 
     def threshold(self, ctx: Any) -> Any:
@@ -113,12 +123,10 @@ def ts_model(mech: Any, relation: str) -> tuple[TSModel | None, str]:
     if mech.distance != "gap":
         return None, (f"{name}: distance {mech.distance!r} is not a distance to instability -- its sets change at any gap, "
                       "outside the reduced structure (the finite box and the input search still check it)")
-    if mech.eps_em != 0:
-        return None, f"{name}: eps_EM = {mech.eps_em} > 0: the EM stage's law reads the counts, not only the gaps"
     if not mech.transcript:
         return None, f"{name}: transcript=False merges the outcomes of different positions; only the transcript is reduced"
     return TSModel(mech, mech.kbar, mech.k, tuple(range(mech.kbar, 0, -1)), 1 / Fraction(mech.eps1),
-                   Fraction(mech.query_scale)), ""
+                   Fraction(mech.query_scale), Fraction(mech.eps_em)), ""
 
 
 def law(model: TSModel, qs: tuple[Any, ...]) -> dict[Any, Any]:
@@ -166,18 +174,24 @@ def _pos(x: Any) -> Any:
     return mpmath.iv.mpf([max(0, x.a), max(0, x.b)])
 
 
+def _em_stage(model: TSModel, pos: Any) -> bool:
+    """Whether the release at test position ``pos`` goes through the EM stage (TS, ``i = kbar - pos > k``, eps_EM > 0)."""
+    return pos is not None and model.eps_em > 0 and model.kbar - pos > model.k
+
+
 def pair_bound(model: TSModel, q: tuple[Any, ...], q2: tuple[Any, ...], flips: tuple[bool, ...], eps_c: Fraction) -> Any:
     """Enclosure of ``D(q, q', F)`` (module docstring) for truncated vectors ``q``, ``q2`` in test order."""
     P, Q = law(model, q), law(model, q2)
     with ivprec(_PREC):
         E = mpmath.iv.exp(_iv(eps_c))
+        E_em = mpmath.iv.exp(_iv(eps_c - model.eps_em))
         total = mpmath.iv.mpf(0)
         for pos in list(range(model.kbar)) + [None]:
             p = P.get(pos, mpmath.iv.mpf(0))
             if pos is not None and flips[pos]:
                 total += p
             else:
-                total += _pos(p - E * Q.get(pos, mpmath.iv.mpf(0)))
+                total += _pos(p - (E_em if _em_stage(model, pos) else E) * Q.get(pos, mpmath.iv.mpf(0)))
         return total
 
 
@@ -194,9 +208,10 @@ def _sub(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
 
 
 def pair_bound_f(model: TSModel, q: tuple[Any, ...], q2: tuple[Any, ...], flips: tuple[bool, ...],
-                 E: tuple[float, float]) -> tuple[float, float]:
-    """:func:`pair_bound` on float intervals with outward rounding (``E``: an enclosure of ``e^eps'``) -- the fast path
-    of :func:`certify_points`; what it cannot decide is re-done by :func:`pair_bound`."""
+                 E: tuple[float, float], E_em: tuple[float, float] | None = None) -> tuple[float, float]:
+    """:func:`pair_bound` on float intervals with outward rounding (``E``, ``E_em``: enclosures of ``e^eps'`` and
+    ``e^(eps' - eps_EM)``) -- the fast path of :func:`certify_points`; what it cannot decide is re-done by
+    :func:`pair_bound`."""
     P, Q = _law_f(model, q), _law_f(model, q2)
     zero = (0.0, 0.0)
     total = zero
@@ -205,7 +220,7 @@ def pair_bound_f(model: TSModel, q: tuple[Any, ...], q2: tuple[Any, ...], flips:
         if pos is not None and flips[pos]:
             total = fiv.add(total, p)
         else:
-            t = _sub(p, fiv.mul(E, Q.get(pos, zero)))
+            t = _sub(p, fiv.mul(E_em if E_em is not None and _em_stage(model, pos) else E, Q.get(pos, zero)))
             total = fiv.add(total, (max(0.0, t[0]), max(0.0, t[1])))
     return total
 
@@ -271,6 +286,7 @@ def certify_points(model: TSModel, points: list[tuple[Fraction, Fraction]], *, s
         candidates: list[tuple[Any, ...]] = []
         with ivprec(_PREC):
             Ef, delta_f, tail_f = fiv.const(mpmath.iv.exp(_iv(eps_c))), fiv.const(_iv(delta_c)), fiv.const(tail)
+            Ef_em = fiv.const(mpmath.iv.exp(_iv(eps_c - model.eps_em)))
         for q in _vectors(model.kbar, n):
             if time.monotonic() - t0 > seconds:
                 run.timed_out = True
@@ -285,7 +301,7 @@ def certify_points(model: TSModel, points: list[tuple[Fraction, Fraction]], *, s
                     continue
                 qt, q2t = q, tuple(q2)
                 flips = tuple(x is not INF and x <= 0 and y is not INF and y <= 0 for x, y in zip(qt, q2t, strict=True))
-                vf = pair_bound_f(model, qt, q2t, flips, Ef)
+                vf = pair_bound_f(model, qt, q2t, flips, Ef, Ef_em)
                 err = tail_f[1] if INF in qt else 0.0
                 run.pairs += 1
                 if best is None or vf[1] > best[0]:

@@ -230,12 +230,13 @@ def test_ts_law_contains_the_mechanism_law_and_truncation_is_within_its_tail():
             assert (tv - sum(1 for x in q if x > n) * tau(model, n)).a <= 0
 
 
-@pytest.mark.parametrize("params", [TS1, {"k": 2, "kbar": 2, "eps": 2, "delta": F(1, 5)}])
+@pytest.mark.parametrize("params", [TS1, {"k": 2, "kbar": 2, "eps": 2, "delta": F(1, 5)},
+                                    {"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10), "eps_em": F(1, 2)}])
 def test_ts_random_long_large_pairs_are_bounded_by_their_reduced_pair(params):
     mech = TopStable(**params)
     model, _ = ts_model(mech, "add-remove")
     rng = random.Random(32)
-    eps = F(params["eps"])
+    eps = F(params["eps"]) + F(params.get("eps_em", 0))   # the claimed eps
     for trial in range(25):
         d = rng.randrange(params["kbar"], 8)
         base = rng.choice([10, 10**4, 10**8])
@@ -276,7 +277,8 @@ def test_ts_scope():
     mech = TopStable(k=2, kbar=2, eps=2, delta=F(1, 5), distance="gap-to-bottom")
     assert ts_model(mech, "add-remove")[0] is None
     assert _above(_exact_delta(mech, gtb.witness.h, gtb.witness.h_prime, 2), F(1, 5))
-    assert "eps_EM" in certify("CWGM20.Thm3.2#em").reason
+    em = certify("CWGM20.Thm3.2#em", {"k": 1, "kbar": 2, "eps": 1, "delta": F(1, 10), "eps_em": F(1, 2)})
+    assert em.verdict == HOLDS   # the EM stage through its e^eps_EM ratio bound
     assert certify("CWGM20.Thm3.2#mutant-zero-threshold").verdict == VIOLATED
 
 
