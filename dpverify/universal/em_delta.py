@@ -18,8 +18,9 @@ post-processing of generalized randomized response ``RR_{eta,t}``):
   over ``t`` (:func:`proofs.composition.br_optimal.br_sup_t_branch_and_bound`, no use of DDR20's candidates).
 * **pEM^k, k >= 2 (peeling; one-shot Gumbel).**  The stages are chosen adaptively (the remaining weights depend
   on the items drawn), so the certified upper bound is the optimal ADAPTIVE composition of k eta-BR steps,
-  bounded from above on a lattice (:func:`proofs.composition.br_optimal.br_adaptive_upper_delta`, certified
-  interval dynamic programme).  From below, two groups of ``n`` equal items each (moves ``min V`` / ``max V``)
+  bounded from above on a lattice (the certified dynamic programme of
+  :func:`proofs.composition.br_optimal.br_adaptive_upper_delta`, here on outward-rounded numpy arrays:
+  :func:`adaptive_upper_delta`).  From below, two groups of ``n`` equal items each (moves ``min V`` / ``max V``)
   make every stage ``RR_{eta,t}`` up to ``O(1/n)`` as ``n -> infinity``: the NON-ADAPTIVE optimum
   ``sup_t delta(RR_{eta,t}^k)`` is the limit of that witness sequence (argued here, not attained by any finite
   pair); whether adaptive stages reachable by peeling raise the universal delta above it is left open, so the
@@ -42,6 +43,7 @@ from fractions import Fraction
 from typing import Any
 
 import mpmath
+import numpy as np
 
 from .fiv import ivprec
 from .result import Witness
@@ -50,7 +52,7 @@ from .stagewise import br_lemma, least_stage_exponent
 __all__ = ["EMDelta", "em_universal_delta_eps", "upper_delta", "limit_eps", "group_delta", "certify_pair"]
 
 #: Lattice steps per eta of the adaptive upper bound (cost O(k^2 m^2); finer = tighter).
-ADAPTIVE_M = {2: 128, 3: 96}
+ADAPTIVE_M = {2: 4096, 3: 2048}
 _MAX_ITEMS = {1: 12, 2: 26, 3: 15}
 
 
@@ -95,13 +97,55 @@ def _fr(x: Any) -> Fraction:
     return Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
+def _up(x: np.ndarray) -> np.ndarray:
+    return np.nextafter(x, np.inf)
+
+
+def adaptive_upper_delta(k: int, eta: Fraction, eps_g: Fraction, m: int) -> float:
+    """A certified UPPER bound on the optimal delta(eps_g) of k adaptively chosen eta-BR steps: the lattice dynamic
+    programme of :func:`proofs.composition.br_optimal.br_adaptive_upper_delta` (same recursion, same states), on
+    numpy float64 arrays with every operation rounded outwards (one ``nextafter`` step up per operation on
+    non-negative numbers), so a fine lattice (m in the thousands) is affordable.  The constants ``p_{ih}`` and
+    ``(1 - e^{eps_g + n h})_+`` come from mpmath interval arithmetic (upper ends).  The step
+    ``p_t A + (1 - p_t) B <= B + p_{ih} (A - B)`` needs ``A >= B`` (U non-increasing in n): checked at every level,
+    else the looser ``p_{ih} A + (1 - p_{(i+1)h}) B`` is used."""
+    h = eta / m
+    lo_n, hi_n = -k * m - m - k * m, k * m + m
+    with ivprec(120):
+        E = mpmath.iv.exp(_iv(eta))
+        ps = np.array([float(((E - mpmath.iv.exp(_iv(h * i))) / (E - 1)).b) for i in range(m + 1)])
+        qs = np.array([float(((mpmath.iv.exp(_iv(h * i)) - 1) / (E - 1)).b) for i in range(m + 1)])
+        base = []
+        for n in range(lo_n, hi_n + 1):
+            x = 1 - mpmath.iv.exp(_iv(eps_g + n * h))
+            base.append(max(0.0, float(x.b)))
+    U = np.array(base)           # U[j] is the state n = lo_n + j
+    off = lo_n
+    for level in range(1, k + 1):
+        reach = (k - level) * m
+        n_lo, n_hi = -reach - m * (k - level) - m, reach + m + 1
+        ns = np.arange(n_lo, n_hi)
+        mono = bool(np.all(U[:-1] >= U[1:]))
+        best = np.zeros(len(ns))
+        for i in range(m):
+            a = U[ns - i - 1 - off]
+            b = U[ns - i - 1 + m - off]
+            if mono:
+                v = _up(b + _up(ps[i] * _up(a - b)))
+            else:
+                v = _up(_up(ps[i] * a) + _up(qs[i + 1] * b))
+            best = np.maximum(best, v)
+        U, off = best, n_lo
+    return float(U[0 - off])
+
+
 def upper_delta(k: int, eta: Fraction, eps_g: Fraction, adaptive: bool) -> mpmath.mpf:
     """A certified UPPER bound on the universal delta(eps_g): the adaptive lattice bound, or for non-adaptive
     stages (k = 1, with replacement) the rigorous branch and bound over ``t`` of ``RR_{eta,t}^k``."""
-    from proofs.composition.br_optimal import br_adaptive_upper_delta, br_sup_t_branch_and_bound
+    from proofs.composition.br_optimal import br_sup_t_branch_and_bound
 
     if adaptive and k >= 2:
-        return mpmath.mpf(br_adaptive_upper_delta(k, eta, eps_g, m=ADAPTIVE_M.get(k, 64)))
+        return mpmath.mpf(adaptive_upper_delta(k, eta, eps_g, ADAPTIVE_M.get(k, 1024)))
     if k == 1:
         return mpmath.mpf(em_delta_closed_form(eta, eps_g).b)
     return mpmath.mpf(br_sup_t_branch_and_bound(k, eta, eps_g, rel_tol=1e-7)[1])

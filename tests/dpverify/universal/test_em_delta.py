@@ -223,3 +223,13 @@ def test_zcdp_below_the_cr21_bound_is_not_claimed_proved():
     assert r.verdict in (UNDECIDED, VIOLATED)
     if r.verdict == UNDECIDED:
         assert "below the bound" in r.undecided[0]["why"]
+
+
+@pytest.mark.parametrize("k,m,eg", [(2, 16, F(3, 2)), (2, 64, F(19, 10)), (3, 32, F(5, 2))])
+def test_fast_adaptive_bound_is_the_interval_dynamic_programme(k, m, eg):
+    """The numpy lattice programme agrees with the mpmath-interval one (same recursion), rounding only upwards."""
+    from proofs.composition.br_optimal import br_adaptive_upper_delta
+
+    ref = mpmath.mpf(br_adaptive_upper_delta(k, 1, eg, m=m).b)
+    fast = mpmath.mpf(ED.adaptive_upper_delta(k, F(1), eg, m))
+    assert ref <= fast <= ref * (1 + mpmath.mpf(10) ** -12)
