@@ -367,3 +367,80 @@ def test_run_decides_each_law_class_once_and_keeps_the_delta_cap_honest():
     assert st.structures + st.merged == len(list(structures(2)))
     capped = run(_model(2, 2, 1, MICRO), [(F(2), MICRO)], mech, seconds=60, e_cap=1)
     assert capped.structures + capped.merged == sum(1 for s in structures(2) if sum(s.e) <= 1)
+
+
+# --- the branch and bound's own decisions (each found missing by a mutation run of ld_bnb) ---------------------------
+
+K1 = (F(9, 10), F(3, 1000))  # LimitDom(1, 1, 1, 1e-6) at eps' = 0.9: delta peaks near 0.00348 at gaps 11-12
+
+
+def _violating_integer_pairs(mech, point, kbar, top=60):
+    """Brute force: the law classes' integer pairs (gaps 2..top) whose exact delta exceeds the point's delta."""
+    eps, dl = (mpmath.mpf(x.numerator) / x.denominator for x in point)
+    seen, n = set(), 0
+    for s in structures(kbar):
+        if law_signature(s) in seen:
+            continue
+        seen.add(law_signature(s))
+        for g in (range(2, top) if s.variables else [0]):
+            h, h2 = s.histograms([g] * kbar)
+            P, Q = mech.distribution(h), mech.distribution(h2)
+            n += max(hockey_stick(P, Q, eps)[0], hockey_stick(Q, P, eps)[0]) > dl
+    return n
+
+
+def test_every_violating_integer_pair_is_checked_exactly_when_the_run_goes_on():
+    """``first_violation=False``: no box holding a violating integer pair can close, so each one reaches an exact
+    check -- a run that dropped the rest of a structure after a point box would check fewer."""
+    mech = LimitDom(1, 1, 1, MICRO)
+    n = _violating_integer_pairs(mech, K1, 1)
+    st = run(_model(1, 1, 1, MICRO), [K1], mech, seconds=60, first_violation=False)
+    assert n >= 2 and st.witness is not None and st.exact_checks >= n
+
+
+def test_the_run_stops_at_the_first_violation_and_names_its_direction():
+    mech = LimitDom(1, 1, 1, MICRO)
+    st = run(_model(1, 1, 1, MICRO), [K1], mech, seconds=60)
+    w = st.witness
+    assert w is not None and st.exact_checks == 1 and st.structures < len({law_signature(s) for s in structures(1)})
+    # the witness's h -> h' is the violating direction, and its probability strings enclose the exact ones
+    P, Q = mech.distribution(w.h), mech.distribution(w.h_prime)
+    assert hockey_stick(P, Q, mpmath.mpf(9) / 10)[0] > mpmath.mpf(3) / 1000
+    p_ev, q_ev = (sum((D[o] for o in w.event if o in D), mpmath.mpf(0)) for D in (P, Q))
+    for s, x in ((w.p, p_ev), (w.q, q_ev)):
+        lo, hi = (mpmath.mpf(t) for t in s.strip("[]").split(","))
+        assert lo <= x <= hi and hi - lo <= 1e-9 * max(x, 1e-300), (s, x)
+
+
+def test_an_out_of_budget_run_says_which_structure_and_boxes_are_left():
+    for max_boxes in range(1, 300):  # the first budget that runs out inside a structure with a variable gap
+        st = run(_model(2, 2, 1, MICRO), [(F(194, 100), MICRO)], LimitDom(2, 2, 1, MICRO), seconds=60,
+                 max_boxes=max_boxes)
+        assert st.timed_out and st.witness is None
+        left = st.left[0]
+        if any(b for b in left["boxes"]):
+            break
+    s = left["structure"]
+    assert set(s) == {"gaps", "e", "h_order", "h_prime_order"} and isinstance(s["e"], list) and s["e"]
+    assert s["h_order"] == list(range(len(s["e"]))) and sorted(s["h_prime_order"]) == s["h_order"]
+    ends = [end for b in left["boxes"] for end in b.values()]
+    assert ends and all(isinstance(a, int) and (b == "inf" or (isinstance(b, int) and b >= a)) for a, b in ends)
+    assert any(b == "inf" for _, b in ends) and left["open_boxes"] >= len(left["boxes"])
+
+
+def test_the_cut_is_the_integer_below_the_x_midpoint_and_the_split_the_widest_x_range():
+    from dpverify.universal.ld_bnb import _BranchAndBound
+
+    mech = LimitDom(2, 2, F(1, 10), MICRO)
+    bnb = _BranchAndBound(_model(2, 2, F(1, 10), MICRO), [(F(2, 10), MICRO)], mech, True)
+    box = {0: (2, 100), 1: (5, math.inf)}
+    xs = {v: (bnb.xval(b)[0], bnb.xval(a)[1]) for v, (a, b) in box.items()}
+    # x in [e^-10, e^-0.2]: midpoint 0.4094..., -ln(0.4094) / 0.1 = 8.93
+    assert bnb.cut(box, xs, 0) == 8
+    assert bnb.cut({0: (2, 3)}, {0: xs[0]}, 0) == 2  # kept inside [a, b - 1]
+    assert bnb.cut(box, xs, 1) == int(-math.log((math.exp(-0.5)) / 2) / 0.1)  # [5, inf]: x in [0, e^-0.5]
+    comp = compile_structure(next(s for s in structures(2) if len(s.variables) == 2), bnb.model)
+    assert bnb.split_coordinate(comp, xs, box, [0], by_trial=False) == 0  # x-widths 0.82 vs 0.61
+    thin = {0: (2, 3), 1: box[1]}
+    assert bnb.split_coordinate(comp, {0: (bnb.xval(3)[0], bnb.xval(2)[1]), 1: xs[1]}, thin, [0], by_trial=False) == 1
+    assert bnb.split_coordinate(comp, {0: xs[0], 1: (0.5, 0.5)}, {0: box[0], 1: (7, 7)}, [0], by_trial=False) == 0
