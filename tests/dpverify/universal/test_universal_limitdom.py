@@ -335,12 +335,13 @@ def test_the_linear_programme_bound_is_at_least_every_feasible_point_and_the_exa
     assert _lp_upper([(0.0, 0.5, math.inf)], 0.0) == math.inf
 
 
-@pytest.mark.parametrize("kbar", [1, 2, 3])
-def test_structures_with_one_law_signature_have_one_delta_function(kbar):
+@pytest.mark.parametrize("kbar,strict", [(1, False), (2, False), (3, False), (2, True), (3, True)])
+def test_structures_with_one_law_signature_have_one_delta_function(kbar, strict):
     """The branch and bound decides one structure per :func:`law_signature`: every other member of a class has the
-    same exact deltas (the mechanism's own law on the concrete histograms) at random gaps, in both directions."""
+    same exact deltas (the mechanism's own law on the concrete histograms) at random gaps, in both directions --
+    LimitDom and StrictLimitDom (whose domain is read from the same forms)."""
     k = min(2, kbar)
-    mech = LimitDom(k, kbar, F(1, 2), MICRO)
+    mech = (StrictLimitDom if strict else LimitDom)(k, kbar, F(1, 2), MICRO)
     classes: dict = {}
     for s in structures(kbar):
         classes.setdefault(law_signature(s), []).append(s)
