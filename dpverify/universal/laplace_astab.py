@@ -48,6 +48,8 @@ from typing import Any
 
 import mpmath
 
+from mechanisms.errors import InvalidParameter
+
 from .fiv import ivprec
 from .result import Witness
 
@@ -270,7 +272,7 @@ def certify_points(model: AStabModel, points: list[tuple[Fraction, Fraction]], m
         return run
     for idx, (eps_c, delta_c) in enumerate(points):
         if eps_c < 0:
-            raise ValueError(f"claimed eps={eps_c} must be >= 0 (the tail lemma uses 1 - e^eps <= 0)")
+            raise InvalidParameter(f"eps={eps_c} (claimed) must be >= 0 (the tail lemma uses 1 - e^eps <= 0)")
         best: tuple[Any, tuple[int, int, bool]] | None = None
         m = model.qmin
         extra_flips = 0

@@ -57,6 +57,8 @@ from typing import Any
 
 import mpmath
 
+from mechanisms.errors import InvalidParameter
+
 from . import fiv
 from .fiv import ivprec
 from .result import Witness
@@ -272,7 +274,7 @@ def certify_points(model: TSModel, points: list[tuple[Fraction, Fraction]], *, s
     run = TSRun()
     for idx, (eps_c, delta_c) in enumerate(points):
         if eps_c < 0:
-            raise ValueError(f"claimed eps={eps_c} must be >= 0")
+            raise InvalidParameter(f"eps={eps_c} (claimed) must be >= 0")
         n, tail = _choose_n(model, eps_c, delta_c)
         run.n_trunc, run.tail_bound = n, mpmath.nstr(mpmath.mpf(tail.b), 6)
         pairs = (n + 3) ** model.kbar * 3 ** model.kbar
@@ -386,7 +388,7 @@ def certify_claim(cid: str, claim: Any, mech: Any, points: list[tuple[Fraction, 
     if model is None:   # refused with a reason: dpverify.universal.laplace_scope searches witnesses and says why
         return None
     scope["points"] = [[str(e), str(dl)] for e, dl in points]
-    scope["lengths_covered"] = f"every length d >= kbar = {model.kbar}"
+    scope["lengths_covered"] = f"every length d >= {max(model.js)} (the largest top set tested)"
     run = certify_points(model, points, seconds=seconds)
     extra.update(reduction="pairs -> (gap vector, gap vector', changed sets): |q_i - q'_i| <= 1, q_i >= -1, f_i changes "
                            "only when q_i, q'_i <= 0; gaps > N truncated to +inf with a total-variation tail bound",

@@ -349,3 +349,15 @@ def test_fs_with_three_queries_holds_for_all_counts():
     """About 1.8e5 reduced pairs (20 s on one core): the second parameter set of the FS claim."""
     res = certify("CWGM20.AlgA.4#privacy", {"queries": (2, 1, 3), "eps": 2, "delta": F(1, 5)})
     assert res.verdict == HOLDS and res.lengths == "all"
+
+
+def test_a_negative_claimed_eps_is_refused_naming_it():
+    from mechanisms.errors import InvalidParameter
+
+    mech = StableTopSet(j=1, eps=1, delta=F(1, 10))
+    model, _ = astab_model(mech, "add-remove")
+    with pytest.raises(InvalidParameter, match="eps=-1"):
+        certify_points(model, [(F(-1), F(1, 10))], mech)
+    ts, _ = ts_model(TopStable(**TS1), "add-remove")
+    with pytest.raises(InvalidParameter, match="eps=-1"):
+        ts_certify(ts, [(F(-1), F(1, 10))])
