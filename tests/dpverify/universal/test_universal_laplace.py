@@ -361,3 +361,26 @@ def test_a_negative_claimed_eps_is_refused_naming_it():
     ts, _ = ts_model(TopStable(**TS1), "add-remove")
     with pytest.raises(InvalidParameter, match="eps=-1"):
         ts_certify(ts, [(F(-1), F(1, 10))])
+
+
+@pytest.mark.parametrize("queries", [(2, 1), (1, 1), (1, 3)])
+def test_fs_random_long_large_pairs_are_bounded_by_their_reduced_pair(queries):
+    from mechanisms.stability.first_stable import FirstStable
+
+    mech = FirstStable(queries=queries, eps=1, delta=F(1, 10))
+    model, _ = ts_model(mech, "add-remove")
+    rng = random.Random(len(queries) * 7 + queries[0])
+    for trial in range(20):
+        d = rng.randrange(max(queries), 7)
+        base = rng.choice([10, 10**5])
+        h = tuple(max(0, base + rng.choice([0, 0, 1, -1, 3, 12, rng.randrange(-base, base)])) for _ in range(d))
+        e = rng.choice(_moves(d, "add-remove"))
+        h2 = tuple(a + b for a, b in zip(h, e, strict=True))
+        if min(h2) < 0:
+            h, h2 = tuple(x + 1 for x in h2), tuple(x + 1 for x in h)
+        q, q2 = tuple(model.gaps(h)), tuple(model.gaps(h2))
+        fl = tuple(top_set(h, j) != top_set(h2, j) for j in queries)
+        assert all(abs(a - b) <= 1 and min(a, b) >= -1 for a, b in zip(q, q2, strict=True))
+        assert all(not f or (a <= 0 and b <= 0) for a, b, f in zip(q, q2, fl, strict=True))
+        allowed = tuple(a <= 0 and b <= 0 for a, b in zip(q, q2, strict=True))
+        assert pair_bound(model, q, q2, allowed, F(1)).b >= _exact_delta(mech, h, h2, 1).a, (trial, h, h2)
