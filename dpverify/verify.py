@@ -150,24 +150,26 @@ def _checks_and_search(settings: VerifySettings, on_result: Callable[[int, int, 
                     + (f"; not as expected: {', '.join(bad_search)}" if bad_search
                        else "; no violation of a claim that holds" + ("; every searched mutant refuted" if outcome.mutants
                                                                       else " (searched mutants not run: only your own entries)")))
+        outcome.universals = _universal_phase(ids, say, outcome.universal_seconds, executor)
     finally:
         executor.close()
-    outcome.universals = _universal_phase(ids, say, outcome.universal_seconds)
     if store and note is not None:
         note(f"result store {settings.resume}: {store.hits} chunks reused, {store.misses} computed")
     return outcome
 
 
-def _universal_phase(ids: list[str], say: Say | None, seconds: dict[str, float]) -> dict[str, dict[str, Any]]:
-    """Universal certificates of every privacy claim (:mod:`dpverify.universal.ledger`), one core; each claim's time
-    goes to ``seconds`` (written to ``verify_timings.json``, not to the pages' data, which stay reproducible)."""
+def _universal_phase(ids: list[str], say: Say | None, seconds: dict[str, float],
+                     executor: Any = None) -> dict[str, dict[str, Any]]:
+    """Universal certificates of every privacy claim (:mod:`dpverify.universal.ledger`), on ``executor`` (the checks'
+    process pool) when given; each claim's time goes to ``seconds`` (written to ``verify_timings.json``, not to the
+    pages' data, which stay reproducible)."""
     from dpverify.universal.ledger import run_universal
 
     def timed(cid: str, entry: dict[str, Any], spent: float) -> None:
         seconds[cid] = round(spent, 2)
 
     t = time.perf_counter()
-    universals: dict[str, dict[str, Any]] = run_universal(ids, on_result=timed)
+    universals: dict[str, dict[str, Any]] = run_universal(ids, on_result=timed, executor=executor)
     if say is not None:
         decided = [u for u in universals.values() if u["verdict"] in ("holds-for-all-counts", "violated")]
         wrong = [cid for cid, u in universals.items() if u.get("as_expected") is False]

@@ -208,8 +208,8 @@ def _smartnoise_section(data: dict) -> list[str]:
                 "with `dpverify partitions --smartnoise-env` (smartnoise-sql 1.0.10 needs opendp < 0.15).", ""]
     out = []
     for r in rows:
-        absent = next((b for b in r["black_box"] if b["pair"] == "absent"), {})
-        thr = next((b for b in r["black_box"] if b["pair"] == "threshold"), {})
+        absent: dict[str, Any] = next((b for b in r["black_box"] if b["pair"] == "absent"), {})
+        thr: dict[str, Any] = next((b for b in r["black_box"] if b["pair"] == "threshold"), {})
         m = r["model"]
         out.append([r["strategy"] + (f" ({r['mutant']}: deliberately wrong)" if r.get("mutant") else ""), str(r["L"]),
                     f"({_g(r['claim']['eps'])}, {_g(r['claim']['delta'])})", f"{absent.get('released_D', '-')} / "

@@ -96,3 +96,19 @@ def test_verify_times_each_universal_certificate_outside_the_pages_data():
     out = _universal_phase(["DR19.Lem4.1", "DR19.Lem4.3"], said.append, seconds)
     assert list(out) == list(seconds) == ["DR19.Lem4.1"] and seconds["DR19.Lem4.1"] >= 0
     assert "seconds" not in out["DR19.Lem4.1"] and said and "1 of 1 privacy claims decided" in said[0]
+
+
+def test_run_universal_gives_the_same_entries_on_a_process_pool_in_the_order_asked():
+    from dpverify.checker.parallel import make_executor
+    from dpverify.universal.ledger import BUDGETS
+
+    ids = ["DR19.Lem4.1#monotone-dropped", "DR19.Lem4.3", "DR19.Lem4.1"]
+    serial = run_universal(ids)
+    ex = make_executor("local", 2)
+    try:
+        seen: list[str] = []
+        pooled = run_universal(ids, executor=ex, on_result=lambda cid, e, s: seen.append(cid))
+    finally:
+        ex.close()
+    assert pooled == serial and list(pooled) == seen == ["DR19.Lem4.1#monotone-dropped", "DR19.Lem4.1"]
+    assert BUDGETS and all(get_claim(cid) is not None for cid in BUDGETS)  # every budget names a ledger claim
