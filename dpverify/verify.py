@@ -304,7 +304,7 @@ def run_pages(outdir: Path | str, *, quick: bool, workers: int, phases: dict[str
     from dpverify.report.universal_page import write_universal_page
     from dpverify.universal.eps_table import compute_universal_eps_table
 
-    write_universal_page(compute_universal_eps_table(quick=quick, command=command, log=log), outdir)
+    write_universal_page(compute_universal_eps_table(quick=quick, command=command, log=log, workers=workers), outdir)
     phases["universal eps page" + (" (quick grid)" if quick else "")] = round(time.perf_counter() - t, 1)
     t = time.perf_counter()
     part = run_partition_page(outdir, quick=quick, command=command, log=log)

@@ -62,6 +62,9 @@ def render_universal_page(data: dict, outdir: Path | str = "reports") -> Path:
         "counts (`dpverify certify --mechanism NAME --param ... --delta D`: structures and interval branch and bound, or an\n",
         "exact proof for the exponential-mechanism family); the **lower** bound is an integer pair whose exact law (interval\n",
         "arithmetic) violates delta at that eps. The worst pairs sit at count gaps no enumerated box reaches.\n",
+        "For the exponential-mechanism family at delta > 0 the upper bound is each stage's bounded range composed by\n",
+        "Dong, Durfee & Rogers' reduction (k = 1: closed form; k >= 2: their adaptive dynamic programme, rounded upward),\n",
+        "the lower bound a pair of two groups of equal counts; for k >= 2 the universal eps lies in that bracket.\n",
         "A lower bound 0 without a witness means no violating pair was searched for at that delta.\n\n",
     ]
     for family in dict.fromkeys(r["family"] for r in data["rows"]):

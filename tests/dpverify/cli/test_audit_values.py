@@ -63,3 +63,14 @@ def test_bad_values_input_is_a_user_error_naming_it(capsys, user_file, extra, ne
         argv += ["--eps", "1", "--delta", "1e-5"]
     code, res = _run(capsys, *argv)
     assert code == 2 and needle in res["error"]
+
+
+def test_the_readme_example_runs_as_written(capsys):
+    """README, "More commands": examples/threshold_release.py passes; its underpaid twin is refuted (exit 1)."""
+    from pathlib import Path
+
+    ex = Path(__file__).resolve().parents[3] / "examples" / "threshold_release.py"
+    code, ok = _run(capsys, f"{ex}:release", "--values", "11.82,1", "--eps", "1", "--delta", "1e-5", "--samples", "20000")
+    assert code == 0 and ok["verdict"] == "no violation found"
+    code, bad = _run(capsys, f"{ex}:underpaid", "--values", "11.82,1", "--eps", "1", "--delta", "1e-5", "--samples", "20000")
+    assert code == 1 and bad["verdict"] == "violation certified"
