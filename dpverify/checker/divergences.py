@@ -448,7 +448,8 @@ def _float_objective(ps: Sequence[Any], Ls: Sequence[Any], top: Any) -> Any:
             z = lw + x
             zm = z.max(axis=1)
             k_big = zm + np.log(np.exp(z - zm[:, None]).sum(axis=1))
-        return np.where(small, k_small, k_big) / (t * (1 + t))
+            # t (1 + t) overflows to inf far out (the objective is then 0 there: only a screen that chooses the order)
+            return np.where(small, k_small, k_big) / (t * (1 + t))
 
     return f
 
@@ -456,6 +457,13 @@ def _float_objective(ps: Sequence[Any], Ls: Sequence[Any], top: Any) -> Any:
 def _exact_point(a: Any, digits: int = 12) -> Fraction:
     """An mp number as a short exact decimal Fraction (the same alpha is then used in mp and iv, and printed)."""
     return Fraction(mpmath.nstr(mpmath.mp.mpf(a), digits, min_fixed=-mpmath.inf, max_fixed=mpmath.inf))
+
+
+def _order(a: Any) -> Fraction:
+    """A searched order ``alpha > 1`` as an exact Fraction: its short decimal (:func:`_exact_point`), or its binary
+    value when the decimal rounds to 1 (a search can land 1e-14 above 1; at alpha = 1 the divergence is 0/0)."""
+    f = _exact_point(a)
+    return f if f > 1 else _binary(a)
 
 
 def _binary(a: Any) -> Fraction:
@@ -497,7 +505,7 @@ def _certify_zcdp(P: Mapping, Q: Mapping, rho: Any, max_pieces: int) -> ZCDPChec
     if a_star is None:
         best = _Best(None, kl_v, kl_v)
     else:
-        alpha = _exact_point(a_star)
+        alpha = _order(a_star)
         _, d, ratio = _check_at(lr, r, alpha)
         best = _Best(alpha, d, ratio)
     if not _lo(r - kl_v) > 0:  # KL = rho within rounding: the limit alpha -> 1 cannot be decided
@@ -536,7 +544,7 @@ def _refuted_near_the_top(lr: LogRatios, r: Any, kl_v: Any, f_star: Any, a_star:
     """Steps 1 and 2 of :func:`certify_zcdp`: a refutation at the best order found, or in the limit alpha -> 1."""
     # 1. refutation at the best order found (the most informative witness)
     if a_star is not None and f_star > _mid(r):
-        a = _exact_point(a_star)
+        a = _order(a_star)
         bad, d, ratio = _check_at(lr, r, a)
         if bad:
             return ZCDPCheck("violated", a, d, ratio, "D_alpha > rho alpha at the order maximising D_alpha/alpha")

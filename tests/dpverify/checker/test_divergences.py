@@ -332,3 +332,24 @@ def test_a_pair_proved_by_hoeffding_reports_the_order_where_d_alpha_over_alpha_p
         res = D.certify_zcdp(P, Q, f * 100)
         assert res.status == "holds" and "Hoeffding" in res.how and res.pieces == 0
         assert res.alpha == D._exact_point(a) and abs(res.ratio - f) <= f * mpmath.mpf(10) ** -9
+
+
+def test_a_searched_order_just_above_one_stays_above_one():
+    """rho_search can land 1e-14 above alpha = 1; its 12-digit decimal was exactly 1, where D_alpha = K/(alpha - 1)
+    divided by zero (``dpverify search DVGM22.OpenDP-GaussianThreshold#rho-halved`` crashed with ZeroDivisionError)."""
+    import mpmath
+
+    from dpverify.checker.divergences import _order
+
+    a = mpmath.mpf(1) + mpmath.mpf(2) ** -47
+    assert _order(a) > 1 and _order(a) == F(1) + F(1, 2**47)
+    assert _order(mpmath.mpf("1.25")) == F(5, 4)  # a short decimal where it is above 1
+
+
+def test_the_search_that_crashed_on_it_now_refutes_the_probe():
+    from proofs.registry import get_claim
+
+    from dpverify.search import search
+
+    res = search(get_claim("DVGM22.OpenDP-GaussianThreshold#rho-halved"), grid="quick", evals=24, seed=0).as_json()
+    assert res["verdict"] == "violated"
