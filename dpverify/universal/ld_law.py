@@ -75,7 +75,7 @@ def _ratio_key(fj: tuple, cj: int, fo: tuple, co: int) -> tuple:
 class _Side:
     """One law (h or h'): its domain in order, the ⊥ reference item, the count forms."""
 
-    def __init__(self, order, kbar, forms, strict=False):
+    def __init__(self, order: Any, kbar: int, forms: Any, strict: bool = False) -> None:
         self.thr = order[kbar]
         self.forms = forms
         self.rank = {j: r for r, j in enumerate(order)}
