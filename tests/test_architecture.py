@@ -352,3 +352,12 @@ def test_what_users_read_of_the_registries_cites_only_what_the_clone_holds():
     texts += [(f"claim {c.id}", c.source) for c in all_claims().values()]
     assert len(texts) > 300
     assert [f"{who}: {m.group(0)}" for who, t in texts for m in STALE_CITATION.finditer(t or "") if not m.group("repo")] == []
+
+
+def test_test_files_have_unique_names():
+    """The tests folders have no ``__init__.py`` (pytest's default import mode): two test files of one name in two
+    folders stop the collection ("import file mismatch")."""
+    from collections import Counter
+
+    names = Counter(p.name for p in (ROOT / "tests").rglob("test_*.py"))
+    assert [n for n, c in names.items() if c > 1] == []
