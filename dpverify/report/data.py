@@ -37,6 +37,7 @@ MADE_BY = {
     "experiments": "dpverify verify (or dpverify experiments)",
     "timing": "dpverify verify (or dpverify audit --timing --write-report reports/audits.md)",
     "composition": "dpverify verify (or dpverify composition)",
+    "universal": "dpverify verify",
     "mutation": "python .ci/mutation/run.py (opt-in mutation testing, see tests/README.md)",
     "catalogue": "dpverify audit --catalogue --write-report reports/audits.md",
 }

@@ -61,7 +61,7 @@ def test_page_shows_the_class_and_the_relative_and_absolute_excess(tmp_path):
     assert "0.91 (20,000 x 2, n = 33; 5 runs: 0.85 .. 0.91)" in page
     assert "relative excess below 1e-06" in page
     assert [s.__name__ for s in SECTIONS] == ["_intro", "_strategy_section", "_power_section", "_search_section",
-                                              "_notes_section"]
+                                              "_zcdp_section", "_values_section", "_smartnoise_section", "_notes_section"]
     search = [{"library": "python-dp", "strategy": "laplace", "L": 3, "d": 3, "search": s, "critical_points": c,
                "candidates": n, "pairs": [[[36, 36, 36], [37, 37, 37]]], "eps_lower_bound": b, "replicates": 3,
                "spread": {"min": b - 0.05, "median": b, "max": b}, "samples_per_input": 20000, "seed": 1}

@@ -129,7 +129,8 @@ def test_missing_data_is_a_clear_error_naming_the_command(tmp_path: Path) -> Non
         render_performance(tmp_path)
     res = render_all(tmp_path, index=False)
     assert set(res["missing"]) == {"verify", "performance", "audits", "experiments", "composition", "mutation",
-                                   "partition_selection"} and not res["written"]
+                                   "partition_selection", "universal"} and not res["written"]
+    assert "run `dpverify verify` first" in res["missing"]["universal"]
     assert "dpverify verify" in res["missing"]["verify"]
 
 
