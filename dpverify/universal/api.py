@@ -109,7 +109,8 @@ def _out_of_scope_reason(mech: Any) -> str:
     if getattr(type(mech), "__module__", "").startswith(("mechanisms.", "dpverify.")):
         return (f"{name}: no universal certifier for this mechanism family yet (the EM and Limited Domain "
                 "families have one)")
-    return f"{name}: a user's mechanism is a black box with no declared structure; only the finite box can check it"
+    return (f"{name}: a user's mechanism is a black box with no declared structure (a universal_structure() method, "
+            "dpverify.universal.declared); only the finite box can check it")
 
 
 def _default_params(claim: Any, params: Mapping[str, Any] | None) -> dict:
@@ -144,6 +145,10 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
         return out(f"{cid} is not a privacy claim (kind {getattr(claim, 'kind', '?')})")
     p = _default_params(claim, params)
     mech = claim.mechanism(p)
+    from .declared import certify_declared, is_declared
+
+    if is_declared(mech):  # a researcher's mechanism that declares its structure (dpverify.universal.declared)
+        return certify_declared(claim, params, mech, d=d, all_d=all_d, seconds=seconds)
     scope = {"mechanism": type(mech).__name__, "params": {k: str(v) for k, v in p.items()}, "relation": claim.relation,
              "notion": claim.notion, "counts": "all non-negative"}
     if _is_em_family(mech) and claim.notion in ("dp", "br", "zcdp", "rdp"):  # eps-BR, and zCDP through CR21
