@@ -35,12 +35,11 @@ from typing import Any
 
 import mpmath
 
-from dpverify.checker.profile import pair_profile
 from mechanisms.limited_domain.fixed_threshold import TruncatedRR, exceeds_offset
 
-from .result import HOLDS, OUT_OF_SCOPE, UNDECIDED, VIOLATED, UniversalResult, Witness
+from .result import HOLDS, OUT_OF_SCOPE, UNDECIDED, VIOLATED, UniversalResult
 from .stagewise import relation_moves
-from .ld_witness import exact_rational, small_witness
+from .ld_witness import exact_rational, pair_witness, small_witness
 
 __all__ = ["switch_point", "law", "pair_delta", "concrete_pair", "certify_trr", "exact_rational", "METHOD"]
 
@@ -179,21 +178,6 @@ def concrete_pair(g: int, j: int, k: int, i: int) -> tuple[tuple[int, ...], tupl
     return tuple(h), tuple(h2)
 
 
-def _recheck(mech: Any, h: tuple, h2: tuple, eps2: Fraction, delta2: Fraction) -> Witness | None:
-    """The pair decided by the mechanism's own interval law and the checker's ``pair_profile``."""
-    P, Q = mech.distribution(h, interval=True), mech.distribution(h2, interval=True)
-    prof = pair_profile(P, Q, eps2)
-    d = prof.delta if isinstance(prof.delta, mpmath.iv.mpf) else mpmath.iv.mpf(prof.delta)
-    excess = d - mpmath.iv.mpf(delta2.numerator) / delta2.denominator
-    if not excess.a > 0:
-        return None
-    a, b = (h, h2) if prof.direction == "h->h'" else (h2, h)
-    return Witness(a, b, prof.event, mpmath.nstr(mpmath.mpf(prof.p_event.a) if isinstance(prof.p_event, mpmath.iv.mpf)
-                                                 else prof.p_event, 15),
-                   mpmath.nstr(mpmath.mpf(prof.q_event.a) if isinstance(prof.q_event, mpmath.iv.mpf) else prof.q_event, 15),
-                   str(eps2), str(delta2), mpmath.nstr(mpmath.mpf(excess.a), 8))
-
-
 def certify_trr(claim: Any, p: dict, mech: Any, scope: dict, t0: float) -> UniversalResult:
     """A ``dp`` claim of ``TruncatedRR`` for every histogram (module docstring)."""
     _frac = exact_rational
@@ -230,7 +214,7 @@ def certify_trr(claim: Any, p: dict, mech: Any, scope: dict, t0: float) -> Unive
                     left.append({"point": pi, "gaps": [ga, gb]})
                     continue
                 h, h2 = concrete_pair(ga, j, mech.k, mech.i)
-                w = _recheck(mech, h, h2, e2, d2)
+                w = pair_witness(mech, h, h2, e2, d2)
                 if w is None:  # the two exact computations disagree: never hide it
                     left.append({"point": pi, "gaps": [ga, gb], "why": "not confirmed by the mechanism's own law"})
                     continue
