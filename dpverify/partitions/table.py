@@ -216,6 +216,13 @@ def compute(grid: list = GRID, *, samples: int = 20_000, power_samples: int = 1_
                       "violation size: 'floating-point resolution' = absolute excess within double rounding (8 * 2^-52) and "
                       f"relative excess below {PL.FP_RESOLUTION:g}; 'material (double rounding)' = within double rounding "
                       "but relatively larger; 'material' = anything else",
+                      "what python-dp 1.1.5 documents (pydp.algorithms.partition_selection): 'Base class for all (eps, "
+                      "delta)-differentially private partition selection strategies', epsilon and delta 'of the partition "
+                      "mechanism', max_partitions_contributed 'the maximum amount of partitions contributed': the claim "
+                      "checked here is (eps, delta)-DP of the released key set for a user in at most L keys",
+                      "what OpenDP documents: the thresholds' docstrings keep counts >= threshold (upstream, opendp/opendp "
+                      "issue #2922, says the docstrings are right and the privacy maps' tails are not); "
+                      "make_gaussian_threshold's output measure is approximate zCDP (rho, delta)",
                       "PipelineDP 0.3.1's select_partitions builds its strategy with python-dp's factory: its keep "
                       "probabilities are python-dp's, so the python-dp rows are PipelineDP's too "
                       "(tests/dpverify/auditor/test_partition_selection_libs.py "
