@@ -90,6 +90,13 @@ def _relation_cap(relation: str) -> tuple[int | None, str]:
     return None, f"relation {relation!r} moves counts in both directions: only add-remove and delta:N are structured"
 
 
+#: families whose claims the ledger decides for every count by its own proofs, which ``certify`` does not call
+_DECIDED_ELSEWHERE = {
+    "PartitionSelection": ("decided for every count by the ledger's own proofs, not by this certifier: the "
+                           "DVGM22.*#all-n obligations (proofs.dvgm22.universal, proofs.dvgm22.gaussian_l: one key's "
+                           "p(n) is a function of one integer; L keys by a proof per strategy) -- see their verdicts"),
+}
+
 _LD_PENDING = {
     "OptimalThreshold": "see dpverify.universal.ld_optimal_threshold",
     "MultiLimitDom": ("the repeated Limited Domain (DR19 Algorithm 2) runs one race per round on a view of h chosen by a "
@@ -103,6 +110,8 @@ def _out_of_scope_reason(mech: Any) -> str:
     name = type(mech).__name__
     if name in _LD_PENDING:
         return f"{name}: {_LD_PENDING[name]}"
+    if name in _DECIDED_ELSEWHERE:
+        return f"{name}: {_DECIDED_ELSEWHERE[name]}"
     if any(h.lower() in name.lower() for h in _LAPLACE_HINT):
         return (f"{name}: Laplace-family law (piecewise exp-polynomial whose breakpoints move with the gaps; "
                 "terms x^a (ln x)^n after compactification) -- no universal certifier yet; the box verdict stands alone")

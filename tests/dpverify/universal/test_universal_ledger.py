@@ -112,3 +112,9 @@ def test_run_universal_gives_the_same_entries_on_a_process_pool_in_the_order_ask
         ex.close()
     assert pooled == serial and list(pooled) == seen == ["DR19.Lem4.1#monotone-dropped", "DR19.Lem4.1"]
     assert BUDGETS and all(get_claim(cid) is not None for cid in BUDGETS)  # every budget names a ledger claim
+
+
+def test_partition_claims_point_to_the_ledgers_own_proofs_for_every_count():
+    u = universal_entry(get_claim("DVGM22.Thm1"))
+    assert u["verdict"] == "out-of-scope" and "DVGM22.*#all-n obligations" in u["reason"]
+    assert "no universal certifier" not in u["reason"]
