@@ -23,6 +23,7 @@ __all__ = [
     "nonneg_int",
     "pos_int",
     "histogram",
+    "one_of",
 ]
 
 Real = int | float | Fraction
@@ -100,6 +101,15 @@ def pos_int(name: str, value: Any) -> int:
     if v < 1:
         raise InvalidParameter(f"{name}={value!r} must be >= 1")
     return v
+
+
+def one_of(name: str, value: Any, choices: Sequence[str]) -> str:
+    """``value``, a string among ``choices`` (a non-string is a type error, another string a value error)."""
+    if not isinstance(value, str):
+        raise InvalidParameterType(f"{name}={value!r} must be a string")
+    if value not in choices:
+        raise InvalidParameter(f"{name}={value!r} must be one of {', '.join(choices)}")
+    return value
 
 
 def histogram(h: Any, name: str = "h") -> tuple[int, ...]:

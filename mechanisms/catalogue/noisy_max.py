@@ -57,13 +57,8 @@ class NoisyMax(VectorMechanism, ExactMechanism):
     def __post_init__(self) -> None:
         v = V.positive("eps", self.eps)
         self._set(eps=Fraction(v) if isinstance(v, float) else v)
-        for name in ("noise", "release"):
-            if not isinstance(getattr(self, name), str):
-                raise InvalidParameterType(f"{name}={getattr(self, name)!r} must be a string")
-        if self.noise not in NOISES:
-            raise InvalidParameter(f"noise={self.noise!r} must be one of {', '.join(NOISES)}")
-        if self.release not in RELEASES:
-            raise InvalidParameter(f"release={self.release!r} must be one of {', '.join(RELEASES)}")
+        V.one_of("noise", self.noise, NOISES)
+        V.one_of("release", self.release, RELEASES)
 
     @property
     def scale(self) -> Fraction:

@@ -44,9 +44,10 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from mechanisms import validation as V
 from mechanisms.base import ExactMechanism
 from mechanisms.core import exact_context, to_ctx
-from mechanisms.errors import InvalidParameter, InvalidParameterType
+from mechanisms.errors import InvalidParameter
 from mechanisms.registry import MechanismSpec
 
 from mechanisms.partition_selection import keep as K
@@ -71,13 +72,8 @@ class ThresholdValues(ExactMechanism):
     value_noise_factor: Any = None
 
     def __post_init__(self) -> None:
-        for name in ("noise", "release"):
-            if not isinstance(getattr(self, name), str):
-                raise InvalidParameterType(f"{name}={getattr(self, name)!r} must be a string")
-        if self.noise not in NOISES:
-            raise InvalidParameter(f"noise={self.noise!r} must be one of {', '.join(NOISES)}")
-        if self.release not in RELEASES:
-            raise InvalidParameter(f"release={self.release!r} must be one of {', '.join(RELEASES)}")
+        V.one_of("noise", self.noise, NOISES)
+        V.one_of("release", self.release, RELEASES)
         keys = PartitionSelection(strategy=self.noise, eps=self.eps, delta=self.delta, L=self.L)
         self._set(eps=keys.eps, delta=keys.delta, L=keys.L)
         if self.value_noise_factor is not None:
