@@ -157,7 +157,7 @@ def certify(claim_or_id: Any, params: Mapping[str, Any] | None = None, *, d: int
     from .declared import certify_declared, is_declared
 
     if is_declared(mech):  # a researcher's mechanism that declares its structure (dpverify.universal.declared)
-        return certify_declared(claim, params, mech, d=d, all_d=all_d, seconds=seconds)
+        return certify_declared(claim, params, mech, d=d, all_d=all_d, seconds=seconds, certify=certify)
     scope = {"mechanism": type(mech).__name__, "params": {k: str(v) for k, v in p.items()}, "relation": claim.relation,
              "notion": claim.notion, "counts": "all non-negative"}
     if _is_em_family(mech) and claim.notion in ("dp", "br", "zcdp", "rdp"):  # eps-BR, and zCDP through CR21

@@ -32,7 +32,7 @@ import dataclasses
 import itertools
 import random
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import mpmath
 
@@ -81,9 +81,10 @@ def _enclose(x: Any) -> tuple[Any, Any]:
     if isinstance(x, (int, Fraction)):
         v = mpmath.mpf(x.numerator) / x.denominator if isinstance(x, Fraction) else mpmath.mpf(x)
         return v, v
-    v = mpmath.mpf(x)
-    w = abs(v) * mpmath.mpf(2) ** -(_PREC - 8)
-    return v - w, v + w
+    with mpmath.workprec(_PREC):  # the widening would round away at a caller's lower precision
+        v = mpmath.mpf(x)
+        w = abs(v) * mpmath.mpf(2) ** -(_PREC - 8)
+        return v - w, v + w
 
 
 def _disagreement(user: Mapping[Any, Any], model: Mapping[Any, Any]) -> tuple[Any, str] | None:
@@ -141,11 +142,10 @@ def _recheck(mech: Any, res: UniversalResult) -> tuple[bool, str]:
 
 
 def certify_declared(claim: Any, params: Mapping[str, Any] | None, mech: Any, *, d: int | None, all_d: bool,
-                     seconds: float) -> UniversalResult:
-    """Steps 1-3 of the module docstring for ``claim`` at ``params`` whose mechanism ``mech`` declares a structure."""
+                     seconds: float, certify: Callable[..., UniversalResult]) -> UniversalResult:
+    """Steps 1-3 of the module docstring for ``claim`` at ``params`` whose mechanism ``mech`` declares a structure;
+    ``certify`` is :func:`dpverify.universal.api.certify` (passed in: this module does not import its caller)."""
     from mechanisms.registry import build
-
-    from .api import certify
 
     name, decl_params = declared_structure(mech) or ("", {})
     cid = claim.id
