@@ -181,12 +181,14 @@ def _values_section(data: dict) -> list[str]:
             "Thresholding that releases the noisy count of every kept key (OpenDP's `make_laplace_threshold` returns them). "
             "*Key set*: the exact (certified) check of the released keys alone. *Whole release*: the exact privacy profile "
             "of one key's output (dropped, or its value) in closed form (continuous Laplace / Gaussian for ours, discrete "
-            "Laplace as OpenDP documents it), worst pair on a window of counts, at L = 1. *Value check*: a black-box eps "
+            "Laplace as OpenDP documents it) evaluated at 200 bits -- a value, not an interval enclosure, so not certified; "
+            "'holds (attained)' means equal to the claim within 2^-190 relative -- worst pair on a window of counts, at "
+            "L = 1. *Value check*: a black-box eps "
             "lower bound from the released values (events 'every moved key released with value <= c / > c' and 'none', "
             "cuts at T, n, n + 1 and around n + 1/2; half the draws choose the event, half certify it, Clopper-Pearson), "
             "with the eps it could have missed when it finds nothing. The deliberately broken row pays for the key set "
             "but draws the value with half the noise: its key set is exact, only the values can catch it.", "",
-            table(["target", "claim", "claim from", "key set (exact)", "whole release (exact, L = 1)",
+            table(["target", "claim", "claim from", "key set (exact)", "whole release (closed form, 200 bits, L = 1)",
                    "value check: eps lower bound", "samples per input", "seed"], out), ""]
 
 

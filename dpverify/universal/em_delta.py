@@ -101,6 +101,12 @@ def _up(x: np.ndarray) -> np.ndarray:
     return np.nextafter(x, np.inf)
 
 
+def _float_up(x: Any) -> float:
+    """The smallest double >= the mp number ``x`` (``float()`` rounds to nearest, possibly below ``x``)."""
+    f = float(x)
+    return float(np.nextafter(f, np.inf)) if mpmath.mpf(f) < x else f
+
+
 def adaptive_upper_delta(k: int, eta: Fraction, eps_g: Fraction, m: int) -> float:
     """A certified UPPER bound on the optimal delta(eps_g) of k adaptively chosen eta-BR steps: the lattice dynamic
     programme of :func:`proofs.composition.br_optimal.br_adaptive_upper_delta` (same recursion, same states), on
@@ -113,12 +119,12 @@ def adaptive_upper_delta(k: int, eta: Fraction, eps_g: Fraction, m: int) -> floa
     lo_n, hi_n = -k * m - m - k * m, k * m + m
     with ivprec(120):
         E = mpmath.iv.exp(_iv(eta))
-        ps = np.array([float(((E - mpmath.iv.exp(_iv(h * i))) / (E - 1)).b) for i in range(m + 1)])
-        qs = np.array([float(((mpmath.iv.exp(_iv(h * i)) - 1) / (E - 1)).b) for i in range(m + 1)])
+        ps = np.array([_float_up(((E - mpmath.iv.exp(_iv(h * i))) / (E - 1)).b) for i in range(m + 1)])
+        qs = np.array([_float_up(((mpmath.iv.exp(_iv(h * i)) - 1) / (E - 1)).b) for i in range(m + 1)])
         base = []
         for n in range(lo_n, hi_n + 1):
             x = 1 - mpmath.iv.exp(_iv(eps_g + n * h))
-            base.append(max(0.0, float(x.b)))
+            base.append(max(0.0, _float_up(x.b)))
     U = np.array(base)           # U[j] is the state n = lo_n + j
     off = lo_n
     for level in range(1, k + 1):

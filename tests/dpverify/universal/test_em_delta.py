@@ -233,3 +233,19 @@ def test_fast_adaptive_bound_is_the_interval_dynamic_programme(k, m, eg):
     ref = mpmath.mpf(br_adaptive_upper_delta(k, 1, eg, m=m).b)
     fast = mpmath.mpf(ED.adaptive_upper_delta(k, F(1), eg, m))
     assert ref <= fast <= ref * (1 + mpmath.mpf(10) ** -12)
+
+
+def test_the_lattice_constants_are_rounded_up_not_to_nearest():
+    """float() of an interval's upper end can land below it (1/10 -> 0.09999999999999999): the adaptive bound's
+    constants go through _float_up, the smallest double above the enclosure."""
+    from fractions import Fraction
+
+    import mpmath
+
+    from dpverify.universal.em_delta import _float_up
+
+    with mpmath.workprec(120):
+        for num, den in ((1, 3), (2, 3), (1, 10), (7, 9)):
+            x = mpmath.iv.mpf(num) / den
+            assert Fraction(_float_up(x.b)) >= Fraction(num, den)
+    assert _float_up(mpmath.mpf("0.5")) == 0.5
